@@ -1,0 +1,189 @@
+"""Running build.sh: its own process group, stdin from /dev/null, no API keys in its
+environment, stdout and stderr interleaved in write order through one pipe, streamed to the
+log file so memory stays bounded, and a hard time limit.
+"""
+
+from __future__ import annotations
+
+import codecs
+import contextlib
+import os
+import re
+import selectors
+import signal
+import subprocess
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from .logs import Redactor
+
+SECRET_ENV = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "OPENAI_API_KEY")
+LINGER_SECONDS = 2.0  # after build.sh exits, how long children may keep the pipe open
+CHUNK = 1 << 16
+ERROR_LINE = re.compile(
+    r"error|fail|panic|traceback|exception|fatal|assert|undefined|cannot|not found|denied|segmentation",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True)
+class BuildResult:
+    exit_code: int | None  # None when killed for the time limit
+    timed_out: bool
+    duration: float
+    log_path: Path
+    output_chars: int
+
+    @property
+    def passed(self) -> bool:
+        return self.exit_code == 0 and not self.timed_out
+
+    def describe(self) -> str:
+        if self.timed_out:
+            return f"build.sh was killed after the {self.duration:.0f} s time limit"
+        return f"build.sh exited with code {self.exit_code} after {self.duration:.1f} s"
+
+
+def build_command(root: Path) -> list[str]:
+    script = root / "build.sh"
+    return ["./build.sh"] if os.access(script, os.X_OK) else ["sh", "build.sh"]
+
+
+def build_env(env: Mapping[str, str]) -> dict[str, str]:
+    return {k: v for k, v in env.items() if k not in SECRET_ENV and not k.startswith("CODE_COMMIT_")}
+
+
+def run_build(
+    root: Path,
+    log_path: Path,
+    redact: Redactor,
+    timeout: float,
+    env: Mapping[str, str] | None = None,
+    on_output: Callable[[str], None] | None = None,
+) -> BuildResult:
+    """Run build.sh, stream its output (redacted) to `log_path`, and end with its exit status."""
+    started = time.monotonic()
+    deadline = started + timeout
+    process = subprocess.Popen(
+        build_command(root),
+        cwd=root,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        env=build_env(os.environ if env is None else env),
+        start_new_session=True,
+    )
+    assert process.stdout is not None
+    sink = _RedactingSink(log_path, redact, on_output)
+    timed_out = False
+    try:
+        with selectors.DefaultSelector() as selector:
+            selector.register(process.stdout, selectors.EVENT_READ)
+            linger_until: float | None = None  # set once build.sh itself has exited
+            while True:
+                now = time.monotonic()
+                if linger_until is None and process.poll() is not None:
+                    linger_until = now + LINGER_SECONDS
+                if linger_until is None and now >= deadline:
+                    timed_out = True
+                    break
+                if linger_until is not None and now >= linger_until:
+                    break  # children still hold the pipe; the group is killed below
+                wait = (deadline if linger_until is None else linger_until) - now
+                if not selector.select(timeout=min(wait, 0.5)):
+                    continue
+                chunk = os.read(process.stdout.fileno(), CHUNK)
+                if not chunk:
+                    break
+                sink.write(chunk)
+    except BaseException:
+        sink.close("\n--- build.sh was interrupted ---\n")
+        raise
+    finally:
+        _kill_group(process)
+        process.stdout.close()
+        exit_code = process.wait()
+    duration = time.monotonic() - started
+    result = BuildResult(None if timed_out else exit_code, timed_out, duration, log_path, sink.chars)
+    sink.close(f"\n--- {result.describe()} ---\n")
+    return result
+
+
+def _kill_group(process: subprocess.Popen[bytes]) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(process.pid, signal.SIGKILL)
+
+
+class _RedactingSink:
+    """Decodes a byte stream, censors secrets even when split across chunks, and appends to a file."""
+
+    def __init__(self, path: Path, redact: Redactor, on_output: Callable[[str], None] | None) -> None:
+        self._file = open(path, "w", encoding="utf-8", newline="")  # noqa: SIM115 - closed in close()
+        self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        self._redact = redact
+        self._keep = max((len(s) for s in redact.secrets), default=1) - 1
+        self._pending = ""
+        self._on_output = on_output
+        self.chars = 0
+
+    def write(self, chunk: bytes) -> None:
+        text = self._pending + self._decoder.decode(chunk)
+        text = self._redact(text)
+        # Hold back a secret's length minus one, in case a secret straddles this chunk and the next.
+        cut = max(len(text) - self._keep, 0)
+        self._emit(text[:cut])
+        self._pending = text[cut:]
+
+    def close(self, trailer: str) -> None:
+        if self._file.closed:
+            return
+        self._emit(self._redact(self._pending + self._decoder.decode(b"", final=True)))
+        self._file.write(trailer)
+        self._file.close()
+
+    def _emit(self, text: str) -> None:
+        if text:
+            self.chars += len(text)
+            self._file.write(text)
+            if self._on_output:
+                self._on_output(text)
+
+
+def output_for_prompt(result: BuildResult, cap: int) -> str:
+    """The build output for a repair prompt: all of it up to `cap` characters, else the head,
+    the tail and every error-looking line between them that fits, with markers for what was left out.
+    Reads the log file as a stream, so memory stays bounded by `cap`.
+    """
+    with open(result.log_path, encoding="utf-8", newline="") as fh:
+        if result.output_chars <= cap:
+            return fh.read()
+        head_budget, tail_budget = cap // 4, cap // 4
+        error_budget = cap - head_budget - tail_budget
+        head = fh.read(head_budget)
+        head_cut = head.rfind("\n") + 1 or len(head)
+        consumed = head_cut
+        fh.seek(0)
+        fh.read(head_cut)
+        middle_end = result.output_chars - tail_budget
+        errors: list[str] = []
+        error_chars = skipped_errors = 0
+        position = consumed
+        tail_parts: list[str] = []
+        for line in fh:
+            if position >= middle_end:
+                tail_parts.append(line)
+            elif ERROR_LINE.search(line):
+                if error_chars + len(line) <= error_budget:
+                    errors.append(line if line.endswith("\n") else line + "\n")
+                    error_chars += len(line)
+                else:
+                    skipped_errors += 1
+            position += len(line)
+        tail = "".join(tail_parts)
+        tail = tail[-tail_budget:] if len(tail) > tail_budget else tail
+    omitted = result.output_chars - len(head[:head_cut]) - len(tail) - error_chars
+    marker = f"\n[... {omitted} characters of build output left out; the error-looking lines among them follow ...]\n"
+    more = f"[... and {skipped_errors} more error-looking lines ...]\n" if skipped_errors else ""
+    return head[:head_cut] + marker + "".join(errors) + more + "[... end of the left-out part ...]\n" + tail

@@ -1,0 +1,76 @@
+"""One exception type per failure class, and the single table mapping each to an exit code.
+
+The run loop raises these; only `cli` turns them into exit codes, through `exit_code_for`.
+"""
+
+from __future__ import annotations
+
+
+class CodeCommitError(Exception):
+    """Base of every error code-commit reports to its user."""
+
+
+class SetupError(CodeCommitError):
+    """The project or the invocation is not usable; nothing was sent to the model."""
+
+
+class ServiceError(CodeCommitError):
+    """The model service failed: authentication, network, overload after retries, prompt too long."""
+
+
+class LockHeld(CodeCommitError):
+    """Another code-commit run holds the project's lock."""
+
+
+class RunTimeout(CodeCommitError):
+    """The whole run's time limit was reached."""
+
+
+class AllRejected(CodeCommitError):
+    """Every change of an answer was rejected in review."""
+
+
+class Interrupted(CodeCommitError):
+    """SIGINT or SIGTERM stopped the run."""
+
+
+class AnswerRefused(Exception):
+    """The model's answer is malformed or asks for something the guard forbids.
+
+    Not a run failure: the refusal uses up one attempt and its reasons go to the next repair prompt.
+    """
+
+    def __init__(self, *reasons: str) -> None:
+        super().__init__("; ".join(reasons))
+        self.reasons = list(reasons)
+
+
+EXIT_OK = 0
+EXIT_BUILD_FAILS = 1
+
+EXIT_CODES: dict[type[CodeCommitError], int] = {
+    SetupError: 2,
+    ServiceError: 3,
+    LockHeld: 4,
+    RunTimeout: 5,
+    AllRejected: 6,
+    Interrupted: 130,
+}
+
+EXIT_CODE_HELP = """\
+Exit codes:
+  0    the build passes
+  1    the build still fails after the repairs
+  2    usage or setup error; nothing was sent to the model
+  3    model service error (authentication, network or overload after retries, prompt too long)
+  4    another run holds the project's lock
+  5    the run's time limit was reached
+  6    every change was rejected in review
+  130  interrupted"""
+
+
+def exit_code_for(error: CodeCommitError) -> int:
+    for cls in type(error).__mro__:
+        if cls in EXIT_CODES:
+            return EXIT_CODES[cls]
+    return EXIT_CODES[SetupError]

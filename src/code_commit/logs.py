@@ -1,0 +1,106 @@
+"""The run folder (agent-config/logs/<run-id>/), its numbered files, and secret redaction.
+
+Everything written here, and everything shown on the console, passes through a `Redactor`
+first, so a key never reaches disk or a terminal except censored to its last two characters.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+LOGS_DIR = "logs"
+
+
+def censor(secret: str) -> str:
+    """The only form in which a secret may appear: a fixed mask and its last two characters."""
+    return "********" + secret[-2:]
+
+
+@dataclass(frozen=True)
+class Redactor:
+    secrets: tuple[str, ...] = ()
+
+    @classmethod
+    def of(cls, secrets: Iterable[str]) -> Redactor:
+        # Longest first, so a secret that contains another is masked whole.
+        return cls(tuple(sorted({s for s in secrets if s}, key=len, reverse=True)))
+
+    def __call__(self, text: str) -> str:
+        for secret in self.secrets:
+            if secret in text:
+                text = text.replace(secret, censor(secret))
+        return text
+
+
+class RedactingFilter(logging.Filter):
+    """Censors secrets in every record passing a handler, the SDK's own debug records included."""
+
+    def __init__(self, redact: Redactor) -> None:
+        super().__init__()
+        self.redact = redact
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        record.msg = self.redact(record.getMessage())
+        record.args = None
+        return True
+
+
+def new_run_id(now: float | None = None) -> str:
+    """A timestamp id that sorts in time order: 20261122-051600-123456."""
+    stamp = datetime.fromtimestamp(time.time() if now is None else now, tz=UTC)
+    return stamp.strftime("%Y%m%d-%H%M%S-%f")
+
+
+@dataclass
+class RunLog:
+    """One run's log folder. File names carry the number of the model call they belong to."""
+
+    folder: Path
+    redact: Redactor
+
+    @classmethod
+    def create(cls, config_dir: Path, redact: Redactor) -> RunLog:
+        logs = config_dir / LOGS_DIR
+        logs.mkdir(parents=True, exist_ok=True)
+        run_id = new_run_id()
+        for suffix in ("", *(f"-{n}" for n in range(1, 100))):
+            folder = logs / (run_id + suffix)
+            try:
+                folder.mkdir()
+            except FileExistsError:
+                continue
+            return cls(folder, redact)
+        raise FileExistsError(f"cannot create a run folder under {logs}")
+
+    def path(self, call: int, name: str) -> Path:
+        return self.folder / f"{call:02d}-{name}"
+
+    def write(self, call: int, name: str, text: str) -> Path:
+        """Write `NN-name` (redacted)."""
+        target = self.path(call, name)
+        _write_text(target, self.redact(text))
+        return target
+
+    def write_file(self, name: str, text: str) -> Path:
+        """Write an unnumbered file of the run (redacted)."""
+        target = self.folder / name
+        _write_text(target, self.redact(text))
+        return target
+
+    def event(self, message: str) -> None:
+        """Append a timestamped line to run.log."""
+        line = f"{datetime.now(tz=UTC).strftime('%Y-%m-%dT%H:%M:%S.%fZ')} {self.redact(message)}\n"
+        with open(self.folder / "run.log", "a", encoding="utf-8") as fh:
+            fh.write(line)
+
+
+def _write_text(path: Path, text: str) -> None:
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with open(fd, "w", encoding="utf-8", newline="") as fh:
+        fh.write(text)

@@ -1,0 +1,143 @@
+"""System prompt loading and prompt assembly. Assembly is pure.
+
+A prompt is an ordered list of sections. The spec fixes the order:
+
+    initial: [project structure][code modification][initial query][query][codebase]
+    repair:  [project structure][code modification][repair query][build output][query][codebase]
+             [file replacements]
+
+The system-prompt sections go to the provider's system slot and the rest, in order, to the
+user turn, so the model sees them exactly in the spec's order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from .errors import SetupError
+from .logs import Redactor
+
+PROMPT_FILES = {
+    "project_structure": "project_structure.txt",
+    "code_modification": "code_modification.txt",
+    "initial_query": "initial_query.txt",
+    "repair_query": "repair_query.txt",
+}
+
+
+@dataclass(frozen=True)
+class Section:
+    title: str
+    text: str
+    system: bool = False
+
+
+@dataclass(frozen=True)
+class Prompt:
+    sections: tuple[Section, ...]
+
+    @property
+    def system(self) -> tuple[Section, ...]:
+        return tuple(s for s in self.sections if s.system)
+
+    @property
+    def user(self) -> tuple[Section, ...]:
+        return tuple(s for s in self.sections if not s.system)
+
+    def render(self) -> str:
+        """The whole prompt as one text, as it is logged."""
+        return "".join(_with_newline(s.text) for s in self.sections)
+
+    def redacted(self, redact: Redactor) -> Prompt:
+        return Prompt(tuple(replace(s, text=redact(s.text)) for s in self.sections))
+
+
+@dataclass(frozen=True)
+class SystemPrompts:
+    project_structure: str
+    code_modification: str
+    initial_query: str
+    repair_query: str
+
+
+def system_prompts_dir() -> Path:
+    """Where the prompt texts are: inside the installed package, or in a source checkout."""
+    here = Path(__file__).resolve().parent
+    for candidate in (here / "system_prompts", here.parents[1] / "system_prompts"):
+        if candidate.is_dir():
+            return candidate
+    raise SetupError(f"the system prompts are missing from {here}; reinstall code-commit")
+
+
+def load_system_prompts(directory: Path | None = None) -> SystemPrompts:
+    directory = directory or system_prompts_dir()
+    texts: dict[str, str] = {}
+    for name, filename in PROMPT_FILES.items():
+        try:
+            texts[name] = (directory / filename).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise SetupError(f"cannot read the system prompt {directory / filename}: {exc}") from exc
+    return SystemPrompts(**texts)
+
+
+def _with_newline(text: str) -> str:
+    return text if text.endswith("\n") or not text else text + "\n"
+
+
+def _labelled(label: str, text: str) -> str:
+    return f"--- {label} ---\n{_with_newline(text)}"
+
+
+def initial_prompt(system: SystemPrompts, query: str, codebase: str) -> Prompt:
+    return Prompt(
+        (
+            Section("project structure", system.project_structure, system=True),
+            Section("code modification", system.code_modification, system=True),
+            Section("initial query", system.initial_query, system=True),
+            Section("query", _labelled("QUERY", query)),
+            Section("codebase", _labelled("CODEBASE", codebase)),
+        )
+    )
+
+
+@dataclass(frozen=True)
+class Feedback:
+    """What the previous attempt produced: the build's output, or why the answer was refused."""
+
+    text: str
+    refused: bool = False
+
+
+def repair_prompt(
+    system: SystemPrompts,
+    feedback: Feedback,
+    query: str,
+    codebase: str,
+    replacements: Mapping[str, str | None],
+) -> Prompt:
+    """`replacements` maps each path earlier answers touched to its latest content (None: removed)."""
+    label = "ANSWER REFUSED" if feedback.refused else "BUILD OUTPUT"
+    return Prompt(
+        (
+            Section("project structure", system.project_structure, system=True),
+            Section("code modification", system.code_modification, system=True),
+            Section("repair query", system.repair_query, system=True),
+            Section("build output", _labelled(label, feedback.text)),
+            Section("query", _labelled("QUERY", query)),
+            Section("codebase", _labelled("CODEBASE", codebase)),
+            Section("file replacements", render_replacements(replacements)),
+        )
+    )
+
+
+def render_replacements(replacements: Mapping[str, str | None]) -> str:
+    parts = []
+    for path in sorted(replacements):
+        content = replacements[path]
+        if content is None:
+            parts.append(f"--- FILE REMOVED [{path}] ---\n")
+        else:
+            parts.append(_labelled(f"FILE REPLACEMENT [{path}]", content))
+    return "".join(parts)

@@ -1,0 +1,190 @@
+"""Effective settings: defaults < agent-config/config.toml < CODE_COMMIT_* environment < flags.
+
+Every setting is a field of `Settings`, documented in its metadata; `load_settings` records
+where each value came from so `code-commit config` can show it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import tomllib
+import types
+import typing
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .errors import SetupError
+
+CONFIG_DIR = "agent-config"
+CONFIG_FILE = "config.toml"
+ENV_PREFIX = "CODE_COMMIT_"
+
+# The one place the default model is named: a current Sonnet-class id the installed SDK knows.
+DEFAULT_MODEL = "claude-sonnet-5-5"
+
+KEY_FILES = {"anthropic": "anthropic-api-key", "openai": "openai-api-key"}
+KEY_ENV = {"anthropic": "ANTHROPIC_API_KEY", "openai": "OPENAI_API_KEY"}
+MIN_KEY_LENGTH = 8
+
+
+def _setting(default: Any, doc: str) -> Any:
+    if isinstance(default, list):
+        return field(default_factory=lambda: list(default), metadata={"doc": doc})
+    return field(default=default, metadata={"doc": doc})
+
+
+@dataclass(frozen=True)
+class Settings:
+    provider: str = _setting("anthropic", "Model provider: anthropic, or openai (any OpenAI-compatible server).")
+    model: str = _setting(DEFAULT_MODEL, "Model id sent to the provider.")
+    max_tokens: int = _setting(32000, "Output-token limit of one model call.")
+    base_url: str | None = _setting(
+        None, "Endpoint of the provider; unset means ANTHROPIC_BASE_URL or the provider's default."
+    )
+    max_repairs: int = _setting(3, "Repair queries after the initial one (the spec's three).")
+    build_timeout: float = _setting(1800.0, "Seconds before build.sh's whole process group is killed.")
+    build_output_cap: int = _setting(60000, "Characters of build output passed to a repair prompt.")
+
+
+SETTING_NAMES = tuple(f.name for f in dataclasses.fields(Settings))
+
+
+@dataclass(frozen=True)
+class LoadedSettings:
+    settings: Settings
+    sources: dict[str, str]  # setting name -> "default" | "config file" | "env CODE_COMMIT_X" | "flag"
+
+
+def config_path(root: Path) -> Path:
+    return root / CONFIG_DIR / CONFIG_FILE
+
+
+def load_settings(
+    root: Path, env: Mapping[str, str] | None = None, flags: Mapping[str, Any] | None = None
+) -> LoadedSettings:
+    """Layer the sources; raise SetupError naming the source of any bad value."""
+    env = os.environ if env is None else env
+    values: dict[str, Any] = {}
+    sources = {name: "default" for name in SETTING_NAMES}
+    hints = typing.get_type_hints(Settings)
+
+    path = config_path(root)
+    if path.is_file():
+        try:
+            data = tomllib.loads(path.read_text(encoding="utf-8"))
+        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+            raise SetupError(f"{path}: not valid TOML: {exc}. Fix the file or delete it.") from exc
+        for name, value in data.items():
+            if name not in hints:
+                raise SetupError(f"{path}: unknown setting {name!r}. Known settings: {', '.join(SETTING_NAMES)}.")
+            values[name] = _coerce(name, value, hints[name], f"{path}")
+            sources[name] = "config file"
+
+    for name in SETTING_NAMES:
+        var = ENV_PREFIX + name.upper()
+        if var in env:
+            values[name] = _coerce(name, env[var], hints[name], f"environment variable {var}", from_text=True)
+            sources[name] = f"env {var}"
+
+    for name, value in (flags or {}).items():
+        if value is None:
+            continue
+        values[name] = _coerce(name, value, hints[name], f"flag --{name.replace('_', '-')}")
+        sources[name] = "flag"
+
+    settings = Settings(**values)
+    _validate(settings, sources)
+    return LoadedSettings(settings, sources)
+
+
+def _coerce(name: str, value: Any, hint: Any, where: str, from_text: bool = False) -> Any:
+    optional = isinstance(hint, types.UnionType) and type(None) in typing.get_args(hint)
+    base = next((a for a in typing.get_args(hint) if a is not type(None)), hint) if optional else hint
+    if optional and (value is None or (from_text and value == "")):
+        return None
+    try:
+        if typing.get_origin(base) is list:
+            if from_text:
+                return [part.strip() for part in value.split(",") if part.strip()]
+            if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+                raise ValueError("expected a list of strings")
+            return list(value)
+        if base is bool:
+            if isinstance(value, bool):
+                return value
+            if from_text and value.strip().lower() in ("1", "true", "yes", "on"):
+                return True
+            if from_text and value.strip().lower() in ("0", "false", "no", "off"):
+                return False
+            raise ValueError("expected true or false")
+        if base is int:
+            if isinstance(value, bool) or not isinstance(value, int | str):
+                raise ValueError("expected a whole number")
+            return int(value)
+        if base is float:
+            if isinstance(value, bool) or not isinstance(value, int | float | str):
+                raise ValueError("expected a number")
+            return float(value)
+        if base is str:
+            if not isinstance(value, str):
+                raise ValueError("expected a string")
+            return value
+    except ValueError as exc:
+        raise SetupError(f"{where}: bad value {value!r} for {name}: {exc}.") from exc
+    raise AssertionError(f"unhandled setting type {hint!r}")
+
+
+def _validate(settings: Settings, sources: dict[str, str]) -> None:
+    def bad(name: str, why: str) -> SetupError:
+        return SetupError(f"setting {name} (from {sources[name]}): {why}.")
+
+    if settings.provider not in KEY_ENV:
+        raise bad("provider", f"must be one of {', '.join(KEY_ENV)}, not {settings.provider!r}")
+    if settings.max_tokens < 1:
+        raise bad("max_tokens", "must be at least 1")
+    if not 0 <= settings.max_repairs <= 3:
+        raise bad("max_repairs", "must be between 0 and 3, as the spec allows three repairs at most")
+    if settings.build_timeout <= 0:
+        raise bad("build_timeout", "must be positive")
+    if settings.build_output_cap < 1000:
+        raise bad("build_output_cap", "must be at least 1000 characters")
+
+
+@dataclass(frozen=True)
+class ApiKey:
+    value: str
+    source: str  # where it came from, for messages: never the key itself
+
+    def __repr__(self) -> str:  # keeps the key out of tracebacks and debug output
+        return f"ApiKey(source={self.source!r})"
+
+
+def resolve_api_key(root: Path, provider: str, env: Mapping[str, str] | None = None) -> ApiKey:
+    """The key from the provider's environment variable, else from its file in agent-config/."""
+    env = os.environ if env is None else env
+    var = KEY_ENV[provider]
+    key_file = root / CONFIG_DIR / KEY_FILES[provider]
+    if env.get(var, "").strip():
+        key = ApiKey(env[var].strip(), f"environment variable {var}")
+    elif key_file.is_file():
+        try:
+            text = key_file.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise SetupError(f"cannot read the key file {key_file}: {exc}") from exc
+        key = ApiKey(text.strip(), f"key file {CONFIG_DIR}/{KEY_FILES[provider]}")
+        if not key.value:
+            raise SetupError(f"the key file {key_file} is empty. Put your {provider} API key in it.")
+    else:
+        raise SetupError(
+            f"no API key configured for {provider}. Set {var}, or write the key to "
+            f"{CONFIG_DIR}/{KEY_FILES[provider]} (agent-config/ is git-ignored)."
+        )
+    if len(key.value) < MIN_KEY_LENGTH or any(ch.isspace() or ord(ch) < 32 for ch in key.value):
+        raise SetupError(
+            f"the API key from {key.source} does not look like a key: it must be at least "
+            f"{MIN_KEY_LENGTH} characters with no spaces or control characters."
+        )
+    return key
