@@ -84,9 +84,7 @@ def repair_loop(
         _record(plan, replacements, outcome, log, call, console)
 
         console.info("running build.sh")
-        result = run_build(
-            workspace.root, log.path(call, "build.txt"), log.redact, settings.build_timeout
-        )
+        result = run_build(workspace.root, log.path(call, "build.txt"), log.redact, settings.build_timeout)
         outcome.last_build = result
         log.event(f"call {call}: {result.describe()}")
         if result.passed:
@@ -103,8 +101,7 @@ def accept_answer(root: Path, completion: Completion, settings: Settings) -> Pla
     """Parse and guard an answer; raise AnswerRefused if any part of it cannot be applied."""
     if completion.stop_reason == "max_tokens":
         raise AnswerRefused(
-            f"the answer was cut off at the output limit ({settings.max_tokens} tokens); "
-            "give fewer or smaller files"
+            f"the answer was cut off at the output limit ({settings.max_tokens} tokens); give fewer or smaller files"
         )
     edits = parse_answer(completion.text)
     return plan_changes(root, edits, Guard(root))
@@ -127,9 +124,10 @@ def _record(
     written = sum(c.content is not None for c in plan.changes)
     deleted = len(plan.changes) - written
     console.info(f"applied: {written} file(s) written, {deleted} deleted")
-    log.event(f"call {call}: applied " + ", ".join(
-        f"{'deleted' if c.content is None else 'wrote'} {c.path}" for c in plan.changes
-    ))
+    log.event(
+        f"call {call}: applied "
+        + ", ".join(f"{'deleted' if c.content is None else 'wrote'} {c.path}" for c in plan.changes)
+    )
 
 
 def _usage_line(call: int, completion: Completion) -> str:

@@ -28,9 +28,7 @@ class AnthropicProvider:
 
             # The key goes in the constructor (and so in the x-api-key header), never in a URL.
             # max_retries=0: retries are ours, so attempts never multiply.
-            self._client = anthropic.Anthropic(
-                api_key=self.key.value, base_url=self.settings.base_url, max_retries=0
-            )
+            self._client = anthropic.Anthropic(api_key=self.key.value, base_url=self.settings.base_url, max_retries=0)
         return self._client
 
     def complete(self, prompt: Prompt, on_text: Callable[[str], None] | None = None) -> Completion:
