@@ -98,5 +98,7 @@ def render_answer(edits: list[Edit]) -> str:
         else:
             if edit.content and not edit.content.endswith("\n"):
                 raise ValueError(f"{edit.path}: whole-file content must end with a newline")
+            if any(line.startswith(MARK) for line in edit.content.split("\n")):
+                raise ValueError(f"{edit.path}: a content line cannot begin with {MARK}")
             parts.append(f"{MARK}{edit.path}\n{edit.content}{END}\n")
     return "".join(parts)

@@ -1,0 +1,58 @@
+"""Shared fixtures: a temporary project with a git repository, and the CLI run in-process.
+
+The CLI runs in this process (typer's runner) so the SDK is imported once per test session;
+tests spawn `code-commit` only where the process boundary itself is under test.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+
+import pytest
+from support import Project, git
+from typer.testing import CliRunner, Result
+
+from code_commit.cli import app
+
+KEY_VARS = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_BASE_URL", "OPENAI_API_KEY")
+
+
+@pytest.fixture(autouse=True)
+def _isolated_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No test sees the developer's real keys, endpoints or code-commit settings."""
+    for name in list(os.environ):
+        if name in KEY_VARS or name.startswith("CODE_COMMIT_") or name.startswith("ANTHROPIC_"):
+            monkeypatch.delenv(name)
+    monkeypatch.setenv("GIT_AUTHOR_NAME", "Test")
+    monkeypatch.setenv("GIT_AUTHOR_EMAIL", "test@example.invalid")
+    monkeypatch.setenv("GIT_COMMITTER_NAME", "Test")
+    monkeypatch.setenv("GIT_COMMITTER_EMAIL", "test@example.invalid")
+
+
+@pytest.fixture
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Project:
+    """A minimal valid project, committed to git, as the current directory."""
+    root = tmp_path / "project"
+    root.mkdir()
+    proj = Project(root)
+    proj.write(".gitignore", "/agent-config\n")
+    proj.write("agent-config/query.txt", "Make the build pass.\n")
+    proj.write("agent-config/codeRollup.txt", "--- FILE [app.txt] ---\nhello\n")
+    proj.write("app.txt", "hello\n")
+    proj.build_script("test -f fixed.txt\n")
+    git(root, "init", "-q")
+    proj.commit_all()
+    monkeypatch.chdir(root)
+    return proj
+
+
+@pytest.fixture
+def cli() -> Iterator[object]:
+    runner = CliRunner()
+
+    def invoke(*args: str, env: Mapping[str, str | None] | None = None) -> Result:
+        return runner.invoke(app, list(args), env=env, catch_exceptions=False)
+
+    yield invoke

@@ -1,0 +1,40 @@
+"""Helpers shared by the tests: a temporary project and git."""
+
+from __future__ import annotations
+
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+TEST_KEY = "sk-ant-test-0123456789abcdef-TESTKEY-Zq"
+
+
+def git(root: Path, *args: str) -> str:
+    return subprocess.run(["git", *args], cwd=root, check=True, capture_output=True, text=True).stdout
+
+
+@dataclass
+class Project:
+    root: Path
+
+    def write(self, path: str, text: str, mode: int | None = None) -> Path:
+        target = self.root / path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text)
+        if mode is not None:
+            target.chmod(mode)
+        return target
+
+    def read(self, path: str) -> str:
+        return (self.root / path).read_text()
+
+    def build_script(self, script: str) -> None:
+        self.write("build.sh", "#!/bin/sh\n" + script, mode=0o755)
+
+    def commit_all(self) -> None:
+        git(self.root, "add", "-A")
+        git(self.root, "commit", "-qm", "snapshot")
+
+    def run_dirs(self) -> list[Path]:
+        logs = self.root / "agent-config" / "logs"
+        return sorted(logs.iterdir()) if logs.exists() else []

@@ -1,0 +1,85 @@
+"""Prompt assembly: the spec's section order, latest-only replacements, and the shipped prompt texts."""
+
+from __future__ import annotations
+
+from code_commit.logs import Redactor
+from code_commit.prompts import (
+    Feedback,
+    SystemPrompts,
+    initial_prompt,
+    load_system_prompts,
+    render_replacements,
+    repair_prompt,
+)
+
+SYSTEM = SystemPrompts("<PS>", "<CM>", "<IQ>", "<RQ>")
+
+
+def test_initial_prompt_order() -> None:
+    prompt = initial_prompt(SYSTEM, "the query", "the codebase")
+    assert [s.title for s in prompt.sections] == [
+        "project structure",
+        "code modification",
+        "initial query",
+        "query",
+        "codebase",
+    ]
+    text = prompt.render()
+    positions = [text.index(marker) for marker in ("<PS>", "<CM>", "<IQ>", "the query", "the codebase")]
+    assert positions == sorted(positions)
+    assert [s.title for s in prompt.system] == ["project structure", "code modification", "initial query"]
+
+
+def test_repair_prompt_order_and_labels() -> None:
+    prompt = repair_prompt(SYSTEM, Feedback("BUILD BROKE"), "the query", "the codebase", {"b.py": "B\n", "a.py": None})
+    assert [s.title for s in prompt.sections] == [
+        "project structure",
+        "code modification",
+        "repair query",
+        "build output",
+        "query",
+        "codebase",
+        "file replacements",
+    ]
+    text = prompt.render()
+    markers = [
+        "<PS>",
+        "<CM>",
+        "<RQ>",
+        "--- BUILD OUTPUT ---\nBUILD BROKE",
+        "--- QUERY ---\nthe query",
+        "--- CODEBASE ---\nthe codebase",
+        "--- FILE REMOVED [a.py] ---",
+        "--- FILE REPLACEMENT [b.py] ---\nB\n",
+    ]
+    positions = [text.index(m) for m in markers]
+    assert positions == sorted(positions)
+    assert "<IQ>" not in text
+
+
+def test_refusal_takes_the_place_of_the_build_output() -> None:
+    prompt = repair_prompt(SYSTEM, Feedback("build.sh is protected", refused=True), "q", "c", {})
+    assert prompt.sections[3].text.startswith("--- ANSWER REFUSED ---\nbuild.sh is protected")
+    assert "BUILD OUTPUT" not in prompt.render()
+
+
+def test_replacements_are_sorted_and_framed_exactly() -> None:
+    assert render_replacements({"z.txt": "no newline", "a.txt": "", "m.txt": None}) == (
+        "--- FILE REPLACEMENT [a.txt] ---\n--- FILE REMOVED [m.txt] ---\n--- FILE REPLACEMENT [z.txt] ---\nno newline\n"
+    )
+
+
+def test_redaction_reaches_every_section() -> None:
+    secret = "sk-ant-SECRET-123456"
+    prompt = repair_prompt(SYSTEM, Feedback(f"env: {secret}"), f"q {secret}", f"c {secret}", {"x": secret})
+    text = prompt.redacted(Redactor.of([secret])).render()
+    assert secret not in text
+    assert text.count("********56") == 4
+
+
+def test_shipped_system_prompts_load_and_teach_the_format() -> None:
+    system = load_system_prompts()
+    assert "^^^end" in system.code_modification and "^^^delete" in system.code_modification
+    assert "--- FILE [" in system.project_structure
+    assert "FILE REPLACEMENT" in system.project_structure
+    assert system.initial_query.strip() and system.repair_query.strip()
