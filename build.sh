@@ -1,0 +1,9 @@
+#!/bin/sh
+# code-commit's own build: lint, then the whole test suite. code-commit can repair itself with it.
+set -eu
+cd "$(dirname "$0")"
+PY=${PYTHON:-.venv/bin/python}
+[ -x "$PY" ] || PY=python3
+"$PY" -m ruff check src tests
+"$PY" -m ruff format --check src tests
+"$PY" -m pytest -q
