@@ -78,5 +78,33 @@ def main_command(
     raise typer.Exit(_guarded(action))
 
 
+@app.command()
+def rollup(
+    output: Annotated[
+        Path | None, typer.Option(help="Where to write the rollup. [default: agent-config/codeRollup.txt]")
+    ] = None,
+    max_file_size: Annotated[
+        int | None,
+        typer.Option(
+            min=0,
+            envvar="CODE_COMMIT_ROLLUP_MAX_FILE_SIZE",
+            help="Files over this many bytes are listed as omitted. [default: 262144, i.e. 256 KiB]",
+        ),
+    ] = None,
+) -> None:
+    """Write agent-config/codeRollup.txt: every file git tracks or would show as untracked, framed for the model.
+
+    Run it from the project root (./codeRollup.sh does). Binary files, symlinks and files over the
+    size cap are listed as omitted; agent-config/ is never included.
+    """
+
+    def action(console: Any) -> int:
+        from .rollup import command
+
+        return command(console, Path.cwd(), output, max_file_size)
+
+    raise typer.Exit(_guarded(action))
+
+
 def main() -> None:
     app()
