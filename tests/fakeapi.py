@@ -139,11 +139,14 @@ class FakeAPI:
         self._stopping = threading.Event()  # also interrupts scripted delays, so stop() never waits them out
         self._server: _Server | None = None
         self._accept_thread: threading.Thread | None = None
-        self._wake_r, self._wake_w = socket.socketpair()
 
     # --- life cycle ---
 
     def start(self) -> FakeAPI:
+        if self._server is not None:
+            raise RuntimeError("FakeAPI is already running")
+        self._stopping.clear()
+        self._wake_r, self._wake_w = socket.socketpair()  # stop() writes here to wake the accept loop
         self._server = _Server(self)
         self._accept_thread = threading.Thread(target=self._accept_loop, name="fakeapi-accept", daemon=True)
         self._accept_thread.start()
@@ -202,6 +205,9 @@ class FakeAPI:
                 except OSError:  # the client gave up before we accepted
                     continue
                 conn.setblocking(True)
+                # Without this, Nagle's algorithm holds each small SSE chunk until the client's delayed ACK
+                # (~40 ms): a streamed answer took 50 ms instead of 6.
+                conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
                 server.process_request(conn, address)
 
     # --- scripting ---
@@ -402,29 +408,28 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         number = api._record(RecordedRequest(self.command, path, query, headers, body, parsed))
 
         if self.command == "POST" and path.endswith("/v1/messages"):
-            dialect: _Dialect = _AnthropicDialect()
+            route: type[_Dialect] = _AnthropicDialect
         elif self.command == "POST" and path.endswith("/chat/completions"):
-            dialect = _OpenAIDialect()
+            route = _OpenAIDialect
         else:
             self._send_json(404, _anthropic_error("not_found_error", f"FakeAPI: no route for {self.command} {path}"))
             return
         if not isinstance(parsed, dict):
-            self._send_json(400, dialect.error("invalid_request_error", "FakeAPI: the body is not a JSON object"))
+            self._send_json(400, route.error("invalid_request_error", "FakeAPI: the body is not a JSON object"))
             return
 
         step = api._next_step()
         if step is None:
             message = f"FakeAPI: script exhausted: nothing scripted for request #{number} ({self.command} {path})"
-            self._send_json(500, dialect.error("api_error", message), {"x-should-retry": "false"})
+            self._send_json(500, route.error("api_error", message), {"x-should-retry": "false"})
             return
         if step.delay and api._stopping.wait(step.delay):
             self._abort()
             return
 
-        model = str(parsed.get("model") or "fake-model")
+        dialect = route(str(parsed.get("model") or "fake-model"), number, _wants_stream_usage(parsed))
         streaming = parsed.get("stream") is True
-        request_id = f"req_fake_{number:04d}"
-        ids = {"request-id": request_id}
+        ids = {"request-id": f"req_fake_{number:04d}"}
         if step.kind == "status":
             body_out = step.body
             if body_out is None:
@@ -437,7 +442,7 @@ class _Handler(http.server.BaseHTTPRequestHandler):
                 message = "FakeAPI: stream_error() was scripted but the request did not ask to stream"
                 self._send_json(500, dialect.error("api_error", message), {"x-should-retry": "false"})
                 return
-            payload = _encode(dialect.message(step, model, number))
+            payload = _encode(dialect.message(step))
             if step.kind == "cut":
                 self._send_head(200, "application/json", {**ids, "Content-Length": str(len(payload))})
                 self.wfile.write(payload[: len(payload) // 2])
@@ -446,7 +451,7 @@ class _Handler(http.server.BaseHTTPRequestHandler):
                 self._send_body(200, payload, "application/json", ids)
         else:
             self._send_head(200, "text/event-stream; charset=utf-8", {**ids, "Transfer-Encoding": "chunked"})
-            for event in dialect.opening(step, model, number, streaming_usage(parsed)):
+            for event in dialect.opening(step):
                 self._send_chunk(event, step.chunk_delay)
             if step.kind == "cut":
                 if step.stall:
@@ -530,7 +535,7 @@ def _pieces(text: str) -> list[str]:
     return [text[i : i + size] for i in range(0, len(text), size)]
 
 
-def streaming_usage(body: Mapping[str, Any]) -> bool:
+def _wants_stream_usage(body: Mapping[str, Any]) -> bool:
     options = body.get("stream_options")
     return isinstance(options, dict) and options.get("include_usage") is True
 
@@ -540,15 +545,23 @@ def _anthropic_error(error_type: str, message: str) -> dict[str, Any]:
 
 
 class _Dialect:
-    """How one provider renders a step. Stream events are whole SSE events, already framed."""
+    """How one provider renders a step, for one exchange. Stream events are whole SSE events, framed."""
 
-    def error(self, error_type: str, message: str) -> Any:
+    def __init__(self, model: str, number: int, include_usage: bool) -> None:
+        self.model = model  # echoed back, as the real services do
+        self.number = number  # the request's 1-based arrival number, for ids
+        self.include_usage = include_usage  # OpenAI's stream_options.include_usage
+
+    @staticmethod
+    def error(error_type: str, message: str) -> Any:
         raise NotImplementedError
 
-    def message(self, step: _Step, model: str, number: int) -> dict[str, Any]:
+    def message(self, step: _Step) -> dict[str, Any]:
+        """The whole answer as the JSON of a non-streaming response."""
         raise NotImplementedError
 
-    def opening(self, step: _Step, model: str, number: int, include_usage: bool) -> list[bytes]:
+    def opening(self, step: _Step) -> list[bytes]:
+        """The stream up to and including the text deltas."""
         raise NotImplementedError
 
     def closing(self, step: _Step) -> list[bytes]:
@@ -559,7 +572,8 @@ class _Dialect:
 
 
 class _AnthropicDialect(_Dialect):
-    def error(self, error_type: str, message: str) -> Any:
+    @staticmethod
+    def error(error_type: str, message: str) -> Any:
         return _anthropic_error(error_type, message)
 
     def _stop_details(self, step: _Step) -> dict[str, Any]:
@@ -567,12 +581,12 @@ class _AnthropicDialect(_Dialect):
             return {"stop_details": {"type": "refusal", "category": None, "explanation": None}}
         return {}
 
-    def message(self, step: _Step, model: str, number: int) -> dict[str, Any]:
+    def message(self, step: _Step) -> dict[str, Any]:
         return {
-            "id": f"msg_fake_{number:04d}",
+            "id": f"msg_fake_{self.number:04d}",
             "type": "message",
             "role": "assistant",
-            "model": model,
+            "model": self.model,
             "content": [{"type": "text", "text": step.text}],
             "stop_reason": step.stop_reason,
             "stop_sequence": None,
@@ -585,10 +599,10 @@ class _AnthropicDialect(_Dialect):
         # The SDK skips any SSE event without an `event:` line, so every one carries its type there too.
         return b"event: %s\ndata: %s\n\n" % (data["type"].encode(), _encode(data))
 
-    def opening(self, step: _Step, model: str, number: int, include_usage: bool) -> list[bytes]:
+    def opening(self, step: _Step) -> list[bytes]:
         # As the real API: message_start carries the input counts and an early output count; the final
         # output count comes in message_delta. A ping proves the client ignores it.
-        start = self.message(step, model, number)
+        start = self.message(step)
         start.update(content=[], stop_reason=None)
         start.pop("stop_details", None)
         start["usage"] = {**step.usage, "output_tokens": 1}
@@ -617,7 +631,19 @@ class _AnthropicDialect(_Dialect):
 
 
 class _OpenAIDialect(_Dialect):
-    def error(self, error_type: str, message: str) -> Any:
+    def __init__(self, model: str, number: int, include_usage: bool) -> None:
+        super().__init__(model, number, include_usage)
+        # The fields every chunk repeats; as OpenAI, usage is null on every chunk but the last when asked for.
+        self.head: dict[str, Any] = {
+            "id": f"chatcmpl-fake{number:04d}",
+            "object": "chat.completion.chunk",
+            "created": int(time.time()),
+            "model": model,
+            **({"usage": None} if include_usage else {}),
+        }
+
+    @staticmethod
+    def error(error_type: str, message: str) -> Any:
         return {"error": {"message": message, "type": error_type, "param": None, "code": None}}
 
     @staticmethod
@@ -633,12 +659,12 @@ class _OpenAIDialect(_Dialect):
             "prompt_tokens_details": {"cached_tokens": cached},
         }
 
-    def message(self, step: _Step, model: str, number: int) -> dict[str, Any]:
+    def message(self, step: _Step) -> dict[str, Any]:
         return {
-            "id": f"chatcmpl-fake{number:04d}",
+            "id": f"chatcmpl-fake{self.number:04d}",
             "object": "chat.completion",
             "created": int(time.time()),
-            "model": model,
+            "model": self.model,
             "choices": [
                 {
                     "index": 0,
@@ -649,18 +675,13 @@ class _OpenAIDialect(_Dialect):
             "usage": self._usage(step),
         }
 
-    def opening(self, step: _Step, model: str, number: int, include_usage: bool) -> list[bytes]:
-        self._head = {"id": f"chatcmpl-fake{number:04d}", "object": "chat.completion.chunk", "model": model}
-        self._head["created"] = int(time.time())
-        if include_usage:
-            self._head["usage"] = None  # as OpenAI: null on every chunk but the last
-        self._include_usage = include_usage
+    def opening(self, step: _Step) -> list[bytes]:
         events = [self._chunk({"role": "assistant", "content": ""}, None)]
         events += [self._chunk({"content": piece}, None) for piece in _pieces(step.text)]
         return events
 
     def _chunk(self, delta: dict[str, Any], finish_reason: str | None) -> bytes:
-        return self._data({**self._head, "choices": [{"index": 0, "delta": delta, "finish_reason": finish_reason}]})
+        return self._data({**self.head, "choices": [{"index": 0, "delta": delta, "finish_reason": finish_reason}]})
 
     @staticmethod
     def _data(obj: Any) -> bytes:
@@ -668,8 +689,8 @@ class _OpenAIDialect(_Dialect):
 
     def closing(self, step: _Step) -> list[bytes]:
         events = [self._chunk({}, FINISH_REASONS.get(step.stop_reason, "stop"))]
-        if self._include_usage:
-            events.append(self._data({**self._head, "choices": [], "usage": self._usage(step)}))
+        if self.include_usage:
+            events.append(self._data({**self.head, "choices": [], "usage": self._usage(step)}))
         events.append(self._data(b"[DONE]"))
         return events
 
