@@ -11,7 +11,8 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 import pytest
-from support import Project, git
+from fakeapi import FakeAPI
+from support import TEST_KEY, Project, git
 from typer.testing import CliRunner, Result
 
 from code_commit.cli import app
@@ -56,3 +57,12 @@ def cli() -> Iterator[object]:
         return runner.invoke(app, list(args), env=env, catch_exceptions=False)
 
     yield invoke
+
+
+@pytest.fixture
+def api(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeAPI]:
+    """The fake model service, with the SDK pointed at it and a test key configured."""
+    with FakeAPI() as server:
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", server.url)
+        monkeypatch.setenv("ANTHROPIC_API_KEY", TEST_KEY)
+        yield server

@@ -1,0 +1,190 @@
+"""The repair loop end to end through `code-commit`, the real SDK and the loopback fake service."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from fakeapi import FakeAPI
+from support import TEST_KEY, Project, git
+
+FIX = "^^^fixed.txt\nfixed\n^^^end\n"
+
+
+def user_text(request) -> str:
+    """The user turn of a recorded Messages request: everything but the system prompts."""
+    return "".join(block["text"] for message in request.json["messages"] for block in message["content"])
+
+
+def logged(project: Project) -> dict[str, str]:
+    (run,) = project.run_dirs()
+    return {p.name: p.read_text() for p in sorted(run.iterdir())}
+
+
+def test_build_passes_after_the_initial_answer(project: Project, api: FakeAPI, cli) -> None:
+    api.reply("Creating the file.\n" + FIX)
+    result = cli()
+    assert result.exit_code == 0, result.stderr
+    assert project.read("fixed.txt") == "fixed\n"
+    assert len(api.requests) == 1
+    files = logged(project)
+    assert {"01-query.txt", "01-response.txt", "01-build.txt", "run.log"} <= set(files)
+    assert "exited with code 0" in files["01-build.txt"]
+    assert "build passes" in result.stderr
+
+
+def test_the_request_streams_sends_the_key_in_a_header_and_keeps_the_spec_order(
+    project: Project, api: FakeAPI, cli
+) -> None:
+    api.reply(FIX)
+    cli("--model", "claude-test-model", "--max-tokens", "1234")
+    (request,) = api.requests
+    assert request.path == "/v1/messages"
+    assert TEST_KEY not in request.path + request.query
+    assert TEST_KEY in (request.headers.get("x-api-key", "") + request.headers.get("authorization", ""))
+    body = request.json
+    assert body["stream"] is True
+    assert body["model"] == "claude-test-model" and body["max_tokens"] == 1234
+    system = "".join(block["text"] for block in body["system"])
+    assert system.index("automated code-modification agent") < system.index("HOW TO CHANGE FILES")
+    assert system.index("HOW TO CHANGE FILES") < system.index("TASK")
+    (message,) = body["messages"]
+    texts = [block["text"] for block in message["content"]]
+    assert texts == ["--- QUERY ---\nMake the build pass.\n", "--- CODEBASE ---\n--- FILE [app.txt] ---\nhello\n"]
+
+
+def test_repairs_until_the_build_passes(project: Project, api: FakeAPI, cli) -> None:
+    api.reply("^^^wrong.txt\nnope\n^^^end\n")
+    api.reply(FIX)
+    result = cli()
+    assert result.exit_code == 0, result.stderr
+    assert len(api.requests) == 2
+    repair = user_text(api.requests[1])
+    assert "--- BUILD OUTPUT ---" in repair and "build.sh exited with code 1" in repair
+    assert "--- FILE REPLACEMENT [wrong.txt] ---\nnope\n" in repair
+    assert "REPAIR TASK" in api.requests[1].prompt_text and "Make the build pass." in repair
+    files = logged(project)
+    assert {"01-build.txt", "02-query.txt", "02-response.txt", "02-build.txt"} <= set(files)
+
+
+def test_exit_1_after_three_failed_repairs(project: Project, api: FakeAPI, cli) -> None:
+    for n in range(4):
+        api.reply(f"^^^attempt.txt\n{n}\n^^^end\n")
+    result = cli()
+    assert result.exit_code == 1
+    assert len(api.requests) == 4
+    assert api.pending == 0
+    names = set(logged(project))
+    assert {f"0{n}-build.txt" for n in range(1, 5)} <= names
+    assert "05-query.txt" not in names
+    assert "still fails after 3 repairs" in result.stderr
+
+
+def test_repair_prompts_carry_only_the_latest_state_of_each_file(project: Project, api: FakeAPI, cli) -> None:
+    api.reply("^^^a.txt\nversion one\n^^^end\n^^^b.txt\nbee\n^^^end\n")
+    api.reply("^^^a.txt\nversion two\n^^^end\n^^^b.txt\n^^^delete\n")
+    api.reply("^^^c.txt\nsee\n^^^end\n")
+    api.reply(FIX)
+    assert cli().exit_code == 0
+    third = user_text(api.requests[2])
+    assert "version one" not in third
+    assert third.count("--- FILE REPLACEMENT [a.txt] ---\nversion two\n") == 1
+    assert "--- FILE REMOVED [b.txt] ---" in third and "bee" not in third
+    fourth = user_text(api.requests[3])
+    assert fourth.index("[a.txt]") < fourth.index("[b.txt]") < fourth.index("[c.txt]")
+    # Earlier answers are not resent: the model only sees their effect.
+    assert "^^^a.txt" not in fourth
+
+
+def test_a_refused_answer_writes_nothing_and_uses_up_an_attempt(project: Project, api: FakeAPI, cli) -> None:
+    api.reply("^^^innocent.txt\nfine\n^^^end\n^^^build.sh\nexit 0\n^^^end\n")
+    api.reply(FIX)
+    before = git(project.root, "status", "--porcelain")
+    result = cli()
+    assert result.exit_code == 0
+    files = logged(project)
+    assert "01-build.txt" not in files, "a refused answer runs no build"
+    assert "'build.sh': build.sh is a protected file" in files["01-refused.txt"]
+    repair = user_text(api.requests[1])
+    assert "--- ANSWER REFUSED ---" in repair and "build.sh is a protected file" in repair
+    assert "--- BUILD OUTPUT ---" not in repair
+    assert "innocent.txt" not in repair, "nothing of the refused answer was applied"
+    assert not (project.root / "innocent.txt").exists()
+    assert git(project.root, "status", "--porcelain") == before + "?? fixed.txt\n"
+
+
+def test_malformed_answer_is_refused(project: Project, api: FakeAPI, cli) -> None:
+    api.reply("^^^fixed.txt\nfixed\n")  # no ^^^end
+    api.reply(FIX)
+    assert cli().exit_code == 0
+    assert "no ^^^end" in user_text(api.requests[1])
+
+
+def test_answer_cut_off_at_the_output_limit_is_never_applied(project: Project, api: FakeAPI, cli) -> None:
+    api.reply(FIX, stop_reason="max_tokens")
+    api.reply(FIX)
+    assert cli().exit_code == 0
+    assert "cut off at the output limit" in logged(project)["01-refused.txt"]
+
+
+def test_deleting_a_missing_file_is_a_logged_no_op(project: Project, api: FakeAPI, cli) -> None:
+    api.reply("^^^ghost.txt\n^^^delete\n" + FIX)
+    assert cli().exit_code == 0
+    assert "delete of ghost.txt skipped: the file does not exist" in logged(project)["run.log"]
+
+
+def test_the_key_never_appears_in_logs_prompts_or_console(project: Project, api: FakeAPI, cli) -> None:
+    project.write("agent-config/query.txt", f"Fix it. My key is {TEST_KEY}.\n")
+    project.write("agent-config/codeRollup.txt", f"--- FILE [.env] ---\nKEY={TEST_KEY}\n")
+    project.write("secret.txt", TEST_KEY + "\n")
+    project.build_script("cat secret.txt\nexit 1\n")
+    api.reply(f"^^^echo.txt\n{TEST_KEY}\n^^^end\n")
+    for _ in range(3):
+        api.reply("^^^x.txt\nx\n^^^end\n")
+    result = cli()
+    assert result.exit_code == 1
+    censored = "********" + TEST_KEY[-2:]
+    for request in api.requests:
+        body = request.body.decode()
+        assert TEST_KEY not in body
+        assert censored in body
+    assert user_text(api.requests[1]).startswith("--- BUILD OUTPUT ---\n" + censored)
+    for name, text in logged(project).items():
+        assert TEST_KEY not in text, name
+    assert TEST_KEY not in result.stderr + result.stdout
+
+
+def test_authentication_failure_exits_3_and_names_the_key_source(project: Project, api: FakeAPI, cli) -> None:
+    api.status(401)
+    result = cli()
+    assert result.exit_code == 3
+    assert "environment variable ANTHROPIC_API_KEY" in result.stderr
+    assert TEST_KEY not in result.stderr
+    assert len(api.requests) == 1
+
+
+def test_key_from_the_key_file(project: Project, api: FakeAPI, cli, monkeypatch) -> None:
+    monkeypatch.delenv("ANTHROPIC_API_KEY")
+    project.write("agent-config/anthropic-api-key", "sk-ant-from-the-file-0123456789\n")
+    api.reply(FIX)
+    assert cli().exit_code == 0
+    assert "sk-ant-from-the-file-0123456789" in json.dumps(api.requests[0].headers)
+
+
+def test_run_folders_sort_in_time_order(project: Project, api: FakeAPI, cli) -> None:
+    api.reply("^^^first.txt\n1\n^^^end\n" + FIX)
+    cli()
+    api.reply(FIX)
+    cli()
+    first, second = project.run_dirs()
+    assert first.name < second.name
+    assert (first / "01-response.txt").read_text().startswith("^^^first.txt")
+
+
+def test_all_state_stays_under_agent_config(project: Project, api: FakeAPI, cli) -> None:
+    api.reply(FIX)
+    cli()
+    status = git(project.root, "status", "--porcelain", "--ignored", "--untracked-files=all")
+    outside = [line for line in status.splitlines() if "agent-config/" not in line]
+    assert outside == ["?? fixed.txt"]
+    assert not any(Path(project.root, ".git").rglob("*code-commit*"))

@@ -1,0 +1,40 @@
+"""The wheel ships the system prompts, so `pip install .` works outside the checkout."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+from code_commit.prompts import PROMPT_FILES
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def test_wheel_contains_the_system_prompts_and_the_console_script(tmp_path: Path) -> None:
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--no-deps",
+            "--no-build-isolation",
+            "-q",
+            "-w",
+            str(tmp_path),
+            str(REPO),
+        ],
+        check=True,
+        capture_output=True,
+    )
+    (wheel,) = tmp_path.glob("code_commit-*.whl")
+    with zipfile.ZipFile(wheel) as archive:
+        names = set(archive.namelist())
+        for filename in PROMPT_FILES.values():
+            packaged = f"code_commit/system_prompts/{filename}"
+            assert packaged in names
+            assert archive.read(packaged) == (REPO / "system_prompts" / filename).read_bytes()
+        entry_points = next(n for n in names if n.endswith("entry_points.txt"))
+        assert "code-commit = code_commit.cli:main" in archive.read(entry_points).decode()
