@@ -7,10 +7,10 @@ import shutil
 from pathlib import Path
 
 import pytest
-
-from code_commit.rollup import write_rollup
 from fakeapi import FakeAPI
 from support import git
+
+from code_commit.rollup import write_rollup
 
 SAMPLE = Path(__file__).parent / "e2e_project"
 STOCK = (SAMPLE / "inventory" / "stock.py").read_text()
