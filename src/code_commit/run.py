@@ -23,15 +23,29 @@ from .ui import Console
 from .workspace import Workspace
 
 
+@dataclass(frozen=True)
+class CallRecord:
+    """One model call, as the log, the summary and `--json` report it."""
+
+    call: int
+    usage: Usage
+    stop_reason: str
+    duration: float
+
+
 @dataclass
 class Outcome:
     passed: bool
     log_dir: Path
-    attempts: int = 0
+    attempts: int = 0  # model calls that produced an answer
+    calls: list[CallRecord] = field(default_factory=list)
     files_changed: set[str] = field(default_factory=set)
     files_deleted: set[str] = field(default_factory=set)
-    usage: Usage = field(default_factory=Usage)
     last_build: BuildResult | None = None
+
+    @property
+    def usage(self) -> Usage:
+        return sum((c.usage for c in self.calls), Usage())
 
 
 def execute(workspace: Workspace, key: ApiKey, settings: Settings, console: Console) -> Outcome:
@@ -67,10 +81,11 @@ def repair_loop(
         console.info(f"call {call}/{calls} ({kind}): asking {settings.model}")
 
         completion = provider.complete(prompt)
+        record = CallRecord(call, completion.usage, completion.stop_reason, completion.duration)
         outcome.attempts = call
-        outcome.usage += completion.usage
+        outcome.calls.append(record)
         log.write(call, "response.txt", completion.text)
-        log.event(_usage_line(call, completion))
+        log.event(_usage_line(record))
 
         try:
             plan = accept_answer(workspace.root, completion, settings)
@@ -130,10 +145,10 @@ def _record(
     )
 
 
-def _usage_line(call: int, completion: Completion) -> str:
-    u = completion.usage
+def _usage_line(record: CallRecord) -> str:
+    u = record.usage
     return (
-        f"call {call}: stop_reason={completion.stop_reason} input_tokens={u.input_tokens} "
+        f"call {record.call}: stop_reason={record.stop_reason} input_tokens={u.input_tokens} "
         f"output_tokens={u.output_tokens} cache_write_tokens={u.cache_write_tokens} "
-        f"cache_read_tokens={u.cache_read_tokens} duration_s={completion.duration:.2f}"
+        f"cache_read_tokens={u.cache_read_tokens} duration_s={record.duration:.2f}"
     )
