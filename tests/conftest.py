@@ -11,11 +11,12 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 import pytest
-from fakeapi import FakeAPI
-from support import TEST_KEY, Project, git
 from typer.testing import CliRunner, Result
 
 from code_commit.cli import app
+
+from fakeapi import FakeAPI
+from support import TEST_KEY, Project, git
 
 KEY_VARS = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_BASE_URL", "OPENAI_API_KEY")
 

@@ -9,6 +9,7 @@ from code_commit.apply import plan_changes
 from code_commit.diffs import plan_diff
 from code_commit.edits import DeleteFile, WriteFile
 from code_commit.guard import Guard
+
 from support import git
 
 

@@ -7,10 +7,11 @@ import shutil
 from pathlib import Path
 
 import pytest
-from fakeapi import FakeAPI
-from support import git
 
 from code_commit.rollup import write_rollup
+
+from fakeapi import FakeAPI
+from support import git
 
 SAMPLE = Path(__file__).parent / "e2e_project"
 STOCK = (SAMPLE / "inventory" / "stock.py").read_text()

@@ -17,6 +17,7 @@ import anthropic
 import httpx
 import httpx2
 import pytest
+
 from fakeapi import FakeAPI
 
 KEY = "sk-fake-key-123"
