@@ -1,10 +1,12 @@
-"""The answer parser: ^^^path ... ^^^end / ^^^delete blocks, and every way an answer is malformed."""
+"""The answer parser: ^^^path ... ^^^end / ^^^delete / ^^^search blocks, and every way an answer is malformed."""
 
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
-from code_commit.edits import DeleteFile, WriteFile, parse_answer, render_answer
+from code_commit.edits import DeleteFile, EditFile, Replacement, WriteFile, parse_answer, render_answer
 from code_commit.errors import AnswerRefused
 
 
@@ -93,3 +95,111 @@ def test_render_refuses_content_it_cannot_express() -> None:
 def test_render_refuses_a_content_line_that_is_a_marker() -> None:
     with pytest.raises(ValueError, match="cannot begin"):
         render_answer([WriteFile("a", "ok\n^^^end\n")])
+
+
+# --- edit blocks: ^^^search / ^^^replace pairs ---
+
+
+def test_edit_block_with_several_pairs_and_prose_around() -> None:
+    answer = (
+        "Two changes in the big file:\n"
+        "^^^src/big.py\n"
+        "^^^search\n"
+        "def a():\n"
+        "    return 1\n"
+        "^^^replace\n"
+        "def a():\n"
+        "    return 2\n"
+        "^^^search\n"
+        "x = 1\n"
+        "^^^replace\n"
+        "^^^end\n"
+        "done\n"
+    )
+    (edit,) = parse_answer(answer)
+    assert edit == EditFile(
+        "src/big.py",
+        (Replacement("def a():\n    return 1\n", "def a():\n    return 2\n"), Replacement("x = 1\n", "")),
+    )
+    assert [pair.line for pair in edit.replacements] == [3, 9], "each pair knows its answer line"
+
+
+def test_edit_blocks_mix_with_whole_file_and_delete_blocks_in_order() -> None:
+    answer = "^^^a\nwhole\n^^^end\n^^^a\n^^^search\nwhole\n^^^replace\nedited\n^^^end\n^^^b\n^^^delete\n"
+    assert parse_answer(answer) == [
+        WriteFile("a", "whole\n"),
+        EditFile("a", (Replacement("whole\n", "edited\n"),)),
+        DeleteFile("b"),
+    ]
+
+
+def test_edit_block_keeps_crlf_and_empty_search_text_reaches_the_matcher() -> None:
+    answer = "^^^w.bat\r\n^^^search\r\n@echo on\r\n^^^replace\r\n@echo off\r\n^^^end\r\n"
+    assert parse_answer(answer) == [EditFile("w.bat", (Replacement("@echo on\r\n", "@echo off\r\n"),))]
+    # An empty search text is well-formed; the plan refuses it (see test_matching / test_apply).
+    assert parse_answer("^^^a\n^^^search\n^^^replace\nx\n^^^end\n") == [EditFile("a", (Replacement("", "x\n"),))]
+
+
+@pytest.mark.parametrize(
+    ("answer", "fragment"),
+    [
+        ("^^^a.py\n^^^search\nx\n^^^end\n", "every ^^^search needs its ^^^replace"),
+        ("^^^a.py\n^^^search\nx\n^^^search\n", "every ^^^search needs its ^^^replace"),
+        ("^^^a.py\n^^^search\nx\n^^^delete\n", "every ^^^search needs its ^^^replace"),
+        ("^^^a.py\n^^^search\nx\n^^^replace\ny\n^^^replace\n", "after a replacement comes ^^^search"),
+        ("^^^a.py\n^^^search\nx\n^^^replace\ny\n^^^delete\n", "after a replacement comes ^^^search"),
+        ("^^^a.py\n^^^search\nx\n^^^replace\ny\n^^^b.py\n", "after a replacement comes ^^^search"),
+        ("^^^a.py\nx\n^^^search\ny\n^^^replace\n^^^end\n", "^^^search after content"),
+        ("^^^a.py\n^^^replace\ny\n^^^end\n", "inside the block"),
+        ("^^^search\nx\n^^^replace\ny\n^^^end\n", "^^^search outside a block"),
+        ("^^^replace\n", "^^^replace outside a block"),
+        ("^^^a.py\n^^^search\nx\n^^^replace\ny\n", "has no ^^^end"),
+        ("^^^a.py\n^^^search\nx\n", "has no ^^^end"),
+    ],
+)
+def test_malformed_edit_blocks_are_refused_whole(answer: str, fragment: str) -> None:
+    with pytest.raises(AnswerRefused) as caught:
+        parse_answer("^^^good.py\nok\n^^^end\n" + answer)
+    assert fragment in str(caught.value)
+
+
+def test_render_round_trips_edit_blocks() -> None:
+    edits = [
+        EditFile("big.py", (Replacement("a\nb\n", "a\nc\n"), Replacement("z\r\n", ""))),
+        WriteFile("n.txt", "new\n"),
+        EditFile("big.py", (Replacement("", "x\n"),)),
+    ]
+    assert parse_answer(render_answer(edits)) == edits
+
+
+@pytest.mark.parametrize(
+    ("edit", "fragment"),
+    [
+        (EditFile("a", ()), "at least one"),
+        (EditFile("a", (Replacement("x", "y\n"),)), "newline"),
+        (EditFile("a", (Replacement("x\n", "^^^end\n"),)), "cannot begin"),
+        (EditFile("a", (Replacement("^^^replace\n", "y\n"),)), "cannot begin"),
+    ],
+)
+def test_render_refuses_edit_blocks_it_cannot_express(edit: EditFile, fragment: str) -> None:
+    with pytest.raises(ValueError, match=fragment):
+        render_answer([edit])
+
+
+_PATHS = st.from_regex(r"[a-z]{1,8}(/[a-z]{1,8}){0,2}(\.[a-z]{1,3})?", fullmatch=True).filter(
+    lambda p: p not in ("end", "delete", "search", "replace")
+)
+_LINE = st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="\n"), max_size=12).filter(
+    lambda line: not line.startswith("^^^")
+)
+_TEXT = st.lists(_LINE, max_size=5).map(lambda lines: "".join(line + "\n" for line in lines))
+_EDITS = st.one_of(
+    st.builds(WriteFile, _PATHS, _TEXT),
+    st.builds(DeleteFile, _PATHS),
+    st.builds(EditFile, _PATHS, st.lists(st.builds(Replacement, _TEXT, _TEXT), min_size=1, max_size=3).map(tuple)),
+)
+
+
+@given(st.lists(_EDITS, max_size=6))
+def test_render_then_parse_is_the_identity(edits: list) -> None:
+    assert parse_answer(render_answer(edits)) == edits

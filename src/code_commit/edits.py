@@ -9,6 +9,18 @@ The format, as the code-modification system prompt teaches it:
     ^^^path/to/old_file
     ^^^delete
 
+An edit block changes part of an existing file. Its first body line is ``^^^search``; it holds
+one or more search/replace pairs and ends with ``^^^end``:
+
+    ^^^path/to/big_file
+    ^^^search
+    lines copied from the file
+    ^^^replace
+    the lines to put in their place
+    ^^^end
+
+The parser only splits the pairs; `matching` finds each search text in the file.
+
 Any line beginning with ``^^^`` is a marker, so a content line can never begin with ``^^^``.
 Prose outside blocks is ignored. Anything malformed refuses the whole answer: an unterminated
 block, a marker where none belongs, ``^^^end`` or ``^^^delete`` outside a block.
@@ -23,13 +35,15 @@ are kept byte for byte.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from .errors import AnswerRefused
 
 MARK = "^^^"
 END = MARK + "end"
 DELETE = MARK + "delete"
+SEARCH = MARK + "search"
+REPLACE = MARK + "replace"
 
 
 @dataclass(frozen=True)
@@ -43,7 +57,24 @@ class DeleteFile:
     path: str
 
 
-Edit = WriteFile | DeleteFile
+@dataclass(frozen=True)
+class Replacement:
+    """One search/replace pair: whole lines, each ending with a newline (as in a whole-file block)."""
+
+    search: str
+    replace: str
+    line: int | None = field(default=None, compare=False)  # answer line of its ^^^search, for messages
+
+
+@dataclass(frozen=True)
+class EditFile:
+    """Search/replace pairs for an existing file, applied in order, each to the result of the last."""
+
+    path: str
+    replacements: tuple[Replacement, ...]
+
+
+Edit = WriteFile | DeleteFile | EditFile
 
 
 def _marker(line: str) -> str | None:
@@ -59,29 +90,56 @@ def parse_answer(text: str) -> list[Edit]:
     path: str | None = None
     header_line = 0
     body: list[str] = []
+    pairs: list[Replacement] | None = None  # None: a whole-file block (so far)
+    search: str | None = None  # an edit block's current search text, once its ^^^replace is seen
+    search_line = 0
     for number, line in enumerate(text.split("\n"), start=1):
         marker = _marker(line)
         if path is None:
             if marker is None:
                 continue
-            if marker in (END, DELETE):
+            if marker in (END, DELETE, SEARCH, REPLACE):
                 raise AnswerRefused(f"line {number}: {marker} outside a block; a block starts with ^^^<path>")
-            path, header_line, body = marker[len(MARK) :], number, []
+            path, header_line, body, pairs = marker[len(MARK) :], number, [], None
             continue
         if marker is None:
             body.append(line + "\n")
-        elif marker == END:
-            edits.append(WriteFile(path, "".join(body)))
-            path = None
-        elif marker == DELETE and not body:
-            edits.append(DeleteFile(path))
-            path = None
-        else:
-            what = "^^^delete after content" if marker == DELETE else repr(marker)
-            raise AnswerRefused(
-                f"line {number}: {what} inside the block for {path!r} opened on line {header_line}; "
-                "a block ends with ^^^end, and a content line cannot begin with ^^^"
-            )
+            continue
+        where = f"inside the block for {path!r} opened on line {header_line}"
+        if pairs is None:
+            if marker == END:
+                edits.append(WriteFile(path, "".join(body)))
+                path = None
+            elif marker == DELETE and not body:
+                edits.append(DeleteFile(path))
+                path = None
+            elif marker == SEARCH and not body:
+                pairs, search, search_line = [], None, number
+            else:
+                what = {DELETE: "^^^delete after content", SEARCH: "^^^search after content"}.get(marker, repr(marker))
+                raise AnswerRefused(
+                    f"line {number}: {what} {where}; a block ends with ^^^end, a content line cannot begin "
+                    "with ^^^, and ^^^delete or ^^^search can only come right after the path line"
+                )
+        elif search is None:  # collecting a search text
+            if marker != REPLACE:
+                raise AnswerRefused(
+                    f"line {number}: {marker!r} {where}, in the search text that starts on line {search_line}; "
+                    "every ^^^search needs its ^^^replace, and a content line cannot begin with ^^^"
+                )
+            search, body = "".join(body), []
+        else:  # collecting a replacement text
+            if marker not in (SEARCH, END):
+                raise AnswerRefused(
+                    f"line {number}: {marker!r} {where}, in the replacement for the search on line {search_line}; "
+                    "after a replacement comes ^^^search (the next pair) or ^^^end"
+                )
+            pairs.append(Replacement(search, "".join(body), search_line))
+            if marker == END:
+                edits.append(EditFile(path, tuple(pairs)))
+                path = None
+            else:
+                search, body, search_line = None, [], number
     if path is not None:
         raise AnswerRefused(
             f"the block for {path!r} opened on line {header_line} has no ^^^end (the answer may be cut off)"
@@ -95,10 +153,22 @@ def render_answer(edits: list[Edit]) -> str:
     for edit in edits:
         if isinstance(edit, DeleteFile):
             parts.append(f"{MARK}{edit.path}\n{DELETE}\n")
+        elif isinstance(edit, EditFile):
+            if not edit.replacements:
+                raise ValueError(f"{edit.path}: an edit block needs at least one search/replace pair")
+            parts.append(f"{MARK}{edit.path}\n")
+            for pair in edit.replacements:
+                parts.append(f"{SEARCH}\n{_lines(edit.path, pair.search)}{REPLACE}\n{_lines(edit.path, pair.replace)}")
+            parts.append(f"{END}\n")
         else:
-            if edit.content and not edit.content.endswith("\n"):
-                raise ValueError(f"{edit.path}: whole-file content must end with a newline")
-            if any(line.startswith(MARK) for line in edit.content.split("\n")):
-                raise ValueError(f"{edit.path}: a content line cannot begin with {MARK}")
-            parts.append(f"{MARK}{edit.path}\n{edit.content}{END}\n")
+            parts.append(f"{MARK}{edit.path}\n{_lines(edit.path, edit.content)}{END}\n")
     return "".join(parts)
+
+
+def _lines(path: str, text: str) -> str:
+    """`text` as block content, checked: whole lines, none of them a marker."""
+    if text and not text.endswith("\n"):
+        raise ValueError(f"{path}: block content must end with a newline")
+    if any(line.startswith(MARK) for line in text.split("\n")):
+        raise ValueError(f"{path}: a content line cannot begin with {MARK}")
+    return text
