@@ -1,0 +1,451 @@
+"""Finding an edit block's search text in a file and splicing in its replacement. Pure.
+
+Matching is by whole lines: a search text never matches part of a line. Three stages are
+tried in order, and the first stage that finds the search text anywhere decides. It must find
+it exactly once; if it finds it more than once, the edit is refused as ambiguous (a looser
+stage would only find more places):
+
+1. exact: byte for byte;
+2. whitespace: ignoring trailing whitespace and line endings (``\\r\\n``, ``\\n``, none);
+3. indentation: also ignoring leading whitespace, provided it differs by the same amount on
+   every non-blank line (a uniform shift; tabs are counted at width 4, 8 or 2, so a block
+   written with spaces matches a tab-indented file). The replacement is re-indented by the
+   same shift, in the file's own style (tabs or spaces).
+
+From stage 2 on, a search text that matches nowhere is tried again without the blank lines at
+its ends (models add blank lines the file does not have there); the replacement's copies of
+those blank lines are dropped with them.
+
+Models get line numbers wrong, so nothing here uses them: the search text is the anchor.
+
+Splicing keeps the file's own bytes wherever the replacement repeats a line of the search text
+(found by diffing the search text against the replacement), so in stages 2 and 3 the trailing
+whitespace, tabs and line endings of unchanged lines survive, and `git diff` shows only the
+lines the model meant to change. New lines get the file's line ending. The file's final-newline
+state is kept.
+
+There is no fuzzy stage: see the README's matching benchmark for the evidence against one.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+EXACT = "exact"
+WHITESPACE = "whitespace"
+INDENTATION = "indentation"
+
+STAGE_NAMES = {
+    EXACT: "exact match",
+    WHITESPACE: "ignoring trailing whitespace and line endings",
+    INDENTATION: "ignoring trailing whitespace, line endings and a uniform indentation shift",
+}
+
+TAB_WIDTHS = (4, 8, 2)
+CLOSEST_SHOWN = 40  # lines of the closest window quoted back to the model at most
+
+
+@dataclass(frozen=True)
+class Lines:
+    """A range of lines, numbered from 1, both ends included."""
+
+    first: int
+    last: int
+
+    def __str__(self) -> str:
+        return f"line {self.first}" if self.first == self.last else f"lines {self.first}-{self.last}"
+
+
+@dataclass(frozen=True)
+class NumberedLine:
+    number: int  # from 1
+    text: str  # without its line ending
+
+
+@dataclass(frozen=True)
+class Resolution:
+    """Where a search text was found and what the file becomes."""
+
+    text: str
+    lines: Lines  # the lines replaced, in the file before the edit
+    stage: str
+
+
+class MatchFailure(Exception):
+    """A search text that cannot be placed; `describe` says why, for the model."""
+
+    kind = "match"
+    closest: tuple[NumberedLine, ...] = ()
+    locations: tuple[Lines, ...] = ()
+    unique_around: tuple[Lines, ...] = ()
+    min_context: int | None = None
+
+    def describe(self, path: str) -> str:
+        raise NotImplementedError
+
+
+class BlankSearch(MatchFailure):
+    kind = "blank_search"
+
+    def describe(self, path: str) -> str:
+        return (
+            "the search text is empty or only blank lines, so it anchors nothing; copy at least one "
+            "non-blank line of the file into it. To replace a whole file, use a whole-file block."
+        )
+
+
+class NoMatch(MatchFailure):
+    kind = "no_match"
+
+    def __init__(self, first_line: str, closest: tuple[NumberedLine, ...], similarity: float) -> None:
+        super().__init__("no match")
+        self.first_line = first_line
+        self.closest = closest
+        self.similarity = similarity
+
+    def describe(self, path: str) -> str:
+        text = (
+            f"the search text (first line: {self.first_line!r}) matches nowhere in {path}, not even "
+            f"{STAGE_NAMES[INDENTATION]}."
+        )
+        if not self.closest:
+            return text + f" {path} has no similar lines."
+        quoted = "".join(f"{line.number:>6}| {line.text}\n" for line in self.closest)
+        return (
+            text + f" The closest lines actually in {path} ({self.similarity:.0%} similar) are:\n{quoted}"
+            "Copy the search text from the file exactly as it is now."
+        )
+
+
+class AmbiguousMatch(MatchFailure):
+    kind = "ambiguous"
+
+    def __init__(
+        self, stage: str, locations: tuple[Lines, ...], unique_around: tuple[Lines, ...], min_context: int
+    ) -> None:
+        super().__init__("ambiguous")
+        self.stage = stage
+        self.locations = locations
+        self.unique_around = unique_around  # for each location, the smallest unique window containing it
+        self.min_context: int | None = min_context  # calculate_min_context of the file
+
+    def describe(self, path: str) -> str:
+        places = _join([str(lines) for lines in self.locations])
+        hints = "; ".join(
+            f"for {where}, a search text of {wider} would be unique"
+            for where, wider in zip(self.locations, self.unique_around, strict=True)
+        )
+        return (
+            f"the search text matches {len(self.locations)} places in {path} ({STAGE_NAMES[self.stage]}): "
+            f"{places}. It must match exactly one, so add unchanged lines around the change: {hints}. "
+            f"Any {self.min_context} consecutive lines of {path} are unique."
+        )
+
+
+def _join(items: list[str]) -> str:
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
+# --- lines and keys ---
+
+
+def split_lines(text: str) -> list[str]:
+    """Lines as git sees them, each with its "\\n" (the last one may have none); "" has no lines."""
+    if not text:
+        return []
+    pieces = text.split("\n")
+    lines = [piece + "\n" for piece in pieces[:-1]]
+    return [*lines, pieces[-1]] if pieces[-1] else lines
+
+
+def _body(line: str) -> str:
+    """A line without its line ending."""
+    if line.endswith("\r\n"):
+        return line[:-2]
+    return line[:-1] if line.endswith("\n") else line
+
+
+def _blank(line: str) -> bool:
+    return not line.strip()
+
+
+def _indent(line: str) -> str:
+    return line[: len(line) - len(line.lstrip(" \t"))]
+
+
+def _width(indent: str, tab: int) -> int:
+    column = 0
+    for char in indent:
+        column = column + tab - column % tab if char == "\t" else column + 1
+    return column
+
+
+def _key(stage: str) -> Callable[[str], str]:
+    if stage == EXACT:
+        return lambda line: line
+    if stage == WHITESPACE:
+        return str.rstrip
+    return str.strip
+
+
+# --- finding ---
+
+
+@dataclass(frozen=True)
+class _Found:
+    start: int  # index of the first matched file line
+    tab: int = 4
+    shift: int = 0  # columns added to the search text's indentation to reach the file's
+
+
+def _find(file_lines: list[str], keys: list[str], search: list[str], stage: str) -> list[_Found]:
+    key = _key(stage)
+    wanted = [key(line) for line in search]
+    n = len(wanted)
+    found: list[_Found] = []
+    for start in range(len(keys) - n + 1):
+        if keys[start] != wanted[0] or keys[start : start + n] != wanted:
+            continue
+        if stage != INDENTATION:
+            found.append(_Found(start))
+            continue
+        shift = _uniform_shift(file_lines[start : start + n], search)
+        if shift is not None:
+            found.append(_Found(start, *shift))
+    return found
+
+
+def _uniform_shift(file_lines: Sequence[str], search: Sequence[str]) -> tuple[int, int] | None:
+    """(tab width, shift) if every non-blank line's indentation differs by the same columns.
+
+    A shift of 0 is preferred (tabs written as spaces, or the other way round), then the tab
+    widths in the order of TAB_WIDTHS.
+    """
+    pairs = [(_indent(f), _indent(s)) for f, s in zip(file_lines, search, strict=True) if not _blank(f)]
+    fits: list[tuple[int, int]] = []
+    for tab in TAB_WIDTHS:
+        shifts = {_width(f, tab) - _width(s, tab) for f, s in pairs}
+        if len(shifts) == 1:
+            fits.append((tab, shifts.pop()))
+    if not fits:
+        return None
+    return next((fit for fit in fits if fit[1] == 0), fits[0])
+
+
+def _blank_ends(search: list[str]) -> tuple[int, int] | None:
+    """How many blank lines start and end the search text (None: none, nothing to try without them)."""
+    lead = next(i for i, line in enumerate(search) if not _blank(line))
+    trail = next(i for i, line in enumerate(reversed(search)) if not _blank(line))
+    return (lead, trail) if lead or trail else None
+
+
+def resolve(text: str, search: str, replace: str) -> Resolution:
+    """Replace the one place `search` matches in `text`; raise a MatchFailure if there is not exactly one."""
+    file_lines = split_lines(text)
+    search_lines = split_lines(search)
+    replace_lines = split_lines(replace)
+    if all(_blank(line) for line in search_lines):
+        raise BlankSearch("blank search")
+    ends = _blank_ends(search_lines)
+    attempts = [(EXACT, (0, 0))]
+    for stage in (WHITESPACE, INDENTATION):
+        attempts.append((stage, (0, 0)))
+        if ends:
+            attempts.append((stage, ends))
+    keys_by_stage: dict[str, list[str]] = {}
+    for stage, (lead, trail) in attempts:
+        if stage not in keys_by_stage:
+            key = _key(stage)
+            keys_by_stage[stage] = [key(line) for line in file_lines]
+        keys = keys_by_stage[stage]
+        core = search_lines[lead : len(search_lines) - trail]
+        found = _find(file_lines, keys, core, stage)
+        if len(found) == 1:
+            # The blank lines left out of the match that the file does have there belong to it.
+            hit, stop = found[0], found[0].start + len(core)
+            while lead and hit.start and _blank(file_lines[hit.start - 1]):
+                hit, lead = dataclasses.replace(hit, start=hit.start - 1), lead - 1
+            while trail and stop < len(file_lines) and _blank(file_lines[stop]):
+                stop, trail = stop + 1, trail - 1
+            new_lines = _splice(file_lines, hit, stop, search_lines, (lead, trail), replace_lines, stage)
+            new_text = "".join(new_lines)
+            if text and not text.endswith("\n") and new_text.endswith("\n"):
+                new_text = _body(new_text)  # the file had no final newline: keep it that way
+            return Resolution(new_text, Lines(hit.start + 1, stop), stage)
+        if found:
+            raise _ambiguous(stage, keys, [hit.start for hit in found], len(core))
+    raise _no_match(file_lines, search_lines)
+
+
+# --- splicing ---
+
+
+def _splice(
+    file_lines: list[str],
+    hit: _Found,
+    stop: int,
+    search: list[str],
+    ends: tuple[int, int],
+    replace: list[str],
+    stage: str,
+) -> list[str]:
+    """The file with lines [hit.start, stop) replaced.
+
+    `ends` counts the blank lines at the ends of `search` that the file does not have there:
+    the replacement's copies of them go too.
+    """
+    lead, trail = ends
+    matched = file_lines[hit.start : stop]
+    if stage == EXACT:
+        middle = list(replace)
+    else:
+        # The file line behind each search line (None: a blank line the file does not have there).
+        behind: list[str | None] = [None] * lead + list(matched) + [None] * trail
+        eol = _line_ending(matched, file_lines)
+        tabs = any(_indent(line).startswith("\t") for line in matched if not _blank(line))
+        opcodes = difflib.SequenceMatcher(
+            None, [line.rstrip() for line in search], [line.rstrip() for line in replace], autojunk=False
+        ).get_opcodes()
+        middle = []
+        for op, i1, i2, j1, j2 in opcodes:
+            if op == "equal":
+                # Lines the model repeats unchanged keep the file's own bytes.
+                middle.extend(line for line in behind[i1:i2] if line is not None)
+                continue
+            for line in replace[j1:j2]:
+                body = _body(line)
+                if stage == INDENTATION:
+                    body = _reindent(body, hit, tabs)
+                middle.append(body + eol)
+    lines = file_lines[: hit.start] + middle + file_lines[stop:]
+    # The file's last line may have had no newline and now be followed by others.
+    eol = _line_ending(matched, file_lines)
+    return [line if line.endswith("\n") else line + eol for line in lines[:-1]] + lines[-1:]
+
+
+def _line_ending(matched: list[str], file_lines: list[str]) -> str:
+    for line in [*matched, *file_lines]:
+        if line.endswith("\n"):
+            return "\r\n" if line.endswith("\r\n") else "\n"
+    return "\n"
+
+
+def _reindent(body: str, hit: _Found, tabs: bool) -> str:
+    if _blank(body):
+        return ""
+    indent = _indent(body)
+    width = max(0, _width(indent, hit.tab) + hit.shift)
+    new = "\t" * (width // hit.tab) + " " * (width % hit.tab) if tabs else " " * width
+    return new + body[len(indent) :]
+
+
+# --- explaining failures ---
+
+
+def calculate_min_context(lines: Sequence[str]) -> int:
+    """The smallest k such that every run of k consecutive lines is unique (0 for no lines).
+
+    Applydir's `calculate_min_context`: a search text of at least k lines copied from the file
+    always matches exactly one place. Uniqueness only grows with k, so a binary search works.
+    """
+    if not lines:
+        return 0
+    ids = _ids(lines)
+    low, high = 1, len(ids)
+    while low < high:
+        middle = (low + high) // 2
+        if _all_unique(ids, middle):
+            high = middle
+        else:
+            low = middle + 1
+    return low
+
+
+def _ids(lines: Sequence[str]) -> list[int]:
+    numbering: dict[str, int] = {}
+    return [numbering.setdefault(line, len(numbering)) for line in lines]
+
+
+def _windows(ids: list[int], k: int) -> Counter[tuple[int, ...]]:
+    return Counter(tuple(ids[i : i + k]) for i in range(len(ids) - k + 1))
+
+
+def _all_unique(ids: list[int], k: int) -> bool:
+    seen: set[tuple[int, ...]] = set()
+    for i in range(len(ids) - k + 1):
+        window = tuple(ids[i : i + k])
+        if window in seen:
+            return False
+        seen.add(window)
+    return True
+
+
+def _unique_around(ids: list[int], start: int, n: int, min_context: int) -> Lines:
+    """The smallest window containing lines [start, start+n) whose content occurs once in the file."""
+    total = len(ids)
+    for size in range(n + 1, max(min_context, n + 1) + 1):
+        counts = _windows(ids, size)
+        # Window starts that contain the location, nearest to centred first.
+        starts = [s for s in range(start + n - size, start + 1) if s >= 0 and s + size <= total]
+        starts.sort(key=lambda s: abs((start - s) - (s + size - start - n)))
+        for s in starts:
+            if counts[tuple(ids[s : s + size])] == 1:
+                return Lines(s + 1, s + size)
+    return Lines(1, total)  # the whole file is always unique
+
+
+def _ambiguous(stage: str, keys: list[str], starts: list[int], n: int) -> AmbiguousMatch:
+    ids = _ids(keys)
+    k = calculate_min_context(keys)
+    return AmbiguousMatch(
+        stage,
+        tuple(Lines(s + 1, s + n) for s in starts),
+        tuple(_unique_around(ids, s, n, k) for s in starts),
+        k,
+    )
+
+
+def _no_match(file_lines: list[str], search: list[str]) -> NoMatch:
+    """The window of the file most like the search text, as the no-match failure reports it."""
+    core = [line.strip() for line in search]
+    while core and not core[0]:
+        core.pop(0)
+    while core and not core[-1]:
+        core.pop()
+    first = next(_body(line) for line in search if not _blank(line))
+    keys = [line.strip() for line in file_lines]
+    n = min(len(core), len(keys))
+    if not n:
+        return NoMatch(first, (), 0.0)
+    # Cheap votes first (file lines equal to a search line, by the window start they imply), then
+    # a character-level comparison of the best-voted windows, or of every window if none got a vote.
+    where: dict[str, list[int]] = {}
+    for index, key in enumerate(keys):
+        if key:
+            where.setdefault(key, []).append(index)
+    votes: Counter[int] = Counter()
+    for offset, line in enumerate(core):
+        for index in where.get(line, ()):
+            start = index - offset
+            if 0 <= start <= len(keys) - n:
+                votes[start] += 1
+    starts = [s for s, _ in votes.most_common(20)] or range(len(keys) - n + 1)
+    wanted = "\n".join(core)
+    best, best_ratio = 0, -1.0
+    matcher = difflib.SequenceMatcher(None, autojunk=False)
+    matcher.set_seq2(wanted)
+    for start in starts:
+        matcher.set_seq1("\n".join(keys[start : start + n]))
+        if matcher.real_quick_ratio() <= best_ratio or matcher.quick_ratio() <= best_ratio:
+            continue
+        ratio = matcher.ratio()
+        if ratio > best_ratio:
+            best, best_ratio = start, ratio
+    if best_ratio <= 0:
+        return NoMatch(first, (), 0.0)
+    shown = range(best, min(best + n, best + CLOSEST_SHOWN))
+    return NoMatch(first, tuple(NumberedLine(i + 1, _body(file_lines[i])) for i in shown), best_ratio)

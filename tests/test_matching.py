@@ -1,0 +1,316 @@
+"""Matching search texts: the three stages, exactly one match per stage, and what failures report."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from code_commit.matching import (
+    EXACT,
+    INDENTATION,
+    WHITESPACE,
+    AmbiguousMatch,
+    BlankSearch,
+    Lines,
+    NoMatch,
+    NumberedLine,
+    calculate_min_context,
+    resolve,
+    split_lines,
+)
+
+PY = """\
+class Shop:
+    def add(self, item):
+        self.items.append(item)
+        return self
+
+    def remove(self, item):
+        self.items.remove(item)
+        return self
+"""
+
+
+# --- stage 1: exact ---
+
+
+def test_exact_match_replaces_only_the_matched_lines() -> None:
+    result = resolve(PY, "    def remove(self, item):\n        self.items.remove(item)\n", "    def remove(self, x):\n")
+    assert result.stage == EXACT
+    assert result.lines == Lines(6, 7)
+    assert result.text == PY.replace(
+        "    def remove(self, item):\n        self.items.remove(item)\n", "    def remove(self, x):\n"
+    )
+
+
+def test_matching_is_by_whole_lines_never_part_of_a_line() -> None:
+    with pytest.raises(NoMatch):
+        resolve("prefix = foo\n", "foo\n", "bar\n")
+    with pytest.raises(NoMatch):
+        resolve("foo = 1\n", "foo\n", "bar\n")
+
+
+def test_an_empty_replacement_removes_the_lines() -> None:
+    assert resolve("a\nb\nc\n", "b\n", "").text == "a\nc\n"
+
+
+def test_the_first_stage_that_finds_the_text_decides() -> None:
+    # Ignoring trailing whitespace the search is ambiguous, but its exact form occurs once: it wins.
+    text = "x = 1  \ny = 2\nx = 1\n"
+    result = resolve(text, "x = 1\n", "x = 9\n")
+    assert (result.stage, result.lines, result.text) == (EXACT, Lines(3, 3), "x = 1  \ny = 2\nx = 9\n")
+
+
+# --- stage 2: trailing whitespace and line endings ---
+
+
+def test_trailing_whitespace_differences_match_and_unchanged_lines_keep_the_files_bytes() -> None:
+    text = "def f():  \n    a = 1\t\n    return a\n"
+    result = resolve(text, "def f():\n    a = 1\n    return a\n", "def f():\n    a = 2\n    return a\n")
+    assert result.stage == WHITESPACE
+    assert result.text == "def f():  \n    a = 2\n    return a\n"
+
+
+def test_an_lf_answer_on_a_crlf_file_keeps_crlf() -> None:
+    text = "one\r\ntwo\r\nthree\r\n"
+    result = resolve(text, "one\ntwo\n", "one\n2\nand a half\n")
+    assert result.stage == WHITESPACE
+    assert result.text == "one\r\n2\r\nand a half\r\nthree\r\n"
+
+
+def test_a_crlf_answer_on_an_lf_file_keeps_lf() -> None:
+    assert resolve("a\nb\nc\n", "a\r\nb\r\n", "a\r\nB\r\n").text == "a\nB\nc\n"
+
+
+@pytest.mark.parametrize(
+    ("search", "replace", "expected"),
+    [
+        ("b\nc\n", "b\nC\n", "a\nb\nC"),  # the last line changes: still no final newline
+        ("c\n", "", "a\nb"),  # the last line goes: the new last line loses its newline
+        ("a\n", "A\n", "A\nb\nc"),  # an edit elsewhere leaves the end alone
+        ("c\n", "c\nd\n", "a\nb\nc\nd"),
+    ],
+)
+def test_a_file_without_a_final_newline_keeps_it_that_way(search: str, replace: str, expected: str) -> None:
+    assert resolve("a\nb\nc", search, replace).text == expected
+
+
+def test_the_final_newline_is_kept_when_the_file_has_one() -> None:
+    assert resolve("a\nb\n", "b\n", "B\n").text == "a\nB\n"
+
+
+# --- stage 3: a uniform indentation shift ---
+
+
+def test_a_dedented_search_text_matches_and_the_replacement_is_reindented() -> None:
+    result = resolve(
+        PY,
+        "def remove(self, item):\n    self.items.remove(item)\n",
+        "def remove(self, item):\n    if item in self.items:\n        self.items.remove(item)\n",
+    )
+    assert result.stage == INDENTATION
+    assert result.lines == Lines(6, 7)
+    assert "    def remove(self, item):\n        if item in self.items:\n            self.items.remove(item)\n" in (
+        result.text
+    )
+
+
+def test_an_over_indented_search_text_matches_too() -> None:
+    text = "if x:\n    y()\nz()\n"
+    result = resolve(text, "        if x:\n            y()\n", "        if x:\n            y()\n            w()\n")
+    assert result.text == "if x:\n    y()\n    w()\nz()\n"
+
+
+def test_spaces_for_tabs_match_and_new_lines_get_the_files_tabs() -> None:
+    text = "func f() {\n\tif x {\n\t\treturn 1\n\t}\n}\n"
+    result = resolve(text, "    if x {\n        return 1\n", "    if x {\n        log()\n        return 1\n")
+    assert result.stage == INDENTATION
+    assert result.text == "func f() {\n\tif x {\n\t\tlog()\n\t\treturn 1\n\t}\n}\n"
+
+
+def test_tabs_for_spaces_match_and_new_lines_get_the_files_spaces() -> None:
+    result = resolve("if a:\n    b()\n", "if a:\n\tb()\n", "if a:\n\tb()\n\tc()\n")
+    assert result.text == "if a:\n    b()\n    c()\n"
+
+
+def test_a_shift_that_is_not_uniform_does_not_match() -> None:
+    # The search flattens the nesting: relative indentation changed, so it is not the same code.
+    with pytest.raises(NoMatch):
+        resolve("if a:\n    b()\n", "if a:\nb()\n", "x\n")
+
+
+def test_blank_lines_match_whatever_their_indentation() -> None:
+    text = "class A:\n    def f(self):\n        pass\n    \n    def g(self):\n        pass\n"
+    result = resolve(text, "def f(self):\n    pass\n\ndef g(self):\n", "def f(self):\n    return 1\n\ndef g(self):\n")
+    assert result.text == text.replace("        pass\n    \n    def g", "        return 1\n    \n    def g")
+
+
+# --- blank lines at the ends of the search text ---
+
+
+def test_blank_lines_the_file_does_not_have_at_the_ends_are_ignored() -> None:
+    text = "a = 1\nb = 2\nc = 3\n"
+    result = resolve(text, "\nb = 2\n\n", "\nb = 20\n\n")
+    assert result.stage == WHITESPACE
+    assert result.text == "a = 1\nb = 20\nc = 3\n"
+
+
+def test_blank_lines_the_replacement_adds_beyond_the_search_texts_are_kept() -> None:
+    assert resolve("a\nb\nc\n", "\nb\n", "\nb\n\n\n").text == "a\nb\n\n\nc\n"
+
+
+def test_a_search_text_without_the_files_blank_line_still_matches() -> None:
+    assert resolve("a\n\nb\n", "b\n", "B\n").text == "a\n\nB\n"
+
+
+# --- failures ---
+
+
+@pytest.mark.parametrize("search", ["", "\n", "   \n\t\n", "\r\n"])
+def test_an_empty_or_blank_search_text_is_refused(search: str) -> None:
+    with pytest.raises(BlankSearch) as caught:
+        resolve("a\n\nb\n", search, "x\n")
+    assert "anchors nothing" in caught.value.describe("f.py")
+
+
+def test_no_match_reports_the_closest_lines_with_their_numbers() -> None:
+    with pytest.raises(NoMatch) as caught:
+        resolve(PY, "    def remove(self, thing):\n        self.items.remove(thing)\n", "x\n")
+    failure = caught.value
+    assert failure.closest == (
+        NumberedLine(6, "    def remove(self, item):"),
+        NumberedLine(7, "        self.items.remove(item)"),
+    )
+    message = failure.describe("shop.py")
+    assert "matches nowhere in shop.py" in message and "'    def remove(self, thing):'" in message
+    assert "     6|     def remove(self, item):\n     7|         self.items.remove(item)\n" in message
+
+
+def test_no_match_in_an_empty_file_has_nothing_to_quote() -> None:
+    with pytest.raises(NoMatch) as caught:
+        resolve("", "a\n", "b\n")
+    assert caught.value.closest == ()
+    assert "has no similar lines" in caught.value.describe("e.txt")
+
+
+def test_no_match_finds_similar_lines_even_when_no_line_is_equal() -> None:
+    with pytest.raises(NoMatch) as caught:
+        resolve("alpha\nbeta\ngamma\ndelta\n", "gamma!\ndelta!\n", "x\n")
+    assert [line.number for line in caught.value.closest] == [3, 4]
+
+
+def test_an_ambiguous_match_lists_every_place_and_the_context_that_makes_each_unique() -> None:
+    text = "def a():\n    x = 1\n    return x\n\ndef b():\n    x = 1\n    return x + 1\n"
+    with pytest.raises(AmbiguousMatch) as caught:
+        resolve(text, "    x = 1\n", "    x = 2\n")
+    failure = caught.value
+    assert failure.stage == EXACT
+    assert failure.locations == (Lines(2, 2), Lines(6, 6))
+    assert failure.unique_around == (Lines(1, 2), Lines(5, 6))
+    assert failure.min_context == 2
+    message = failure.describe("f.py")
+    assert "matches 2 places in f.py (exact match): line 2 and line 6" in message
+    assert "for line 2, a search text of lines 1-2 would be unique" in message
+    assert "Any 2 consecutive lines of f.py are unique" in message
+
+
+def test_ambiguity_in_the_whitespace_stage_is_refused() -> None:
+    with pytest.raises(AmbiguousMatch) as caught:
+        resolve("x = 1 \ny\nx = 1\t\n", "x = 1\n", "x = 2\n")
+    assert caught.value.stage == WHITESPACE
+
+
+def test_the_same_code_at_two_indentation_levels_is_ambiguous_in_the_indentation_stage() -> None:
+    text = "if a:\n    go()\nelse:\n    if b:\n        go()\n"
+    with pytest.raises(AmbiguousMatch) as caught:
+        resolve(text, "  go()\n", "  stop()\n")
+    assert caught.value.stage == INDENTATION
+    assert caught.value.locations == (Lines(2, 2), Lines(5, 5))
+
+
+# --- calculate_min_context ---
+
+
+@pytest.mark.parametrize(
+    ("lines", "expected"),
+    [
+        ([], 0),
+        (["a"], 1),
+        (["a", "b", "c"], 1),
+        (["a", "a"], 2),
+        (["x", "a", "b", "y", "a", "b", "z"], 3),
+        (["a"] * 5, 5),
+    ],
+)
+def test_calculate_min_context(lines: list[str], expected: int) -> None:
+    assert calculate_min_context(lines) == expected
+
+
+@given(st.lists(st.sampled_from("abc"), max_size=30))
+def test_min_context_is_the_smallest_window_size_with_no_repeats(lines: list[str]) -> None:
+    k = calculate_min_context(lines)
+
+    def unique(size: int) -> bool:
+        windows = [tuple(lines[i : i + size]) for i in range(len(lines) - size + 1)]
+        return len(windows) == len(set(windows))
+
+    if lines:
+        assert unique(k)
+        assert k == 1 or not unique(k - 1)
+
+
+# --- the safety property: never the wrong place ---
+
+_CODE_LINES = st.sampled_from(["a()", "b()", "if x:", "    a()", "    b()", "", "return", "  c()"])
+
+
+@given(
+    st.lists(_CODE_LINES, min_size=1, max_size=25),
+    st.data(),
+    st.sampled_from(["none", "trailing", "crlf", "dedent", "indent", "tabs", "blank_ends"]),
+)
+def test_an_edit_lands_on_the_intended_place_or_is_refused(lines: list[str], data, perturbation: str) -> None:
+    """Files full of repeated lines: an applied edit inserts after the intended window, nowhere else.
+
+    "Intended" is only defined where the window is unique even ignoring all whitespace; elsewhere
+    the perturbed text may be exactly what the file holds at another place, and no matcher can tell.
+    """
+    text = "".join(line + "\n" for line in lines)
+    start = data.draw(st.integers(0, len(lines) - 1))
+    stop = data.draw(st.integers(start + 1, min(len(lines), start + 4)))
+    window = lines[start:stop]
+    if not any(line.strip() for line in window):
+        return
+    search = perturb(window, perturbation)
+    marker = "MARKER()"
+    try:
+        result = resolve(text, "".join(s + "\n" for s in search), "".join(s + "\n" for s in [*search, marker]))
+    except (NoMatch, AmbiguousMatch):
+        return
+    new = [line.rstrip("\r\n") for line in split_lines(result.text)]
+    (at,) = [i for i, line in enumerate(new) if line.strip() == marker]
+    assert new[:at] + new[at + 1 :] == lines, "nothing but the inserted line changed"
+    core_start = start + next(i for i, line in enumerate(window) if line.strip())
+    core_stop = stop - next(i for i, line in enumerate(reversed(window)) if line.strip())
+    core = [line.strip() for line in lines[core_start:core_stop]]
+    places = [i for i in range(len(lines)) if [line.strip() for line in lines[i : i + len(core)]] == core]
+    if places == [core_start]:
+        assert at >= core_stop and all(not line.strip() for line in new[core_stop:at])
+
+
+def perturb(window: list[str], how: str) -> list[str]:
+    """The window as a model might copy it, changed uniformly (a model's slip is not an edit)."""
+    if how == "trailing":
+        return [line + "  " for line in window]
+    if how == "crlf":
+        return [line + "\r" for line in window]
+    if how == "dedent" and all(line.startswith("  ") for line in window if line):
+        return [line[2:] for line in window]
+    if how == "indent":
+        return ["    " + line if line else line for line in window]
+    if how == "tabs":
+        return [line.replace("    ", "\t") for line in window]
+    if how == "blank_ends":
+        return ["", *window, ""]
+    return window
