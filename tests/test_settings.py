@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -78,3 +79,28 @@ def test_bad_or_missing_keys(tmp_path: Path, file_text: str | None, fragment: st
     with pytest.raises(SetupError) as caught:
         resolve_api_key(tmp_path, "anthropic", {})
     assert fragment in str(caught.value)
+
+
+def test_edit_block_thresholds_and_the_deletion_policy(tmp_path: Path) -> None:
+    loaded = load_settings(tmp_path, env={})
+    assert (loaded.settings.edit_threshold_lines, loaded.settings.edit_threshold_bytes) == (500, 15000)
+    assert loaded.settings.allow_delete is True
+    write_config(tmp_path, "allow_delete = false\nedit_threshold_lines = 300\n")
+    loaded = load_settings(tmp_path, env={"CODE_COMMIT_EDIT_THRESHOLD_BYTES": "8000"})
+    assert loaded.settings.allow_delete is False
+    assert (loaded.settings.edit_threshold_lines, loaded.settings.edit_threshold_bytes) == (300, 8000)
+    assert load_settings(tmp_path, env={"CODE_COMMIT_ALLOW_DELETE": "yes"}).settings.allow_delete is True
+
+
+@pytest.mark.parametrize(
+    ("config", "fragment"),
+    [
+        ("edit_threshold_lines = 0\n", "edit_threshold_lines (from config file): must be at least 1"),
+        ("edit_threshold_bytes = -5\n", "edit_threshold_bytes (from config file): must be at least 1"),
+        ("allow_delete = 'no'\n", "bad value 'no' for allow_delete"),
+    ],
+)
+def test_bad_edit_settings(tmp_path: Path, config: str, fragment: str) -> None:
+    write_config(tmp_path, config)
+    with pytest.raises(SetupError, match=re.escape(fragment)):
+        load_settings(tmp_path, env={})

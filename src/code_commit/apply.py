@@ -16,9 +16,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .edits import DeleteFile, Edit
+from .edits import DeleteFile, Edit, EditFile
 from .errors import AnswerRefused
 from .guard import Guard
+from .matching import Lines, MatchFailure, NumberedLine, resolve
 
 
 @dataclass(frozen=True)
@@ -34,24 +35,68 @@ class Plan:
     missing_deletes: tuple[str, ...] = ()  # deletes of files that do not exist: no-ops, logged
 
 
-def plan_changes(root: Path, edits: Sequence[Edit], guard: Guard) -> Plan:
-    """Check every edit and compute the answer's net effect; raise AnswerRefused listing all refusals."""
-    refusals: list[str] = []
+@dataclass(frozen=True)
+class Problem:
+    """One reason an answer is refused, structured for `code-commit apply --check`."""
+
+    kind: str  # guard, delete_disabled, not_utf8, missing_file, not_text, blank_search, no_match, ambiguous
+    message: str  # the whole reason, as the model and the user read it
+    path: str | None = None
+    block: int | None = None  # which block of the answer, from 1
+    search: int | None = None  # which search/replace pair of an edit block, from 1
+    answer_line: int | None = None  # the answer line of that pair's ^^^search, when known
+    closest: tuple[NumberedLine, ...] = ()  # no_match: the most similar lines in the file
+    locations: tuple[Lines, ...] = ()  # ambiguous: every place the search text matches
+    unique_around: tuple[Lines, ...] = ()  # ambiguous: for each location, the smallest unique window
+    min_context: int | None = None  # ambiguous: any this many consecutive lines of the file are unique
+
+    def __str__(self) -> str:
+        return self.message
+
+
+class PlanRefused(AnswerRefused):
+    """The answer's edits cannot all be applied; `problems` says why, one entry per reason."""
+
+    def __init__(self, problems: Sequence[Problem]) -> None:
+        unique = list({p.message: p for p in problems}.values())
+        super().__init__(*(p.message for p in unique))
+        self.problems = tuple(unique)
+
+
+def plan_changes(root: Path, edits: Sequence[Edit], guard: Guard, *, allow_delete: bool = True) -> Plan:
+    """Check every edit and compute the answer's net effect; raise PlanRefused listing all refusals.
+
+    Edit blocks are resolved here, against each file as the earlier blocks of the answer left it.
+    """
+    problems: list[Problem] = []
     final: dict[str, bytes | None] = {}
-    for edit in edits:
+    for block, edit in enumerate(edits, start=1):
+        if isinstance(edit, DeleteFile) and not allow_delete:
+            problems.append(
+                Problem(
+                    "delete_disabled",
+                    f"{edit.path!r}: deleting files is turned off in this project (allow_delete = false); "
+                    "change the file instead, or leave it for the supervisor",
+                    edit.path,
+                    block,
+                )
+            )
+            continue
         refusal = guard.check_delete(edit.path) if isinstance(edit, DeleteFile) else guard.check_write(edit.path)
         if refusal:
-            refusals.append(str(refusal))
+            problems.append(Problem("guard", str(refusal), edit.path, block))
             continue
         if isinstance(edit, DeleteFile):
             final[edit.path] = None
+            continue
+        if isinstance(edit, EditFile):
+            content = _resolve_edit(root, edit, block, final, problems)
         else:
-            try:
-                final[edit.path] = edit.content.encode("utf-8")
-            except UnicodeEncodeError:
-                refusals.append(f"{edit.path!r}: the content is not valid UTF-8 text")
-    if refusals:
-        raise AnswerRefused(*dict.fromkeys(refusals))
+            content = _encode(edit.path, edit.content, block, problems)
+        if content is not None:
+            final[edit.path] = content
+    if problems:
+        raise PlanRefused(problems)
 
     changes: list[Change] = []
     missing: list[str] = []
@@ -62,6 +107,70 @@ def plan_changes(root: Path, edits: Sequence[Edit], guard: Guard) -> Plan:
         elif content != current:
             changes.append(Change(path, content))
     return Plan(final, tuple(changes), tuple(missing))
+
+
+def _encode(path: str, text: str, block: int, problems: list[Problem]) -> bytes | None:
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:
+        problems.append(Problem("not_utf8", f"{path!r}: the content is not valid UTF-8 text", path, block))
+        return None
+
+
+def _resolve_edit(
+    root: Path, edit: EditFile, block: int, final: dict[str, bytes | None], problems: list[Problem]
+) -> bytes | None:
+    """The file's bytes after the edit block, or None after adding a problem for every pair that fails."""
+    path = edit.path
+    earlier = path in final  # an earlier block of this answer already changed the file
+    current = final[path] if earlier else _read_existing(root / path)
+    if current is None:
+        why = (
+            "an earlier block of this answer deletes it"
+            if earlier
+            else "it does not exist; create a new file with a whole-file block"
+        )
+        problems.append(Problem("missing_file", f"{path!r}: block {block} is an edit block, but {why}", path, block))
+        return None
+    try:
+        text = current.decode("utf-8")
+    except UnicodeDecodeError:
+        problems.append(
+            Problem(
+                "not_text",
+                f"{path!r}: block {block} is an edit block, but the file is not UTF-8 text; give the whole file",
+                path,
+                block,
+            )
+        )
+        return None
+    failed = False
+    count = len(edit.replacements)
+    for number, pair in enumerate(edit.replacements, start=1):
+        try:
+            text = resolve(text, pair.search, pair.replace).text
+        except MatchFailure as failure:
+            failed = True
+            where = f"{path!r}: block {block} (an edit block), search {number} of {count}"
+            if pair.line is not None:
+                where += f" (answer line {pair.line})"
+            if earlier or number > 1:
+                where += ", matched against the file as the earlier edits of this answer left it"
+            problems.append(
+                Problem(
+                    failure.kind,
+                    f"{where}: {failure.describe(path)}",
+                    path,
+                    block,
+                    number,
+                    pair.line,
+                    failure.closest,
+                    failure.locations,
+                    failure.unique_around,
+                    failure.min_context,
+                )
+            )
+    return None if failed else _encode(path, text, block, problems)
 
 
 def _read_existing(path: Path) -> bytes | None:

@@ -119,7 +119,7 @@ def accept_answer(root: Path, completion: Completion, settings: Settings) -> Pla
             f"the answer was cut off at the output limit ({settings.max_tokens} tokens); give fewer or smaller files"
         )
     edits = parse_answer(completion.text)
-    return plan_changes(root, edits, Guard(root))
+    return plan_changes(root, edits, Guard(root), allow_delete=settings.allow_delete)
 
 
 def _record(

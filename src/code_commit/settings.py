@@ -47,6 +47,13 @@ class Settings:
     max_repairs: int = _setting(3, "Repair queries after the initial one (the spec's three).")
     build_timeout: float = _setting(1800.0, "Seconds before build.sh's whole process group is killed.")
     build_output_cap: int = _setting(60000, "Characters of build output passed to a repair prompt.")
+    allow_delete: bool = _setting(True, "Whether an answer may delete files; false refuses every ^^^delete block.")
+    edit_threshold_lines: int = _setting(
+        500, "The prompt asks for edit blocks, not whole files, for files over this many lines."
+    )
+    edit_threshold_bytes: int = _setting(
+        15000, "The prompt asks for edit blocks, not whole files, for files over this many bytes."
+    )
 
 
 SETTING_NAMES = tuple(f.name for f in dataclasses.fields(Settings))
@@ -151,6 +158,10 @@ def _validate(settings: Settings, sources: dict[str, str]) -> None:
         raise bad("build_timeout", "must be positive")
     if settings.build_output_cap < 1000:
         raise bad("build_output_cap", "must be at least 1000 characters")
+    if settings.edit_threshold_lines < 1:
+        raise bad("edit_threshold_lines", "must be at least 1")
+    if settings.edit_threshold_bytes < 1:
+        raise bad("edit_threshold_bytes", "must be at least 1")
 
 
 @dataclass(frozen=True)
