@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+import re
+
 from code_commit.logs import Redactor
 from code_commit.prompts import (
     Feedback,
     SystemPrompts,
+    fill_placeholders,
     initial_prompt,
     load_system_prompts,
     render_replacements,
     repair_prompt,
 )
+from code_commit.settings import Settings
 
 SYSTEM = SystemPrompts("<PS>", "<CM>", "<IQ>", "<RQ>")
 
@@ -83,3 +87,27 @@ def test_shipped_system_prompts_load_and_teach_the_format() -> None:
     assert "--- FILE [" in system.project_structure
     assert "FILE REPLACEMENT" in system.project_structure
     assert system.initial_query.strip() and system.repair_query.strip()
+
+
+def test_the_code_modification_prompt_teaches_edit_blocks_with_the_configured_thresholds() -> None:
+    default = load_system_prompts().code_modification
+    assert "^^^search" in default and "^^^replace" in default
+    assert "more than 500 lines or more than 15000 bytes" in default
+    assert "Delete a file only when the task needs it." in default
+    settings = Settings(edit_threshold_lines=42, edit_threshold_bytes=9000)
+    custom = load_system_prompts(settings=settings).code_modification
+    assert "more than 42 lines or more than 9000 bytes" in custom
+    for text in (default, custom):
+        assert not re.search(r"\{\w+\}", text), "every placeholder is filled"
+
+
+def test_the_prompt_says_when_deleting_is_turned_off() -> None:
+    text = load_system_prompts(settings=Settings(allow_delete=False)).code_modification
+    assert "Deleting files is turned off in this project" in text
+    assert "Delete a file only when" not in text
+
+
+def test_filling_placeholders_leaves_other_braces_alone() -> None:
+    text = "if (x) { y(); } {known} {unknown} {{known}}"
+    assert fill_placeholders(text, {"known": "K"}) == "if (x) { y(); } K {unknown} {K}"
+    assert fill_placeholders(text, {}) == text

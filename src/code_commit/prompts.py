@@ -12,12 +12,14 @@ user turn, so the model sees them exactly in the spec's order.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 from .errors import SetupError
 from .logs import Redactor
+from .settings import Settings
 
 PROMPT_FILES = {
     "project_structure": "project_structure.txt",
@@ -71,7 +73,8 @@ def system_prompts_dir() -> Path:
     raise SetupError(f"the system prompts are missing from {here}; reinstall code-commit")
 
 
-def load_system_prompts(directory: Path | None = None) -> SystemPrompts:
+def load_system_prompts(directory: Path | None = None, settings: Settings | None = None) -> SystemPrompts:
+    """The prompt texts, with the code-modification prompt's {placeholders} filled from `settings`."""
     directory = directory or system_prompts_dir()
     texts: dict[str, str] = {}
     for name, filename in PROMPT_FILES.items():
@@ -79,7 +82,33 @@ def load_system_prompts(directory: Path | None = None) -> SystemPrompts:
             texts[name] = (directory / filename).read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as exc:
             raise SetupError(f"cannot read the system prompt {directory / filename}: {exc}") from exc
+    texts["code_modification"] = fill_placeholders(texts["code_modification"], prompt_values(settings or Settings()))
     return SystemPrompts(**texts)
+
+
+def prompt_values(settings: Settings) -> dict[str, str]:
+    """What the code-modification prompt's placeholders stand for."""
+    if settings.allow_delete:
+        deleting = "Delete a file only when the task needs it."
+    else:
+        deleting = (
+            "Deleting files is turned off in this project: a ^^^delete block makes the whole answer "
+            "rejected. Change or empty the file instead, and say outside the blocks what the supervisor "
+            "should delete."
+        )
+    return {
+        "edit_threshold_lines": str(settings.edit_threshold_lines),
+        "edit_threshold_bytes": str(settings.edit_threshold_bytes),
+        "deleting": deleting,
+    }
+
+
+def fill_placeholders(text: str, values: Mapping[str, str]) -> str:
+    """Replace each {name} of `values` in `text`; other braces (code in a prompt) are left alone."""
+    if not values:
+        return text
+    pattern = re.compile(r"\{(" + "|".join(map(re.escape, values)) + r")\}")
+    return pattern.sub(lambda match: values[match.group(1)], text)
 
 
 def _with_newline(text: str) -> str:

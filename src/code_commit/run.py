@@ -50,7 +50,7 @@ class Outcome:
 
 def execute(workspace: Workspace, key: ApiKey, settings: Settings, console: Console) -> Outcome:
     """Run the loop on a checked setup (see `workspace.check_setup`)."""
-    system = load_system_prompts()
+    system = load_system_prompts(settings=settings)
     redact = Redactor.of([key.value])
     console.redact = redact
     log = RunLog.create(workspace.config_dir, redact)
