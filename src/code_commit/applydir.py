@@ -1,0 +1,131 @@
+"""applydir's JSON answers (seed 000) -> the same edit objects as the ^^^ format. Pure.
+
+    [
+      {"file": "src/main.py", "action": "replace_lines",
+       "changes": [{"original_lines": ["def f():", "    return 1"], "changed_lines": ["def f():", "    return 2"]}]},
+      {"file": "src/new.py", "action": "create_file", "changes": [{"original_lines": [], "changed_lines": ["x = 1"]}]},
+      {"file": "src/old.py", "action": "delete_file"}
+    ]
+
+- `action` defaults to `replace_lines`. Each change becomes a search/replace pair of one edit
+  block, matched like any other (`matching`): `original_lines` is the search text,
+  `changed_lines` the replacement.
+- `create_file` (or `replace_lines` whose every `original_lines` is empty, as applydir allows)
+  becomes a whole-file block of the `changed_lines`, which must not be empty; the file must not
+  exist yet (`ApplydirAnswer.creates`, checked against the disk by the caller).
+- `delete_file` becomes a delete block; `changes` is ignored.
+- Lines are strings without their newline (a trailing "\\n" is tolerated and dropped).
+  Unknown keys are ignored. Every structural mistake is reported, each naming its entry.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from .edits import DeleteFile, Edit, EditFile, Replacement, WriteFile
+from .errors import AnswerRefused
+
+ACTIONS = ("replace_lines", "create_file", "delete_file")
+
+
+@dataclass(frozen=True)
+class ApplydirAnswer:
+    edits: list[Edit]
+    creates: tuple[str, ...]  # paths of create_file entries: they must not exist yet
+
+
+def looks_like_json(text: str) -> bool:
+    """Whether an answer is applydir JSON rather than ^^^ blocks: it starts with '[' (fences aside)."""
+    return _unfenced(text).startswith("[")
+
+
+def _unfenced(text: str) -> str:
+    """The text without a Markdown code fence around it (models often add one)."""
+    text = text.strip()
+    if text.startswith("```"):
+        lines = text.split("\n")
+        if len(lines) >= 2 and lines[-1].strip() == "```":
+            return "\n".join(lines[1:-1]).strip()
+    return text
+
+
+def parse_applydir(text: str) -> ApplydirAnswer:
+    """Map an applydir JSON answer onto edits; raise AnswerRefused listing every structural problem."""
+    try:
+        data = json.loads(_unfenced(text))
+    except json.JSONDecodeError as exc:
+        raise AnswerRefused(
+            f"the answer is not valid JSON ({exc.msg} at line {exc.lineno}, column {exc.colno}); "
+            "if it is a ^^^ answer, pass --format caret"
+        ) from exc
+    if not isinstance(data, list):
+        raise AnswerRefused("the JSON answer must be an array of file objects")
+    problems: list[str] = []
+    edits: list[Edit] = []
+    creates: list[str] = []
+    for number, entry in enumerate(data, start=1):
+        where = f"entry {number}"
+        if not isinstance(entry, dict):
+            problems.append(f"{where}: must be an object with a 'file' key")
+            continue
+        path = entry.get("file")
+        if not isinstance(path, str) or not path:
+            problems.append(f"{where}: 'file' must be a non-empty string (a path relative to the project root)")
+            continue
+        where = f"entry {number} ({path!r})"
+        action = entry.get("action", "replace_lines")
+        if action not in ACTIONS:
+            problems.append(f"{where}: unknown action {action!r}; use one of {', '.join(ACTIONS)}")
+            continue
+        if action == "delete_file":
+            edits.append(DeleteFile(path))
+            continue
+        changes = _changes(entry.get("changes"), where, problems)
+        if changes is None:
+            continue
+        creating = action == "create_file" or all(not original for original, _ in changes)
+        if creating:
+            if any(original for original, _ in changes):
+                problems.append(f"{where}: create_file needs every original_lines to be empty")
+                continue
+            content = "".join(line for _, changed in changes for line in changed)
+            if not content:
+                problems.append(f"{where}: creating a file needs non-empty changed_lines")
+                continue
+            edits.append(WriteFile(path, content))
+            creates.append(path)
+            continue
+        empty = [n for n, (original, _) in enumerate(changes, start=1) if not original]
+        if empty:
+            problems.append(
+                f"{where}: change {empty[0]} has empty original_lines; replace_lines needs lines copied from "
+                "the file (to create a file, use create_file)"
+            )
+            continue
+        edits.append(EditFile(path, tuple(Replacement("".join(o), "".join(c)) for o, c in changes)))
+    if problems:
+        raise AnswerRefused(*problems)
+    return ApplydirAnswer(edits, tuple(creates))
+
+
+def _changes(value: Any, where: str, problems: list[str]) -> list[tuple[list[str], list[str]]] | None:
+    """Each change's (original, changed) lines, each line ending with a newline; None after a problem."""
+    if not isinstance(value, list) or not value:
+        problems.append(f"{where}: 'changes' must be a non-empty array of {{original_lines, changed_lines}} objects")
+        return None
+    result = []
+    for number, change in enumerate(value, start=1):
+        if not isinstance(change, dict):
+            problems.append(f"{where}, change {number}: must be an object")
+            return None
+        pair = []
+        for key in ("original_lines", "changed_lines"):
+            lines = change.get(key)
+            if not isinstance(lines, list) or not all(isinstance(line, str) for line in lines):
+                problems.append(f"{where}, change {number}: {key!r} must be an array of strings")
+                return None
+            pair.append([(line[:-1] if line.endswith("\n") else line) + "\n" for line in lines])
+        result.append((pair[0], pair[1]))
+    return result
