@@ -54,8 +54,8 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Project:
 def cli() -> Iterator[object]:
     runner = CliRunner()
 
-    def invoke(*args: str, env: Mapping[str, str | None] | None = None) -> Result:
-        return runner.invoke(app, list(args), env=env, catch_exceptions=False)
+    def invoke(*args: str, env: Mapping[str, str | None] | None = None, input: str | bytes | None = None) -> Result:
+        return runner.invoke(app, list(args), env=env, input=input, catch_exceptions=False)
 
     yield invoke
 

@@ -106,5 +106,48 @@ def rollup(
     raise typer.Exit(_guarded(action))
 
 
+APPLY_EXIT_CODES = """\
+Exit codes:
+  0    applied (with --build: and the build passes); with --check: the answer is valid
+  1    with --build: the build fails after applying
+  2    usage or setup error: unreadable answer, bad flags, .gitignore or build.sh missing
+  7    the answer was refused (malformed, a guarded path, a search text that does not match
+       exactly once): nothing was applied; with --check: it would be refused
+  130  interrupted"""
+
+
+@app.command(
+    "apply",
+    help=f"""Apply a saved answer: the same parser, guard and all-or-nothing apply, no model call.
+
+FILE is a ^^^ answer (a logged NN-response.txt, say) or an applydir JSON answer, or - to read
+standard input. Nothing runs the build unless --build is given. The report goes to stdout;
+the answer and what happened are logged under agent-config/logs/<run-id>/.
+
+\b
+{APPLY_EXIT_CODES}
+""",
+)
+def apply_command(
+    answer: Annotated[str, typer.Argument(metavar="FILE|-", help="The saved answer, or - for standard input.")],
+    check: Annotated[
+        bool, typer.Option("--check", help="Validate only: write nothing, report every problem, exit 7 if any.")
+    ] = False,
+    build: Annotated[bool, typer.Option("--build", help="Run build.sh after applying.")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
+    answer_format: Annotated[
+        str, typer.Option("--format", help="auto (JSON if the answer starts with '['), caret or json.")
+    ] = "auto",
+) -> None:
+    def action(console: Any) -> int:
+        from .apply_command import command
+
+        return command(
+            console, Path.cwd(), answer, check=check, build=build, as_json=as_json, answer_format=answer_format
+        )
+
+    raise typer.Exit(_guarded(action))
+
+
 def main() -> None:
     app()

@@ -47,6 +47,7 @@ class AnswerRefused(Exception):
 
 EXIT_OK = 0
 EXIT_BUILD_FAILS = 1
+EXIT_REFUSED = 7  # `code-commit apply` only: in a run, a refused answer uses up an attempt instead
 
 EXIT_CODES: dict[type[CodeCommitError], int] = {
     SetupError: 2,
@@ -66,6 +67,7 @@ Exit codes:
   4    another run holds the project's lock
   5    the run's time limit was reached
   6    every change was rejected in review
+  7    code-commit apply: the answer was refused; nothing was applied
   130  interrupted"""
 
 

@@ -1,0 +1,243 @@
+"""`code-commit apply FILE|-`: apply a saved answer with no model call.
+
+The answer goes through the same parser, guard, matching and all-or-nothing apply as a
+model's answer in a run. It may be in the ^^^ format (a logged NN-response.txt, say) or in
+applydir's JSON (`applydir`). `--check` validates only and writes nothing; `--build` runs
+build.sh after applying. The report goes to stdout (text, or JSON with `--json`); progress
+goes to stderr. Everything else is written under agent-config/logs/<run-id>/.
+
+The model SDK is never imported here.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .apply import Plan, PlanRefused, Problem, apply_plan, plan_changes
+from .applydir import looks_like_json, parse_applydir
+from .build import BuildResult, run_build
+from .edits import Edit, parse_answer
+from .errors import EXIT_BUILD_FAILS, EXIT_OK, EXIT_REFUSED, AnswerRefused, SetupError
+from .guard import Guard
+from .logs import Redactor, RunLog
+from .settings import CONFIG_DIR, load_settings, resolve_api_key
+from .ui import Console
+from .workspace import _gitignore_problems
+
+FORMATS = ("auto", "caret", "json")
+
+
+@dataclass(frozen=True)
+class FileChange:
+    path: str
+    action: str  # "write" or "delete"
+
+
+@dataclass
+class ApplyReport:
+    """What `apply` did or would do; printed as text or JSON."""
+
+    source: str
+    format: str  # "caret" or "json"
+    checked_only: bool
+    applied: bool = False
+    changes: tuple[FileChange, ...] = ()
+    missing_deletes: tuple[str, ...] = ()  # deletes of files that do not exist: no-ops
+    problems: tuple[Problem, ...] = ()
+    build: BuildResult | None = None
+    log_dir: Path | None = None
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems and (self.build is None or self.build.passed)
+
+
+def command(
+    console: Console,
+    root: Path,
+    source: str,
+    *,
+    check: bool = False,
+    build: bool = False,
+    as_json: bool = False,
+    answer_format: str = "auto",
+) -> int:
+    if check and build:
+        raise SetupError("--check only validates the answer; it cannot be combined with --build")
+    if answer_format not in FORMATS:
+        raise SetupError(f"--format must be one of {', '.join(FORMATS)}, not {answer_format!r}")
+    settings = load_settings(root).settings
+    if not check:
+        problems = _gitignore_problems(root)
+        if build and not (root / "build.sh").is_file():
+            problems.append("build.sh is missing: --build runs ./build.sh; create it or leave out --build.")
+        if problems:
+            raise SetupError("\n".join(problems))
+    text = _read_answer(source)
+    redact = Redactor.of([_configured_key(root, settings.provider)])
+    console.redact = redact
+
+    fmt = answer_format if answer_format != "auto" else ("json" if looks_like_json(text) else "caret")
+    report = ApplyReport(source="standard input" if source == "-" else source, format=fmt, checked_only=check)
+    plan = _plan(root, text, fmt, settings.allow_delete, report)
+
+    if not check:
+        log = RunLog.create(root / CONFIG_DIR, redact)
+        report.log_dir = log.folder
+        log.write_file("answer.txt", text)
+        log.event(f"apply: answer from {report.source} ({fmt} format), no model call")
+        if plan is not None:
+            try:
+                apply_plan(root, plan)
+            except AnswerRefused as failure:
+                report.problems = tuple(Problem("apply_failed", reason) for reason in failure.reasons)
+            else:
+                report.applied = True
+                _log_applied(log, plan)
+        if report.problems:
+            log.write_file("refused.txt", "".join(f"- {p.message}\n" for p in report.problems))
+            log.event(f"apply: refused ({len(report.problems)} problem(s)); nothing was written")
+        elif build:
+            console.info("running build.sh")
+            report.build = run_build(root, log.folder / "build.txt", redact, settings.build_timeout)
+            log.event(f"apply: {report.build.describe()}")
+        console.info(f"logs: {log.folder.relative_to(root)}")
+
+    sys.stdout.write(redact(_as_json(report) if as_json else _as_text(report)))
+    if report.problems:
+        return EXIT_REFUSED
+    return EXIT_OK if report.ok else EXIT_BUILD_FAILS
+
+
+def _read_answer(source: str) -> str:
+    try:
+        data = sys.stdin.buffer.read() if source == "-" else Path(source).read_bytes()
+    except OSError as exc:
+        raise SetupError(f"cannot read the answer {source}: {exc.strerror or exc}") from exc
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise SetupError(f"the answer {source} is not UTF-8 text ({exc.reason} at byte {exc.start})") from exc
+
+
+def _configured_key(root: Path, provider: str) -> str:
+    """The API key, if one is configured, so that it is censored; applying needs none."""
+    try:
+        return resolve_api_key(root, provider, os.environ).value
+    except SetupError:
+        return ""
+
+
+def _plan(root: Path, text: str, fmt: str, allow_delete: bool, report: ApplyReport) -> Plan | None:
+    """Parse and check the answer; the plan, or None with `report.problems` saying why."""
+    creates: tuple[str, ...] = ()
+    try:
+        if fmt == "json":
+            answer = parse_applydir(text)
+            edits: list[Edit] = answer.edits
+            creates = answer.creates
+        else:
+            edits = parse_answer(text)
+    except AnswerRefused as refusal:
+        report.problems = tuple(Problem("malformed", reason) for reason in refusal.reasons)
+        return None
+    if not edits:
+        what = "entries" if fmt == "json" else "^^^ blocks"
+        report.problems = (Problem("empty", f"the answer has no {what}, so there is nothing to apply"),)
+        return None
+    problems = [
+        Problem("exists", f"{path!r}: create_file, but the file already exists; use replace_lines to change it", path)
+        for path in creates
+        if os.path.lexists(root / path)
+    ]
+    plan = None
+    try:
+        plan = plan_changes(root, edits, Guard(root), allow_delete=allow_delete)
+    except PlanRefused as refusal:
+        problems.extend(refusal.problems)
+    if problems:
+        report.problems = tuple(problems)
+        return None
+    assert plan is not None
+    report.changes = tuple(FileChange(c.path, "delete" if c.content is None else "write") for c in plan.changes)
+    report.missing_deletes = plan.missing_deletes
+    return plan
+
+
+def _log_applied(log: RunLog, plan: Plan) -> None:
+    done = ", ".join(f"{'deleted' if c.content is None else 'wrote'} {c.path}" for c in plan.changes)
+    log.event(f"apply: applied {done or 'nothing (every file already had that content)'}")
+    for path in plan.missing_deletes:
+        log.event(f"apply: delete of {path} skipped: the file does not exist")
+
+
+def _as_text(report: ApplyReport) -> str:
+    out: list[str] = []
+    if report.problems:
+        verdict = "would be refused" if report.checked_only else "was refused; nothing was written"
+        out.append(f"refused: the answer from {report.source} {verdict} ({len(report.problems)} problem(s))\n")
+        for number, problem in enumerate(report.problems, start=1):
+            where = ", ".join(
+                part
+                for part in (
+                    problem.path,
+                    problem.block and f"block {problem.block}",
+                    problem.search and f"search {problem.search}",
+                    problem.answer_line and f"answer line {problem.answer_line}",
+                )
+                if part
+            )
+            out.append(f"problem {number} [{problem.kind}]{': ' + where if where else ''}\n")
+            out.extend(f"  {line}\n" for line in problem.message.split("\n"))
+        return "".join(out)
+    written = sum(c.action == "write" for c in report.changes)
+    deleted = len(report.changes) - written
+    if report.checked_only:
+        out.append(
+            f"ok: the answer from {report.source} applies cleanly: it writes {written} file(s), deletes {deleted}\n"
+        )
+    else:
+        out.append(f"applied the answer from {report.source}: {written} file(s) written, {deleted} deleted\n")
+    out.extend(f"  {'would ' if report.checked_only else ''}{c.action} {c.path}\n" for c in report.changes)
+    out.extend(f"  skipped delete of {path}: the file does not exist\n" for path in report.missing_deletes)
+    if report.build is not None:
+        out.append(f"build: {'passes' if report.build.passed else 'fails'} ({report.build.describe()})\n")
+    return "".join(out)
+
+
+def _as_json(report: ApplyReport) -> str:
+    def plain(value: Any) -> Any:
+        if dataclasses.is_dataclass(value) and not isinstance(value, type):
+            return {f.name: plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
+        if isinstance(value, tuple | list):
+            return [plain(v) for v in value]
+        if isinstance(value, Path):
+            return str(value)
+        return value
+
+    document = {
+        "ok": report.ok,
+        "checked_only": report.checked_only,
+        "applied": report.applied,
+        "source": report.source,
+        "format": report.format,
+        "changes": plain(report.changes),
+        "missing_deletes": list(report.missing_deletes),
+        "problems": plain(report.problems),
+        "build": None
+        if report.build is None
+        else {
+            "passed": report.build.passed,
+            "exit_code": report.build.exit_code,
+            "timed_out": report.build.timed_out,
+            "log": str(report.build.log_path),
+        },
+        "log_dir": None if report.log_dir is None else str(report.log_dir),
+    }
+    return json.dumps(document, indent=2) + "\n"

@@ -1,0 +1,233 @@
+"""`code-commit apply FILE|-`: a saved answer through the same parser, guard and apply, no model call."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from fakeapi import FakeAPI
+from support import TEST_KEY, Project, git
+
+BIG = "".join(f"def f{n}():\n    return {n}\n\n" for n in range(1, 201))
+EDIT = "^^^big.py\n^^^search\ndef f7():\n    return 7\n^^^replace\ndef f7():\n    return -7\n^^^end\n"
+
+
+@pytest.fixture
+def big(project: Project) -> Project:
+    project.write("big.py", BIG)
+    project.write("old.txt", "old\n")
+    project.commit_all()
+    return project
+
+
+def status(project: Project) -> str:
+    return git(project.root, "status", "--porcelain")
+
+
+def only_run(project: Project) -> dict[str, str]:
+    (run,) = project.run_dirs()
+    return {p.name: p.read_text() for p in run.iterdir()}
+
+
+def test_apply_a_saved_answer_file(big: Project, cli, tmp_path: Path) -> None:
+    answer = tmp_path / "answer.txt"
+    answer.write_text("Prose.\n" + EDIT + "^^^new.txt\nnew\n^^^end\n^^^old.txt\n^^^delete\n")
+    result = cli("apply", str(answer))
+    assert result.exit_code == 0, result.output
+    assert big.read("big.py") == BIG.replace("return 7\n", "return -7\n")
+    assert big.read("new.txt") == "new\n" and not (big.root / "old.txt").exists()
+    assert result.stdout.splitlines() == [
+        f"applied the answer from {answer}: 2 file(s) written, 1 deleted",
+        "  write big.py",
+        "  write new.txt",
+        "  delete old.txt",
+    ]
+    logged = only_run(big)
+    assert set(logged) == {"answer.txt", "run.log"}, "no build ran without --build"
+    assert logged["answer.txt"] == answer.read_text()
+    assert "no model call" in logged["run.log"] and "wrote big.py, wrote new.txt, deleted old.txt" in logged["run.log"]
+
+
+def test_apply_reads_standard_input(big: Project, cli) -> None:
+    result = cli("apply", "-", input=EDIT)
+    assert result.exit_code == 0, result.output
+    assert "applied the answer from standard input" in result.stdout
+    assert "return -7" in big.read("big.py")
+
+
+def test_check_validates_and_writes_nothing(big: Project, cli) -> None:
+    before = status(big)
+    result = cli("apply", "--check", "-", input=EDIT + "^^^old.txt\n^^^delete\n")
+    assert result.exit_code == 0
+    assert result.stdout == (
+        "ok: the answer from standard input applies cleanly: it writes 1 file(s), deletes 1\n"
+        "  would write big.py\n  would delete old.txt\n"
+    )
+    assert status(big) == before and big.run_dirs() == []
+
+
+def test_check_reports_every_problem_as_structured_text_and_exits_7(big: Project, cli) -> None:
+    answer = (
+        "^^^big.py\n^^^search\ndef f7(x):\n    return 7\n^^^replace\nx\n^^^end\n"
+        "^^^big.py\n^^^search\n\n^^^replace\n^^^end\n"
+        "^^^build.sh\nexit 0\n^^^end\n"
+    )
+    before = status(big)
+    result = cli("apply", "--check", "-", input=answer)
+    assert result.exit_code == 7
+    out = result.stdout
+    assert out.startswith("refused: the answer from standard input would be refused (3 problem(s))\n")
+    assert "problem 1 [no_match]: big.py, block 1, search 1, answer line 2\n" in out
+    assert "      19| def f7():\n      20|     return 7\n" in out
+    assert "problem 2 [blank_search]: big.py, block 2, search 1, answer line 9\n" in out
+    assert "problem 3 [guard]: build.sh, block 3\n  'build.sh': build.sh is a protected file\n" in out
+    assert status(big) == before and big.run_dirs() == []
+
+
+def test_check_json_gives_the_problems_as_data(big: Project, cli) -> None:
+    big.write("dup.py", "a = 1\nb = 2\na = 1\n")
+    result = cli("apply", "--check", "--json", "-", input="^^^dup.py\n^^^search\na = 1\n^^^replace\na = 2\n^^^end\n")
+    assert result.exit_code == 7
+    report = json.loads(result.stdout)
+    assert (report["ok"], report["checked_only"], report["applied"], report["format"]) == (False, True, False, "caret")
+    (problem,) = report["problems"]
+    assert problem["kind"] == "ambiguous" and problem["path"] == "dup.py"
+    assert (problem["block"], problem["search"], problem["answer_line"]) == (1, 1, 2)
+    assert problem["locations"] == [{"first": 1, "last": 1}, {"first": 3, "last": 3}]
+    assert problem["unique_around"] == [{"first": 1, "last": 2}, {"first": 2, "last": 3}]
+    assert problem["min_context"] == 2
+
+
+def test_a_refused_answer_writes_nothing_exits_7_and_is_logged(big: Project, cli) -> None:
+    before = status(big)
+    result = cli("apply", "-", input="^^^fine.txt\nok\n^^^end\n^^^.git/config\nx\n^^^end\n")
+    assert result.exit_code == 7
+    assert "was refused; nothing was written" in result.stdout
+    assert status(big) == before
+    logged = only_run(big)
+    assert "inside a .git directory" in logged["refused.txt"] and "answer.txt" in logged
+
+
+def test_build_runs_only_with_build_and_its_result_sets_the_exit_code(big: Project, cli) -> None:
+    big.build_script("grep -q 'return -7$' big.py\n")
+    result = cli("apply", "--build", "-", input=EDIT)
+    assert result.exit_code == 0, result.output
+    assert "build: passes" in result.stdout
+    assert "exited with code 0" in only_run(big)["build.txt"]
+    big.write("big.py", BIG)
+    result = cli("apply", "--build", "--json", "-", input=EDIT.replace("return -7", "return -8"))
+    assert result.exit_code == 1
+    report = json.loads(result.stdout)
+    assert report["applied"] is True and report["build"]["passed"] is False and report["build"]["exit_code"] == 1
+
+
+def test_applydir_json_answers(big: Project, cli) -> None:
+    answer = [
+        {"file": "big.py", "changes": [{"original_lines": ["def f7():", "    return 7"], "changed_lines": ["pass"]}]},
+        {"file": "pkg/new.py", "action": "create_file", "changes": [{"original_lines": [], "changed_lines": ["x"]}]},
+        {"file": "old.txt", "action": "delete_file"},
+    ]
+    result = cli("apply", "-", input="```json\n" + json.dumps(answer) + "\n```\n")
+    assert result.exit_code == 0, result.output
+    assert "def f7():\n    return 7\n" not in big.read("big.py") and "\npass\n\ndef f8" in big.read("big.py")
+    assert big.read("pkg/new.py") == "x\n" and not (big.root / "old.txt").exists()
+
+
+def test_applydir_create_file_on_an_existing_file_is_refused(big: Project, cli) -> None:
+    answer = [{"file": "old.txt", "action": "create_file", "changes": [{"original_lines": [], "changed_lines": ["x"]}]}]
+    result = cli("apply", "--check", "-", input=json.dumps(answer))
+    assert result.exit_code == 7
+    assert "problem 1 [exists]: old.txt\n" in result.stdout and "already exists" in result.stdout
+
+
+def test_applydir_mistakes_are_refused_by_entry(big: Project, cli) -> None:
+    result = cli("apply", "--check", "-", input='[{"file": "a", "action": "move"}]')
+    assert result.exit_code == 7
+    assert "problem 1 [malformed]\n  entry 1 ('a'): unknown action 'move'" in result.stdout
+
+
+def test_the_format_can_be_forced(big: Project, cli) -> None:
+    # A ^^^ answer whose prose starts with '[' would be taken for JSON.
+    answer = "[note] the fix:\n" + EDIT
+    assert cli("apply", "--check", "-", input=answer).exit_code == 7
+    assert cli("apply", "--check", "--format", "caret", "-", input=answer).exit_code == 0
+
+
+def test_an_answer_with_no_blocks_is_refused(big: Project, cli) -> None:
+    result = cli("apply", "--check", "-", input="I think the build is fine.\n")
+    assert result.exit_code == 7
+    assert "the answer has no ^^^ blocks" in result.stdout
+
+
+def test_allow_delete_false_applies_to_saved_answers(big: Project, cli) -> None:
+    big.write("agent-config/config.toml", "allow_delete = false\n")
+    result = cli("apply", "-", input="^^^old.txt\n^^^delete\n")
+    assert result.exit_code == 7
+    assert "problem 1 [delete_disabled]: old.txt, block 1" in result.stdout
+    assert big.read("old.txt") == "old\n"
+
+
+@pytest.mark.parametrize(
+    ("args", "setup", "fragment"),
+    [
+        (["apply", "missing.txt"], None, "cannot read the answer missing.txt"),
+        (["apply", "bin.txt"], lambda p: (p.root / "bin.txt").write_bytes(b"\xff\xfe"), "is not UTF-8 text"),
+        (["apply", "--check", "--build", "-"], None, "cannot be combined with --build"),
+        (["apply", "--format", "yaml", "-"], None, "--format must be one of auto, caret, json"),
+        (["apply", "-"], lambda p: (p.root / ".gitignore").unlink(), ".gitignore is missing"),
+        (["apply", "--build", "-"], lambda p: (p.root / "build.sh").unlink(), "build.sh is missing"),
+    ],
+)
+def test_usage_and_setup_errors_exit_2(big: Project, cli, args: list[str], setup, fragment: str) -> None:
+    if setup:
+        setup(big)
+    before = status(big)
+    result = cli(*args, input=EDIT)
+    assert result.exit_code == 2
+    assert fragment in result.stderr
+    assert status(big) == before and big.run_dirs() == []
+
+
+def test_the_key_is_censored_in_the_report_and_the_logs(big: Project, cli, monkeypatch) -> None:
+    monkeypatch.setenv("ANTHROPIC_API_KEY", TEST_KEY)
+    big.build_script(f"echo {TEST_KEY}\nexit 1\n")
+    result = cli("apply", "--build", "-", input=f"^^^k-{TEST_KEY}.txt\n{TEST_KEY}\n^^^end\n")
+    assert result.exit_code == 1
+    assert TEST_KEY not in result.stdout + result.stderr
+    assert f"write k-********{TEST_KEY[-2:]}.txt" in result.stdout
+    logged = only_run(big)
+    assert set(logged) == {"answer.txt", "build.txt", "run.log"}
+    for name, text in logged.items():
+        assert TEST_KEY not in text, name
+
+
+def test_replaying_a_logged_answer_reproduces_the_run(big: Project, api: FakeAPI, cli) -> None:
+    api.reply(EDIT + "^^^fixed.txt\nfixed\n^^^end\n")
+    assert cli().exit_code == 0
+    after_run = big.read("big.py")
+    (run,) = big.run_dirs()
+    git(big.root, "checkout", "--", "big.py")
+    (big.root / "fixed.txt").unlink()
+    result = cli("apply", "--build", str(run / "01-response.txt"))
+    assert result.exit_code == 0, result.output
+    assert big.read("big.py") == after_run and big.read("fixed.txt") == "fixed\n"
+    assert len(api.requests) == 1, "no model call"
+
+
+def test_apply_does_not_import_the_sdk(big: Project) -> None:
+    probe = (
+        "import sys\n"
+        "from code_commit.cli import main\n"
+        "sys.argv = ['code-commit', 'apply', '-']\n"
+        "try:\n    main()\nexcept SystemExit as exit:\n    code = exit.code\n"
+        "print('EXIT', code, 'anthropic' in sys.modules, file=sys.stderr)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], cwd=big.root, input=EDIT, capture_output=True, text=True, check=False
+    )
+    assert "EXIT 0 False" in done.stderr
+    assert "return -7" in big.read("big.py")
