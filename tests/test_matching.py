@@ -134,6 +134,14 @@ def test_tabs_for_spaces_match_and_new_lines_get_the_files_spaces() -> None:
     assert result.text == "if a:\n    b()\n    c()\n"
 
 
+def test_tabs_typed_as_eight_spaces_match_too() -> None:
+    text = "\tif x:\n\t\ty()\n"
+    result = resolve(
+        text, "        if x:\n                y()\n", "        if x:\n                y()\n                z()\n"
+    )
+    assert result.text == "\tif x:\n\t\ty()\n\t\tz()\n"
+
+
 def test_a_shift_that_is_not_uniform_does_not_match() -> None:
     # The search flattens the nesting: relative indentation changed, so it is not the same code.
     with pytest.raises(NoMatch):
@@ -158,6 +166,12 @@ def test_blank_lines_the_file_does_not_have_at_the_ends_are_ignored() -> None:
 
 def test_blank_lines_the_replacement_adds_beyond_the_search_texts_are_kept() -> None:
     assert resolve("a\nb\nc\n", "\nb\n", "\nb\n\n\n").text == "a\nb\n\n\nc\n"
+
+
+def test_blank_lines_at_the_ends_that_the_file_does_have_stay_part_of_the_match() -> None:
+    # Two blank lines after "a" in the search, one in the file: the one it has is matched, and the
+    # new line goes after it, where the model put it.
+    assert resolve("x\na\n\nb\n", "a\n\n\n", "a\n\n\nNEW\n").text == "x\na\n\nNEW\nb\n"
 
 
 def test_a_search_text_without_the_files_blank_line_still_matches() -> None:
@@ -227,6 +241,19 @@ def test_the_same_code_at_two_indentation_levels_is_ambiguous_in_the_indentation
         resolve(text, "  go()\n", "  stop()\n")
     assert caught.value.stage == INDENTATION
     assert caught.value.locations == (Lines(2, 2), Lines(5, 5))
+
+
+def test_a_search_text_found_in_many_places_names_twenty_and_counts_the_rest() -> None:
+    text = "x = 0\n" * 3000 + "end\n"
+    with pytest.raises(AmbiguousMatch) as caught:
+        resolve(text, "x = 0\n", "x = 1\n")
+    failure = caught.value
+    assert len(failure.locations) == 3000 and len(failure.unique_around) == 20
+    assert failure.min_context == 3000
+    assert failure.unique_around[0] is None, "no window within 100 more lines is unique there"
+    message = failure.describe("zeros.py")
+    assert "line 19, line 20 and 2980 more" in message
+    assert "Any 3000 consecutive lines of zeros.py are unique" in message
 
 
 # --- calculate_min_context ---

@@ -47,7 +47,7 @@ class Problem:
     answer_line: int | None = None  # the answer line of that pair's ^^^search, when known
     closest: tuple[NumberedLine, ...] = ()  # no_match: the most similar lines in the file
     locations: tuple[Lines, ...] = ()  # ambiguous: every place the search text matches
-    unique_around: tuple[Lines, ...] = ()  # ambiguous: for each location, the smallest unique window
+    unique_around: tuple[Lines | None, ...] = ()  # ambiguous: for the first 20 locations, the smallest unique window
     min_context: int | None = None  # ambiguous: any this many consecutive lines of the file are unique
 
     def __str__(self) -> str:

@@ -47,6 +47,8 @@ STAGE_NAMES = {
 
 TAB_WIDTHS = (4, 8, 2)
 CLOSEST_SHOWN = 40  # lines of the closest window quoted back to the model at most
+MAX_LOCATIONS_SHOWN = 20  # an ambiguous search text's locations named in the message (all are in the data)
+MAX_EXTRA_CONTEXT = 100  # lines added around a location, at most, when looking for a unique window
 
 
 @dataclass(frozen=True)
@@ -81,7 +83,7 @@ class MatchFailure(Exception):
     kind = "match"
     closest: tuple[NumberedLine, ...] = ()
     locations: tuple[Lines, ...] = ()
-    unique_around: tuple[Lines, ...] = ()
+    unique_around: tuple[Lines | None, ...] = ()
     min_context: int | None = None
 
     def describe(self, path: str) -> str:
@@ -125,23 +127,29 @@ class AmbiguousMatch(MatchFailure):
     kind = "ambiguous"
 
     def __init__(
-        self, stage: str, locations: tuple[Lines, ...], unique_around: tuple[Lines, ...], min_context: int
+        self, stage: str, locations: tuple[Lines, ...], unique_around: tuple[Lines | None, ...], min_context: int
     ) -> None:
         super().__init__("ambiguous")
         self.stage = stage
         self.locations = locations
-        self.unique_around = unique_around  # for each location, the smallest unique window containing it
+        # For each of the first MAX_LOCATIONS_SHOWN locations, the smallest unique window containing
+        # it (None: none within MAX_EXTRA_CONTEXT more lines).
+        self.unique_around = unique_around
         self.min_context: int | None = min_context  # calculate_min_context of the file
 
     def describe(self, path: str) -> str:
-        places = _join([str(lines) for lines in self.locations])
+        shown = [str(lines) for lines in self.locations[:MAX_LOCATIONS_SHOWN]]
+        if len(self.locations) > MAX_LOCATIONS_SHOWN:
+            shown.append(f"{len(self.locations) - MAX_LOCATIONS_SHOWN} more")
         hints = "; ".join(
             f"for {where}, a search text of {wider} would be unique"
-            for where, wider in zip(self.locations, self.unique_around, strict=True)
+            for where, wider in zip(self.locations, self.unique_around, strict=False)
+            if wider is not None
         )
+        advice = f": {hints}" if hints else ""
         return (
             f"the search text matches {len(self.locations)} places in {path} ({STAGE_NAMES[self.stage]}): "
-            f"{places}. It must match exactly one, so add unchanged lines around the change: {hints}. "
+            f"{_join(shown)}. It must match exactly one, so add unchanged lines around the change{advice}. "
             f"Any {self.min_context} consecutive lines of {path} are unique."
         )
 
@@ -350,61 +358,82 @@ def calculate_min_context(lines: Sequence[str]) -> int:
     """The smallest k such that every run of k consecutive lines is unique (0 for no lines).
 
     Applydir's `calculate_min_context`: a search text of at least k lines copied from the file
-    always matches exactly one place. Uniqueness only grows with k, so a binary search works.
+    always matches exactly one place. Uniqueness only grows with k, so a binary search works;
+    with window hashes each step is linear, so even a file of identical lines is quick.
     """
     if not lines:
         return 0
-    ids = _ids(lines)
-    low, high = 1, len(ids)
+    windows = _Windows(lines)
+    low, high = 1, len(lines)
     while low < high:
         middle = (low + high) // 2
-        if _all_unique(ids, middle):
+        if windows.all_unique(middle):
             high = middle
         else:
             low = middle + 1
     return low
 
 
-def _ids(lines: Sequence[str]) -> list[int]:
-    numbering: dict[str, int] = {}
-    return [numbering.setdefault(line, len(numbering)) for line in lines]
+class _Windows:
+    """Polynomial hashes of every run of lines, so runs of any length compare in constant time."""
 
+    MOD = (1 << 61) - 1
+    BASE = 1_000_003
 
-def _windows(ids: list[int], k: int) -> Counter[tuple[int, ...]]:
-    return Counter(tuple(ids[i : i + k]) for i in range(len(ids) - k + 1))
+    def __init__(self, lines: Sequence[str]) -> None:
+        numbering: dict[str, int] = {}
+        self.ids = [numbering.setdefault(line, len(numbering)) for line in lines]
+        self.prefix = [0]
+        self.powers = [1]
+        for line_id in self.ids:
+            self.prefix.append((self.prefix[-1] * self.BASE + line_id + 1) % self.MOD)
+            self.powers.append(self.powers[-1] * self.BASE % self.MOD)
 
+    def of(self, start: int, size: int) -> int:
+        return (self.prefix[start + size] - self.prefix[start] * self.powers[size]) % self.MOD
 
-def _all_unique(ids: list[int], k: int) -> bool:
-    seen: set[tuple[int, ...]] = set()
-    for i in range(len(ids) - k + 1):
-        window = tuple(ids[i : i + k])
-        if window in seen:
-            return False
-        seen.add(window)
-    return True
+    def counts(self, size: int) -> Counter[int]:
+        return Counter(self.of(i, size) for i in range(len(self.ids) - size + 1))
 
+    def all_unique(self, size: int) -> bool:
+        seen: dict[int, list[int]] = {}
+        for i in range(len(self.ids) - size + 1):
+            same_hash = seen.setdefault(self.of(i, size), [])
+            if any(self.ids[j : j + size] == self.ids[i : i + size] for j in same_hash):
+                return False
+            same_hash.append(i)
+        return True
 
-def _unique_around(ids: list[int], start: int, n: int, min_context: int) -> Lines:
-    """The smallest window containing lines [start, start+n) whose content occurs once in the file."""
-    total = len(ids)
-    for size in range(n + 1, max(min_context, n + 1) + 1):
-        counts = _windows(ids, size)
-        # Window starts that contain the location, nearest to centred first.
-        starts = [s for s in range(start + n - size, start + 1) if s >= 0 and s + size <= total]
-        starts.sort(key=lambda s: abs((start - s) - (s + size - start - n)))
-        for s in starts:
-            if counts[tuple(ids[s : s + size])] == 1:
-                return Lines(s + 1, s + size)
-    return Lines(1, total)  # the whole file is always unique
+    def unique_around(self, starts: Sequence[int], n: int, largest: int) -> tuple[Lines | None, ...]:
+        """For each location [start, start+n), the smallest window of at most `largest` lines
+        containing it that occurs once in the file (None if there is none that small)."""
+        total = len(self.ids)
+        found: dict[int, Lines] = {}
+        for size in range(n + 1, min(largest, total) + 1):
+            if len(found) == len(starts):
+                break
+            counts = self.counts(size)
+            for start in starts:
+                if start in found:
+                    continue
+                # Window starts that contain the location, the most centred first.
+                candidates = [s for s in range(start + n - size, start + 1) if s >= 0 and s + size <= total]
+                candidates.sort(key=lambda s, start=start: abs((start - s) - (s + size - start - n)))
+                for s in candidates:
+                    if counts[self.of(s, size)] == 1:  # a hash collision can only make a window look shared
+                        found[start] = Lines(s + 1, s + size)
+                        break
+        return tuple(found.get(start) for start in starts)
 
 
 def _ambiguous(stage: str, keys: list[str], starts: list[int], n: int) -> AmbiguousMatch:
-    ids = _ids(keys)
     k = calculate_min_context(keys)
+    windows = _Windows(keys)
+    largest = min(k, n + MAX_EXTRA_CONTEXT)
     return AmbiguousMatch(
         stage,
         tuple(Lines(s + 1, s + n) for s in starts),
-        tuple(_unique_around(ids, s, n, k) for s in starts),
+        windows.unique_around(starts[:MAX_LOCATIONS_SHOWN], n, largest),
         k,
     )
 
