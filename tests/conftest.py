@@ -33,6 +33,19 @@ def _isolated_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("GIT_COMMITTER_EMAIL", "test@example.invalid")
 
 
+@pytest.fixture(autouse=True)
+def retry_waits(monkeypatch: pytest.MonkeyPatch) -> list[float]:
+    """No test sleeps out a retry's backoff: the model transport's waits are recorded here instead, and
+    its clock moves on by them, so its retry time limit still counts them."""
+    from code_commit.llm import transport
+
+    waits: list[float] = []
+    real_clock = transport.clock
+    monkeypatch.setattr(transport, "sleep", waits.append)
+    monkeypatch.setattr(transport, "clock", lambda: real_clock() + sum(waits))
+    return waits
+
+
 @pytest.fixture
 def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Project:
     """A minimal valid project, committed to git, as the current directory."""
