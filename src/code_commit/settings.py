@@ -169,7 +169,11 @@ def _validate(settings: Settings, sources: dict[str, str]) -> None:
     if settings.build_output_cap < 1000:
         raise bad("build_output_cap", "must be at least 1000 characters")
     if settings.provider == "openai" and sources["model"] == "default":
-        raise bad("model", f"the default, {DEFAULT_MODEL}, is an Anthropic model: name the server's model with --model")
+        raise bad(
+            "provider",
+            f"openai needs a model: the default, {DEFAULT_MODEL}, is an Anthropic model; "
+            "name the server's model with --model (or model in agent-config/config.toml)",
+        )
     if settings.prompt_order not in PROMPT_ORDERS:
         raise bad("prompt_order", f"must be one of {', '.join(PROMPT_ORDERS)}, not {settings.prompt_order!r}")
     if settings.max_cost is not None and settings.max_cost <= 0:
