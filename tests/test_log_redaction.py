@@ -35,6 +35,10 @@ def test_the_sdk_debug_log_never_shows_the_key(project: Project) -> None:
     assert "anthropic._base_client" in done.stderr and "DEBUG" in done.stderr, "the SDK's debug log is on"
     assert f"'x-echo-key': '{CENSORED}'" in done.stderr, "the echoed header was logged, censored"
     assert TEST_KEY not in done.stderr + done.stdout
+    # The SDK's debug log prints each request's extra headers: the key must never be one of them.
+    options = [line for line in done.stderr.splitlines() if "Request options" in line]
+    assert len(options) == 2
+    assert not any("authorization" in line.lower() or "x-api-key" in line.lower() for line in options)
 
 
 def test_every_record_is_censored_its_traceback_too() -> None:

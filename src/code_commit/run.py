@@ -105,9 +105,15 @@ def execute(workspace: Workspace, key: ApiKey, settings: Settings, console: Cons
     console.info(f"run log: {log.folder.relative_to(workspace.root)}")
     budget = None if settings.max_cost is None else Budget(settings.max_cost, model, settings.max_tokens)
     meter = CallMeter(log, console, budget)
+    outcome = Outcome(passed=False, log_dir=log.folder)
     with redacted_logging(redact):
-        provider = make_provider(settings, key, meter.hooks())
-        return repair_loop(workspace, settings, system, provider, log, console, model=model, meter=meter)
+        try:
+            provider = make_provider(settings, key, meter.hooks())
+            return repair_loop(
+                workspace, settings, system, provider, log, console, model=model, meter=meter, outcome=outcome
+            )
+        finally:
+            report_totals(outcome, log, console)  # also when a call fails or the run is interrupted
 
 
 def check_fits(prompt: Prompt, model: ModelInfo, settings: Settings) -> None:
@@ -137,39 +143,21 @@ def repair_loop(
     *,
     model: ModelInfo | None = None,
     meter: CallMeter | None = None,
+    outcome: Outcome | None = None,
 ) -> Outcome:
     model = model or load_catalog(workspace.root).lookup(settings.model)
     meter = meter or CallMeter(log, console)
-    outcome = Outcome(passed=False, log_dir=log.folder)
-    try:
-        return _loop(workspace, settings, system, provider, log, console, model, meter, outcome)
-    finally:
-        if outcome.calls:
-            total = _usage_summary(outcome.usage, outcome.cost_usd)
-            console.info(f"total for {len(outcome.calls)} call(s): {total}")
-            log.event(f"run total: calls={len(outcome.calls)} {_pairs(_usage_fields(outcome.usage, outcome.cost_usd))}")
-
-
-def _loop(
-    workspace: Workspace,
-    settings: Settings,
-    system: SystemPrompts,
-    provider: Provider,
-    log: RunLog,
-    console: Console,
-    model: ModelInfo,
-    meter: CallMeter,
-    outcome: Outcome,
-) -> Outcome:
+    outcome = outcome if outcome is not None else Outcome(passed=False, log_dir=log.folder)
     replacements: dict[str, str | None] = {}  # latest state of every file the run touched
     feedback: Feedback | None = None
     calls = 1 + settings.max_repairs
     for call in range(1, calls + 1):
-        order = settings.prompt_order
         if feedback is None:
-            prompt = initial_prompt(system, workspace.query, workspace.codebase, order)
+            prompt = initial_prompt(system, workspace.query, workspace.codebase, settings.prompt_order)
         else:
-            prompt = repair_prompt(system, feedback, workspace.query, workspace.codebase, replacements, order)
+            prompt = repair_prompt(
+                system, feedback, workspace.query, workspace.codebase, replacements, settings.prompt_order
+            )
         prompt = prompt.redacted(log.redact)
         log.write(call, "query.txt", prompt.render())
         kind = "initial query" if call == 1 else f"repair {call - 1} of {settings.max_repairs}"
@@ -267,6 +255,13 @@ def _record(
         f"call {call}: applied "
         + ", ".join(f"{'deleted' if c.content is None else 'wrote'} {c.path}" for c in plan.changes)
     )
+
+
+def report_totals(outcome: Outcome, log: RunLog, console: Console) -> None:
+    """The run's tokens and estimated cost, on the console and in run.log."""
+    if outcome.calls:
+        console.info(f"total for {len(outcome.calls)} call(s): {_usage_summary(outcome.usage, outcome.cost_usd)}")
+        log.event(f"run total: calls={len(outcome.calls)} {_pairs(_usage_fields(outcome.usage, outcome.cost_usd))}")
 
 
 def _usage_fields(usage: Usage, cost: float | None) -> dict[str, object]:
