@@ -25,7 +25,7 @@ KEY_VARS = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_BASE_URL", "
 def _isolated_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     """No test sees the developer's real keys, endpoints or code-commit settings."""
     for name in list(os.environ):
-        if name in KEY_VARS or name.startswith("CODE_COMMIT_") or name.startswith("ANTHROPIC_"):
+        if name in KEY_VARS or name.startswith(("CODE_COMMIT_", "ANTHROPIC_", "OPENAI_")):
             monkeypatch.delenv(name)
     monkeypatch.setenv("GIT_AUTHOR_NAME", "Test")
     monkeypatch.setenv("GIT_AUTHOR_EMAIL", "test@example.invalid")

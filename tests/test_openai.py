@@ -235,3 +235,14 @@ def test_a_server_that_ignores_stream_true_is_understood(project: Project, api: 
 
     assert openai().exit_code == 0
     assert "input_tokens=50 output_tokens=5" in logged(project)["run.log"]
+
+
+def test_openai_base_url_from_the_environment(project: Project, api: FakeAPI, cli, monkeypatch) -> None:
+    monkeypatch.setenv("OPENAI_BASE_URL", f"{api.url}/v1")
+    api.reply(FIX)
+
+    result = cli("--provider", "openai", "--model", "gpt-fake")
+
+    assert result.exit_code == 0, result.stderr
+    assert api.requests[0].path == "/v1/chat/completions"
+    assert "authorization" not in api.requests[0].headers

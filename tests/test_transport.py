@@ -333,3 +333,18 @@ def test_the_service_s_wait_wins_over_backoff_but_not_over_the_cap() -> None:
 )
 def test_which_statuses_are_transient(status: int, headers: dict[str, str], expected: bool) -> None:
     assert status_is_transient(status, headers) is expected
+
+
+def test_no_attempt_waits_for_data_past_the_time_limit(project: Project, api: FakeAPI, cli) -> None:
+    # request_timeout alone would let the stall run until the fake cuts the stream at 5 s ("broke off");
+    # the retry time limit cuts the attempt's own wait short instead ("stalled"), and the run gives up.
+    project.write("agent-config/config.toml", "retry_time = 0.5\nrequest_timeout = 30\n")
+    api.cut_stream(PARTIAL, stall=5.0)
+    api.reply(FIX)
+
+    result = cli()
+
+    assert result.exit_code == 3
+    assert len(api.requests) == 1
+    assert "Failures: stream stalled (1x)" in result.stderr
+    assert "another wait would pass the 0.5 s limit (retry_time)" in result.stderr
