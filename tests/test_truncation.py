@@ -164,3 +164,22 @@ def test_the_context_check_uses_the_configured_window(project: Project, api: Fak
     project.write("agent-config/config.toml", '[models."claude-sonnet-5-5"]\ncontext_window = 100000\n')
     api.reply(FIX)
     assert cli().exit_code == 0
+
+
+def test_a_refused_continuation_leaves_the_answer_incomplete_and_the_run_goes_on(
+    project: Project, api: FakeAPI, cli
+) -> None:
+    # As a model that takes no partial answer would: the continuation request gets a 400.
+    api.reply("^^^partial.txt\nwhole\n^^^end\n^^^fixed.txt\nfix", stop_reason="max_tokens")
+    api.status(400, body={"type": "error", "error": {"type": "invalid_request_error", "message": "no prefill"}})
+    api.reply(FIX)
+
+    result = cli()
+
+    assert result.exit_code == 0, result.stderr
+    assert len(api.requests) == 3
+    assert "not continuing the cut-off answer: the Anthropic service answered HTTP 400" in result.stderr
+    assert "still cut off at the output limit (32000 tokens) after 0 continuation(s)" in result.stderr
+    assert "requests=2 retries=0 continuations=0" in logged(project)["run.log"]
+    assert not (project.root / "partial.txt").exists()
+    assert project.read("fixed.txt") == "fixed\n"

@@ -15,7 +15,7 @@ from ..prompts import Prompt
 from ..settings import ApiKey, Settings
 from .base import Hooks, Usage
 from .catalog import prompt_too_long
-from .transport import Reply, StreamingProvider, Transient, parse_retry_after, status_is_transient
+from .transport import Rejected, Reply, StreamingProvider, Transient, parse_retry_after, status_is_transient
 
 # Error events inside an already-open stream that are worth another attempt.
 TRANSIENT_STREAM_ERRORS = frozenset({"overloaded_error", "api_error", "rate_limit_error", "timeout_error"})
@@ -134,10 +134,11 @@ class AnthropicProvider(StreamingProvider):
                 "check --model and --base-url"
             )
         if status == 413 or (status == 400 and _says_too_long(message)):
-            return ServiceError(prompt_too_long(self.settings.model, len(prompt.render()), f"HTTP {status}: {message}"))
+            return Rejected(prompt_too_long(self.settings.model, len(prompt.render()), f"HTTP {status}: {message}"))
         if status_is_transient(status, headers):
             return Transient(f"HTTP {status} {error_type}".strip(), message, parse_retry_after(headers))
-        return ServiceError(f"the Anthropic service answered HTTP {status} {error_type}: {message}".replace("  ", " "))
+        failure = Rejected if status == 400 else ServiceError
+        return failure(f"the Anthropic service answered HTTP {status} {error_type}: {message}".replace("  ", " "))
 
 
 def _says_too_long(message: str) -> bool:

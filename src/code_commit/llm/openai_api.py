@@ -24,7 +24,7 @@ from ..prompts import Prompt
 from ..settings import ApiKey, Settings
 from .base import Hooks, Usage
 from .catalog import prompt_too_long
-from .transport import Reply, StreamingProvider, Transient, parse_retry_after, status_is_transient
+from .transport import Rejected, Reply, StreamingProvider, Transient, parse_retry_after, status_is_transient
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 CONNECT_TIMEOUT = 10.0
@@ -204,7 +204,8 @@ class OpenAIProvider(StreamingProvider):
             )
         text = f"{kind} {message}".lower()
         if status == 413 or (status == 400 and ("context" in text and ("length" in text or "window" in text))):
-            return ServiceError(prompt_too_long(self.settings.model, len(prompt.render()), f"HTTP {status}: {message}"))
+            return Rejected(prompt_too_long(self.settings.model, len(prompt.render()), f"HTTP {status}: {message}"))
         if status_is_transient(status, headers):
             return Transient(f"HTTP {status} {kind}".strip(), message, parse_retry_after(headers))
-        return ServiceError(f"the {self.name} service answered HTTP {status} {kind}: {message}".replace("  ", " "))
+        failure = Rejected if status == 400 else ServiceError
+        return failure(f"the {self.name} service answered HTTP {status} {kind}: {message}".replace("  ", " "))

@@ -1,8 +1,9 @@
 """What every network provider shares: retries, continuations of a cut-off answer, and the budget veto.
 
 A provider subclasses `StreamingProvider` and implements `send`: one streamed HTTP request, which
-returns a `Reply`, raises `Transient` for a fault worth another attempt, or raises `ServiceError`
-for one that is not. Here:
+returns a `Reply`, raises `Transient` for a fault worth another attempt, `Rejected` when the service
+refuses the request itself (400, 413), or `ServiceError` for any other fault that is not worth one.
+Here:
 
 - retries are tenacity's (the SDK's own are off): the wait the service asks for (retry-after-ms,
   retry-after) or exponential backoff with jitter, each wait capped; a stop after so many attempts
@@ -47,6 +48,16 @@ class Reply:
     text: str
     stop_reason: str  # in Anthropic's words; other providers map theirs
     usage: Usage
+
+
+@dataclass
+class _Tally:
+    requests: int = 0
+    retries: int = 0
+
+
+class Rejected(ServiceError):
+    """The service refused the request itself (HTTP 400 or 413): sending it again would not help."""
 
 
 class Transient(Exception):
@@ -128,48 +139,52 @@ class StreamingProvider:
     def complete(self, prompt: Prompt, on_text: Callable[[str], None] | None = None) -> Completion:
         started = clock()
         chars = len(prompt.render())
+        tally = _Tally()
         text = ""
         usage = Usage()
-        requests = retries = continuations = 0
+        reply: Reply | None = None
+        continuations = 0
         while True:
             # The API refuses an assistant turn that ends in white space, so the part sent back is
             # stripped, and the rest is joined to what was sent: nothing is doubled or lost.
-            partial = text.rstrip() if continuations else ""
+            partial = text.rstrip() if reply else ""
             try:
                 self.hooks.before_request(chars + len(partial))
-            except BudgetExceeded as exc:
-                if not continuations:
+                part = self._send_with_retries(prompt, partial, on_text, tally)
+            except (BudgetExceeded, Rejected) as exc:
+                if reply is None:
                     raise
-                # The answer stays incomplete and is refused; the run stops before its next call.
+                # A continuation the budget forbids, or the service refuses (a model that takes no
+                # partial answer, a prompt that no longer fits): the answer stays incomplete, and the
+                # run refuses it as it refuses any cut-off answer.
                 self.hooks.notify(f"not continuing the cut-off answer: {exc}")
                 break
-            reply, attempts = self._send_with_retries(prompt, partial, on_text)
-            requests += attempts
-            retries += attempts - 1
-            usage += reply.usage
-            self.hooks.on_usage(reply.usage)
-            text = partial + reply.text
-            if reply.stop_reason != "max_tokens" or continuations == MAX_CONTINUATIONS or not text.strip():
+            if reply is not None:
+                continuations += 1
+            reply = part
+            usage += part.usage
+            self.hooks.on_usage(part.usage)
+            text = partial + part.text
+            if part.stop_reason != "max_tokens" or continuations == MAX_CONTINUATIONS or not text.strip():
                 break
-            continuations += 1
             self.hooks.notify(
                 f"the answer was cut off at the {self.settings.max_tokens}-token output limit; "
-                f"asking for the rest (continuation {continuations} of {MAX_CONTINUATIONS})"
+                f"asking for the rest (continuation {continuations + 1} of {MAX_CONTINUATIONS})"
             )
         return Completion(
             text=text,
             stop_reason=reply.stop_reason,
             usage=usage,
             duration=clock() - started,
-            requests=requests,
-            retries=retries,
+            requests=tally.requests,
+            retries=tally.retries,
             continuations=continuations,
         )
 
     def _send_with_retries(
-        self, prompt: Prompt, partial: str, on_text: Callable[[str], None] | None
-    ) -> tuple[Reply, int]:
-        """One request, retried on transient faults; returns the reply and the attempts it took."""
+        self, prompt: Prompt, partial: str, on_text: Callable[[str], None] | None, tally: _Tally
+    ) -> Reply:
+        """One request, retried on transient faults; every attempt counted in tally."""
         import tenacity
 
         settings = self.settings
@@ -180,6 +195,7 @@ class StreamingProvider:
             # No attempt may wait for data past the time limit of the retries.
             remaining = settings.retry_time - (clock() - started)
             timeout = max(0.001, min(settings.request_timeout, remaining))
+            tally.requests += 1
             try:
                 return self.send(prompt, partial, timeout, on_text)
             except Transient as fault:
@@ -196,6 +212,7 @@ class StreamingProvider:
             return state.attempt_number >= settings.retry_attempts or out_of_time
 
         def announce(state: tenacity.RetryCallState) -> None:
+            tally.retries += 1
             self.hooks.notify(
                 f"attempt {state.attempt_number} of {settings.retry_attempts} failed: {faults[-1]}; "
                 f"retrying in {_seconds(state.upcoming_sleep)}"
@@ -210,10 +227,9 @@ class StreamingProvider:
             reraise=True,
         )
         try:
-            reply = retrying(attempt)
+            return retrying(attempt)
         except Transient:
             raise ServiceError(self._give_up_message(faults, clock() - started)) from None
-        return reply, len(faults) + 1
 
     def _give_up_message(self, faults: list[Transient], elapsed: float) -> str:
         settings = self.settings
