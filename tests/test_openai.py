@@ -61,6 +61,20 @@ def test_a_run_through_an_openai_compatible_server(project: Project, api: FakeAP
     assert "cache_read_tokens=700 cached_share=0.70 cost_usd=unknown" in logged(project)["run.log"]
 
 
+def test_a_server_that_reports_no_usage_is_noticed(project: Project, api: FakeAPI, openai, monkeypatch) -> None:
+    from code_commit.llm import openai_api
+
+    real = openai_api.request_body
+    monkeypatch.setattr(openai_api, "request_body", lambda *a: {**real(*a), "stream_options": None})
+    api.reply(FIX)
+
+    result = openai()
+
+    assert result.exit_code == 0
+    assert "the server reported no token usage" in result.stderr
+    assert "the server reported no token usage" in logged(project)["run.log"]
+
+
 def test_a_price_for_the_server_s_model_comes_from_the_config(project: Project, api: FakeAPI, openai) -> None:
     project.write("agent-config/config.toml", '[models."gpt-fake"]\ninput = 2.0\noutput = 8.0\n')
     api.reply(FIX, usage={"input_tokens": 1000, "output_tokens": 100})

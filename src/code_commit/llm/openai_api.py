@@ -126,7 +126,7 @@ class OpenAIProvider(StreamingProvider):
     def _stream(self, response: Any, on_text: Callable[[str], None] | None) -> Reply:
         parts: list[str] = []
         finish: str | None = None
-        usage = Usage()
+        usage: Usage | None = None
         for line in response.iter_lines():
             if not line.startswith("data:"):
                 continue  # blank separators, comments, event: lines
@@ -162,6 +162,10 @@ class OpenAIProvider(StreamingProvider):
         if finish is None:
             # The body ended (or [DONE] came) before any finish_reason: the answer is not whole.
             raise Transient("stream ended early", "the answer stopped without a finish reason")
+        if usage is None:
+            # Without counts the call's cost (and the --max-cost budget) would silently read as zero.
+            self.hooks.notify("the server reported no token usage: this request's tokens and cost count as 0")
+            usage = Usage()
         return Reply("".join(parts), STOP_REASONS.get(finish, finish), usage)
 
     def _whole(self, raw: bytes, on_text: Callable[[str], None] | None) -> Reply:
