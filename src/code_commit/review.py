@@ -12,6 +12,7 @@ import sys
 import unicodedata
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from enum import StrEnum
 from pathlib import Path
 from typing import TextIO
 
@@ -24,7 +25,14 @@ from .settings import Settings
 from .terminal import GONE, Keys, colour_wanted
 from .ui import Console
 
-ACCEPTED, REJECTED, UNREVIEWED = "accepted", "rejected", "unreviewed"  # unreviewed: pending at q
+
+class State(StrEnum):
+    ACCEPTED = "accepted"
+    REJECTED = "rejected"
+    UNREVIEWED = "unreviewed"  # still pending at q: counts as rejected
+
+
+ACCEPTED, REJECTED, UNREVIEWED = State.ACCEPTED, State.REJECTED, State.UNREVIEWED
 
 HELP = """\
 a - accept this hunk
@@ -67,7 +75,7 @@ class Item:
 @dataclass(frozen=True)
 class Decision:
     item: Item
-    state: str  # ACCEPTED, REJECTED or UNREVIEWED
+    state: State
 
     @property
     def accepted(self) -> bool:
@@ -103,7 +111,7 @@ class Reviewer:
         self, changes: Sequence[FileChange], out: TextIO, redact: Redactor | None = None, colour: bool = False
     ) -> None:
         self.items = items_of(changes)
-        self.states: list[str | None] = [None] * len(self.items)
+        self.states: list[State | None] = [None] * len(self.items)
         self.current = 0
         self.out = out
         self.redact = redact or Redactor()
