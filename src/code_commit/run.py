@@ -21,6 +21,7 @@ from .llm.catalog import Budget, ModelInfo, load_catalog, prompt_too_long, token
 from .llm.transport import MAX_CONTINUATIONS
 from .logs import Redactor, RunLog, redacted_logging
 from .prompts import Feedback, Prompt, SystemPrompts, initial_prompt, load_system_prompts, repair_prompt
+from .review import approve
 from .settings import ApiKey, Settings
 from .ui import Console
 from .workspace import Workspace
@@ -197,14 +198,15 @@ def repair_loop(
 
         try:
             plan = accept_answer(workspace.root, completion, settings)
-            apply_plan(workspace.root, plan)
+            approved = approve(workspace.root, plan, call, settings, log, console)  # --review, --diff
+            apply_plan(workspace.root, approved.plan)
         except AnswerRefused as refusal:
             reasons = "\n".join(f"- {r}" for r in refusal.reasons)
             log.write(call, "refused.txt", reasons + "\n")
             console.warn(f"answer refused, nothing was written:\n{reasons}")
             feedback = Feedback(f"Your previous answer was refused; nothing in it was applied.\n{reasons}\n", True)
             continue
-        _record(plan, replacements, outcome, log, call, console)
+        _record(approved.plan, replacements, outcome, log, call, console)
 
         console.info("running build.sh")
         result = run_build(workspace.root, log.path(call, "build.txt"), log.redact, settings.build_timeout)
@@ -215,7 +217,7 @@ def repair_loop(
             outcome.passed = True
             return outcome
         console.info(f"build fails: {result.describe()}")
-        feedback = Feedback(output_for_prompt(result, settings.build_output_cap))
+        feedback = Feedback(output_for_prompt(result, settings.build_output_cap) + approved.note)
     console.info(f"the build still fails after {settings.max_repairs} repairs")
     return outcome
 

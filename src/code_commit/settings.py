@@ -50,6 +50,10 @@ class Settings:
     max_repairs: int = _setting(3, "Repair queries after the initial one (the spec's three).")
     build_timeout: float = _setting(1800.0, "Seconds before build.sh's whole process group is killed.")
     build_output_cap: int = _setting(60000, "Characters of build output passed to a repair prompt.")
+    review: bool = _setting(
+        False, "Ask at the terminal which hunks of each answer to apply, before anything is written."
+    )
+    diff: bool = _setting(False, "Print the unified diff of what each attempt applies (on stderr).")
     prompt_order: str = _setting(
         "spec",
         "spec: the spec's section order. cache: [system prompts][query][codebase] first, so repair calls "
