@@ -118,3 +118,27 @@ def test_prompt_output_over_the_cap_keeps_head_tail_and_error_lines(tmp_path: Pa
     assert "src/app.py:3: error: something broke" in text
     assert "LAST-LINE" in text and "exited with code 1" in text
     assert "left out" in text
+
+
+def test_compaction_finds_error_lines_across_block_boundaries_and_counts_what_did_not_fit(tmp_path: Path) -> None:
+    # Lines of 100 bytes; error lines every 10,007 lines land at every offset within the 1 MiB blocks.
+    script = (
+        "i=0; while [ $i -lt 60000 ]; do\n"
+        '  if [ $((i % 10007)) -eq 5 ]; then echo "FAILED: case $i"; fi\n'
+        "  printf '%099d\\n' $i; i=$((i+1)); done\nexit 1\n"
+    )
+    make_build(tmp_path, script)
+    result = build(tmp_path)
+    text = output_for_prompt(result, cap=4000)
+    for i in range(5, 60000, 10007):
+        assert f"FAILED: case {i}\n" in text
+    small = output_for_prompt(result, cap=200)  # 100 bytes for error lines: the sixth does not fit
+    assert "[... and 1 more error-looking lines ...]" in small
+
+
+def test_output_without_newlines_still_compacts(tmp_path: Path) -> None:
+    make_build(tmp_path, "head -c 3000000 /dev/zero | tr '\\0' 'z'\necho ' fatal: at the end'\nexit 1\n")
+    result = build(tmp_path)
+    text = output_for_prompt(result, cap=2000)
+    assert len(text) < 4000
+    assert "left out" in text and "exited with code 1" in text

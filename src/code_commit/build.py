@@ -8,7 +8,6 @@ from __future__ import annotations
 import codecs
 import contextlib
 import os
-import re
 import selectors
 import signal
 import subprocess
@@ -16,15 +15,28 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import BinaryIO
 
 from .logs import Redactor
 
 SECRET_ENV = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "OPENAI_API_KEY")
 LINGER_SECONDS = 2.0  # after build.sh exits, how long children may keep the pipe open
 CHUNK = 1 << 16
-ERROR_LINE = re.compile(
-    r"error|fail|panic|traceback|exception|fatal|assert|undefined|cannot|not found|denied|segmentation",
-    re.IGNORECASE,
+BLOCK = 1 << 20
+# Searched in lower-cased bytes: words that mark a line worth keeping when the output is cut.
+ERROR_WORDS = (
+    b"error",
+    b"fail",
+    b"panic",
+    b"traceback",
+    b"exception",
+    b"fatal",
+    b"assert",
+    b"undefined",
+    b"cannot",
+    b"not found",
+    b"denied",
+    b"segmentation",
 )
 
 
@@ -152,38 +164,72 @@ class _RedactingSink:
 
 
 def output_for_prompt(result: BuildResult, cap: int) -> str:
-    """The build output for a repair prompt: all of it up to `cap` characters, else the head,
-    the tail and every error-looking line between them that fits, with markers for what was left out.
-    Reads the log file as a stream, so memory stays bounded by `cap`.
+    """The build output for a repair prompt: all of it up to about `cap` characters; above that, the
+    head, the tail, and every error-looking line between them that fits, with markers saying what
+    was left out. Reads the log in blocks, so memory stays bounded for any output size.
     """
-    with open(result.log_path, encoding="utf-8", newline="") as fh:
-        if result.output_chars <= cap:
-            return fh.read()
-        head_budget, tail_budget = cap // 4, cap // 4
-        error_budget = cap - head_budget - tail_budget
-        head = fh.read(head_budget)
-        head_cut = head.rfind("\n") + 1 or len(head)
-        consumed = head_cut
-        fh.seek(0)
-        fh.read(head_cut)
-        middle_end = result.output_chars - tail_budget
-        errors: list[str] = []
-        error_chars = skipped_errors = 0
-        position = consumed
-        tail_parts: list[str] = []
-        for line in fh:
-            if position >= middle_end:
-                tail_parts.append(line)
-            elif ERROR_LINE.search(line):
-                if error_chars + len(line) <= error_budget:
-                    errors.append(line if line.endswith("\n") else line + "\n")
-                    error_chars += len(line)
-                else:
-                    skipped_errors += 1
-            position += len(line)
-        tail = "".join(tail_parts)
-        tail = tail[-tail_budget:] if len(tail) > tail_budget else tail
-    omitted = result.output_chars - len(head[:head_cut]) - len(tail) - error_chars
-    marker = f"\n[... {omitted} characters of build output left out; the error-looking lines among them follow ...]\n"
-    more = f"[... and {skipped_errors} more error-looking lines ...]\n" if skipped_errors else ""
-    return head[:head_cut] + marker + "".join(errors) + more + "[... end of the left-out part ...]\n" + tail
+    size = result.log_path.stat().st_size
+    with open(result.log_path, "rb") as fh:
+        if size <= cap:
+            return fh.read().decode("utf-8", "replace")
+        quarter = cap // 4
+        head = fh.read(quarter)
+        head = head[: head.rfind(b"\n") + 1] or head
+        fh.seek(size - quarter)
+        tail = fh.read()
+        tail = tail[tail.find(b"\n") + 1 :] if b"\n" in tail else tail
+        errors, skipped = _error_lines(fh, len(head), size - len(tail), cap - 2 * quarter)
+    omitted = size - len(head) - len(tail) - sum(map(len, errors))
+    parts = [
+        head,
+        f"\n[... {omitted:,} bytes of build output left out; the error-looking lines among them follow ...]\n".encode(),
+        *errors,
+        f"[... and {skipped:,} more error-looking lines ...]\n".encode() if skipped else b"",
+        b"[... end of the left-out part ...]\n",
+        tail,
+    ]
+    return b"".join(parts).decode("utf-8", "replace")
+
+
+def _error_lines(fh: BinaryIO, start: int, end: int, budget: int) -> tuple[list[bytes], int]:
+    """Lines in [start, end) that look like errors, up to `budget` bytes, and how many did not fit.
+
+    Searched a 1 MiB block at a time at C speed, not one regex call per line.
+    """
+    kept: list[bytes] = []
+    used = skipped = 0
+    fh.seek(start)
+    carry = b""
+    position = start
+    while position < end:
+        block = fh.read(min(BLOCK, end - position))
+        if not block:
+            break
+        position += len(block)
+        data = carry + block
+        cut = len(data) if position >= end else data.rfind(b"\n") + 1
+        if cut == 0 and len(data) > BLOCK:  # a line longer than a block: take it in pieces, memory stays bounded
+            cut = len(data)
+        data, carry = data[:cut], data[cut:]
+        for line_start in sorted(_matching_line_starts(data.lower())):
+            line_end = data.find(b"\n", line_start)
+            line = data[line_start : len(data) if line_end < 0 else line_end + 1]
+            if used + len(line) <= budget:
+                kept.append(line if line.endswith(b"\n") else line + b"\n")
+                used += len(line)
+            else:
+                skipped += 1
+    return kept, skipped
+
+
+def _matching_line_starts(lowered: bytes) -> set[int]:
+    """Start offsets of the lines containing an error word. bytes.find per word scans at memchr
+    speed; one regex alternation over the same block is several times slower."""
+    starts: set[int] = set()
+    for word in ERROR_WORDS:
+        found = lowered.find(word)
+        while found >= 0:
+            starts.add(lowered.rfind(b"\n", 0, found) + 1)
+            line_end = lowered.find(b"\n", found)
+            found = -1 if line_end < 0 else lowered.find(word, line_end)
+    return starts

@@ -56,17 +56,45 @@ def main_command(
     max_tokens: Annotated[int | None, typer.Option(help="Output-token limit of one model call.")] = None,
     base_url: Annotated[str | None, typer.Option(help="Endpoint of the model provider.")] = None,
     build_timeout: Annotated[float | None, typer.Option(help="Seconds before build.sh is killed.")] = None,
+    review: Annotated[
+        bool | None,
+        typer.Option(
+            "--review/--no-review",
+            help="Show each answer hunk by hunk and write only the hunks you accept (needs a terminal).",
+        ),
+    ] = None,
+    diff: Annotated[
+        bool | None,
+        typer.Option("--diff/--no-diff", help="Print the unified diff of what each attempt applies, on stderr."),
+    ] = None,
+    provider: Annotated[
+        str | None, typer.Option(help="anthropic, or openai: any OpenAI-compatible server (with --base-url).")
+    ] = None,
+    prompt_order: Annotated[
+        str | None,
+        typer.Option(help="spec (the default), or cache: the codebase first, so repairs read it from cache."),
+    ] = None,
+    max_cost: Annotated[
+        float | None, typer.Option(help="Budget in US dollars: stop (exit 3) before a call that could go over it.")
+    ] = None,
 ) -> None:
     if ctx.invoked_subcommand is not None:
         return
     flags = {"model": model, "max_tokens": max_tokens, "base_url": base_url, "build_timeout": build_timeout}
+    flags |= {"review": review, "diff": diff}
+    flags |= {"provider": provider, "prompt_order": prompt_order, "max_cost": max_cost}
 
     def action(console: Any) -> int:
         from .settings import load_settings
         from .workspace import check_setup
 
         root = Path.cwd()
-        settings = load_settings(root, flags=flags).settings
+        loaded = load_settings(root, flags=flags)
+        settings = loaded.settings
+        if settings.review:
+            from .terminal import require_terminal
+
+            require_terminal(loaded.sources["review"])
         workspace, key = check_setup(root, settings, os.environ)
 
         from .run import execute  # imported only once the setup is known to be good

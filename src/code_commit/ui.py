@@ -39,3 +39,8 @@ class Console:
 
     def error(self, text: str) -> None:
         self._emit(f"error: {text}")
+
+    def show(self, text: str) -> None:
+        """A block the user asked to see (--diff), verbatim: no timestamps, shown even when quiet."""
+        self.stream.write(self.redact(text))
+        self.stream.flush()
