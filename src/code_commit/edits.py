@@ -23,10 +23,12 @@ The parser only splits the pairs; `matching` finds each search text in the file.
 
 Any line beginning with ``^^^`` is a marker, so a content line can never begin with ``^^^``.
 Prose outside blocks is ignored. Anything malformed refuses the whole answer: an unterminated
-block, a marker where none belongs, ``^^^end`` or ``^^^delete`` outside a block.
+block, a marker where none belongs, ``^^^end``, ``^^^delete``, ``^^^search`` or ``^^^replace``
+outside a block.
 
 Blocks take effect in order: a later block for the same path sees the result of the earlier
-ones, so writing then deleting a file deletes it, and the last whole-file block wins.
+ones, so writing then deleting a file deletes it, an edit block edits what the earlier blocks
+wrote, and the last whole-file block wins.
 
 A block's content is every line between its header and ``^^^end``, each with its newline, so
 a written file ends with a newline unless it is empty. Line endings inside content (``\\r\\n``)
