@@ -1,6 +1,11 @@
 """Running build.sh: its own process group, stdin from /dev/null, no API keys in its
 environment, stdout and stderr interleaved in write order through one pipe, streamed to the
 log file so memory stays bounded, and a hard time limit.
+
+When build.sh ends, the run does not wait for background children that still hold the pipe:
+after a short grace (`build_linger`) the whole group is killed, so no child of the build outlives
+the run. (A child that leaves the group with setsid escapes this; nothing short of a container
+can follow it.)
 """
 
 from __future__ import annotations
@@ -13,6 +18,7 @@ import selectors
 import signal
 import subprocess
 import time
+from collections import deque
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,7 +29,8 @@ SECRET_ENV = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "OPENAI_API_KEY")
 LINGER_SECONDS = 2.0  # after build.sh exits, how long children may keep the pipe open
 CHUNK = 1 << 16
 ERROR_LINE = re.compile(
-    r"error|fail|panic|traceback|exception|fatal|assert|undefined|cannot|not found|denied|segmentation",
+    r"error|fail|panic|traceback|exception|fatal|assert|undefined|cannot|not found|denied|segmentation"
+    r'|^E\s|^\s*File ".*", line \d+',  # pytest's failure lines; Python traceback frames
     re.IGNORECASE,
 )
 
@@ -35,6 +42,8 @@ class BuildResult:
     duration: float
     log_path: Path
     output_chars: int
+    time_limit: float = 0.0
+    lingered: bool = False  # background children still held the output when build.sh ended; killed
 
     @property
     def passed(self) -> bool:
@@ -42,7 +51,7 @@ class BuildResult:
 
     def describe(self) -> str:
         if self.timed_out:
-            return f"build.sh was killed after the {self.duration:.0f} s time limit"
+            return f"build.sh was killed at its time limit of {self.time_limit:g} s (--build-timeout)"
         return f"build.sh exited with code {self.exit_code} after {self.duration:.1f} s"
 
 
@@ -62,8 +71,13 @@ def run_build(
     timeout: float,
     env: Mapping[str, str] | None = None,
     on_output: Callable[[str], None] | None = None,
+    linger: float = LINGER_SECONDS,
 ) -> BuildResult:
-    """Run build.sh, stream its output (redacted) to `log_path`, and end with its exit status."""
+    """Run build.sh, stream its output (redacted) to `log_path`, and end with its exit status.
+
+    Whatever ends the wait (exit, time limit, an exception such as a signal's), the whole process
+    group is killed before this returns, and the log says how the build ended.
+    """
     started = time.monotonic()
     deadline = started + timeout
     process = subprocess.Popen(
@@ -73,11 +87,11 @@ def run_build(
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         env=build_env(os.environ if env is None else env),
-        start_new_session=True,
+        start_new_session=True,  # its own process group, killed as one; and no terminal signals
     )
     assert process.stdout is not None
     sink = _RedactingSink(log_path, redact, on_output)
-    timed_out = False
+    timed_out = lingered = False
     try:
         with selectors.DefaultSelector() as selector:
             selector.register(process.stdout, selectors.EVENT_READ)
@@ -85,11 +99,12 @@ def run_build(
             while True:
                 now = time.monotonic()
                 if linger_until is None and process.poll() is not None:
-                    linger_until = now + LINGER_SECONDS
+                    linger_until = now + linger
                 if linger_until is None and now >= deadline:
                     timed_out = True
                     break
                 if linger_until is not None and now >= linger_until:
+                    lingered = True
                     break  # children still hold the pipe; the group is killed below
                 wait = (deadline if linger_until is None else linger_until) - now
                 if not selector.select(timeout=min(wait, 0.5)):
@@ -98,16 +113,21 @@ def run_build(
                 if not chunk:
                     break
                 sink.write(chunk)
-    except BaseException:
-        sink.close("\n--- build.sh was interrupted ---\n")
+    except BaseException as exc:
+        sink.close(f"\n--- build.sh was stopped: {exc or type(exc).__name__}; its process group was killed ---\n")
         raise
     finally:
         _kill_group(process)
         process.stdout.close()
         exit_code = process.wait()
     duration = time.monotonic() - started
-    result = BuildResult(None if timed_out else exit_code, timed_out, duration, log_path, sink.chars)
-    sink.close(f"\n--- {result.describe()} ---\n")
+    result = BuildResult(None if timed_out else exit_code, timed_out, duration, log_path, sink.chars, timeout, lingered)
+    note = (
+        f"--- background processes still held build.sh's output {linger:g} s after it exited; they were killed ---\n"
+        if lingered
+        else ""
+    )
+    sink.close(f"\n{note}--- {result.describe()} ---\n")
     return result
 
 
@@ -152,38 +172,49 @@ class _RedactingSink:
 
 
 def output_for_prompt(result: BuildResult, cap: int) -> str:
-    """The build output for a repair prompt: all of it up to `cap` characters, else the head,
-    the tail and every error-looking line between them that fits, with markers for what was left out.
-    Reads the log file as a stream, so memory stays bounded by `cap`.
+    """The build output for a repair prompt: all of it up to `cap` characters; above that, the head,
+    the tail and the error-looking lines between them that fit, with a marker saying how much was
+    left out. One pass over the log file, reading lines in pieces, so memory stays bounded by `cap`
+    even for an output of one endless line.
     """
-    with open(result.log_path, encoding="utf-8", newline="") as fh:
-        if result.output_chars <= cap:
-            return fh.read()
-        head_budget, tail_budget = cap // 4, cap // 4
-        error_budget = cap - head_budget - tail_budget
-        head = fh.read(head_budget)
-        head_cut = head.rfind("\n") + 1 or len(head)
-        consumed = head_cut
+    head_budget = tail_budget = cap // 4
+    error_budget = cap - head_budget - tail_budget
+    piece = max(cap // 8, 80)  # the longest line kept whole; longer ones are read in pieces
+    with open(result.log_path, encoding="utf-8", errors="replace", newline="") as fh:
+        whole = fh.read(cap + 1)
+        if len(whole) <= cap:
+            return whole
         fh.seek(0)
-        fh.read(head_cut)
-        middle_end = result.output_chars - tail_budget
+        head: list[str] = []
+        tail: deque[str] = deque()
         errors: list[str] = []
-        error_chars = skipped_errors = 0
-        position = consumed
-        tail_parts: list[str] = []
-        for line in fh:
-            if position >= middle_end:
-                tail_parts.append(line)
-            elif ERROR_LINE.search(line):
-                if error_chars + len(line) <= error_budget:
-                    errors.append(line if line.endswith("\n") else line + "\n")
-                    error_chars += len(line)
+        head_chars = tail_chars = error_chars = omitted = skipped_errors = 0
+        head_open = True
+        for line in iter(lambda: fh.readline(piece), ""):
+            if head_open and head_chars + len(line) <= head_budget:
+                head.append(line)
+                head_chars += len(line)
+                continue
+            head_open = False  # the head is one contiguous stretch from the start
+            tail.append(line)
+            tail_chars += len(line)
+            while tail_chars > tail_budget and len(tail) > 1:
+                dropped = tail.popleft()
+                tail_chars -= len(dropped)
+                if ERROR_LINE.search(dropped) and error_chars + len(dropped) <= error_budget:
+                    errors.append(dropped if dropped.endswith("\n") else dropped + "\n")
+                    error_chars += len(dropped)
                 else:
-                    skipped_errors += 1
-            position += len(line)
-        tail = "".join(tail_parts)
-        tail = tail[-tail_budget:] if len(tail) > tail_budget else tail
-    omitted = result.output_chars - len(head[:head_cut]) - len(tail) - error_chars
-    marker = f"\n[... {omitted} characters of build output left out; the error-looking lines among them follow ...]\n"
-    more = f"[... and {skipped_errors} more error-looking lines ...]\n" if skipped_errors else ""
-    return head[:head_cut] + marker + "".join(errors) + more + "[... end of the left-out part ...]\n" + tail
+                    skipped_errors += bool(ERROR_LINE.search(dropped))
+                    omitted += len(dropped)
+    if tail_chars > tail_budget:  # one piece longer than the tail budget: keep its end
+        omitted += tail_chars - tail_budget
+        tail[0] = tail[0][tail_chars - tail_budget :]
+    found = f"; the {len(errors)} error-looking lines among them follow" if errors else ""
+    text = "".join(head) + f"\n[... {omitted:,} characters of build output left out here{found} ...]\n"
+    text += "".join(errors)
+    if skipped_errors:
+        text += f"[... {skipped_errors:,} more error-looking lines did not fit ...]\n"
+    if errors or skipped_errors:
+        text += "[... end of the left-out part ...]\n"
+    return text + "".join(tail)

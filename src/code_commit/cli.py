@@ -7,12 +7,14 @@ model SDK) is imported when a command actually needs it.
 from __future__ import annotations
 
 import os
+import sys
+import time
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
-from .errors import EXIT_BUILD_FAILS, EXIT_CODE_HELP, EXIT_OK, CodeCommitError, Interrupted, exit_code_for
+from .errors import EXIT_CODE_HELP, CodeCommitError, Interrupted, exit_code_for
 
 HELP = f"""Ask a model for a change, apply it behind a guard, and repair the build until build.sh passes.
 
@@ -34,19 +36,32 @@ app = typer.Typer(
 )
 
 
-def _guarded(action: Any) -> int:
-    """Run an action and turn every failure into its exit code, with a message on stderr."""
+def _guarded(action: Any, quiet: bool = False, verbose: bool = False, as_json: bool = False) -> int:
+    """Run an action and turn every failure into its exit code, with a message on stderr (and,
+    with --json, the run's record on stdout: a failure before the run is a run's ending too)."""
     from .ui import Console
 
-    console = Console()
+    started = time.monotonic()
+    console = Console.for_terminal(quiet=quiet, verbose=verbose)
     try:
         return int(action(console))
-    except CodeCommitError as exc:
-        console.error(str(exc))
-        return exit_code_for(exc)
-    except KeyboardInterrupt:
-        console.error("interrupted")
-        return exit_code_for(Interrupted())
+    except (CodeCommitError, KeyboardInterrupt) as exc:
+        error = exc if isinstance(exc, CodeCommitError) else Interrupted("interrupted")
+        console.error(str(error))
+        if as_json:
+            from .summary import for_error
+
+            _stdout(console.redact(for_error(error, exit_code_for(error), time.monotonic() - started).to_json()))
+        return exit_code_for(error)
+
+
+def _stdout(text: str) -> None:
+    sys.stdout.write(text)
+    sys.stdout.flush()
+
+
+QUIET = typer.Option("--quiet", "-q", help="Show only warnings and errors.")
+VERBOSE = typer.Option("--verbose", "-v", help="Also show each answer's diff and build.sh's output as it runs.")
 
 
 @app.callback(invoke_without_command=True)
@@ -55,11 +70,47 @@ def main_command(
     model: Annotated[str | None, typer.Option(help="Model id.")] = None,
     max_tokens: Annotated[int | None, typer.Option(help="Output-token limit of one model call.")] = None,
     base_url: Annotated[str | None, typer.Option(help="Endpoint of the model provider.")] = None,
-    build_timeout: Annotated[float | None, typer.Option(help="Seconds before build.sh is killed.")] = None,
+    build_timeout: Annotated[
+        float | None, typer.Option(help="Seconds before build.sh's process group is killed. [default: 1800]")
+    ] = None,
+    timeout: Annotated[
+        float | None, typer.Option(help="Seconds the whole run may take, lock wait included; then exit 5.")
+    ] = None,
+    wait_lock: Annotated[
+        float | None,
+        typer.Option(help="Seconds to wait while another run holds the project's lock. [default: 0: exit 4 at once]"),
+    ] = None,
+    json_output: Annotated[
+        bool,
+        typer.Option("--json", help="Print the run's record as one JSON object on stdout when it ends, nothing else."),
+    ] = False,
+    dry_run: Annotated[
+        bool,
+        typer.Option(
+            "--dry-run", help="One model call, then parse and guard; print the diff. Writes nothing, builds nothing."
+        ),
+    ] = False,
+    revert_on_failure: Annotated[
+        bool,
+        typer.Option(
+            "--revert-on-failure",
+            help="Unless the build passes in the end, restore the files the run changed; save its proposal as a patch.",
+        ),
+    ] = False,
+    quiet: Annotated[bool, QUIET] = False,
+    verbose: Annotated[bool, VERBOSE] = False,
 ) -> None:
+    flags = {
+        "model": model,
+        "max_tokens": max_tokens,
+        "base_url": base_url,
+        "build_timeout": build_timeout,
+        "timeout": timeout,
+        "wait_lock": wait_lock,
+    }
+    ctx.obj = {"flags": flags, "quiet": quiet, "verbose": verbose}
     if ctx.invoked_subcommand is not None:
         return
-    flags = {"model": model, "max_tokens": max_tokens, "base_url": base_url, "build_timeout": build_timeout}
 
     def action(console: Any) -> int:
         from .settings import load_settings
@@ -69,13 +120,21 @@ def main_command(
         settings = load_settings(root, flags=flags).settings
         workspace, key = check_setup(root, settings, os.environ)
 
-        from .run import execute  # imported only once the setup is known to be good
+        from .run import RunOptions, execute  # imported only once the setup is known to be good
+        from .summary import summarize
 
-        outcome = execute(workspace, key, settings, console)
-        console.info(f"logs: {outcome.log_dir}")
-        return EXIT_OK if outcome.passed else EXIT_BUILD_FAILS
+        outcome = execute(workspace, key, settings, console, RunOptions(dry_run, revert_on_failure))
+        if outcome.error is not None:
+            console.error(str(outcome.error))
+        if outcome.diff is not None and not json_output:
+            _stdout(outcome.diff)
+        if outcome.log_dir is not None:
+            console.info(f"logs: {outcome.log_dir}")
+        if json_output:
+            _stdout(console.redact(summarize(outcome).to_json()))
+        return outcome.exit_code
 
-    raise typer.Exit(_guarded(action))
+    raise typer.Exit(_guarded(action, quiet, verbose, json_output))
 
 
 @app.command()

@@ -7,6 +7,7 @@ where each value came from so `code-commit config` can show it.
 from __future__ import annotations
 
 import dataclasses
+import math
 import os
 import tomllib
 import types
@@ -30,10 +31,12 @@ KEY_ENV = {"anthropic": "ANTHROPIC_API_KEY", "openai": "OPENAI_API_KEY"}
 MIN_KEY_LENGTH = 8
 
 
-def _setting(default: Any, doc: str) -> Any:
+def _setting(default: Any, doc: str, example: Any = None) -> Any:
+    # `example`: shown in the config template for a setting that is unset (None) by default.
+    metadata = {"doc": doc, "example": example}
     if isinstance(default, list):
-        return field(default_factory=lambda: list(default), metadata={"doc": doc})
-    return field(default=default, metadata={"doc": doc})
+        return field(default_factory=lambda: list(default), metadata=metadata)
+    return field(default=default, metadata=metadata)
 
 
 @dataclass(frozen=True)
@@ -42,11 +45,24 @@ class Settings:
     model: str = _setting(DEFAULT_MODEL, "Model id sent to the provider.")
     max_tokens: int = _setting(32000, "Output-token limit of one model call.")
     base_url: str | None = _setting(
-        None, "Endpoint of the provider; unset means ANTHROPIC_BASE_URL or the provider's default."
+        None,
+        "Endpoint of the provider; unset means ANTHROPIC_BASE_URL or the provider's default.",
+        "https://api.anthropic.com",
     )
     max_repairs: int = _setting(3, "Repair queries after the initial one (the spec's three).")
     build_timeout: float = _setting(1800.0, "Seconds before build.sh's whole process group is killed.")
     build_output_cap: int = _setting(60000, "Characters of build output passed to a repair prompt.")
+    build_linger: float = _setting(
+        2.0, "Seconds build.sh's background children may keep its output open after it exits; then they are killed."
+    )
+    timeout: float | None = _setting(
+        None, "Seconds the whole run may take, lock wait included (exit 5); unset means no limit.", 3600
+    )
+    wait_lock: float = _setting(0.0, "Seconds to wait for another run's lock; 0 gives up at once (exit 4).")
+    keep_runs: int = _setting(50, "Run folders kept under agent-config/logs/, newest first; 0 keeps them all.")
+    protected: list[str] = _setting(  # noqa: RUF009 - _setting gives a list a default_factory
+        [], "Extra gitignore-style patterns the model may never write or delete.", [".github/workflows/**", ".env*"]
+    )
 
 
 SETTING_NAMES = tuple(f.name for f in dataclasses.fields(Settings))
@@ -141,6 +157,10 @@ def _validate(settings: Settings, sources: dict[str, str]) -> None:
     def bad(name: str, why: str) -> SetupError:
         return SetupError(f"setting {name} (from {sources[name]}): {why}.")
 
+    for name in ("build_timeout", "build_linger", "timeout", "wait_lock"):
+        value = getattr(settings, name)
+        if value is not None and not math.isfinite(value):  # "nan" and "inf" parse as floats
+            raise bad(name, "must be a finite number of seconds")
     if settings.provider not in KEY_ENV:
         raise bad("provider", f"must be one of {', '.join(KEY_ENV)}, not {settings.provider!r}")
     if settings.max_tokens < 1:
@@ -151,6 +171,14 @@ def _validate(settings: Settings, sources: dict[str, str]) -> None:
         raise bad("build_timeout", "must be positive")
     if settings.build_output_cap < 1000:
         raise bad("build_output_cap", "must be at least 1000 characters")
+    if settings.build_linger < 0:
+        raise bad("build_linger", "must be 0 or more")
+    if settings.timeout is not None and settings.timeout <= 0:
+        raise bad("timeout", "must be positive (leave it unset for no limit)")
+    if settings.wait_lock < 0:
+        raise bad("wait_lock", "must be 0 or more")
+    if settings.keep_runs < 0:
+        raise bad("keep_runs", "must be 0 (keep all) or more")
 
 
 @dataclass(frozen=True)
