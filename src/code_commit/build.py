@@ -18,21 +18,37 @@ import selectors
 import signal
 import subprocess
 import time
-from collections import deque
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import BinaryIO
 
 from .logs import Redactor
 
 SECRET_ENV = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "OPENAI_API_KEY")
 LINGER_SECONDS = 2.0  # after build.sh exits, how long children may keep the pipe open
 CHUNK = 1 << 16
-ERROR_LINE = re.compile(
-    r"error|fail|panic|traceback|exception|fatal|assert|undefined|cannot|not found|denied|segmentation"
-    r'|^E\s|^\s*File ".*", line \d+',  # pytest's failure lines; Python traceback frames
-    re.IGNORECASE,
-)
+# A line "looks like an error" if it contains one of these words (any case), or starts like a
+# pytest failure line or a Python traceback frame.
+ERROR_WORDS = (
+    b"error", b"fail", b"panic", b"traceback", b"exception", b"fatal", b"assert",
+    b"undefined", b"cannot", b"not found", b"denied", b"segmentation",
+)  # fmt: skip
+ERROR_START = re.compile(rb'E\s|\s*File ".*", line \d+')
+SCAN_BLOCK = 1 << 20  # the middle of a long output is searched a block at a time
+MAX_LINE = 1 << 16  # a longer line is searched in pieces, so memory stays bounded
+
+
+def looks_like_error(line: bytes) -> bool:
+    lowered = line.lower()
+    return any(word in lowered for word in ERROR_WORDS) or ERROR_START.match(line) is not None
+
+
+def _may_hold_errors(block: bytes) -> bool:
+    """A quick over-estimate of `looks_like_error` for a block of lines: substring tests only, which
+    run at memory speed, so a block without any is skipped whole and 100 MB takes about a second."""
+    lowered = block.lower()
+    return any(word in lowered for word in ERROR_WORDS) or b"E" in block or b"File" in block
 
 
 @dataclass(frozen=True)
@@ -121,6 +137,7 @@ def run_build(
         process.stdout.close()
         exit_code = process.wait()
     duration = time.monotonic() - started
+    sink.flush()
     result = BuildResult(None if timed_out else exit_code, timed_out, duration, log_path, sink.chars, timeout, lingered)
     note = (
         f"--- background processes still held build.sh's output {linger:g} s after it exited; they were killed ---\n"
@@ -156,10 +173,16 @@ class _RedactingSink:
         self._emit(text[:cut])
         self._pending = text[cut:]
 
+    def flush(self) -> None:
+        """Write out what was held back: the output has ended."""
+        if not self._file.closed:
+            self._emit(self._redact(self._pending + self._decoder.decode(b"", final=True)))
+            self._pending = ""
+
     def close(self, trailer: str) -> None:
         if self._file.closed:
             return
-        self._emit(self._redact(self._pending + self._decoder.decode(b"", final=True)))
+        self.flush()
         self._file.write(trailer)
         self._file.close()
 
@@ -172,49 +195,62 @@ class _RedactingSink:
 
 
 def output_for_prompt(result: BuildResult, cap: int) -> str:
-    """The build output for a repair prompt: all of it up to `cap` characters; above that, the head,
-    the tail and the error-looking lines between them that fit, with a marker saying how much was
-    left out. One pass over the log file, reading lines in pieces, so memory stays bounded by `cap`
-    even for an output of one endless line.
+    """The build output for a repair prompt, as the log file has it: all of it up to `cap`;
+    above that, the head, the tail and the error-looking lines between them that fit, with a
+    marker saying how much was left out. Reads the file in bounded blocks, whatever its size.
+
+    The cap counts bytes of the UTF-8 log, so the text never has more than `cap` characters.
     """
-    head_budget = tail_budget = cap // 4
-    error_budget = cap - head_budget - tail_budget
-    piece = max(cap // 8, 80)  # the longest line kept whole; longer ones are read in pieces
-    with open(result.log_path, encoding="utf-8", errors="replace", newline="") as fh:
-        whole = fh.read(cap + 1)
-        if len(whole) <= cap:
-            return whole
-        fh.seek(0)
-        head: list[str] = []
-        tail: deque[str] = deque()
-        errors: list[str] = []
-        head_chars = tail_chars = error_chars = omitted = skipped_errors = 0
-        head_open = True
-        for line in iter(lambda: fh.readline(piece), ""):
-            if head_open and head_chars + len(line) <= head_budget:
-                head.append(line)
-                head_chars += len(line)
-                continue
-            head_open = False  # the head is one contiguous stretch from the start
-            tail.append(line)
-            tail_chars += len(line)
-            while tail_chars > tail_budget and len(tail) > 1:
-                dropped = tail.popleft()
-                tail_chars -= len(dropped)
-                if ERROR_LINE.search(dropped) and error_chars + len(dropped) <= error_budget:
-                    errors.append(dropped if dropped.endswith("\n") else dropped + "\n")
-                    error_chars += len(dropped)
-                else:
-                    skipped_errors += bool(ERROR_LINE.search(dropped))
-                    omitted += len(dropped)
-    if tail_chars > tail_budget:  # one piece longer than the tail budget: keep its end
-        omitted += tail_chars - tail_budget
-        tail[0] = tail[0][tail_chars - tail_budget :]
+    size = result.log_path.stat().st_size
+    with open(result.log_path, "rb") as fh:
+        if size <= cap:
+            return fh.read().decode("utf-8", "replace")
+        head_budget = tail_budget = cap // 4
+        head = fh.read(head_budget)
+        if b"\n" in head:  # end the head at a line end (a head that is one long line stays cut)
+            head = head[: head.rindex(b"\n") + 1]
+        fh.seek(size - tail_budget)
+        tail = fh.read()
+        if b"\n" in tail[:-1]:  # start the tail at a line start
+            tail = tail[tail.index(b"\n") + 1 :]
+        errors, skipped = _error_lines(fh, len(head), size - len(tail), cap - head_budget - tail_budget)
+    omitted = size - len(head) - len(tail) - sum(map(len, errors))
     found = f"; the {len(errors)} error-looking lines among them follow" if errors else ""
-    text = "".join(head) + f"\n[... {omitted:,} characters of build output left out here{found} ...]\n"
-    text += "".join(errors)
-    if skipped_errors:
-        text += f"[... {skipped_errors:,} more error-looking lines did not fit ...]\n"
-    if errors or skipped_errors:
+    text = head.decode("utf-8", "replace") + f"\n[... {omitted:,} bytes of build output left out here{found} ...]\n"
+    text += "".join(line.decode("utf-8", "replace") + ("" if line.endswith(b"\n") else "\n") for line in errors)
+    if skipped:
+        text += f"[... {skipped:,} more error-looking lines did not fit ...]\n"
+    if errors or skipped:
         text += "[... end of the left-out part ...]\n"
-    return text + "".join(tail)
+    return text + tail.decode("utf-8", "replace")
+
+
+def _error_lines(fh: BinaryIO, start: int, end: int, budget: int) -> tuple[list[bytes], int]:
+    """The error-looking lines of bytes start..end that fit in `budget`, and how many did not fit."""
+    kept: list[bytes] = []
+    used = skipped = 0
+    fh.seek(start)
+    carry = b""
+    position = start
+    while position < end or carry:
+        block = fh.read(min(SCAN_BLOCK, end - position)) if position < end else b""
+        position += len(block)
+        block = carry + block
+        last = block.rfind(b"\n") + 1
+        if position < end and last == 0 and len(block) < MAX_LINE:
+            carry = block  # no whole line yet
+            continue
+        if position < end and last:
+            block, carry = block[:last], block[last:]
+        else:
+            carry = b""  # the end of the middle, or a line too long to hold: search what there is
+        if not _may_hold_errors(block):
+            continue
+        for line in block.splitlines(keepends=True):
+            if looks_like_error(line):
+                if used + len(line) <= budget:
+                    kept.append(line)
+                    used += len(line)
+                else:
+                    skipped += 1
+    return kept, skipped
