@@ -230,7 +230,7 @@ def _ask(
     """One model call, recorded in the outcome and the log as soon as it returns."""
     kind = "initial query" if call == 1 else f"repair {call - 1} of {settings.max_repairs}"
     console.attempt(call, calls)
-    console.step(f"call {call}/{calls} ({kind}): asking {settings.model}")
+    console.step(f"call {call}/{calls} ({kind}): asking {settings.model}", f"asking {settings.model}")
     completion = provider.complete(prompt, on_text=console.receiving)
     record = CallRecord(call, completion.usage, completion.stop_reason, completion.duration)
     outcome.attempts = call
@@ -238,6 +238,7 @@ def _ask(
     log.write(call, "response.txt", completion.text)
     log.event(_usage_line(record))
     console.spent(outcome.usage, outcome.cost_usd)
+    console.detail(completion.text.split("\n^^^")[0].strip())  # the answer's words before its first block
     return completion
 
 

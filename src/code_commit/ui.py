@@ -30,6 +30,13 @@ if TYPE_CHECKING:
     from .llm.base import Usage
 
 
+_DIFF_STYLES = {"+": "green", "-": "red", "@": "cyan"}
+
+
+def _looks_like_diff(text: str) -> bool:
+    return text.startswith("diff --git ")
+
+
 @dataclass
 class Progress:
     """What the status line shows."""
@@ -95,8 +102,11 @@ class Console:
             self._emit(text)
 
     def detail(self, text: str) -> None:
+        """A block shown with -v (an answer's explanation, a diff): indented, under the last line."""
         if self.verbose:
-            self._emit(text, style="dim")
+            self._flush_partial()
+            for line in self.redact(text).splitlines():
+                self._line(f"  {line}", _DIFF_STYLES.get(line[:1], "") if _looks_like_diff(text) else "")
 
     def warn(self, text: str) -> None:
         self._emit(f"warning: {text}", style="yellow")
@@ -112,10 +122,13 @@ class Console:
         for line in lines:
             self._line(f"  | {line}", style="dim")
 
-    def _emit(self, text: str, style: str = "") -> None:
+    def _flush_partial(self) -> None:
         if self._partial:  # a build output line without its newline yet: show it before moving on
             partial, self._partial = self._partial, ""
             self._line(f"  | {partial}", style="dim")
+
+    def _emit(self, text: str, style: str = "") -> None:
+        self._flush_partial()
         stamp = time.strftime("%H:%M:%S")
         for line in self.redact(text).splitlines() or [""]:
             self._line(f"{stamp} {line}", style)
@@ -131,9 +144,9 @@ class Console:
 
     # Progress.
 
-    def step(self, text: str) -> None:
-        """A new step of the run: a line, and the status line's text."""
-        self.progress.step = text
+    def step(self, text: str, status: str | None = None) -> None:
+        """A new step of the run: a line, and the status line's (shorter) text."""
+        self.progress.step = status or text
         self.progress.received = 0
         self.info(text)
 
@@ -169,7 +182,8 @@ class Console:
 
         class StatusLine:
             def __rich__(self) -> Spinner:
-                spinner.update(text=Text(self_console.redact(progress.status())))
+                # One line, cut to the terminal's width: a wrapped status line would leave debris.
+                spinner.update(text=Text(self_console.redact(progress.status()), no_wrap=True, overflow="ellipsis"))
                 return spinner
 
         self_console = self
