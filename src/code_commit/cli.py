@@ -165,5 +165,89 @@ def rollup(
     raise typer.Exit(_guarded(action))
 
 
+@app.command()
+def init() -> None:
+    """Set up the current directory for code-commit; never overwrites anything.
+
+    Creates agent-config/ with a query.txt template and a config.toml listing every setting at its
+    default, adds /agent-config to .gitignore (creating it if needed), and writes build.sh and
+    codeRollup.sh templates where they are absent. Then prints the next steps.
+    """
+
+    def action(console: Any) -> int:
+        from .scaffold import init_project, next_steps
+
+        root = Path.cwd()
+        result = init_project(root)
+        for name in result.created:
+            console.info(f"created  {name}")
+        for name in result.appended:
+            console.info(f"added    /agent-config to {name}")
+        for name in result.kept:
+            console.info(f"kept     {name} (it exists; left as it is)")
+        console.info("next steps:")
+        for number, step in enumerate(next_steps(root, result), 1):
+            console.info(f"  {number}. {step}")
+        return 0
+
+    raise typer.Exit(_guarded(action))
+
+
+@app.command()
+def demo(
+    ctx: typer.Context,
+    directory: Annotated[
+        Path | None,
+        typer.Option(
+            "--dir", help="Where to put the demo project (new or empty). [default: a new temporary directory]"
+        ),
+    ] = None,
+    quiet: Annotated[bool, QUIET] = False,
+) -> None:
+    """Watch code-commit repair a small project: offline, no API key.
+
+    Copies a bundled project whose unit tests fail to a new directory and runs the real loop there
+    (prompts, parser, guard, apply, build.sh, logs) against a scripted model that answers with a
+    wrong fix, then, after seeing the failing build, the right one.
+    """
+    quiet = quiet or bool(ctx.obj and ctx.obj["quiet"])
+
+    def action(console: Any) -> int:
+        from .demo import run_demo
+
+        return run_demo(console, directory)
+
+    raise typer.Exit(_guarded(action, quiet=quiet, verbose=not quiet))
+
+
+@app.command()
+def config(
+    ctx: typer.Context,
+    json_output: Annotated[bool, typer.Option("--json", help="Print the settings as a JSON object.")] = False,
+) -> None:
+    """Print the effective settings, where each came from, and the API key (censored).
+
+    Precedence, highest first: flags (given before `config`, as for a run), CODE_COMMIT_* environment
+    variables, agent-config/config.toml, the defaults.
+    """
+    flags = ctx.obj["flags"] if ctx.obj else {}
+
+    def action(console: Any) -> int:
+        from .configfile import as_json, report
+        from .settings import load_settings, resolve_api_key
+
+        root = Path.cwd()
+        loaded = load_settings(root, flags=flags)
+        key = problem = None
+        try:
+            key = resolve_api_key(root, loaded.settings.provider)
+        except CodeCommitError as exc:
+            problem = str(exc)
+        _stdout((as_json if json_output else report)(loaded, key, problem))
+        return 0
+
+    raise typer.Exit(_guarded(action))
+
+
 def main() -> None:
     app()

@@ -17,6 +17,8 @@ from .settings import CONFIG_DIR, ApiKey, Settings, resolve_api_key
 QUERY_FILE = f"{CONFIG_DIR}/query.txt"
 ROLLUP_FILE = f"{CONFIG_DIR}/codeRollup.txt"
 IGNORE_LINES = ("/agent-config", "/agent-config/")
+# The first line of the query template `code-commit init` writes: a query still holding it was never written.
+QUERY_PLACEHOLDER = "(Replace this text with the change you want, then run code-commit.)"
 
 
 @dataclass(frozen=True)
@@ -51,6 +53,8 @@ def open_workspace(root: Path) -> Workspace:
     """Read the inputs; raise one SetupError listing every problem found, with its fix."""
     problems: list[str] = []
     query = _read_input(root, QUERY_FILE, "write the change you want in it", problems)
+    if query is not None and QUERY_PLACEHOLDER in query:
+        problems.append(f"{QUERY_FILE} is still the template from code-commit init: write the change you want in it.")
     codebase = _read_input(root, ROLLUP_FILE, "generate it with ./codeRollup.sh", problems)
     problems.extend(_gitignore_problems(root))
     if not (root / "build.sh").is_file():
