@@ -22,7 +22,7 @@ HERE = Path(__file__).resolve().parent
 PROJECT = HERE / "project"
 ANSWERS = HERE / "answers"
 MODEL = "scripted-demo-model"
-PACE_SECONDS = 1.0  # how long each answer takes to stream in, on a terminal only
+PACE_SECONDS = 0.6  # how long each answer takes to stream in, on a terminal only
 GIT_IDENTITY = ("-c", "user.name=code-commit demo", "-c", "user.email=demo@example.invalid")
 
 
