@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 import re
-import subprocess
+import shlex
 import sys
 from pathlib import Path
 
@@ -106,6 +106,7 @@ def test_help_and_setup_errors_import_neither_rich_nor_the_run(project: Project,
         "heavy = sorted(m for m in ('rich', 'code_commit.run', 'code_commit.apply', 'anthropic') if m in sys.modules)\n"
         "print('EXIT', code, heavy, file=sys.stderr)\n"
     )
-    env = dict(os.environ, TERM="xterm-256color")  # even where a terminal would get the live view
-    done = subprocess.run([sys.executable, "-c", probe], cwd=project.root, capture_output=True, text=True, env=env)
-    assert f"EXIT {0 if args else 2} []" in done.stderr
+    # On a pseudo-terminal, where a run would get the live view.
+    env = {k: v for k, v in os.environ.items() if k != "CI"} | {"TERM": "xterm-256color"}
+    drawn = pexpect.run(f"{sys.executable} -c {shlex.quote(probe)}", cwd=str(project.root), env=env, encoding="utf-8")
+    assert f"EXIT {0 if args else 2} []" in drawn

@@ -195,8 +195,11 @@ def test_the_whole_run_time_limit_exits_5_and_kills_the_build(project: Project, 
 
 
 def test_the_time_limit_also_ends_a_wait_for_the_model(project: Project, api: FakeAPI, cli) -> None:
+    import anthropic  # noqa: F401 - imported beforehand, so the limit strikes inside the request, not the import
+
     api.reply(FIX, delay=30)
-    result = cli("--timeout", "0.5", "--json")
+    result = cli("--timeout", "1", "--json")
+    assert len(api.requests) == 1, "the request was in flight"
     assert result.exit_code == 5, result.stderr
     assert record(result)["outcome"] == "timeout", "not reported as a service error"
 

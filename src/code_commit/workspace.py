@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 import fcntl
-import json
 import os
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path
 
 from .errors import LockHeld, SetupError
@@ -157,7 +155,9 @@ class ProjectLock:
         except BaseException:
             os.close(fd)
             raise
-        started = datetime.now(tz=UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
+        import json  # here, not at start-up: a setup error never needs it
+
+        started = time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime())
         os.ftruncate(fd, 0)
         os.pwrite(fd, json.dumps({"pid": os.getpid(), "started": started}).encode() + b"\n", 0)
         return cls(fd, path)
@@ -176,6 +176,8 @@ class ProjectLock:
 
 def read_holder(path: Path) -> LockHolder:
     """Who holds the lock, as the holder recorded it (it may not have yet)."""
+    import json
+
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
         return LockHolder(int(data["pid"]), str(data["started"]))
