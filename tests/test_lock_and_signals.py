@@ -126,3 +126,16 @@ def test_wait_lock_waits_for_the_holder(project: Project, api: FakeAPI, cli) -> 
         lock.release()
     assert result.exit_code == 0, result.stderr
     assert f"waiting up to 60 s for the lock held by pid {os.getpid()}" in result.stderr
+
+
+def test_sigterm_while_waiting_for_the_lock_exits_130_with_a_record(project: Project, cli) -> None:
+    lock = ProjectLock.take(project.root / "agent-config")
+    threading.Timer(0.3, os.kill, (os.getpid(), signal.SIGTERM)).start()
+    try:
+        result = cli("--wait-lock", "60", "--json", env={"ANTHROPIC_API_KEY": "sk-ant-test-key-0123456789"})
+    finally:
+        lock.release()
+    assert result.exit_code == 130
+    data = json.loads(result.stdout)
+    assert data["outcome"] == "interrupted" and data["log_dir"] is None
+    assert project.run_dirs() == []

@@ -72,6 +72,10 @@ def prepare(target: Path | None) -> Path:
         os.chmod(directory, 0o755)
     (root / "gitignore.template").rename(root / ".gitignore")
     os.chmod(root / "build.sh", 0o755)
+    from ..scaffold import rollup_script  # the project looks as `code-commit init` leaves one
+
+    (root / "codeRollup.sh").write_text(rollup_script(), encoding="utf-8")
+    os.chmod(root / "codeRollup.sh", 0o755)
     _git(root, "init", "-q")
     _git(root, "add", "-A")
     _git(root, *GIT_IDENTITY, "-c", "commit.gpgsign=false", "commit", "-qm", "The demo project, tests failing")
