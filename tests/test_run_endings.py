@@ -252,6 +252,15 @@ def test_log_retention_keeps_the_newest_runs(project: Project, api: FakeAPI, cli
     assert "deleted the old run folder" in (runs[1] / "run.log").read_text()
 
 
+def test_log_retention_never_deletes_the_current_run(project: Project, api: FakeAPI, cli, monkeypatch) -> None:
+    future = project.root / "agent-config" / "logs" / "29991231-235959-000000"  # a clock that went back
+    future.mkdir(parents=True)
+    monkeypatch.setenv("CODE_COMMIT_KEEP_RUNS", "1")
+    api.reply(FIX)
+    data = record(cli("--json"))
+    assert [p.name for p in project.run_dirs()] == [Path(data["log_dir"]).name]
+
+
 def test_log_retention_default_is_50(project: Project, api: FakeAPI, cli) -> None:
     logs = project.root / "agent-config" / "logs"
     for n in range(55):

@@ -109,17 +109,20 @@ def _write_text(path: Path, text: str) -> None:
         fh.write(text)
 
 
-def prune_runs(logs: Path, keep: int) -> list[Path]:
-    """Delete all but the `keep` newest run folders (0 keeps all); return what was deleted.
+def prune_runs(logs: Path, keep: int, current: Path) -> list[Path]:
+    """Delete all but the `keep` newest run folders (0 keeps all), never `current`; return what was deleted.
 
     Only folders named like a run id are touched: anything else a user keeps in logs/ stays.
-    Run ids sort in time order, so the newest are the last by name. Call it under the project
-    lock, so no other run is writing into a folder it deletes.
+    Run ids sort in time order, so the newest are the last by name (`current` is spared even if
+    the clock went back). Call it under the project lock, so no other run is writing into a
+    folder it deletes.
     """
     if keep <= 0:
         return []
-    runs = sorted(p for p in logs.iterdir() if RUN_ID.fullmatch(p.name) and p.is_dir() and not p.is_symlink())
-    doomed = runs[:-keep]
+    runs = sorted(
+        p for p in logs.iterdir() if RUN_ID.fullmatch(p.name) and p.is_dir() and not p.is_symlink() and p != current
+    )
+    doomed = runs[: max(len(runs) - (keep - 1), 0)]
     for folder in doomed:
         shutil.rmtree(folder, ignore_errors=True)
     return doomed

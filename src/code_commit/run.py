@@ -99,7 +99,7 @@ def execute(
             outcome.log_dir = log.folder
             try:
                 console.info(f"run log: {log.folder.relative_to(workspace.root)}")
-                for old in prune_runs(workspace.config_dir / LOGS_DIR, settings.keep_runs):
+                for old in prune_runs(workspace.config_dir / LOGS_DIR, settings.keep_runs, log.folder):
                     log.event(f"deleted the old run folder {old.name} (keep_runs = {settings.keep_runs})")
                 provider = provider or make_provider(settings, key)
                 loop = dry_run if options.dry_run else repair_loop

@@ -24,6 +24,8 @@ ANSWERS = HERE / "answers"
 MODEL = "scripted-demo-model"
 PACE_SECONDS = 0.6  # how long each answer takes to stream in, on a terminal only
 GIT_IDENTITY = ("-c", "user.name=code-commit demo", "-c", "user.email=demo@example.invalid")
+# A user's global commit hooks or signing setup must not stop the demo's one commit.
+NO_HOOKS = ("-c", "core.hooksPath=/dev/null", "-c", "commit.gpgsign=false")
 
 
 def run_demo(console: Console, target: Path | None = None) -> int:
@@ -78,7 +80,7 @@ def prepare(target: Path | None) -> Path:
     os.chmod(root / "codeRollup.sh", 0o755)
     _git(root, "init", "-q")
     _git(root, "add", "-A")
-    _git(root, *GIT_IDENTITY, "-c", "commit.gpgsign=false", "commit", "-qm", "The demo project, tests failing")
+    _git(root, *GIT_IDENTITY, *NO_HOOKS, "commit", "-qm", "The demo project, tests failing")
 
     from ..rollup import write_rollup
 
