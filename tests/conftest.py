@@ -25,12 +25,25 @@ KEY_VARS = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_BASE_URL", "
 def _isolated_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     """No test sees the developer's real keys, endpoints or code-commit settings."""
     for name in list(os.environ):
-        if name in KEY_VARS or name.startswith("CODE_COMMIT_") or name.startswith("ANTHROPIC_"):
+        if name in KEY_VARS or name.startswith(("CODE_COMMIT_", "ANTHROPIC_", "OPENAI_")):
             monkeypatch.delenv(name)
     monkeypatch.setenv("GIT_AUTHOR_NAME", "Test")
     monkeypatch.setenv("GIT_AUTHOR_EMAIL", "test@example.invalid")
     monkeypatch.setenv("GIT_COMMITTER_NAME", "Test")
     monkeypatch.setenv("GIT_COMMITTER_EMAIL", "test@example.invalid")
+
+
+@pytest.fixture(autouse=True)
+def retry_waits(monkeypatch: pytest.MonkeyPatch) -> list[float]:
+    """No test sleeps out a retry's backoff: the model transport's waits are recorded here instead, and
+    its clock moves on by them, so its retry time limit still counts them."""
+    from code_commit.llm import transport
+
+    waits: list[float] = []
+    real_clock = transport.clock
+    monkeypatch.setattr(transport, "sleep", waits.append)
+    monkeypatch.setattr(transport, "clock", lambda: real_clock() + sum(waits))
+    return waits
 
 
 @pytest.fixture

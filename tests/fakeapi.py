@@ -125,6 +125,7 @@ class _Step:
     delay: float = 0.0  # before the answer starts
     chunk_delay: float = 0.0  # before each stream event
     stall: float = 0.0  # cut only: after the partial text, before the cut
+    clean: bool = False  # cut only: end the body properly instead of dropping the connection
 
 
 class FakeAPI:
@@ -253,12 +254,19 @@ class FakeAPI:
         self._push(_Step("drop", delay=delay))
 
     def cut_stream(
-        self, partial_text: str, *, delay: float = 0.0, chunk_delay: float = 0.0, stall: float = 0.0
+        self,
+        partial_text: str,
+        *,
+        delay: float = 0.0,
+        chunk_delay: float = 0.0,
+        stall: float = 0.0,
+        clean: bool = False,
     ) -> None:
         """Start a valid stream, send partial_text as deltas, hang for stall seconds, then close the
-        connection mid-body (no message_stop). To a non-streaming request: promise the whole JSON body,
-        send half of it, close."""
-        self._push(_Step("cut", text=partial_text, delay=delay, chunk_delay=chunk_delay, stall=stall))
+        connection mid-body (no message_stop). clean=True ends the chunked body properly instead, as a
+        proxy that gave up might: the stream just stops early, with no stop reason and no error. To a
+        non-streaming request: promise the whole JSON body, send half of it, close."""
+        self._push(_Step("cut", text=partial_text, delay=delay, chunk_delay=chunk_delay, stall=stall, clean=clean))
 
     def stream_error(
         self,
@@ -456,7 +464,10 @@ class _Handler(http.server.BaseHTTPRequestHandler):
             if step.kind == "cut":
                 if step.stall:
                     api._stopping.wait(step.stall)
-                self._abort()
+                if step.clean:
+                    self.wfile.write(b"0\r\n\r\n")
+                else:
+                    self._abort()
                 return
             closing = dialect.in_stream_error(step) if step.kind == "stream_error" else dialect.closing(step)
             for event in closing:

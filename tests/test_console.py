@@ -18,6 +18,7 @@ from support import Project
 FIX = "^^^fixed.txt\nfixed\n^^^end\n"
 COLOR = re.compile(r"\x1b\[(?:[0-9;]*;)?(?:3[0-9]|9[0-7]|38;[0-9;]+)m")  # SGR foreground colours
 STAMPED = re.compile(r"^\d\d:\d\d:\d\d ")
+DIFF_LINE = re.compile(r"diff --git |--- |\+\+\+ |@@ |[ +-]")
 
 
 def demo_in_a_terminal(target: Path, **env: str) -> str:
@@ -60,7 +61,8 @@ def test_ci_gets_plain_timestamped_lines_even_on_a_terminal(tmp_path: Path) -> N
     drawn = demo_in_a_terminal(tmp_path / "demo", CI="true")
     assert "\x1b[" not in drawn
     lines = [line for line in drawn.replace("\r\n", "\n").split("\n") if line]
-    assert all(STAMPED.match(line) or line.startswith("  ") for line in lines), lines
+    # Timestamped lines, indented details, and the diffs (--diff, on in the demo) verbatim.
+    assert all(STAMPED.match(line) or line.startswith("  ") or DIFF_LINE.match(line) for line in lines), lines
     assert any("build passes" in line for line in lines)
 
 
@@ -84,14 +86,16 @@ def test_quiet_shows_only_warnings_and_errors(project: Project, api: FakeAPI, cl
     ]
 
 
-def test_verbose_shows_the_answer_its_diff_and_the_build_output(project: Project, api: FakeAPI, cli) -> None:
+def test_verbose_shows_the_answer_and_the_build_output(project: Project, api: FakeAPI, cli) -> None:
     project.build_script("echo checking the fix\ntest -f fixed.txt\n")
     api.reply("Adding the missing file.\n" + FIX)
     result = cli("-v")
     assert result.exit_code == 0
-    assert "  Adding the missing file." in result.stderr
-    assert "  diff --git a/fixed.txt b/fixed.txt" in result.stderr and "  +fixed" in result.stderr
+    assert "  Adding the missing file." in result.stderr and "^^^" not in result.stderr
     assert "  | checking the fix" in result.stderr
+    api.reply(FIX)
+    quiet = cli()
+    assert "checking the fix" not in quiet.stderr and "Adding" not in quiet.stderr
 
 
 @pytest.mark.parametrize("args", [["--help"], []])

@@ -121,10 +121,14 @@ def test_malformed_answer_is_refused(project: Project, api: FakeAPI, cli) -> Non
 
 
 def test_answer_cut_off_at_the_output_limit_is_never_applied(project: Project, api: FakeAPI, cli) -> None:
-    api.reply(FIX, stop_reason="max_tokens")
+    # Still cut off after the answer and its three continuations: refused, even its complete blocks.
+    for _ in range(4):
+        api.reply("^^^partial.txt\nwhole\n^^^end\n^^^fixed.txt\nfix", stop_reason="max_tokens")
     api.reply(FIX)
     assert cli().exit_code == 0
-    assert "cut off at the output limit" in logged(project)["01-refused.txt"]
+    assert len(api.requests) == 5
+    assert "still cut off at the output limit" in logged(project)["01-refused.txt"]
+    assert not (project.root / "partial.txt").exists()
 
 
 def test_deleting_a_missing_file_is_a_logged_no_op(project: Project, api: FakeAPI, cli) -> None:

@@ -1,4 +1,4 @@
-"""The wheel ships the system prompts, so `pip install .` works outside the checkout."""
+"""The wheel ships the system prompts and the price table, so `pip install .` works outside the checkout."""
 
 from __future__ import annotations
 
@@ -36,5 +36,7 @@ def test_wheel_contains_the_system_prompts_and_the_console_script(tmp_path: Path
             packaged = f"code_commit/system_prompts/{filename}"
             assert packaged in names
             assert archive.read(packaged) == (REPO / "system_prompts" / filename).read_bytes()
+        price_table = REPO / "src" / "code_commit" / "llm" / "models.toml"
+        assert archive.read("code_commit/llm/models.toml") == price_table.read_bytes()
         entry_points = next(n for n in names if n.endswith("entry_points.txt"))
         assert "code-commit = code_commit.cli:main" in archive.read(entry_points).decode()

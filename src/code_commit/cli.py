@@ -46,7 +46,8 @@ def _guarded(action: Any, quiet: bool = False, verbose: bool = False, as_json: b
     try:
         return int(action(console))
     except (CodeCommitError, KeyboardInterrupt) as exc:
-        error = exc if isinstance(exc, CodeCommitError) else Interrupted("interrupted")
+        # A stops.Stopped (a KeyboardInterrupt) carries its own error: interrupted, or the time limit.
+        error = exc if isinstance(exc, CodeCommitError) else getattr(exc, "error", None) or Interrupted("interrupted")
         console.error(str(error))
         if as_json:
             from .summary import for_error
@@ -61,7 +62,9 @@ def _stdout(text: str) -> None:
 
 
 QUIET = typer.Option("--quiet", "-q", help="Show only warnings and errors.")
-VERBOSE = typer.Option("--verbose", "-v", help="Also show each answer's diff and build.sh's output as it runs.")
+VERBOSE = typer.Option(
+    "--verbose", "-v", help="Also show each answer's explanation and build.sh's output as it runs (--diff: the diffs)."
+)
 
 
 @app.callback(invoke_without_command=True)
@@ -97,6 +100,27 @@ def main_command(
             help="Unless the build passes in the end, restore the files the run changed; save its proposal as a patch.",
         ),
     ] = False,
+    review: Annotated[
+        bool | None,
+        typer.Option(
+            "--review/--no-review",
+            help="Show each answer hunk by hunk and write only the hunks you accept (needs a terminal).",
+        ),
+    ] = None,
+    diff: Annotated[
+        bool | None,
+        typer.Option("--diff/--no-diff", help="Print the unified diff of what each attempt applies, on stderr."),
+    ] = None,
+    provider: Annotated[
+        str | None, typer.Option(help="anthropic, or openai: any OpenAI-compatible server (with --base-url).")
+    ] = None,
+    prompt_order: Annotated[
+        str | None,
+        typer.Option(help="spec (the default), or cache: the codebase first, so repairs read it from cache."),
+    ] = None,
+    max_cost: Annotated[
+        float | None, typer.Option(help="Budget in US dollars: stop (exit 3) before a call that could go over it.")
+    ] = None,
     quiet: Annotated[bool, QUIET] = False,
     verbose: Annotated[bool, VERBOSE] = False,
 ) -> None:
@@ -107,6 +131,11 @@ def main_command(
         "build_timeout": build_timeout,
         "timeout": timeout,
         "wait_lock": wait_lock,
+        "review": review,
+        "diff": diff,
+        "provider": provider,
+        "prompt_order": prompt_order,
+        "max_cost": max_cost,
     }
     ctx.obj = {"flags": flags, "quiet": quiet, "verbose": verbose}
     if ctx.invoked_subcommand is not None:
@@ -117,7 +146,12 @@ def main_command(
         from .workspace import check_setup
 
         root = Path.cwd()
-        settings = load_settings(root, flags=flags).settings
+        loaded = load_settings(root, flags=flags)
+        settings = loaded.settings
+        if settings.review:
+            from .terminal import require_terminal
+
+            require_terminal(loaded.sources["review"])
         workspace, key = check_setup(root, settings, os.environ)
 
         from .run import RunOptions, execute  # imported only once the setup is known to be good

@@ -24,6 +24,9 @@ HEADER = f"""\
 #
 # The API key does not belong here: set ANTHROPIC_API_KEY, or put the key alone in
 # {CONFIG_DIR}/anthropic-api-key (OPENAI_API_KEY / openai-api-key for the openai provider).
+#
+# Model prices and context windows can be added or overridden in [models."<model id>"] tables
+# (input, output, cache_write, cache_read in US dollars per million tokens; context_window).
 """
 
 

@@ -18,6 +18,10 @@ class ServiceError(CodeCommitError):
     """The model service failed: authentication, network, overload after retries, prompt too long."""
 
 
+class BudgetExceeded(ServiceError):
+    """The next request could take the run's estimated cost over --max-cost; the run stops before it."""
+
+
 class LockHeld(CodeCommitError):
     """Another code-commit run holds the project's lock."""
 
@@ -51,6 +55,7 @@ EXIT_BUILD_FAILS = 1
 EXIT_CODES: dict[type[CodeCommitError], int] = {
     SetupError: 2,
     ServiceError: 3,
+    BudgetExceeded: 3,
     LockHeld: 4,
     RunTimeout: 5,
     AllRejected: 6,
@@ -62,7 +67,8 @@ Exit codes:
   0    the build passes
   1    the build still fails after the repairs
   2    usage or setup error; nothing was sent to the model
-  3    model service error (authentication, network or overload after retries, prompt too long)
+  3    model service error (authentication, network or overload after retries, prompt too long),
+       or the next call could go over --max-cost
   4    another run holds the project's lock
   5    the run's time limit was reached
   6    every change was rejected in review

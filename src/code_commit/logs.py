@@ -6,15 +6,17 @@ first, so a key never reaches disk or a terminal except censored to its last two
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import re
 import shutil
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 LOGS_DIR = "logs"
 RUN_ID = re.compile(r"\d{8}-\d{6}-\d{6}(-\d{1,2})?")  # new_run_id(), plus RunLog.create's suffix
@@ -51,7 +53,34 @@ class RedactingFilter(logging.Filter):
     def filter(self, record: logging.LogRecord) -> bool:
         record.msg = self.redact(record.getMessage())
         record.args = None
+        if record.exc_info and not record.exc_text:
+            # Formatted now, so a handler prints the censored text rather than formatting it afresh.
+            record.exc_text = logging.Formatter().formatException(record.exc_info)
+        if record.exc_text:
+            record.exc_text = self.redact(record.exc_text)
+        if record.stack_info:
+            record.stack_info = self.redact(record.stack_info)
         return True
+
+
+@contextlib.contextmanager
+def redacted_logging(redact: Redactor) -> Iterator[None]:
+    """Run the filter on every log record as it is made, whatever logger makes it and whatever handler
+    prints it: the SDK's own debug logging (ANTHROPIC_LOG=debug) adds its handler when the SDK is
+    first imported, which is after this is in place, and a handler's filters would miss it."""
+    previous = logging.getLogRecordFactory()
+    censor_record = RedactingFilter(redact).filter
+
+    def factory(*args: Any, **kwargs: Any) -> logging.LogRecord:
+        record = previous(*args, **kwargs)
+        censor_record(record)
+        return record
+
+    logging.setLogRecordFactory(factory)
+    try:
+        yield
+    finally:
+        logging.setLogRecordFactory(previous)
 
 
 def new_run_id(now: float | None = None) -> str:

@@ -8,6 +8,18 @@ A prompt is an ordered list of sections. The spec fixes the order:
 
 The system-prompt sections go to the provider's system slot and the rest, in order, to the
 user turn, so the model sees them exactly in the spec's order.
+
+`--prompt-order cache` puts what every call of a run shares first, so the provider's prompt cache
+can serve it to every call after the first:
+
+    initial: [project structure][code modification] | [query][codebase] | [initial query]
+    repair:  [project structure][code modification] | [query][codebase] | [repair query][build output]
+             [file replacements]
+
+The task prompt (initial or repair query) moves behind the codebase because it is the one system
+prompt that differs between the initial call and the repairs; left in front, it would make the first
+repair miss the cache. A `|` above is a cache breakpoint (`Section.cache`). In the spec's order only
+the system prompts lead every call, so the one breakpoint is at their end.
 """
 
 from __future__ import annotations
@@ -32,6 +44,7 @@ class Section:
     title: str
     text: str
     system: bool = False
+    cache: bool = False  # a prompt-cache breakpoint: the prefix up to here is the same in later calls
 
 
 @dataclass(frozen=True)
@@ -90,16 +103,9 @@ def _labelled(label: str, text: str) -> str:
     return f"--- {label} ---\n{_with_newline(text)}"
 
 
-def initial_prompt(system: SystemPrompts, query: str, codebase: str) -> Prompt:
-    return Prompt(
-        (
-            Section("project structure", system.project_structure, system=True),
-            Section("code modification", system.code_modification, system=True),
-            Section("initial query", system.initial_query, system=True),
-            Section("query", _labelled("QUERY", query)),
-            Section("codebase", _labelled("CODEBASE", codebase)),
-        )
-    )
+def initial_prompt(system: SystemPrompts, query: str, codebase: str, order: str = "spec") -> Prompt:
+    task = Section("initial query", system.initial_query, system=True)
+    return _ordered(system, task, (), query, codebase, order)
 
 
 @dataclass(frozen=True)
@@ -116,19 +122,40 @@ def repair_prompt(
     query: str,
     codebase: str,
     replacements: Mapping[str, str | None],
+    order: str = "spec",
 ) -> Prompt:
     """`replacements` maps each path earlier answers touched to its latest content (None: removed)."""
     label = "ANSWER REFUSED" if feedback.refused else "BUILD OUTPUT"
-    return Prompt(
-        (
-            Section("project structure", system.project_structure, system=True),
-            Section("code modification", system.code_modification, system=True),
-            Section("repair query", system.repair_query, system=True),
-            Section("build output", _labelled(label, feedback.text)),
-            Section("query", _labelled("QUERY", query)),
-            Section("codebase", _labelled("CODEBASE", codebase)),
-            Section("file replacements", render_replacements(replacements)),
+    task = Section("repair query", system.repair_query, system=True)
+    tail = (
+        Section("build output", _labelled(label, feedback.text)),
+        Section("file replacements", render_replacements(replacements)),
+    )
+    return _ordered(system, task, tail, query, codebase, order)
+
+
+def _ordered(
+    system: SystemPrompts, task: Section, tail: tuple[Section, ...], query: str, codebase: str, order: str
+) -> Prompt:
+    """The sections in the given order (see the module doc); tail is (build output, file replacements)."""
+    structure = Section("project structure", system.project_structure, system=True)
+    modification = Section("code modification", system.code_modification, system=True)
+    query_section = Section("query", _labelled("QUERY", query))
+    codebase_section = Section("codebase", _labelled("CODEBASE", codebase))
+    if order == "cache":
+        return Prompt(
+            (
+                structure,
+                replace(modification, cache=True),
+                query_section,
+                replace(codebase_section, cache=True),
+                replace(task, system=False),
+                *tail,
+            )
         )
+    # The spec's order: the build output comes before the query and the codebase.
+    return Prompt(
+        (structure, modification, replace(task, cache=True), *tail[:1], query_section, codebase_section, *tail[1:])
     )
 
 

@@ -28,6 +28,9 @@ DEFAULT_MODEL = "claude-sonnet-5-5"
 KEY_FILES = {"anthropic": "anthropic-api-key", "openai": "openai-api-key"}
 KEY_ENV = {"anthropic": "ANTHROPIC_API_KEY", "openai": "OPENAI_API_KEY"}
 MIN_KEY_LENGTH = 8
+PROMPT_ORDERS = ("spec", "cache")
+# Tables of config.toml that are not settings: their own modules read and check them.
+CONFIG_TABLES = ("models",)  # llm/catalog.py: model prices and context windows
 
 
 def _setting(default: Any, doc: str, example: Any = None) -> Any:
@@ -51,6 +54,22 @@ class Settings:
     max_repairs: int = _setting(3, "Repair queries after the initial one (the spec's three).")
     build_timeout: float = _setting(1800.0, "Seconds before build.sh's whole process group is killed.")
     build_output_cap: int = _setting(60000, "Characters of build output passed to a repair prompt.")
+    review: bool = _setting(
+        False, "Ask at the terminal which hunks of each answer to apply, before anything is written."
+    )
+    diff: bool = _setting(False, "Print the unified diff of what each attempt applies (on stderr).")
+    prompt_order: str = _setting(
+        "spec",
+        "spec: the spec's section order. cache: [system prompts][query][codebase] first, so repair calls "
+        "read them from the prompt cache.",
+    )
+    max_cost: float | None = _setting(
+        None, "Budget in US dollars: the run stops (exit 3) before a request that could go over it.", 5.0
+    )
+    retry_attempts: int = _setting(10, "Attempts at one model request, the first included, before exit 3.")
+    retry_time: float = _setting(300.0, "Seconds one model request may spend failing and retrying before exit 3.")
+    retry_wait_cap: float = _setting(60.0, "Longest single wait between attempts, even if the service asks for more.")
+    request_timeout: float = _setting(120.0, "Seconds without any data from the model service before an attempt fails.")
     build_linger: float = _setting(
         2.0, "Seconds build.sh's background children may keep its output open after it exits; then they are killed."
     )
@@ -95,6 +114,8 @@ def load_settings(
         except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
             raise SetupError(f"{path}: not valid TOML: {exc}. Fix the file or delete it.") from exc
         for name, value in data.items():
+            if name in CONFIG_TABLES:
+                continue
             if name not in hints:
                 raise SetupError(f"{path}: unknown setting {name!r}. Known settings: {', '.join(SETTING_NAMES)}.")
             values[name] = _coerce(name, value, hints[name], f"{path}")
@@ -172,6 +193,23 @@ def _validate(settings: Settings, sources: dict[str, str]) -> None:
         raise bad("build_timeout", "must be positive")
     if settings.build_output_cap < 1000:
         raise bad("build_output_cap", "must be at least 1000 characters")
+    if settings.provider == "openai" and sources["model"] == "default":
+        raise bad(
+            "provider",
+            f"openai needs a model: the default, {DEFAULT_MODEL}, is an Anthropic model; "
+            "name the server's model with --model (or model in agent-config/config.toml)",
+        )
+    if settings.prompt_order not in PROMPT_ORDERS:
+        raise bad("prompt_order", f"must be one of {', '.join(PROMPT_ORDERS)}, not {settings.prompt_order!r}")
+    if settings.max_cost is not None and settings.max_cost <= 0:
+        raise bad("max_cost", "must be a positive number of US dollars")
+    if settings.retry_attempts < 1:
+        raise bad("retry_attempts", "must be at least 1")
+    for name in ("retry_time", "request_timeout"):
+        if getattr(settings, name) <= 0:
+            raise bad(name, "must be positive")
+    if settings.retry_wait_cap < 0:
+        raise bad("retry_wait_cap", "must be at least 0")
     if settings.build_linger < 0:
         raise bad("build_linger", "must be 0 or more")
     if settings.timeout is not None and settings.timeout <= 0:
@@ -191,8 +229,16 @@ class ApiKey:
         return f"ApiKey(source={self.source!r})"
 
 
-def resolve_api_key(root: Path, provider: str, env: Mapping[str, str] | None = None) -> ApiKey:
-    """The key from the provider's environment variable, else from its file in agent-config/."""
+def key_is_optional(settings: Settings, env: Mapping[str, str]) -> bool:
+    """Only an OpenAI-compatible server of the user's choosing (llama.cpp, Ollama) may need no key;
+    the default endpoint of either provider always does."""
+    return settings.provider == "openai" and bool(settings.base_url or env.get("OPENAI_BASE_URL"))
+
+
+def resolve_api_key(root: Path, provider: str, env: Mapping[str, str] | None = None, optional: bool = False) -> ApiKey:
+    """The key from the provider's environment variable, else from its file in agent-config/.
+
+    optional: with neither, return an empty key (sent as no key at all) instead of failing."""
     env = os.environ if env is None else env
     var = KEY_ENV[provider]
     key_file = root / CONFIG_DIR / KEY_FILES[provider]
@@ -206,6 +252,8 @@ def resolve_api_key(root: Path, provider: str, env: Mapping[str, str] | None = N
         key = ApiKey(text.strip(), f"key file {CONFIG_DIR}/{KEY_FILES[provider]}")
         if not key.value:
             raise SetupError(f"the key file {key_file} is empty. Put your {provider} API key in it.")
+    elif optional:
+        return ApiKey("", f"no key configured (neither {var} nor {CONFIG_DIR}/{KEY_FILES[provider]})")
     else:
         raise SetupError(
             f"no API key configured for {provider}. Set {var}, or write the key to "

@@ -2,9 +2,10 @@
 
 While `watch()` is active, those signals raise `Stopped` in the main thread, wherever it is
 blocked: waiting for the model, for build.sh (whose process group `build.run_build` then kills)
-or for the lock. `Stopped` is a BaseException on purpose: the SDK and httpx turn any
-`Exception` raised inside a request into a connection error, which would report an interrupt
-as a service failure (exit 3) instead of exit 130.
+or for the lock. `Stopped` is a KeyboardInterrupt on purpose: the SDK turns any `Exception`
+raised inside a request into a connection error, which would report an interrupt as a service
+failure (exit 3) instead of exit 130; and code that already cleans up after Ctrl-C (the review's
+terminal, its log line) does the same for SIGTERM and the time limit.
 
 Code that must not be cut in half (applying an answer, reverting the tree, writing the
 summary) runs under `shielded()`: a stop that arrives meanwhile waits until the block is done.
@@ -25,7 +26,7 @@ from .errors import CodeCommitError, Interrupted, RunTimeout
 SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
 
-class Stopped(BaseException):
+class Stopped(KeyboardInterrupt):
     """The run was stopped from outside; `error` is what to report (Interrupted or RunTimeout)."""
 
     def __init__(self, error: CodeCommitError) -> None:

@@ -11,7 +11,7 @@ Two forms, chosen once per process by `Console.for_terminal`:
   pay for it.
 
 NO_COLOR (https://no-color.org) turns colour off; -q keeps only warnings and errors (and no
-live view); -v adds details: each answer's diff and build.sh's output as it runs.
+live view); -v adds details: each answer's explanation and build.sh's output as it runs.
 """
 
 from __future__ import annotations
@@ -28,13 +28,6 @@ from .logs import Redactor
 
 if TYPE_CHECKING:
     from .llm.base import Usage
-
-
-_DIFF_STYLES = {"+": "green", "-": "red", "@": "cyan"}
-
-
-def _looks_like_diff(text: str) -> bool:
-    return text.startswith("diff --git ")
 
 
 @dataclass
@@ -92,8 +85,14 @@ class Console:
             tty = stream.isatty()
         except (AttributeError, ValueError):
             tty = False
-        live = tty and not quiet and not is_ci(env) and env.get("TERM", "") != "dumb"
-        return cls(stream=stream, quiet=quiet, verbose=verbose, live_view=live, color=live and not env.get("NO_COLOR"))
+        fancy = tty and not is_ci(env) and env.get("TERM", "") != "dumb"
+        return cls(
+            stream=stream,
+            quiet=quiet,
+            verbose=verbose,
+            live_view=fancy and not quiet,
+            color=fancy and not env.get("NO_COLOR"),
+        )
 
     # Lines.
 
@@ -102,17 +101,29 @@ class Console:
             self._emit(text)
 
     def detail(self, text: str) -> None:
-        """A block shown with -v (an answer's explanation, a diff): indented, under the last line."""
+        """A block shown with -v (an answer's explanation): indented, under the last line."""
         if self.verbose:
             self._flush_partial()
             for line in self.redact(text).splitlines():
-                self._line(f"  {line}", _DIFF_STYLES.get(line[:1], "") if _looks_like_diff(text) else "")
+                self._line(f"  {line}", "dim")
 
     def warn(self, text: str) -> None:
         self._emit(f"warning: {text}", style="yellow")
 
     def error(self, text: str) -> None:
         self._emit(f"error: {text}", style="bold red")
+
+    def show(self, text: str) -> None:
+        """A block the user asked to see (--diff), verbatim: no timestamps, shown even when quiet.
+        It may carry its own colours (ANSI); under the live view it scrolls above the status line."""
+        self._flush_partial()
+        if self._rich is not None:
+            from rich.text import Text
+
+            self._rich.print(Text.from_ansi(self.redact(text)), end="", soft_wrap=True)
+        else:
+            self.stream.write(self.redact(text))
+            self.stream.flush()
 
     def build_output(self, chunk: str) -> None:
         """build.sh's output as it comes (already redacted), shown line by line with -v."""
@@ -158,18 +169,16 @@ class Console:
         self.progress.received += len(text)
 
     def spent(self, usage: Usage, cost_usd: float | None) -> None:
-        """The run's token and cost totals so far."""
-        self.progress.tokens_in = usage.input_tokens + usage.cache_write_tokens + usage.cache_read_tokens
+        """The run's token and cost totals so far, for the status line (each call also gets a line)."""
+        self.progress.tokens_in = usage.all_input_tokens
         self.progress.tokens_out = usage.output_tokens
         self.progress.cost_usd = cost_usd
         self.progress.received = 0
-        cost = "" if cost_usd is None else f", ${cost_usd:.4f}"
-        self.info(f"tokens so far: {self.progress.tokens_in:,} in, {self.progress.tokens_out:,} out{cost}")
 
     @contextlib.contextmanager
-    def live(self) -> Iterator[None]:
+    def live(self, enabled: bool = True) -> Iterator[None]:
         """Show the live status line for the duration of the block (on a terminal only)."""
-        if not self.live_view or self._rich is not None:
+        if not (enabled and self.live_view) or self._rich is not None:
             yield
             return
         from rich.console import Console as RichConsole

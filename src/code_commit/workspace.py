@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .errors import LockHeld, SetupError
-from .settings import CONFIG_DIR, ApiKey, Settings, resolve_api_key
+from .settings import CONFIG_DIR, ApiKey, Settings, key_is_optional, resolve_api_key
 
 QUERY_FILE = f"{CONFIG_DIR}/query.txt"
 ROLLUP_FILE = f"{CONFIG_DIR}/codeRollup.txt"
@@ -39,7 +39,7 @@ def check_setup(root: Path, settings: Settings, env: Mapping[str, str]) -> tuple
     except SetupError as exc:
         problems.append(str(exc))
     try:
-        key = resolve_api_key(root, settings.provider, env)
+        key = resolve_api_key(root, settings.provider, env, optional=key_is_optional(settings, env))
     except SetupError as exc:
         problems.append(str(exc))
     if workspace is None or key is None:

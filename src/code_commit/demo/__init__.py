@@ -41,7 +41,8 @@ def run_demo(console: Console, target: Path | None = None) -> int:
 
     answers = [p.read_text(encoding="utf-8") for p in sorted(ANSWERS.glob("*.txt"))]
     provider = ScriptedProvider(answers, pace=PACE_SECONDS if console.live_view else 0.0)
-    outcome = execute(open_workspace(root), None, Settings(model=MODEL), console, provider=provider)
+    settings = Settings(model=MODEL, diff=True)  # the diffs show the repair
+    outcome = execute(open_workspace(root), None, settings, console, provider=provider)
     if outcome.error is not None:
         console.error(str(outcome.error))
     console.info(

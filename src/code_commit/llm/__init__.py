@@ -2,16 +2,22 @@
 
 from __future__ import annotations
 
+import os
+
 from ..errors import SetupError
 from ..settings import ApiKey, Settings
-from .base import Completion, Provider, Usage
+from .base import Completion, Hooks, Provider, Usage
 
-__all__ = ["Completion", "Provider", "Usage", "make_provider"]
+__all__ = ["Completion", "Hooks", "Provider", "Usage", "make_provider"]
 
 
-def make_provider(settings: Settings, key: ApiKey) -> Provider:
+def make_provider(settings: Settings, key: ApiKey, hooks: Hooks | None = None) -> Provider:
     if settings.provider == "anthropic":
         from .anthropic_api import AnthropicProvider
 
-        return AnthropicProvider(settings, key)
+        return AnthropicProvider(settings, key, hooks)
+    if settings.provider == "openai":
+        from .openai_api import OpenAIProvider
+
+        return OpenAIProvider(settings, key, hooks, base_url=settings.base_url or os.environ.get("OPENAI_BASE_URL"))
     raise SetupError(f"unknown provider {settings.provider!r}")

@@ -1,24 +1,53 @@
 """The Anthropic Messages API through the official SDK, always streaming.
 
-The SDK is imported here, when a call is about to be made, never at start-up: importing it
-costs over a second.
+The SDK (and httpx2 under it) is imported here, when a call is about to be made, never at start-up:
+importing it costs over a second. Its own retries are off (max_retries=0): `StreamingProvider` owns
+them, so attempts never multiply.
 """
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 from typing import Any
 
 from ..errors import ServiceError
 from ..prompts import Prompt
 from ..settings import ApiKey, Settings
-from .base import Completion, Usage
+from .base import Hooks, Usage
+from .catalog import prompt_too_long
+from .transport import Rejected, Reply, StreamingProvider, Transient, parse_retry_after, status_is_transient
+
+# Error events inside an already-open stream that are worth another attempt.
+TRANSIENT_STREAM_ERRORS = frozenset({"overloaded_error", "api_error", "rate_limit_error", "timeout_error"})
+CONNECT_TIMEOUT = 10.0
 
 
-class AnthropicProvider:
-    def __init__(self, settings: Settings, key: ApiKey) -> None:
-        self.settings = settings
+def _blocks(sections: Any) -> list[dict[str, Any]]:
+    # Empty sections are left out (the API refuses an empty text block). A section marked cache ends
+    # a cached prefix: the service stores everything up to and including it.
+    blocks: list[dict[str, Any]] = []
+    for section in sections:
+        if section.text:
+            block: dict[str, Any] = {"type": "text", "text": section.text}
+            if section.cache:
+                block["cache_control"] = {"type": "ephemeral"}
+            blocks.append(block)
+    return blocks
+
+
+def request_params(prompt: Prompt, partial: str) -> dict[str, Any]:
+    """The system and messages of a request (with a partial answer: the request for the rest of it)."""
+    messages: list[dict[str, Any]] = [{"role": "user", "content": _blocks(prompt.user)}]
+    if partial:
+        messages.append({"role": "assistant", "content": [{"type": "text", "text": partial}]})
+    return {"system": _blocks(prompt.system), "messages": messages}
+
+
+class AnthropicProvider(StreamingProvider):
+    name = "Anthropic"
+
+    def __init__(self, settings: Settings, key: ApiKey, hooks: Hooks | None = None) -> None:
+        super().__init__(settings, hooks)
         self.key = key
         self._client: Any = None
 
@@ -26,46 +55,92 @@ class AnthropicProvider:
         if self._client is None:
             import anthropic
 
-            # The key goes in the constructor (and so in the x-api-key header), never in a URL.
-            # max_retries=0: retries are ours, so attempts never multiply.
+            # Created once per run (it costs ~65 ms). The key goes in the constructor, so the SDK sends
+            # it in a header, never in a URL, and never through extra_headers (which its debug log prints).
             self._client = anthropic.Anthropic(api_key=self.key.value, base_url=self.settings.base_url, max_retries=0)
         return self._client
 
-    def complete(self, prompt: Prompt, on_text: Callable[[str], None] | None = None) -> Completion:
+    def send(self, prompt: Prompt, partial: str, timeout: float, on_text: Callable[[str], None] | None) -> Reply:
         import anthropic
+        import httpx2
 
         client = self._get_client()
-        started = time.monotonic()
         try:
             with client.messages.stream(
                 model=self.settings.model,
                 max_tokens=self.settings.max_tokens,
-                system=[{"type": "text", "text": s.text} for s in prompt.system],
-                messages=[{"role": "user", "content": [{"type": "text", "text": s.text} for s in prompt.user]}],
+                timeout=httpx2.Timeout(timeout, connect=min(timeout, CONNECT_TIMEOUT)),
+                **request_params(prompt, partial),
             ) as stream:
                 for text in stream.text_stream:
                     if on_text:
                         on_text(text)
                 message = stream.get_final_message()
-        except anthropic.AuthenticationError as exc:
-            raise ServiceError(
-                f"the service refused the API key from {self.key.source} (HTTP {exc.status_code}); "
-                "check that the key is valid"
-            ) from exc
         except anthropic.APIStatusError as exc:
-            raise ServiceError(f"the model service answered HTTP {exc.status_code}: {exc.message}") from exc
+            raise self._status_fault(exc, prompt) from exc
+        except anthropic.APITimeoutError as exc:
+            raise Transient("timeout", f"no answer within {timeout:.1f} s") from exc
         except anthropic.APIConnectionError as exc:
-            raise ServiceError(f"cannot reach the model service: {exc}") from exc
+            raise Transient("connection failed", str(exc.__cause__ or exc)) from exc
+        # Faults after the 200 headers, while the body streams, escape the SDK unwrapped.
+        except httpx2.TimeoutException as exc:
+            raise Transient("stream stalled", f"no data for {timeout:.1f} s in the middle of the answer") from exc
+        except httpx2.TransportError as exc:
+            raise Transient("stream broke off", f"{type(exc).__name__}: {exc}") from exc
+        except anthropic.APIError as exc:
+            raise ServiceError(f"the Anthropic service sent something unusable: {exc}") from exc
+        if message.stop_reason is None:
+            # The body ended cleanly but before message_delta / message_stop: the answer is not whole.
+            raise Transient("stream ended early", "the answer stopped without a stop reason")
         text = "".join(block.text for block in message.content if block.type == "text")
         usage = message.usage
-        return Completion(
+        return Reply(
             text=text,
-            stop_reason=message.stop_reason or "unknown",
+            stop_reason=message.stop_reason,
             usage=Usage(
                 input_tokens=usage.input_tokens or 0,
                 output_tokens=usage.output_tokens or 0,
                 cache_write_tokens=usage.cache_creation_input_tokens or 0,
                 cache_read_tokens=usage.cache_read_input_tokens or 0,
             ),
-            duration=time.monotonic() - started,
         )
+
+    def _status_fault(self, exc: Any, prompt: Prompt) -> Exception:
+        """An error answer (or error event) as Transient or ServiceError, with a message that says what to do."""
+        body = exc.body if isinstance(exc.body, dict) else {}
+        error = body.get("error") if isinstance(body.get("error"), dict) else {}
+        error_type = exc.type or error.get("type") or ""
+        message = error.get("message") or exc.message
+        status = exc.status_code
+        if status == 200:  # an error event inside a stream that had started
+            if error_type in TRANSIENT_STREAM_ERRORS:
+                return Transient(f"{error_type} event in the stream", message)
+            return ServiceError(
+                f"the Anthropic service broke off the answer with {error_type or 'an error'}: {message}"
+            )
+        headers = exc.response.headers
+        if status == 401:
+            return ServiceError(
+                f"the Anthropic service refused the API key from {self.key.source} (HTTP 401); "
+                "check that the key is valid and not revoked"
+            )
+        if status == 403:
+            return ServiceError(
+                f"the API key from {self.key.source} may not use {self.settings.model} (HTTP 403: {message})"
+            )
+        if status == 404:
+            return ServiceError(
+                f"the Anthropic service does not know {self.settings.model} or the endpoint (HTTP 404: {message}); "
+                "check --model and --base-url"
+            )
+        if status == 413 or (status == 400 and _says_too_long(message)):
+            return Rejected(prompt_too_long(self.settings.model, len(prompt.render()), f"HTTP {status}: {message}"))
+        if status_is_transient(status, headers):
+            return Transient(f"HTTP {status} {error_type}".strip(), message, parse_retry_after(headers))
+        failure = Rejected if status == 400 else ServiceError
+        return failure(f"the Anthropic service answered HTTP {status} {error_type}: {message}".replace("  ", " "))
+
+
+def _says_too_long(message: str) -> bool:
+    text = message.lower()
+    return "prompt is too long" in text or "context window" in text or "context_window" in text

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Protocol
 
 from ..prompts import Prompt
@@ -11,7 +11,7 @@ from ..prompts import Prompt
 
 @dataclass(frozen=True)
 class Usage:
-    input_tokens: int = 0
+    input_tokens: int = 0  # input neither written to nor read from the prompt cache
     output_tokens: int = 0
     cache_write_tokens: int = 0
     cache_read_tokens: int = 0
@@ -24,16 +24,45 @@ class Usage:
             self.cache_read_tokens + other.cache_read_tokens,
         )
 
+    @property
+    def all_input_tokens(self) -> int:
+        return self.input_tokens + self.cache_write_tokens + self.cache_read_tokens
+
+    @property
+    def cached_share(self) -> float:
+        """The share of all input tokens read from the prompt cache (0 when there was no input)."""
+        total = self.all_input_tokens
+        return self.cache_read_tokens / total if total else 0.0
+
 
 @dataclass(frozen=True)
 class Completion:
     text: str
-    stop_reason: str
-    usage: Usage
-    duration: float
+    stop_reason: str  # Anthropic's words: end_turn, max_tokens, refusal, model_context_window_exceeded, ...
+    usage: Usage  # every request that produced an answer, continuations included
+    duration: float  # the whole call: every attempt, wait and continuation
+    requests: int = 1  # HTTP requests made: attempts that failed, the answer, its continuations
+    retries: int = 0  # attempts that failed with a transient fault and were retried
+    continuations: int = 0  # requests for the rest of an answer cut off at the output limit
+
+
+def _ignore(message: str) -> None:
+    pass
+
+
+@dataclass
+class Hooks:
+    """How a provider reaches the run: what it reports, and the run's veto before each request."""
+
+    notify: Callable[[str], None] = _ignore  # a retry or a continuation, for the console and run.log
+    before_request: Callable[[int], None] = field(default=lambda chars: None)  # prompt chars; raise to stop
+    on_usage: Callable[[Usage], None] = field(default=lambda usage: None)  # after each answered request
 
 
 class Provider(Protocol):
     def complete(self, prompt: Prompt, on_text: Callable[[str], None] | None = None) -> Completion:
-        """Send the prompt; return the whole answer. Raise ServiceError when the service fails."""
+        """Send the prompt; return the whole answer. Raise ServiceError when the service fails.
+
+        on_text receives the answer's text as it streams in; after a retried attempt it starts over.
+        """
         ...

@@ -1,0 +1,45 @@
+"""Run every benchmark scenario and print one table.
+
+    .venv/bin/python -m bench [--repeat N] [--only startup,apply,rollup,build]
+
+Each comparison is measured side by side in the same run (alternating runs, best of N), on data
+the scenario generates itself in a temporary directory.
+"""
+
+from __future__ import annotations
+
+import argparse
+import platform
+import time
+from collections.abc import Callable
+
+from . import apply, build_output, rollup, startup
+from .harness import Row, format_table
+
+SCENARIOS: dict[str, Callable[[int], list[Row]]] = {
+    "startup": startup.run,
+    "apply": apply.run,
+    "rollup": rollup.run,
+    "build": build_output.run,
+}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=5, help="timed runs of each command (best kept)")
+    parser.add_argument("--only", default=",".join(SCENARIOS), help="comma-separated scenarios to run")
+    args = parser.parse_args()
+    rows: list[Row] = []
+    for name in args.only.split(","):
+        started = time.perf_counter()
+        rows += SCENARIOS[name](args.repeat)
+        print(f"# {name}: done in {time.perf_counter() - started:.0f} s", flush=True)
+    print(
+        f"\n{time.strftime('%Y-%m-%d')}, {platform.python_implementation()} {platform.python_version()}, "
+        f"{platform.machine()}, {__import__('os').cpu_count()} cores"
+    )
+    print(format_table(rows))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,100 @@
+"""Parse, guard and apply: answers writing 100, 1,000 and 10,000 files, against `git apply` of the
+same change as a patch, in a repository with a 1,000-line .gitignore and nested ignore files.
+
+Target: within 2x `git apply`, and linear in size (the per-file time must not grow with size).
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from code_commit.diffs import file_diff
+from code_commit.edits import WriteFile, render_answer
+
+from .harness import Command, Row, bench_env, side_by_side
+
+SIZES = (100, 1000, 10000)
+FILES_PER_DIR = 100
+
+# Until `code-commit apply` exists, the same pipeline the run loop uses, in a fresh interpreter.
+DRIVER = """
+import sys
+from pathlib import Path
+from code_commit.apply import apply_plan, plan_changes
+from code_commit.edits import parse_answer
+from code_commit.guard import Guard
+root = Path.cwd()
+edits = parse_answer(Path(sys.argv[1]).read_text(encoding="utf-8"))
+apply_plan(root, plan_changes(root, edits, Guard(root)))
+"""
+
+
+def _content(i: int, version: str) -> str:
+    line = f"value_{i} = compute({i}, '{version}')  # a line of ordinary source code, padded out\n"
+    return line * 12  # about 1 KB a file
+
+
+def _gitignore() -> str:
+    lines = []
+    for i in range(250):
+        lines += [f"*.tmp{i}", f"/cache{i}/", f"build{i}/", f"!keep{i}.tmp{i}"]
+    return "\n".join(lines) + "\n"
+
+
+def generate(root: Path, files: int) -> tuple[Path, Path]:
+    """A committed repository of `files` files; return (answer, patch) rewriting every one of them."""
+    (root / ".gitignore").write_text("/agent-config\n" + _gitignore())
+    paths = [f"src/d{i // FILES_PER_DIR:03d}/f{i:05d}.py" for i in range(files)]
+    for d in range(0, files, FILES_PER_DIR):
+        folder = root / f"src/d{d // FILES_PER_DIR:03d}"
+        folder.mkdir(parents=True)
+        (folder / ".gitignore").write_text("".join(f"*.gen{j}\n/out{j}/\n" for j in range(5)))
+    for i, path in enumerate(paths):
+        (root / path).write_text(_content(i, "old"))
+    env = bench_env()
+    for argv in (["git", "init", "-q"], ["git", "add", "-A"], ["git", "commit", "-qm", "base"]):
+        subprocess.run(argv, cwd=root, env=env, check=True)
+    edits = [WriteFile(path, _content(i, "new")) for i, path in enumerate(paths)]
+    answer = root.parent / "answer.txt"
+    answer.write_text(render_answer(edits))
+    patch = root.parent / "change.patch"
+    patch.write_text(
+        "".join(file_diff(p, _content(i, "old").encode(), _content(i, "new").encode()) for i, p in enumerate(paths))
+    )
+    return answer, patch
+
+
+def run(repeat: int, sizes: tuple[int, ...] = SIZES) -> list[Row]:
+    rows = []
+    for files in sizes:
+        with tempfile.TemporaryDirectory(prefix="bench-apply-") as tmp:
+            root = Path(tmp) / "repo"
+            root.mkdir()
+            answer, patch = generate(root, files)
+            env = bench_env()
+
+            def reset(root: Path = root, env: dict[str, str] = env) -> None:
+                subprocess.run(["git", "checkout", "-q", "--", "."], cwd=root, env=env, check=True)
+
+            commands = {
+                "ours": Command([sys.executable, "-c", DRIVER, str(answer)], root, reset=reset),
+                "reference": Command(["git", "apply", str(patch)], root, reset=reset),
+            }
+            best = side_by_side(repeat, commands)
+            size = answer.stat().st_size
+        per_file = best["ours"].seconds / files * 1e6
+        rows.append(
+            Row(
+                f"apply: {files:,} files",
+                f"{size / 2**20:.1f} MiB",
+                best["ours"].seconds,
+                best["reference"].seconds,
+                best["ours"].peak_rss,
+                note=f"{per_file:.0f} us/file (git apply {best['reference'].seconds / files * 1e6:.0f})",
+                target="<= 2x git apply",
+            )
+        )
+    return rows

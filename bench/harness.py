@@ -1,0 +1,133 @@
+"""Measuring commands side by side: best of several alternating runs, with each run's peak RSS.
+
+Peak RSS comes from wait4() on the measured process, so it counts that process (and the
+children it waited for), never the benchmark itself.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+BIN = Path(sys.executable).parent
+GIT_ENV = {
+    "GIT_CONFIG_GLOBAL": os.devnull,
+    "GIT_CONFIG_NOSYSTEM": "1",
+    "GIT_AUTHOR_NAME": "bench",
+    "GIT_AUTHOR_EMAIL": "bench@example.invalid",
+    "GIT_COMMITTER_NAME": "bench",
+    "GIT_COMMITTER_EMAIL": "bench@example.invalid",
+}
+
+
+def bench_env(**extra: str) -> dict[str, str]:
+    """The environment for measured commands: no keys, git isolated, this venv's bin first on PATH."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "OPENAI_", "CODE_COMMIT_"))}
+    env.update(GIT_ENV)
+    env["PATH"] = f"{BIN}{os.pathsep}{env.get('PATH', '')}"
+    env.update(extra)
+    return env
+
+
+@dataclass(frozen=True)
+class Measure:
+    seconds: float
+    peak_rss: int  # bytes
+
+
+@dataclass(frozen=True)
+class Command:
+    argv: Sequence[str]
+    cwd: Path
+    env: Mapping[str, str] = field(default_factory=bench_env)
+    stdin: Path | None = None
+    expect: int | None = 0  # exit code; None accepts any
+    reset: Callable[[], None] | None = None  # untimed, before every run
+
+    def run(self) -> Measure:
+        if self.reset:
+            self.reset()
+        stdin = open(self.stdin, "rb") if self.stdin else subprocess.DEVNULL  # noqa: SIM115
+        try:
+            started = time.perf_counter()
+            proc = subprocess.Popen(
+                list(self.argv),
+                cwd=self.cwd,
+                env=dict(self.env),
+                stdin=stdin,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.PIPE,
+            )
+            assert proc.stderr is not None
+            errors = proc.stderr.read()
+            _, status, usage = os.wait4(proc.pid, 0)
+            elapsed = time.perf_counter() - started
+            proc.returncode = os.waitstatus_to_exitcode(status)
+            proc.stderr.close()
+        finally:
+            if self.stdin:
+                stdin.close()  # type: ignore[union-attr]
+        if self.expect is not None and proc.returncode != self.expect:
+            raise RuntimeError(f"{' '.join(self.argv)} exited {proc.returncode}: {errors.decode()[-2000:]}")
+        return Measure(elapsed, usage.ru_maxrss * 1024)
+
+
+def side_by_side(repeat: int, commands: Mapping[str, Command]) -> dict[str, Measure]:
+    """Warm every command once, then run them in turn `repeat` times; keep each one's best time."""
+    for command in commands.values():
+        command.run()
+    best: dict[str, Measure] = {}
+    for _ in range(repeat):
+        for name, command in commands.items():  # alternating: machine noise hits all alike
+            measure = command.run()
+            if name not in best or measure.seconds < best[name].seconds:
+                best[name] = Measure(measure.seconds, max(measure.peak_rss, best.get(name, measure).peak_rss))
+    return best
+
+
+@dataclass(frozen=True)
+class Row:
+    scenario: str
+    size: str
+    ours: float | None
+    reference: float | None
+    peak_rss: int | None = None
+    note: str = ""
+    target: str = ""
+
+    @property
+    def ratio(self) -> float | None:
+        if self.ours is None or not self.reference:
+            return None
+        return self.ours / self.reference
+
+
+def format_table(rows: Sequence[Row]) -> str:
+    header = ("scenario", "size", "ours", "reference", "ratio", "peak RSS", "target", "note")
+    lines = [header]
+    for row in rows:
+        lines.append(
+            (
+                row.scenario,
+                row.size,
+                "" if row.ours is None else f"{row.ours:.3f}s",
+                "" if row.reference is None else f"{row.reference:.3f}s",
+                "" if row.ratio is None else f"{row.ratio:.2f}x",
+                "" if row.peak_rss is None else f"{row.peak_rss / 2**20:.0f} MiB",
+                row.target,
+                row.note,
+            )
+        )
+    widths = [max(len(line[i]) for line in lines) for i in range(len(header))]
+    out = []
+    for n, line in enumerate(lines):
+        out.append("| " + " | ".join(cell.ljust(widths[i]) for i, cell in enumerate(line)) + " |")
+        if n == 0:
+            out.append("|" + "|".join("-" * (w + 2) for w in widths) + "|")
+    return "\n".join(out)

@@ -1,0 +1,215 @@
+"""Any OpenAI-compatible Chat Completions endpoint (OpenAI, vLLM, llama.cpp's server, Ollama, other
+vendors), spoken with httpx and always streaming (server-sent events).
+
+httpx is imported when a call is about to be made. The prompts, retries, continuations, usage and
+redaction are the same as for Anthropic; only the wire differs:
+
+- the system sections become one system message and the rest one user message, as plain strings
+  (the form every compatible server accepts);
+- finish_reason "length" is a cut-off answer ("max_tokens"), "content_filter" a refusal;
+- a continuation sends the partial answer as the assistant's message and asks, in a user message,
+  for the rest: Chat Completions has no portable way to make a model extend its own message;
+- usage comes from stream_options.include_usage; prompt_tokens counts cached tokens, so they are
+  taken out of input_tokens to match Anthropic's accounting.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+from ..errors import ServiceError
+from ..prompts import Prompt
+from ..settings import ApiKey, Settings
+from .base import Hooks, Usage
+from .catalog import prompt_too_long
+from .transport import Rejected, Reply, StreamingProvider, Transient, parse_retry_after, status_is_transient
+
+DEFAULT_BASE_URL = "https://api.openai.com/v1"
+CONNECT_TIMEOUT = 10.0
+STOP_REASONS = {"stop": "end_turn", "length": "max_tokens", "content_filter": "refusal"}
+TRANSIENT_STREAM_ERRORS = frozenset(
+    {"server_error", "api_error", "overloaded_error", "rate_limit_error", "rate_limit_exceeded", "timeout_error"}
+)
+CONTINUE = (
+    "Your answer above was cut off at the output limit. Continue it from exactly where it stopped, "
+    "starting with the next character: do not repeat anything and do not add any preface."
+)
+
+
+def _joined(sections: Any) -> str:
+    return "".join(s.text if s.text.endswith("\n") or not s.text else s.text + "\n" for s in sections)
+
+
+def request_body(settings: Settings, prompt: Prompt, partial: str) -> dict[str, Any]:
+    messages: list[dict[str, str]] = []
+    if prompt.system:
+        messages.append({"role": "system", "content": _joined(prompt.system)})
+    messages.append({"role": "user", "content": _joined(prompt.user)})
+    if partial:
+        messages += [{"role": "assistant", "content": partial}, {"role": "user", "content": CONTINUE}]
+    return {
+        "model": settings.model,
+        "max_tokens": settings.max_tokens,
+        "messages": messages,
+        "stream": True,
+        "stream_options": {"include_usage": True},
+    }
+
+
+def _usage(raw: Any) -> Usage:
+    if not isinstance(raw, dict):
+        return Usage()
+    details = raw.get("prompt_tokens_details")
+    cached = (details.get("cached_tokens") if isinstance(details, dict) else 0) or 0
+    prompt = raw.get("prompt_tokens") or 0
+    return Usage(
+        input_tokens=max(0, prompt - cached),
+        output_tokens=raw.get("completion_tokens") or 0,
+        cache_read_tokens=cached,
+    )
+
+
+def _error_of(payload: Any) -> tuple[str, str]:
+    """(type or code, message) of an OpenAI-style error body."""
+    error = payload.get("error") if isinstance(payload, dict) else None
+    if isinstance(error, dict):
+        kind = str(error.get("type") or error.get("code") or "")
+        return kind, str(error.get("message") or "")
+    if isinstance(error, str):
+        return "", error
+    return "", ""
+
+
+class OpenAIProvider(StreamingProvider):
+    name = "OpenAI-compatible"
+
+    def __init__(
+        self, settings: Settings, key: ApiKey, hooks: Hooks | None = None, base_url: str | None = None
+    ) -> None:
+        super().__init__(settings, hooks)
+        self.key = key
+        self.url = (base_url or settings.base_url or DEFAULT_BASE_URL).rstrip("/") + "/chat/completions"
+        self._client: Any = None
+
+    def _get_client(self) -> Any:
+        if self._client is None:
+            import httpx
+
+            # The key travels only in the Authorization header. With no key configured (a local server)
+            # no Authorization header is sent at all.
+            headers = {"Authorization": f"Bearer {self.key.value}"} if self.key.value else {}
+            self._client = httpx.Client(headers=headers)
+        return self._client
+
+    def send(self, prompt: Prompt, partial: str, timeout: float, on_text: Callable[[str], None] | None) -> Reply:
+        import httpx
+
+        client = self._get_client()
+        body = request_body(self.settings, prompt, partial)
+        try:
+            with client.stream(
+                "POST", self.url, json=body, timeout=httpx.Timeout(timeout, connect=min(timeout, CONNECT_TIMEOUT))
+            ) as response:
+                if response.status_code >= 400:
+                    response.read()
+                    raise self._status_fault(response, prompt)
+                if response.headers.get("content-type", "").startswith("application/json"):
+                    return self._whole(response.read(), on_text)  # a server that ignored "stream": true
+                return self._stream(response, on_text)
+        except httpx.TimeoutException as exc:
+            raise Transient("timeout", f"no data within {timeout:.1f} s") from exc
+        except httpx.TransportError as exc:
+            raise Transient("connection failed or broke off", f"{type(exc).__name__}: {exc}") from exc
+
+    def _stream(self, response: Any, on_text: Callable[[str], None] | None) -> Reply:
+        parts: list[str] = []
+        finish: str | None = None
+        usage: Usage | None = None
+        for line in response.iter_lines():
+            if not line.startswith("data:"):
+                continue  # blank separators, comments, event: lines
+            data = line[5:].strip()
+            if data == "[DONE]":
+                break
+            try:
+                chunk = json.loads(data)
+            except ValueError:
+                raise ServiceError(
+                    f"the {self.name} service sent a stream event that is not JSON: {data[:200]}"
+                ) from None
+            if not isinstance(chunk, dict):
+                continue
+            if "error" in chunk:
+                kind, message = _error_of(chunk)
+                if kind in TRANSIENT_STREAM_ERRORS or not kind:
+                    raise Transient(f"{kind or 'error'} event in the stream", message)
+                raise ServiceError(f"the {self.name} service broke off the answer with {kind}: {message}")
+            if chunk.get("usage"):
+                usage = _usage(chunk["usage"])
+            for choice in chunk.get("choices") or []:
+                if not isinstance(choice, dict) or choice.get("index", 0) != 0:
+                    continue
+                delta = choice.get("delta") or {}
+                piece = delta.get("content") if isinstance(delta, dict) else None
+                if isinstance(piece, str) and piece:
+                    parts.append(piece)
+                    if on_text:
+                        on_text(piece)
+                if choice.get("finish_reason"):
+                    finish = choice["finish_reason"]
+        if finish is None:
+            # The body ended (or [DONE] came) before any finish_reason: the answer is not whole.
+            raise Transient("stream ended early", "the answer stopped without a finish reason")
+        if usage is None:
+            # Without counts the call's cost (and the --max-cost budget) would silently read as zero.
+            self.hooks.notify("the server reported no token usage: this request's tokens and cost count as 0")
+            usage = Usage()
+        return Reply("".join(parts), STOP_REASONS.get(finish, finish), usage)
+
+    def _whole(self, raw: bytes, on_text: Callable[[str], None] | None) -> Reply:
+        try:
+            answer = json.loads(raw)
+            choice = answer["choices"][0]
+            text = choice["message"].get("content") or ""
+            finish = choice.get("finish_reason") or "stop"
+        except (ValueError, KeyError, IndexError, TypeError, AttributeError):
+            raise ServiceError(f"the {self.name} service sent an answer that is not a chat completion") from None
+        if on_text and text:
+            on_text(text)
+        return Reply(text, STOP_REASONS.get(finish, finish), _usage(answer.get("usage")))
+
+    def _status_fault(self, response: Any, prompt: Prompt) -> Exception:
+        status = response.status_code
+        try:
+            kind, message = _error_of(response.json())
+        except ValueError:
+            kind, message = "", response.text[:300]
+        headers = response.headers
+        if status == 401:
+            if not self.key.value:
+                return ServiceError(
+                    f"the {self.name} service at {self.url} wants an API key (HTTP 401); "
+                    "set OPENAI_API_KEY or write it to agent-config/openai-api-key"
+                )
+            return ServiceError(
+                f"the {self.name} service refused the API key from {self.key.source} (HTTP 401); "
+                "check that the key is valid"
+            )
+        if status == 403:
+            return ServiceError(
+                f"the API key from {self.key.source} may not use {self.settings.model} (HTTP 403: {message})"
+            )
+        if status == 404:
+            return ServiceError(
+                f"the {self.name} service has no {self.settings.model} or no endpoint at {self.url} "
+                f"(HTTP 404: {message}); check --model and --base-url (it usually ends in /v1)"
+            )
+        text = f"{kind} {message}".lower()
+        if status == 413 or (status == 400 and ("context" in text and ("length" in text or "window" in text))):
+            return Rejected(prompt_too_long(self.settings.model, len(prompt.render()), f"HTTP {status}: {message}"))
+        if status_is_transient(status, headers):
+            return Transient(f"HTTP {status} {kind}".strip(), message, parse_retry_after(headers))
+        failure = Rejected if status == 400 else ServiceError
+        return failure(f"the {self.name} service answered HTTP {status} {kind}: {message}".replace("  ", " "))

@@ -1,0 +1,245 @@
+"""What every network provider shares: retries, continuations of a cut-off answer, and the budget veto.
+
+A provider subclasses `StreamingProvider` and implements `send`: one streamed HTTP request, which
+returns a `Reply`, raises `Transient` for a fault worth another attempt, `Rejected` when the service
+refuses the request itself (400, 413), or `ServiceError` for any other fault that is not worth one.
+Here:
+
+- retries are tenacity's (the SDK's own are off): the wait the service asks for (retry-after-ms,
+  retry-after) or exponential backoff with jitter, each wait capped; a stop after so many attempts
+  or so much time; every retry reported to the console and the run log;
+- an answer cut off at the output limit is continued: the partial answer goes back as the
+  assistant's turn, up to MAX_CONTINUATIONS times, and the parts are joined;
+- the budget (--max-cost) is asked before every request and told the usage after it.
+"""
+
+from __future__ import annotations
+
+import email.utils
+import random
+import time
+from collections import Counter
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from ..errors import BudgetExceeded, ServiceError
+from ..prompts import Prompt
+from ..settings import Settings
+from .base import Completion, Hooks, Usage
+
+MAX_CONTINUATIONS = 3
+BACKOFF_BASE = 1.0  # seconds before the second attempt, doubling after each failure (then jittered)
+
+# Never retried, whatever the headers say: the same request would fail the same way.
+NEVER_RETRY = frozenset({400, 401, 403, 404, 413})
+RETRY_STATUSES = frozenset({408, 409, 429, *range(500, 600)})
+
+# Seams for tests, looked up at call time: no test sleeps out a real backoff.
+sleep: Callable[[float], None] = time.sleep
+clock: Callable[[], float] = time.monotonic
+jitter: Callable[[], float] = random.random
+
+
+@dataclass(frozen=True)
+class Reply:
+    """One answered request."""
+
+    text: str
+    stop_reason: str  # in Anthropic's words; other providers map theirs
+    usage: Usage
+
+
+@dataclass
+class _Tally:
+    requests: int = 0
+    retries: int = 0
+
+
+class Rejected(ServiceError):
+    """The service refused the request itself (HTTP 400 or 413): sending it again would not help."""
+
+
+class Transient(Exception):
+    """A fault worth another attempt. kind groups faults for the give-up message; retry_after is the
+    wait the service asked for, in seconds, if it asked."""
+
+    def __init__(self, kind: str, detail: str = "", retry_after: float | None = None) -> None:
+        super().__init__(f"{kind}: {detail}" if detail else kind)
+        self.kind = kind
+        self.retry_after = retry_after
+
+
+def status_is_transient(status: int, headers: Mapping[str, str]) -> bool:
+    """408, 409, 429 and 5xx are retried, unless the service says x-should-retry: false."""
+    if status in NEVER_RETRY:
+        return False
+    should = headers.get("x-should-retry", "").strip().lower()
+    if should == "false":
+        return False
+    return status in RETRY_STATUSES or should == "true"
+
+
+def parse_retry_after(headers: Mapping[str, str], now: float | None = None) -> float | None:
+    """The wait the service asks for, in seconds: retry-after-ms first (more precise), then retry-after
+    as seconds or as an HTTP date. None when neither is there or readable."""
+    raw_ms = headers.get("retry-after-ms")
+    if raw_ms is not None:
+        try:
+            value = float(raw_ms) / 1000
+            if value >= 0 and value != float("inf"):
+                return value
+        except ValueError:
+            pass
+    raw = headers.get("retry-after")
+    if raw is None:
+        return None
+    try:
+        value = float(raw)
+        return value if value >= 0 and value != float("inf") else None
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(raw)
+    except (TypeError, ValueError, IndexError):
+        return None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=UTC)
+    current = datetime.now(tz=UTC).timestamp() if now is None else now
+    return max(0.0, when.timestamp() - current)
+
+
+def retry_wait(attempt: int, retry_after: float | None, cap: float, rand: float) -> float:
+    """The wait after failed attempt number `attempt` (1-based). The service's own retry-after wins;
+    otherwise BACKOFF_BASE doubling per attempt with "equal jitter" (between half and all of it, so
+    clients that failed together spread out). Never more than cap."""
+    if retry_after is not None:
+        return min(retry_after, cap)
+    ceiling = min(cap, BACKOFF_BASE * 2 ** (attempt - 1))
+    return ceiling / 2 + ceiling / 2 * rand
+
+
+def _seconds(value: float) -> str:
+    return f"{value:.1f} s" if value < 90 else f"{value / 60:.1f} min"
+
+
+class StreamingProvider:
+    """Retries, continuations and the budget around a subclass's single-request `send`."""
+
+    name = "model"  # for messages
+
+    def __init__(self, settings: Settings, hooks: Hooks | None = None) -> None:
+        self.settings = settings
+        self.hooks = hooks or Hooks()
+
+    def send(self, prompt: Prompt, partial: str, timeout: float, on_text: Callable[[str], None] | None) -> Reply:
+        """One streamed request for the prompt; with a partial answer, a request for the rest of it."""
+        raise NotImplementedError
+
+    def complete(self, prompt: Prompt, on_text: Callable[[str], None] | None = None) -> Completion:
+        started = clock()
+        chars = len(prompt.render())
+        tally = _Tally()
+        text = ""
+        usage = Usage()
+        reply: Reply | None = None
+        continuations = 0
+        while True:
+            # The API refuses an assistant turn that ends in white space, so the part sent back is
+            # stripped, and the rest is joined to what was sent: nothing is doubled or lost.
+            partial = text.rstrip() if reply else ""
+            try:
+                self.hooks.before_request(chars + len(partial))
+                part = self._send_with_retries(prompt, partial, on_text, tally)
+            except (BudgetExceeded, Rejected) as exc:
+                if reply is None:
+                    raise
+                # A continuation the budget forbids, or the service refuses (a model that takes no
+                # partial answer, a prompt that no longer fits): the answer stays incomplete, and the
+                # run refuses it as it refuses any cut-off answer.
+                self.hooks.notify(f"not continuing the cut-off answer: {exc}")
+                break
+            if reply is not None:
+                continuations += 1
+            reply = part
+            usage += part.usage
+            self.hooks.on_usage(part.usage)
+            text = partial + part.text
+            if part.stop_reason != "max_tokens" or continuations == MAX_CONTINUATIONS or not text.strip():
+                break
+            self.hooks.notify(
+                f"the answer was cut off at the {self.settings.max_tokens}-token output limit; "
+                f"asking for the rest (continuation {continuations + 1} of {MAX_CONTINUATIONS})"
+            )
+        return Completion(
+            text=text,
+            stop_reason=reply.stop_reason,
+            usage=usage,
+            duration=clock() - started,
+            requests=tally.requests,
+            retries=tally.retries,
+            continuations=continuations,
+        )
+
+    def _send_with_retries(
+        self, prompt: Prompt, partial: str, on_text: Callable[[str], None] | None, tally: _Tally
+    ) -> Reply:
+        """One request, retried on transient faults; every attempt counted in tally."""
+        import tenacity
+
+        settings = self.settings
+        started = clock()
+        faults: list[Transient] = []
+
+        def attempt() -> Reply:
+            # No attempt may wait for data past the time limit of the retries.
+            remaining = settings.retry_time - (clock() - started)
+            timeout = max(0.001, min(settings.request_timeout, remaining))
+            tally.requests += 1
+            try:
+                return self.send(prompt, partial, timeout, on_text)
+            except Transient as fault:
+                faults.append(fault)
+                raise
+
+        def wait(state: tenacity.RetryCallState) -> float:
+            fault = state.outcome.exception() if state.outcome else None
+            retry_after = fault.retry_after if isinstance(fault, Transient) else None
+            return retry_wait(state.attempt_number, retry_after, settings.retry_wait_cap, jitter())
+
+        def stop(state: tenacity.RetryCallState) -> bool:
+            out_of_time = clock() - started + state.upcoming_sleep >= settings.retry_time
+            return state.attempt_number >= settings.retry_attempts or out_of_time
+
+        def announce(state: tenacity.RetryCallState) -> None:
+            tally.retries += 1
+            self.hooks.notify(
+                f"attempt {state.attempt_number} of {settings.retry_attempts} failed: {faults[-1]}; "
+                f"retrying in {_seconds(state.upcoming_sleep)}"
+            )
+
+        retrying = tenacity.Retrying(
+            retry=tenacity.retry_if_exception_type(Transient),
+            wait=wait,
+            stop=stop,
+            sleep=lambda seconds: sleep(seconds),
+            before_sleep=announce,
+            reraise=True,
+        )
+        try:
+            return retrying(attempt)
+        except Transient:
+            raise ServiceError(self._give_up_message(faults, clock() - started)) from None
+
+    def _give_up_message(self, faults: list[Transient], elapsed: float) -> str:
+        settings = self.settings
+        counts = Counter(fault.kind for fault in faults)
+        tally = ", ".join(f"{kind} ({n}x)" for kind, n in counts.items())
+        if len(faults) >= settings.retry_attempts:
+            why = f"after {len(faults)} attempts, the limit (retry_attempts)"
+        else:
+            why = (
+                f"after {len(faults)} attempt(s) in {_seconds(elapsed)}: another wait would pass the "
+                f"{_seconds(settings.retry_time)} limit (retry_time)"
+            )
+        return f"gave up on the {self.name} service {why}. Failures: {tally}. Last: {faults[-1]}"

@@ -1,0 +1,262 @@
+"""--provider openai: any OpenAI-compatible Chat Completions server, spoken with httpx, against the loopback
+fake. Same prompts, retries, continuations, usage and redaction as the Anthropic provider."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from fakeapi import FakeAPI
+from support import Project, git
+
+FIX = "^^^fixed.txt\nfixed\n^^^end\n"
+PARTIAL = "^^^partial.txt\nfrom a broken answer\n^^^end\n^^^fixed.txt\nfix"
+OPENAI_KEY = "sk-openai-test-0123456789-KEYab"
+
+
+@pytest.fixture
+def openai(api: FakeAPI, monkeypatch: pytest.MonkeyPatch, cli):
+    """Runs code-commit against the fake's Chat Completions endpoint."""
+    monkeypatch.setenv("OPENAI_API_KEY", OPENAI_KEY)
+
+    def run(*args: str, env=None):
+        return cli("--provider", "openai", "--model", "gpt-fake", "--base-url", f"{api.url}/v1", *args, env=env)
+
+    return run
+
+
+def logged(project: Project) -> dict[str, str]:
+    (run,) = project.run_dirs()
+    return {p.name: p.read_text() for p in sorted(run.iterdir())}
+
+
+def test_a_run_through_an_openai_compatible_server(project: Project, api: FakeAPI, openai) -> None:
+    api.reply("^^^wrong.txt\nnope\n^^^end\n")
+    api.reply(FIX, usage={"input_tokens": 300, "output_tokens": 40, "cache_read_input_tokens": 700})
+
+    result = openai()
+
+    assert result.exit_code == 0, result.stderr
+    assert project.read("fixed.txt") == "fixed\n"
+    initial, repair = api.requests
+    assert initial.path == "/v1/chat/completions"
+    assert initial.headers["authorization"] == f"Bearer {OPENAI_KEY}"
+    assert OPENAI_KEY not in initial.path + initial.query
+    body = initial.json
+    assert body["model"] == "gpt-fake" and body["max_tokens"] == 32000
+    assert body["stream"] is True and body["stream_options"] == {"include_usage": True}
+    system, user = body["messages"]
+    assert system["role"] == "system" and user["role"] == "user"
+    # The same prompt as the Anthropic provider sends, in the spec's order.
+    assert system["content"].index("HOW TO CHANGE FILES") < system["content"].index("TASK")
+    assert user["content"] == "--- QUERY ---\nMake the build pass.\n--- CODEBASE ---\n--- FILE [app.txt] ---\nhello\n"
+    assert "REPAIR TASK" in repair.json["messages"][0]["content"]
+    assert repair.json["messages"][1]["content"].startswith("--- BUILD OUTPUT ---")
+    # prompt_tokens (1000) counts the cached tokens (700): they are taken out of input_tokens.
+    assert (
+        "call 2: stop_reason=end_turn input_tokens=300 output_tokens=40 cache_write_tokens=0 "
+        in (logged(project)["run.log"])
+    )
+    assert "cache_read_tokens=700 cached_share=0.70 cost_usd=unknown" in logged(project)["run.log"]
+
+
+def test_a_server_that_reports_no_usage_is_noticed(project: Project, api: FakeAPI, openai, monkeypatch) -> None:
+    from code_commit.llm import openai_api
+
+    real = openai_api.request_body
+    monkeypatch.setattr(openai_api, "request_body", lambda *a: {**real(*a), "stream_options": None})
+    api.reply(FIX)
+
+    result = openai()
+
+    assert result.exit_code == 0
+    assert "the server reported no token usage" in result.stderr
+    assert "the server reported no token usage" in logged(project)["run.log"]
+
+
+def test_a_price_for_the_server_s_model_comes_from_the_config(project: Project, api: FakeAPI, openai) -> None:
+    project.write("agent-config/config.toml", '[models."gpt-fake"]\ninput = 2.0\noutput = 8.0\n')
+    api.reply(FIX, usage={"input_tokens": 1000, "output_tokens": 100})
+
+    assert openai().exit_code == 0
+    assert f"cost_usd={(1000 * 2 + 100 * 8) / 1e6:.6f}" in logged(project)["run.log"]
+
+
+def test_a_local_server_needs_no_key(project: Project, api: FakeAPI, openai, monkeypatch) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY")
+    api.reply(FIX)
+
+    result = openai()
+
+    assert result.exit_code == 0, result.stderr
+    assert "authorization" not in api.requests[0].headers
+
+
+def test_a_server_that_wants_a_key_says_where_to_put_it(project: Project, api: FakeAPI, openai, monkeypatch) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY")
+    api.status(401)
+
+    result = openai()
+
+    assert result.exit_code == 3
+    assert "wants an API key (HTTP 401); set OPENAI_API_KEY or write it to agent-config/openai-api-key" in (
+        result.stderr
+    )
+
+
+def test_the_default_openai_endpoint_needs_a_key(project: Project, cli, monkeypatch) -> None:
+    result = cli("--provider", "openai", "--model", "gpt-fake")
+
+    assert result.exit_code == 2
+    assert "no API key configured for openai" in result.stderr
+    assert project.run_dirs() == []
+
+
+def test_the_key_file_and_a_refused_key(project: Project, api: FakeAPI, openai, monkeypatch) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY")
+    project.write("agent-config/openai-api-key", "sk-from-the-openai-file-42\n")
+    api.status(401)
+
+    result = openai()
+
+    assert result.exit_code == 3
+    assert api.requests[0].headers["authorization"] == "Bearer sk-from-the-openai-file-42"
+    assert "refused the API key from key file agent-config/openai-api-key" in result.stderr
+    assert "sk-from-the-openai-file-42" not in result.stderr
+    assert len(api.requests) == 1
+
+
+@pytest.mark.parametrize(
+    "fault",
+    [
+        pytest.param(lambda api: api.status(429, headers={"retry-after": "3"}), id="429 with retry-after"),
+        pytest.param(lambda api: api.status(503), id="503"),
+        pytest.param(lambda api: api.drop(), id="dropped connection"),
+        pytest.param(lambda api: api.cut_stream(PARTIAL), id="stream cut mid-answer"),
+        pytest.param(lambda api: api.cut_stream(PARTIAL, clean=True), id="stream ended without a finish reason"),
+        pytest.param(lambda api: api.stream_error(PARTIAL, "server_error"), id="error chunk in the stream"),
+    ],
+)
+def test_faults_are_retried_and_nothing_partial_applied(
+    project: Project, api: FakeAPI, openai, retry_waits: list[float], fault
+) -> None:
+    fault(api)
+    api.reply(FIX)
+
+    result = openai()
+
+    assert result.exit_code == 0, result.stderr
+    assert len(api.requests) == 2
+    assert api.requests[0].body == api.requests[1].body
+    assert not (project.root / "partial.txt").exists()
+    assert len(retry_waits) == 1
+    assert "attempt 1 of 10 failed" in result.stderr
+
+
+def test_retry_after_is_honoured(project: Project, api: FakeAPI, openai, retry_waits: list[float]) -> None:
+    api.status(429, headers={"retry-after-ms": "1500"})
+    api.reply(FIX)
+
+    assert openai().exit_code == 0
+    assert retry_waits == [1.5]
+
+
+@pytest.mark.parametrize("code", [400, 401, 403, 404, 413])
+def test_request_errors_are_not_retried(project: Project, api: FakeAPI, openai, code: int) -> None:
+    api.status(code)
+    api.reply(FIX)
+
+    result = openai()
+
+    assert result.exit_code == 3
+    assert len(api.requests) == 1
+    assert git(project.root, "status", "--porcelain") == ""
+
+
+def test_a_context_length_error_exits_3_with_the_fix(project: Project, api: FakeAPI, openai) -> None:
+    body = {
+        "error": {
+            "message": "This model's maximum context length is 8192 tokens.",
+            "type": "invalid_request_error",
+            "code": "context_length_exceeded",
+        }
+    }
+    api.status(400, body=body)
+
+    result = openai()
+
+    assert result.exit_code == 3
+    assert "the prompt is too long for gpt-fake" in result.stderr and "Shrink the rollup" in result.stderr
+
+
+def test_giving_up_exits_3(project: Project, api: FakeAPI, openai) -> None:
+    for _ in range(3):
+        api.status(502)
+
+    result = openai(env={"CODE_COMMIT_RETRY_ATTEMPTS": "3"})
+
+    assert result.exit_code == 3
+    assert len(api.requests) == 3
+    assert "gave up on the OpenAI-compatible service after 3 attempts" in result.stderr
+    assert "HTTP 502 api_error (3x)" in result.stderr
+
+
+def test_finish_reason_length_is_continued(project: Project, api: FakeAPI, openai) -> None:
+    api.reply("^^^fixed.txt\nfix", stop_reason="max_tokens")
+    api.reply("ed\n^^^end\n")
+
+    assert openai().exit_code == 0
+    assert project.read("fixed.txt") == "fixed\n"
+    first, second = (r.json["messages"] for r in api.requests)
+    assert second[:2] == first
+    assert second[2] == {"role": "assistant", "content": "^^^fixed.txt\nfix"}
+    assert second[3]["role"] == "user" and "Continue it from exactly where it stopped" in second[3]["content"]
+
+
+def test_a_content_filter_stop_is_a_refusal(project: Project, api: FakeAPI, openai) -> None:
+    api.reply("^^^partial.txt\nx\n^^^end\n", stop_reason="refusal")
+    api.reply(FIX)
+
+    result = openai()
+
+    assert result.exit_code == 0
+    assert "declined to answer" in result.stderr
+    assert not (project.root / "partial.txt").exists()
+
+
+def test_the_key_never_reaches_prompts_logs_or_console(project: Project, api: FakeAPI, openai) -> None:
+    project.write("agent-config/codeRollup.txt", f"--- FILE [.env] ---\nOPENAI={OPENAI_KEY}\n")
+    api.status(401, body={"error": {"message": f"Incorrect API key provided: {OPENAI_KEY}", "type": "auth"}})
+
+    result = openai()
+
+    assert result.exit_code == 3
+    assert OPENAI_KEY not in api.requests[0].body.decode()
+    assert "********" + OPENAI_KEY[-2:] in json.loads(api.requests[0].body)["messages"][1]["content"]
+    assert OPENAI_KEY not in result.stderr + result.stdout
+    for name, text in logged(project).items():
+        assert OPENAI_KEY not in text, name
+
+
+def test_a_server_that_ignores_stream_true_is_understood(project: Project, api: FakeAPI, openai, monkeypatch) -> None:
+    # Some servers answer with one JSON body whatever was asked: the fake does when not asked to stream.
+    from code_commit.llm import openai_api
+
+    real = openai_api.request_body
+    monkeypatch.setattr(openai_api, "request_body", lambda *a: {**real(*a), "stream": False})
+    api.reply(FIX, usage={"input_tokens": 50, "output_tokens": 5})
+
+    assert openai().exit_code == 0
+    assert "input_tokens=50 output_tokens=5" in logged(project)["run.log"]
+
+
+def test_openai_base_url_from_the_environment(project: Project, api: FakeAPI, cli, monkeypatch) -> None:
+    monkeypatch.setenv("OPENAI_BASE_URL", f"{api.url}/v1")
+    api.reply(FIX)
+
+    result = cli("--provider", "openai", "--model", "gpt-fake")
+
+    assert result.exit_code == 0, result.stderr
+    assert api.requests[0].path == "/v1/chat/completions"
+    assert "authorization" not in api.requests[0].headers

@@ -1,0 +1,143 @@
+"""--review at a real terminal: `code-commit` spawned on a pseudo-terminal (pexpect) against the
+fake service, keys sent as a supervisor types them. Each spawn imports the SDK (over a second),
+so each test walks a whole run and checks everything it can on the way."""
+
+from __future__ import annotations
+
+import io
+import os
+import sys
+import termios
+
+import pexpect
+import pytest
+
+from fakeapi import FakeAPI
+from support import Project
+
+TWENTY = "".join(f"line {n}\n" for n in range(1, 21))
+TWO_HUNKS = TWENTY.replace("line 2\n", "LINE 2\n").replace("line 18\n", "LINE 18\n")
+KEPT = TWENTY.replace("line 2\n", "LINE 2\n")  # the first hunk only
+FIX = "^^^fixed.txt\nfixed\n^^^end\n"
+
+
+@pytest.fixture
+def files(project: Project) -> Project:
+    project.write("app.txt", TWENTY)
+    project.write("old.txt", "old\n")
+    project.commit_all()
+    return project
+
+
+class Session:
+    def __init__(self, project: Project, **env: str) -> None:
+        environment = {k: v for k, v in os.environ.items() if k != "NO_COLOR"} | {"TERM": "xterm"} | env
+        self.output = io.StringIO()
+        self.child = pexpect.spawn(
+            sys.executable,
+            ["-m", "code_commit", "--review"],
+            cwd=str(project.root),
+            env=environment,
+            encoding="utf-8",
+            timeout=60,  # only a guard against a hang; nothing here is timed
+            dimensions=(50, 200),
+        )
+        self.child.logfile_read = self.output
+
+    def expect(self, text: str) -> None:
+        self.child.expect_exact(text)
+
+    def keys(self, *steps: tuple[str, str]) -> None:
+        """Send each key once the text before it is on the screen: typeahead would be discarded."""
+        for key, then in steps:
+            self.child.send(key)
+            self.expect(then)
+
+    def cbreak(self) -> bool:
+        """Whether the terminal is in cbreak mode now (the pty's settings, read from our side)."""
+        lflag = termios.tcgetattr(self.child.child_fd)[3]
+        return not lflag & (termios.ICANON | termios.ECHO)
+
+    def finish(self) -> int:
+        self.expect(pexpect.EOF)
+        restored = not self.cbreak()
+        self.child.close()
+        assert restored, "the terminal is back in its normal mode"
+        return self.child.exitstatus if self.child.signalstatus is None else -self.child.signalstatus
+
+
+def test_keep_some_hunks_then_accept_a_whole_repair(files: Project, api: FakeAPI) -> None:
+    api.reply(f"^^^app.txt\n{TWO_HUNKS}^^^end\n^^^new.txt\nnew\n^^^end\n^^^old.txt\n^^^delete\n")
+    api.reply(FIX)
+    run = Session(files)
+
+    run.expect("(1/4) Accept this hunk [a,r,n,p,A,R,q,?]? ")
+    assert run.cbreak()
+    run.keys(
+        ("?", "q - finish: write what was accepted"),
+        ("a", "(2/4) Accept this hunk"),
+        ("r", "(3/4) Create this file"),
+        ("p", "(2/4) Accept this hunk"),
+        ("n", "(3/4) Create this file"),
+        ("a", "(4/4) Delete this file"),
+        ("r", "every hunk is decided (2 accepted, 2 rejected)"),
+        ("q", "review: 2 accepted, 2 rejected"),
+    )
+    run.expect("running build.sh")
+    assert not run.cbreak(), "the terminal is restored as soon as the review ends"
+    run.expect("(1/1) Create this file")
+    run.keys(("A", "every hunk is decided (1 accepted, 0 rejected)"))
+    run.child.send("q")
+    assert run.finish() == 0
+
+    assert files.read("app.txt") == KEPT
+    assert files.read("new.txt") == "new\n" and files.read("old.txt") == "old\n"
+    shown = run.output.getvalue()
+    assert "Progress: 1/4 accepted, 1 rejected, 2 pending" in shown
+    assert "\x1b[32m+LINE 2\x1b[0m" in shown and "\x1b[31m-line 18\x1b[0m" in shown, "colour on a terminal"
+    repair = api.requests[1].prompt_text
+    assert f"--- FILE REPLACEMENT [app.txt] ---\n{KEPT}" in repair, "the model sees what was really applied"
+    assert "--- REVIEW ---" in repair and "-line 18\n+LINE 18\n" in repair
+    assert "Rejected: the deletion of old.txt (the file stays)" in repair
+    (log,) = files.run_dirs()
+    events = (log / "run.log").read_text()
+    assert "call 1: review: accepted app.txt hunk 1 of 2 @@ -1,5 +1,5 @@" in events
+    assert "call 1: review: rejected old.txt deleted file" in events
+    assert "call 2: review: accepted fixed.txt new file" in events
+
+
+def test_quit_with_hunks_pending_then_reject_everything(files: Project, api: FakeAPI) -> None:
+    api.reply(f"^^^app.txt\n{TWO_HUNKS}^^^end\n")
+    api.reply(f"^^^app.txt\n{TWO_HUNKS}^^^end\n{FIX}")
+    run = Session(files, NO_COLOR="1")
+
+    run.expect("(1/2) Accept this hunk")
+    run.keys(("a", "(2/2) Accept this hunk"), ("q", "1 pending hunk not reviewed: counted as rejected"))
+    run.expect("build fails")
+    run.expect("(1/2) Accept this hunk")  # the repair proposes the rejected hunk again, and a new file
+    run.keys(("R", "every hunk is decided (0 accepted, 2 rejected)"))
+    run.child.send("q")
+    run.expect("every change of the answer to call 2 was rejected in review")
+    assert run.finish() == 6
+
+    assert len(api.requests) == 2, "rejected means stop: no retry"
+    assert files.read("app.txt") == KEPT and not (files.root / "fixed.txt").exists()
+    assert "\x1b[" not in run.output.getvalue(), "NO_COLOR"
+    (log,) = files.run_dirs()
+    assert not (log / "02-build.txt").exists()
+    events = (log / "run.log").read_text()
+    assert "call 1: review: 1 accepted, 1 rejected (1 left pending at q)" in events
+    assert "call 2: review: 0 accepted, 2 rejected" in events
+
+
+def test_ctrl_c_mid_review_writes_nothing_and_restores_the_terminal(files: Project, api: FakeAPI) -> None:
+    api.reply(f"^^^app.txt\n{TWO_HUNKS}^^^end\n")
+    run = Session(files)
+    run.expect("(1/2) Accept this hunk")
+    run.keys(("a", "(2/2) Accept this hunk"))
+    run.child.sendintr()
+    run.expect("interrupted")
+    assert run.finish() == 130
+    assert files.read("app.txt") == TWENTY
+    (log,) = files.run_dirs()
+    assert "call 1: review interrupted; nothing of this answer was written" in (log / "run.log").read_text()
