@@ -42,9 +42,7 @@ def demo_in_a_terminal(target: Path, **env: str) -> str:
 def test_a_terminal_gets_the_live_status_view_in_colour(tmp_path: Path) -> None:
     drawn = demo_in_a_terminal(tmp_path / "demo")
     # The status line: step, attempt n of 4, elapsed time, tokens and cost so far.
-    assert re.search(
-        r"running build\.sh · attempt 1 of 4 · \d\d:\d\d · [\d,]+ in / [\d,]+ out tokens · cost n/a", drawn
-    )
+    assert re.search(r"running build\.sh · attempt 1 of 4 · \d\d:\d\d · [\d,]+ in / [\d,]+ out tokens · \$0\.00", drawn)
     assert "asking scripted-demo-model" in drawn and "attempt 2 of 4" in drawn
     assert "\x1b[2K" in drawn, "the status line is redrawn in place"
     assert COLOR.search(drawn)

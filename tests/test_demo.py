@@ -43,6 +43,7 @@ def test_the_demo_repairs_the_bundled_project(tmp_path: Path, cli) -> None:
     assert "--- FILE [inventory/stock.py] ---" in (run / "01-query.txt").read_text(), "the real rollup"
     summary = json.loads((run / "summary.json").read_text())
     assert summary["outcome"] == "passed" and summary["attempts"] == 2
+    assert summary["cost_usd"] == 0.0, "the scripted model is priced at nothing"
     assert summary["files_changed"] == ["inventory/stock.py"]
     assert git(target, "status", "--porcelain") == " M inventory/stock.py\n"
     assert "+        self.items[name] = have - count" in git(target, "diff")
