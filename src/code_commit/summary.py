@@ -103,8 +103,10 @@ def plain(value: Any) -> Any:
     """A dataclass (or a list of them) as JSON-ready data, durations rounded to the millisecond."""
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         value = dataclasses.asdict(value)
-    if isinstance(value, dict):
-        return {k: round(v, 3) if isinstance(v, float) else plain(v) for k, v in value.items()}
+    if isinstance(value, dict):  # durations only: a cost of $0.0004 must not round to 0
+        return {
+            k: round(v, 3) if k.startswith("duration") and isinstance(v, float) else plain(v) for k, v in value.items()
+        }
     if isinstance(value, list | tuple):
         return [plain(v) for v in value]
     return value
