@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from code_commit.workspace import ProjectLock
+
 from fakeapi import FakeAPI
 from support import TEST_KEY, Project, git
 
@@ -231,3 +233,26 @@ def test_apply_does_not_import_the_sdk(big: Project) -> None:
     )
     assert "EXIT 0 False" in done.stderr
     assert "return -7" in big.read("big.py")
+
+
+def test_applying_takes_the_projects_lock_but_check_needs_none(big: Project, cli) -> None:
+    with ProjectLock.take(big.root / "agent-config"):
+        result = cli("apply", "-", input=EDIT)
+        assert result.exit_code == 4
+        assert "another code-commit run holds this project's lock" in result.stderr
+        assert big.read("big.py") == BIG
+        assert cli("apply", "--check", "-", input=EDIT).exit_code == 0
+
+
+def test_the_protected_setting_guards_saved_answers_too(big: Project, cli) -> None:
+    big.write("agent-config/config.toml", 'protected = ["secrets/**"]\n')
+    result = cli("apply", "--check", "-", input="^^^secrets/token.txt\nx\n^^^end\n")
+    assert result.exit_code == 7
+    assert "problem 1 [guard]: secrets/token.txt" in result.stdout
+
+
+def test_setting_flags_before_apply_take_effect(big: Project, cli) -> None:
+    big.build_script("sleep 30\n")
+    result = cli("--build-timeout", "0.2", "apply", "--build", "--json", "-", input=EDIT)
+    assert result.exit_code == 1
+    assert json.loads(result.stdout)["build"]["timed_out"] is True

@@ -4,7 +4,8 @@ The answer goes through the same parser, guard, matching and all-or-nothing appl
 model's answer in a run. It may be in the ^^^ format (a logged NN-response.txt, say) or in
 applydir's JSON (`applydir`). `--check` validates only and writes nothing; `--build` runs
 build.sh after applying. The report goes to stdout (text, or JSON with `--json`); progress
-goes to stderr. Everything else is written under agent-config/logs/<run-id>/.
+goes to stderr. Everything else is written under agent-config/logs/<run-id>/. Applying takes
+the project's lock, as a run does, and honours --wait-lock, --timeout and --build-timeout.
 
 The model SDK is never imported here.
 """
@@ -15,20 +16,22 @@ import dataclasses
 import json
 import os
 import sys
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from . import stops
 from .apply import Plan, PlanRefused, Problem, apply_plan, plan_changes
 from .applydir import looks_like_json, parse_applydir
 from .build import BuildResult, run_build
 from .edits import Edit, parse_answer
 from .errors import EXIT_BUILD_FAILS, EXIT_OK, EXIT_REFUSED, AnswerRefused, SetupError
 from .guard import Guard
-from .logs import Redactor, RunLog
-from .settings import CONFIG_DIR, load_settings, resolve_api_key
+from .logs import LOGS_DIR, Redactor, RunLog, prune_runs
+from .settings import CONFIG_DIR, Settings, load_settings, resolve_api_key
 from .ui import Console
-from .workspace import _gitignore_problems
+from .workspace import ProjectLock, _gitignore_problems
 
 FORMATS = ("auto", "caret", "json")
 
@@ -63,6 +66,7 @@ def command(
     root: Path,
     source: str,
     *,
+    flags: Mapping[str, Any] | None = None,
     check: bool = False,
     build: bool = False,
     as_json: bool = False,
@@ -72,7 +76,7 @@ def command(
         raise SetupError("--check only validates the answer; it cannot be combined with --build")
     if answer_format not in FORMATS:
         raise SetupError(f"--format must be one of {', '.join(FORMATS)}, not {answer_format!r}")
-    settings = load_settings(root).settings
+    settings = load_settings(root, flags=flags).settings
     if not check:
         problems = _gitignore_problems(root)
         if build and not (root / "build.sh").is_file():
@@ -85,34 +89,64 @@ def command(
 
     fmt = answer_format if answer_format != "auto" else ("json" if looks_like_json(text) else "caret")
     report = ApplyReport(source="standard input" if source == "-" else source, format=fmt, checked_only=check)
-    plan = _plan(root, text, fmt, settings.allow_delete, report)
-
-    if not check:
-        log = RunLog.create(root / CONFIG_DIR, redact)
-        report.log_dir = log.folder
-        log.write_file("answer.txt", text)
-        log.event(f"apply: answer from {report.source} ({fmt} format), no model call")
-        if plan is not None:
-            try:
-                apply_plan(root, plan)
-            except AnswerRefused as failure:
-                report.problems = tuple(Problem("apply_failed", reason) for reason in failure.reasons)
-            else:
-                report.applied = True
-                _log_applied(log, plan)
-        if report.problems:
-            log.write_file("refused.txt", "".join(f"- {p.message}\n" for p in report.problems))
-            log.event(f"apply: refused ({len(report.problems)} problem(s)); nothing was written")
-        elif build:
-            console.info("running build.sh")
-            report.build = run_build(root, log.folder / "build.txt", redact, settings.build_timeout)
-            log.event(f"apply: {report.build.describe()}")
-        console.info(f"logs: {log.folder.relative_to(root)}")
+    if check:
+        _plan(root, text, fmt, settings, report)
+    else:
+        config_dir = root / CONFIG_DIR
+        config_dir.mkdir(exist_ok=True)
+        # Like a run: under the project's lock (the plan is made under it too, so no run changes the
+        # files in between), with SIGINT, SIGTERM and --timeout ending it cleanly.
+        with stops.watch(settings.timeout), ProjectLock.take(config_dir, settings.wait_lock, console.info):
+            _apply(root, text, fmt, settings, build, redact, console, report)
 
     sys.stdout.write(redact(_as_json(report) if as_json else _as_text(report)))
+    sys.stdout.flush()
     if report.problems:
         return EXIT_REFUSED
     return EXIT_OK if report.ok else EXIT_BUILD_FAILS
+
+
+def _apply(
+    root: Path,
+    text: str,
+    fmt: str,
+    settings: Settings,
+    build: bool,
+    redact: Redactor,
+    console: Console,
+    report: ApplyReport,
+) -> None:
+    log = RunLog.create(root / CONFIG_DIR, redact)
+    report.log_dir = log.folder
+    log.write_file("answer.txt", text)
+    log.event(f"apply: answer from {report.source} ({fmt} format), no model call")
+    for old in prune_runs(root / CONFIG_DIR / LOGS_DIR, settings.keep_runs, log.folder):
+        log.event(f"deleted the old run folder {old.name} (keep_runs = {settings.keep_runs})")
+    plan = _plan(root, text, fmt, settings, report)
+    if plan is not None:
+        try:
+            with stops.shielded():  # a signal waits until the apply is complete (or rolled back)
+                apply_plan(root, plan)
+        except AnswerRefused as failure:
+            report.problems = tuple(Problem("apply_failed", reason) for reason in failure.reasons)
+        else:
+            report.applied = True
+            _log_applied(log, plan)
+    if report.problems:
+        log.write_file("refused.txt", "".join(f"- {p.message}\n" for p in report.problems))
+        log.event(f"apply: refused ({len(report.problems)} problem(s)); nothing was written")
+    elif build:
+        console.info("running build.sh")
+        report.build = run_build(
+            root,
+            log.folder / "build.txt",
+            redact,
+            settings.build_timeout,
+            on_output=console.build_output,
+            linger=settings.build_linger,
+        )
+        log.event(f"apply: {report.build.describe()}")
+    console.info(f"logs: {log.folder.relative_to(root)}")
 
 
 def _read_answer(source: str) -> str:
@@ -134,7 +168,7 @@ def _configured_key(root: Path, provider: str) -> str:
         return ""
 
 
-def _plan(root: Path, text: str, fmt: str, allow_delete: bool, report: ApplyReport) -> Plan | None:
+def _plan(root: Path, text: str, fmt: str, settings: Settings, report: ApplyReport) -> Plan | None:
     """Parse and check the answer; the plan, or None with `report.problems` saying why."""
     creates: tuple[str, ...] = ()
     try:
@@ -158,7 +192,7 @@ def _plan(root: Path, text: str, fmt: str, allow_delete: bool, report: ApplyRepo
     ]
     plan = None
     try:
-        plan = plan_changes(root, edits, Guard(root), allow_delete=allow_delete)
+        plan = plan_changes(root, edits, Guard(root, settings.protected), allow_delete=settings.allow_delete)
     except PlanRefused as refusal:
         problems.extend(refusal.problems)
     if problems:

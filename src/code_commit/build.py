@@ -1,6 +1,11 @@
 """Running build.sh: its own process group, stdin from /dev/null, no API keys in its
 environment, stdout and stderr interleaved in write order through one pipe, streamed to the
 log file so memory stays bounded, and a hard time limit.
+
+When build.sh ends, the run does not wait for background children that still hold the pipe:
+after a short grace (`build_linger`) the whole group is killed, so no child of the build outlives
+the run. (A child that leaves the group with setsid escapes this; nothing short of a container
+can follow it.)
 """
 
 from __future__ import annotations
@@ -47,6 +52,8 @@ class BuildResult:
     duration: float
     log_path: Path
     output_chars: int
+    time_limit: float = 0.0
+    lingered: bool = False  # background children still held the output when build.sh ended; killed
 
     @property
     def passed(self) -> bool:
@@ -54,7 +61,7 @@ class BuildResult:
 
     def describe(self) -> str:
         if self.timed_out:
-            return f"build.sh was killed after the {self.duration:.0f} s time limit"
+            return f"build.sh was killed at its time limit of {self.time_limit:g} s (--build-timeout)"
         return f"build.sh exited with code {self.exit_code} after {self.duration:.1f} s"
 
 
@@ -74,8 +81,13 @@ def run_build(
     timeout: float,
     env: Mapping[str, str] | None = None,
     on_output: Callable[[str], None] | None = None,
+    linger: float = LINGER_SECONDS,
 ) -> BuildResult:
-    """Run build.sh, stream its output (redacted) to `log_path`, and end with its exit status."""
+    """Run build.sh, stream its output (redacted) to `log_path`, and end with its exit status.
+
+    Whatever ends the wait (exit, time limit, an exception such as a signal's), the whole process
+    group is killed before this returns, and the log says how the build ended.
+    """
     started = time.monotonic()
     deadline = started + timeout
     process = subprocess.Popen(
@@ -85,11 +97,11 @@ def run_build(
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         env=build_env(os.environ if env is None else env),
-        start_new_session=True,
+        start_new_session=True,  # its own process group, killed as one; and no terminal signals
     )
     assert process.stdout is not None
     sink = _RedactingSink(log_path, redact, on_output)
-    timed_out = False
+    timed_out = lingered = False
     try:
         with selectors.DefaultSelector() as selector:
             selector.register(process.stdout, selectors.EVENT_READ)
@@ -97,11 +109,12 @@ def run_build(
             while True:
                 now = time.monotonic()
                 if linger_until is None and process.poll() is not None:
-                    linger_until = now + LINGER_SECONDS
+                    linger_until = now + linger
                 if linger_until is None and now >= deadline:
                     timed_out = True
                     break
                 if linger_until is not None and now >= linger_until:
+                    lingered = True
                     break  # children still hold the pipe; the group is killed below
                 wait = (deadline if linger_until is None else linger_until) - now
                 if not selector.select(timeout=min(wait, 0.5)):
@@ -110,16 +123,22 @@ def run_build(
                 if not chunk:
                     break
                 sink.write(chunk)
-    except BaseException:
-        sink.close("\n--- build.sh was interrupted ---\n")
+    except BaseException as exc:
+        sink.close(f"\n--- build.sh was stopped: {exc or type(exc).__name__}; its process group was killed ---\n")
         raise
     finally:
         _kill_group(process)
         process.stdout.close()
         exit_code = process.wait()
     duration = time.monotonic() - started
-    result = BuildResult(None if timed_out else exit_code, timed_out, duration, log_path, sink.chars)
-    sink.close(f"\n--- {result.describe()} ---\n")
+    sink.flush()
+    result = BuildResult(None if timed_out else exit_code, timed_out, duration, log_path, sink.chars, timeout, lingered)
+    note = (
+        f"--- background processes still held build.sh's output {linger:g} s after it exited; they were killed ---\n"
+        if lingered
+        else ""
+    )
+    sink.close(f"\n{note}--- {result.describe()} ---\n")
     return result
 
 
@@ -148,10 +167,16 @@ class _RedactingSink:
         self._emit(text[:cut])
         self._pending = text[cut:]
 
+    def flush(self) -> None:
+        """Write out what was held back: the output has ended."""
+        if not self._file.closed:
+            self._emit(self._redact(self._pending + self._decoder.decode(b"", final=True)))
+            self._pending = ""
+
     def close(self, trailer: str) -> None:
         if self._file.closed:
             return
-        self._emit(self._redact(self._pending + self._decoder.decode(b"", final=True)))
+        self.flush()
         self._file.write(trailer)
         self._file.close()
 

@@ -7,12 +7,14 @@ model SDK) is imported when a command actually needs it.
 from __future__ import annotations
 
 import os
+import sys
+import time
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
-from .errors import EXIT_BUILD_FAILS, EXIT_CODE_HELP, EXIT_OK, CodeCommitError, Interrupted, exit_code_for
+from .errors import EXIT_CODE_HELP, CodeCommitError, Interrupted, exit_code_for
 
 HELP = f"""Ask a model for a change, apply it behind a guard, and repair the build until build.sh passes.
 
@@ -34,19 +36,35 @@ app = typer.Typer(
 )
 
 
-def _guarded(action: Any) -> int:
-    """Run an action and turn every failure into its exit code, with a message on stderr."""
+def _guarded(action: Any, quiet: bool = False, verbose: bool = False, as_json: bool = False) -> int:
+    """Run an action and turn every failure into its exit code, with a message on stderr (and,
+    with --json, the run's record on stdout: a failure before the run is a run's ending too)."""
     from .ui import Console
 
-    console = Console()
+    started = time.monotonic()
+    console = Console.for_terminal(quiet=quiet, verbose=verbose)
     try:
         return int(action(console))
-    except CodeCommitError as exc:
-        console.error(str(exc))
-        return exit_code_for(exc)
-    except KeyboardInterrupt:
-        console.error("interrupted")
-        return exit_code_for(Interrupted())
+    except (CodeCommitError, KeyboardInterrupt) as exc:
+        # A stops.Stopped (a KeyboardInterrupt) carries its own error: interrupted, or the time limit.
+        error = exc if isinstance(exc, CodeCommitError) else getattr(exc, "error", None) or Interrupted("interrupted")
+        console.error(str(error))
+        if as_json:
+            from .summary import for_error
+
+            _stdout(console.redact(for_error(error, exit_code_for(error), time.monotonic() - started).to_json()))
+        return exit_code_for(error)
+
+
+def _stdout(text: str) -> None:
+    sys.stdout.write(text)
+    sys.stdout.flush()
+
+
+QUIET = typer.Option("--quiet", "-q", help="Show only warnings and errors.")
+VERBOSE = typer.Option(
+    "--verbose", "-v", help="Also show each answer's explanation and build.sh's output as it runs (--diff: the diffs)."
+)
 
 
 @app.callback(invoke_without_command=True)
@@ -55,7 +73,33 @@ def main_command(
     model: Annotated[str | None, typer.Option(help="Model id.")] = None,
     max_tokens: Annotated[int | None, typer.Option(help="Output-token limit of one model call.")] = None,
     base_url: Annotated[str | None, typer.Option(help="Endpoint of the model provider.")] = None,
-    build_timeout: Annotated[float | None, typer.Option(help="Seconds before build.sh is killed.")] = None,
+    build_timeout: Annotated[
+        float | None, typer.Option(help="Seconds before build.sh's process group is killed. [default: 1800]")
+    ] = None,
+    timeout: Annotated[
+        float | None, typer.Option(help="Seconds the whole run may take, lock wait included; then exit 5.")
+    ] = None,
+    wait_lock: Annotated[
+        float | None,
+        typer.Option(help="Seconds to wait while another run holds the project's lock. [default: 0: exit 4 at once]"),
+    ] = None,
+    json_output: Annotated[
+        bool,
+        typer.Option("--json", help="Print the run's record as one JSON object on stdout when it ends, nothing else."),
+    ] = False,
+    dry_run: Annotated[
+        bool,
+        typer.Option(
+            "--dry-run", help="One model call, then parse and guard; print the diff. Writes nothing, builds nothing."
+        ),
+    ] = False,
+    revert_on_failure: Annotated[
+        bool,
+        typer.Option(
+            "--revert-on-failure",
+            help="Unless the build passes in the end, restore the files the run changed; save its proposal as a patch.",
+        ),
+    ] = False,
     review: Annotated[
         bool | None,
         typer.Option(
@@ -77,12 +121,25 @@ def main_command(
     max_cost: Annotated[
         float | None, typer.Option(help="Budget in US dollars: stop (exit 3) before a call that could go over it.")
     ] = None,
+    quiet: Annotated[bool, QUIET] = False,
+    verbose: Annotated[bool, VERBOSE] = False,
 ) -> None:
+    flags = {
+        "model": model,
+        "max_tokens": max_tokens,
+        "base_url": base_url,
+        "build_timeout": build_timeout,
+        "timeout": timeout,
+        "wait_lock": wait_lock,
+        "review": review,
+        "diff": diff,
+        "provider": provider,
+        "prompt_order": prompt_order,
+        "max_cost": max_cost,
+    }
+    ctx.obj = {"flags": flags, "quiet": quiet, "verbose": verbose}
     if ctx.invoked_subcommand is not None:
         return
-    flags = {"model": model, "max_tokens": max_tokens, "base_url": base_url, "build_timeout": build_timeout}
-    flags |= {"review": review, "diff": diff}
-    flags |= {"provider": provider, "prompt_order": prompt_order, "max_cost": max_cost}
 
     def action(console: Any) -> int:
         from .settings import load_settings
@@ -97,13 +154,21 @@ def main_command(
             require_terminal(loaded.sources["review"])
         workspace, key = check_setup(root, settings, os.environ)
 
-        from .run import execute  # imported only once the setup is known to be good
+        from .run import RunOptions, execute  # imported only once the setup is known to be good
+        from .summary import summarize
 
-        outcome = execute(workspace, key, settings, console)
-        console.info(f"logs: {outcome.log_dir}")
-        return EXIT_OK if outcome.passed else EXIT_BUILD_FAILS
+        outcome = execute(workspace, key, settings, console, RunOptions(dry_run, revert_on_failure))
+        if outcome.error is not None:
+            console.error(str(outcome.error))
+        if outcome.diff is not None and not json_output:
+            _stdout(outcome.diff)
+        if outcome.log_dir is not None:
+            console.info(f"logs: {outcome.log_dir}")
+        if json_output:
+            _stdout(console.redact(summarize(outcome).to_json()))
+        return outcome.exit_code
 
-    raise typer.Exit(_guarded(action))
+    raise typer.Exit(_guarded(action, quiet, verbose, json_output))
 
 
 @app.command()
@@ -134,6 +199,90 @@ def rollup(
     raise typer.Exit(_guarded(action))
 
 
+@app.command()
+def init() -> None:
+    """Set up the current directory for code-commit; never overwrites anything.
+
+    Creates agent-config/ with a query.txt template and a config.toml listing every setting at its
+    default, adds /agent-config to .gitignore (creating it if needed), and writes build.sh and
+    codeRollup.sh templates where they are absent. Then prints the next steps.
+    """
+
+    def action(console: Any) -> int:
+        from .scaffold import init_project, next_steps
+
+        root = Path.cwd()
+        result = init_project(root)
+        for name in result.created:
+            console.info(f"created  {name}")
+        for name in result.appended:
+            console.info(f"added    /agent-config to {name}")
+        for name in result.kept:
+            console.info(f"kept     {name} (it exists; left as it is)")
+        console.info("next steps:")
+        for number, step in enumerate(next_steps(root, result), 1):
+            console.info(f"  {number}. {step}")
+        return 0
+
+    raise typer.Exit(_guarded(action))
+
+
+@app.command()
+def demo(
+    ctx: typer.Context,
+    directory: Annotated[
+        Path | None,
+        typer.Option(
+            "--dir", help="Where to put the demo project (new or empty). [default: a new temporary directory]"
+        ),
+    ] = None,
+    quiet: Annotated[bool, QUIET] = False,
+) -> None:
+    """Watch code-commit repair a small project: offline, no API key.
+
+    Copies a bundled project whose unit tests fail to a new directory and runs the real loop there
+    (prompts, parser, guard, apply, build.sh, logs) against a scripted model that answers with a
+    wrong fix, then, after seeing the failing build, the right one.
+    """
+    quiet = quiet or bool(ctx.obj and ctx.obj["quiet"])
+
+    def action(console: Any) -> int:
+        from .demo import run_demo
+
+        return run_demo(console, directory)
+
+    raise typer.Exit(_guarded(action, quiet=quiet, verbose=not quiet))
+
+
+@app.command()
+def config(
+    ctx: typer.Context,
+    json_output: Annotated[bool, typer.Option("--json", help="Print the settings as a JSON object.")] = False,
+) -> None:
+    """Print the effective settings, where each came from, and the API key (censored).
+
+    Precedence, highest first: flags (given before `config`, as for a run), CODE_COMMIT_* environment
+    variables, agent-config/config.toml, the defaults.
+    """
+    flags = ctx.obj["flags"] if ctx.obj else {}
+
+    def action(console: Any) -> int:
+        from .configfile import as_json, report
+        from .settings import load_settings, resolve_api_key
+
+        root = Path.cwd()
+        loaded = load_settings(root, flags=flags)
+        key = problem = None
+        try:
+            key = resolve_api_key(root, loaded.settings.provider)
+        except CodeCommitError as exc:
+            problem = str(exc)
+        _stdout((as_json if json_output else report)(loaded, key, problem))
+        return 0
+
+    raise typer.Exit(_guarded(action))
+
+
 APPLY_EXIT_CODES = """\
 Exit codes:
   0    applied (with --build: and the build passes); with --check: the answer is valid
@@ -157,6 +306,7 @@ the answer and what happened are logged under agent-config/logs/<run-id>/.
 """,
 )
 def apply_command(
+    ctx: typer.Context,
     answer: Annotated[str, typer.Argument(metavar="FILE|-", help="The saved answer, or - for standard input.")],
     check: Annotated[
         bool, typer.Option("--check", help="Validate only: write nothing, report every problem, exit 7 if any.")
@@ -167,14 +317,23 @@ def apply_command(
         str, typer.Option("--format", help="auto (JSON if the answer starts with '['), caret or json.")
     ] = "auto",
 ) -> None:
+    obj = ctx.obj or {}  # the flags given before `apply`, as for a run: --build-timeout, --wait-lock, -q, -v...
+
     def action(console: Any) -> int:
         from .apply_command import command
 
         return command(
-            console, Path.cwd(), answer, check=check, build=build, as_json=as_json, answer_format=answer_format
+            console,
+            Path.cwd(),
+            answer,
+            flags=obj.get("flags"),
+            check=check,
+            build=build,
+            as_json=as_json,
+            answer_format=answer_format,
         )
 
-    raise typer.Exit(_guarded(action))
+    raise typer.Exit(_guarded(action, obj.get("quiet", False), obj.get("verbose", False)))
 
 
 def main() -> None:

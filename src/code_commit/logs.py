@@ -9,6 +9,8 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import re
+import shutil
 import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -17,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 LOGS_DIR = "logs"
+RUN_ID = re.compile(r"\d{8}-\d{6}-\d{6}(-\d{1,2})?")  # new_run_id(), plus RunLog.create's suffix
 
 
 def censor(secret: str) -> str:
@@ -133,3 +136,22 @@ def _write_text(path: Path, text: str) -> None:
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with open(fd, "w", encoding="utf-8", newline="") as fh:
         fh.write(text)
+
+
+def prune_runs(logs: Path, keep: int, current: Path) -> list[Path]:
+    """Delete all but the `keep` newest run folders (0 keeps all), never `current`; return what was deleted.
+
+    Only folders named like a run id are touched: anything else a user keeps in logs/ stays.
+    Run ids sort in time order, so the newest are the last by name (`current` is spared even if
+    the clock went back). Call it under the project lock, so no other run is writing into a
+    folder it deletes.
+    """
+    if keep <= 0:
+        return []
+    runs = sorted(
+        p for p in logs.iterdir() if RUN_ID.fullmatch(p.name) and p.is_dir() and not p.is_symlink() and p != current
+    )
+    doomed = runs[: max(len(runs) - (keep - 1), 0)]
+    for folder in doomed:
+        shutil.rmtree(folder, ignore_errors=True)
+    return doomed

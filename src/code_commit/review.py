@@ -290,7 +290,7 @@ def approve(
         log.write(call, "changes.diff", patch)
     if settings.diff and patch:
         console.info(f"call {call}: the diff it applies:")
-        console.show(display(console.redact(patch), colour_wanted(console.stream)))
+        console.show(display(console.redact(patch), console.color))  # the console decides colour (CI: none)
     elif settings.diff:
         console.info(f"call {call}: the answer changes nothing")
     return Approved(plan, note)

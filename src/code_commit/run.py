@@ -1,8 +1,10 @@
-"""The loop: initial query -> apply -> build -> up to three repairs -> outcome.
+"""The loop: initial query -> apply -> build -> up to three repairs -> outcome; and `execute`,
+the run around it: take the lock, recover, loop, record how it ended.
 
 Control flow by exceptions: a refused answer is `AnswerRefused` (it uses up the attempt and
 its reasons become the next prompt's feedback); anything that ends the run early is a
-`CodeCommitError` that `cli` maps to an exit code.
+`CodeCommitError` (or a `stops.Stopped` from a signal or the time limit), which `execute`
+records in the outcome, so every ending gets the same record and exit code.
 """
 
 from __future__ import annotations
@@ -11,20 +13,24 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from . import stops
 from .apply import Plan, apply_plan, plan_changes
 from .build import BuildResult, output_for_prompt, run_build
+from .diffs import plan_diff
 from .edits import parse_answer
-from .errors import AnswerRefused, CodeCommitError, ServiceError, SetupError
+from .errors import EXIT_BUILD_FAILS, EXIT_OK, AnswerRefused, CodeCommitError, ServiceError, SetupError, exit_code_for
 from .guard import Guard
 from .llm import Completion, Hooks, Provider, Usage, make_provider
 from .llm.catalog import Budget, ModelInfo, load_catalog, prompt_too_long, tokens_at_least
 from .llm.transport import MAX_CONTINUATIONS
-from .logs import Redactor, RunLog, redacted_logging
+from .logs import LOGS_DIR, Redactor, RunLog, prune_runs, redacted_logging
 from .prompts import Feedback, Prompt, SystemPrompts, initial_prompt, load_system_prompts, repair_prompt
+from .revert import Originals
 from .review import approve
 from .settings import ApiKey, Settings
+from .summary import SUMMARY_FILE, summarize
 from .ui import Console
-from .workspace import Workspace
+from .workspace import ProjectLock, Workspace
 
 
 @dataclass(frozen=True)
@@ -43,13 +49,20 @@ class CallRecord:
 
 @dataclass
 class Outcome:
-    passed: bool
-    log_dir: Path
+    passed: bool  # the build passes (--dry-run: the answer is acceptable)
+    log_dir: Path | None  # None when the run ended before it had a folder (lock held)
     attempts: int = 0  # model calls that produced an answer
     calls: list[CallRecord] = field(default_factory=list)
     files_changed: set[str] = field(default_factory=set)
     files_deleted: set[str] = field(default_factory=set)
     last_build: BuildResult | None = None
+    error: CodeCommitError | None = None  # what ended the run early, if anything did
+    duration: float = 0.0
+    originals: Originals = field(default_factory=Originals)  # the touched files as they were
+    reverted: bool = False
+    patch: Path | None = None  # --revert-on-failure: the final proposal, saved before reverting
+    diff: str | None = None  # --dry-run: what the answer would change
+    dry_run: bool = False
 
     @property
     def usage(self) -> Usage:
@@ -60,6 +73,18 @@ class Outcome:
         """The run's estimated cost; None when any call's cost is unknown."""
         costs = [c.cost_usd for c in self.calls]
         return None if None in costs else sum(c for c in costs if c is not None)
+
+    @property
+    def exit_code(self) -> int:
+        if self.error is not None:
+            return exit_code_for(self.error)
+        return EXIT_OK if self.passed else EXIT_BUILD_FAILS
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    dry_run: bool = False  # one call, parse and guard, show the diff; write nothing, build nothing
+    revert_on_failure: bool = False  # a run that ends without a passing build leaves the tree as it was
 
 
 @dataclass
@@ -94,27 +119,70 @@ class CallMeter:
             self.budget.charge(usage)
 
 
-def execute(workspace: Workspace, key: ApiKey, settings: Settings, console: Console) -> Outcome:
-    """Run the loop on a checked setup (see `workspace.check_setup`)."""
-    system = load_system_prompts(settings=settings)
-    redact = Redactor.of([key.value])
-    console.redact = redact
-    model = load_catalog(workspace.root).lookup(settings.model)
-    first = initial_prompt(system, workspace.query, workspace.codebase, settings.prompt_order).redacted(redact)
-    check_fits(first, model, settings)
-    log = RunLog.create(workspace.config_dir, redact)
-    console.info(f"run log: {log.folder.relative_to(workspace.root)}")
-    budget = None if settings.max_cost is None else Budget(settings.max_cost, model, settings.max_tokens)
-    meter = CallMeter(log, console, budget)
-    outcome = Outcome(passed=False, log_dir=log.folder)
-    with redacted_logging(redact):
-        try:
-            provider = make_provider(settings, key, meter.hooks())
-            return repair_loop(
-                workspace, settings, system, provider, log, console, model=model, meter=meter, outcome=outcome
-            )
-        finally:
-            report_totals(outcome, log, console)  # also when a call fails or the run is interrupted
+def execute(
+    workspace: Workspace,
+    key: ApiKey | None,
+    settings: Settings,
+    console: Console,
+    options: RunOptions = RunOptions(),
+    provider: Provider | None = None,
+) -> Outcome:
+    """A whole run on a checked setup (see `workspace.check_setup`): take the lock, recover, loop,
+    and record how it ended. Never raises for an ending the user should see: the outcome carries it.
+    """
+    started = time.monotonic()
+    console.redact = redact = Redactor.of([key.value] if key else [])
+    outcome = Outcome(passed=False, log_dir=None, dry_run=options.dry_run)
+    try:
+        system = load_system_prompts(settings=settings)
+        model = load_catalog(workspace.root).lookup(settings.model)
+        first = initial_prompt(system, workspace.query, workspace.codebase, settings.prompt_order).redacted(redact)
+        check_fits(first, model, settings)
+        with (
+            stops.watch(settings.timeout),  # SIGINT/SIGTERM and --timeout end the run through `Stopped`
+            console.live(enabled=not settings.review),  # a review owns the terminal
+            ProjectLock.take(workspace.config_dir, settings.wait_lock, console.info),
+            redacted_logging(redact),
+        ):
+            # (crash recovery of an interrupted apply goes here: under the lock, before the run)
+            log = RunLog.create(workspace.config_dir, redact)
+            outcome.log_dir = log.folder
+            try:
+                console.info(f"run log: {log.folder.relative_to(workspace.root)}")
+                for old in prune_runs(workspace.config_dir / LOGS_DIR, settings.keep_runs, log.folder):
+                    log.event(f"deleted the old run folder {old.name} (keep_runs = {settings.keep_runs})")
+                budget = None if settings.max_cost is None else Budget(settings.max_cost, model, settings.max_tokens)
+                meter = CallMeter(log, console, budget)
+                provider = provider or make_provider(settings, key, meter.hooks())
+                loop = dry_run if options.dry_run else repair_loop
+                loop(workspace, settings, system, provider, log, console, model=model, meter=meter, outcome=outcome)
+            except (CodeCommitError, stops.Stopped) as exc:
+                outcome.error = stops.error_of(exc)
+            finally:
+                outcome.duration = time.monotonic() - started
+                with stops.shielded(final=True):
+                    report_totals(outcome, log, console)
+                    _finish(workspace, options, log, console, outcome)
+    except (CodeCommitError, stops.Stopped) as exc:
+        if outcome.log_dir is None:  # no folder yet (setup, lock); later, the record is written and stands
+            outcome.error = stops.error_of(exc)
+            outcome.duration = time.monotonic() - started
+    return outcome
+
+
+def _finish(workspace: Workspace, options: RunOptions, log: RunLog, console: Console, outcome: Outcome) -> None:
+    """The end of every run that has a folder: revert if asked, then write summary.json."""
+    if options.revert_on_failure and not outcome.passed and outcome.originals.files:
+        outcome.patch = log.write_file("final.patch", outcome.originals.patch(workspace.root))
+        problems = outcome.originals.restore(workspace.root)
+        outcome.reverted = not problems
+        for problem in problems:
+            console.error(f"could not revert {problem}")
+        log.event(f"reverted {len(outcome.originals.files)} file(s); the proposal is in final.patch")
+        console.info(f"reverted the run's changes; its final proposal is saved in {outcome.patch}")
+    if outcome.error is not None:
+        log.event(f"run ended: {outcome.error}")
+    log.write_file(SUMMARY_FILE, summarize(outcome).to_json())
 
 
 def check_fits(prompt: Prompt, model: ModelInfo, settings: Settings) -> None:
@@ -134,6 +202,35 @@ def check_fits(prompt: Prompt, model: ModelInfo, settings: Settings) -> None:
         )
 
 
+def dry_run(
+    workspace: Workspace,
+    settings: Settings,
+    system: SystemPrompts,
+    provider: Provider,
+    log: RunLog,
+    console: Console,
+    *,
+    model: ModelInfo,
+    meter: CallMeter,
+    outcome: Outcome,
+) -> Outcome:
+    """--dry-run: one model call, then parse and guard; keep the diff of what would change."""
+    prompt = initial_prompt(system, workspace.query, workspace.codebase, settings.prompt_order).redacted(log.redact)
+    completion = _ask(provider, prompt, settings, log, console, model, meter, outcome, 1, 1)
+    try:
+        plan = accept_answer(workspace.root, completion, settings)
+    except AnswerRefused as refusal:
+        reasons = "\n".join(f"- {r}" for r in refusal.reasons)
+        log.write(1, "refused.txt", reasons + "\n")
+        console.warn(f"the answer would be refused:\n{reasons}")
+        return outcome
+    outcome.diff = log.redact(plan_diff(workspace.root, plan))
+    log.write_file("dry-run.patch", outcome.diff)
+    console.info(f"the answer is acceptable: {len(plan.changes)} file(s) would change; nothing was written")
+    outcome.passed = True
+    return outcome
+
+
 def repair_loop(
     workspace: Workspace,
     settings: Settings,
@@ -146,6 +243,7 @@ def repair_loop(
     meter: CallMeter | None = None,
     outcome: Outcome | None = None,
 ) -> Outcome:
+    """Fills `outcome` as it goes, so a run stopped half-way still reports what it did."""
     model = model or load_catalog(workspace.root).lookup(settings.model)
     meter = meter or CallMeter(log, console)
     outcome = outcome if outcome is not None else Outcome(passed=False, log_dir=log.folder)
@@ -159,57 +257,33 @@ def repair_loop(
             prompt = repair_prompt(
                 system, feedback, workspace.query, workspace.codebase, replacements, settings.prompt_order
             )
-        prompt = prompt.redacted(log.redact)
-        log.write(call, "query.txt", prompt.render())
-        kind = "initial query" if call == 1 else f"repair {call - 1} of {settings.max_repairs}"
-        console.info(f"call {call}/{calls} ({kind}): asking {settings.model}")
-
-        meter.start(call)
-        started = time.monotonic()
-        try:
-            completion = provider.complete(prompt)
-        except CodeCommitError as exc:
-            # The run ends here; what the call used before it failed still counts and is logged.
-            record = CallRecord(call, meter.usage, "error", time.monotonic() - started, model.cost(meter.usage))
-            outcome.calls.append(record)
-            log.write(call, "usage.txt", _usage_file(record))
-            log.event(f"{_usage_line(record)} error: {exc}")
-            raise
-        record = CallRecord(
-            call,
-            completion.usage,
-            completion.stop_reason,
-            completion.duration,
-            model.cost(completion.usage),
-            completion.requests,
-            completion.retries,
-            completion.continuations,
+        completion = _ask(
+            provider, prompt.redacted(log.redact), settings, log, console, model, meter, outcome, call, calls
         )
-        outcome.attempts = call
-        outcome.calls.append(record)
-        log.write(call, "response.txt", completion.text)
-        log.write(call, "usage.txt", _usage_file(record))
-        log.event(_usage_line(record))
-        console.info(f"call {call}: {_usage_summary(record.usage, record.cost_usd)}, {record.duration:.1f} s")
-        if completion.stop_reason == "model_context_window_exceeded":
-            raise ServiceError(
-                prompt_too_long(settings.model, len(prompt.render()), "the answer ran into the end of its context")
-            )
 
         try:
             plan = accept_answer(workspace.root, completion, settings)
             approved = approve(workspace.root, plan, call, settings, log, console)  # --review, --diff
-            apply_plan(workspace.root, approved.plan)
+            with stops.shielded():  # a signal waits until the apply is complete (or rolled back) and recorded
+                outcome.originals.remember(workspace.root, approved.plan)
+                apply_plan(workspace.root, approved.plan)
+                _record(approved.plan, replacements, outcome, log, call, console)
         except AnswerRefused as refusal:
             reasons = "\n".join(f"- {r}" for r in refusal.reasons)
             log.write(call, "refused.txt", reasons + "\n")
             console.warn(f"answer refused, nothing was written:\n{reasons}")
             feedback = Feedback(f"Your previous answer was refused; nothing in it was applied.\n{reasons}\n", True)
             continue
-        _record(approved.plan, replacements, outcome, log, call, console)
 
-        console.info("running build.sh")
-        result = run_build(workspace.root, log.path(call, "build.txt"), log.redact, settings.build_timeout)
+        console.step("running build.sh")
+        result = run_build(
+            workspace.root,
+            log.path(call, "build.txt"),
+            log.redact,
+            settings.build_timeout,
+            on_output=console.build_output,
+            linger=settings.build_linger,
+        )
         outcome.last_build = result
         log.event(f"call {call}: {result.describe()}")
         if result.passed:
@@ -220,6 +294,69 @@ def repair_loop(
         feedback = Feedback(output_for_prompt(result, settings.build_output_cap) + approved.note)
     console.info(f"the build still fails after {settings.max_repairs} repairs")
     return outcome
+
+
+def _ask(
+    provider: Provider,
+    prompt: Prompt,
+    settings: Settings,
+    log: RunLog,
+    console: Console,
+    model: ModelInfo,
+    meter: CallMeter,
+    outcome: Outcome,
+    call: int,
+    calls: int,
+) -> Completion:
+    """One model call, logged and recorded in the outcome as soon as it returns, or fails."""
+    log.write(call, "query.txt", prompt.render())
+    kind = "initial query" if call == 1 else f"repair {call - 1} of {settings.max_repairs}"
+    console.attempt(call, calls)
+    console.step(f"call {call}/{calls} ({kind}): asking {settings.model}", f"asking {settings.model}")
+    meter.start(call)
+    started = time.monotonic()
+    try:
+        completion = provider.complete(prompt, on_text=console.receiving)
+    except (CodeCommitError, stops.Stopped) as exc:
+        # The run ends here; what the call used before it failed still counts and is logged.
+        record = CallRecord(call, meter.usage, "error", time.monotonic() - started, model.cost(meter.usage))
+        outcome.calls.append(record)
+        log.write(call, "usage.txt", _usage_file(record))
+        log.event(f"{_usage_line(record)} error: {stops.error_of(exc)}")
+        raise
+    record = CallRecord(
+        call,
+        completion.usage,
+        completion.stop_reason,
+        completion.duration,
+        model.cost(completion.usage),
+        completion.requests,
+        completion.retries,
+        completion.continuations,
+    )
+    outcome.attempts = call
+    outcome.calls.append(record)
+    log.write(call, "response.txt", completion.text)
+    log.write(call, "usage.txt", _usage_file(record))
+    log.event(_usage_line(record))
+    console.info(f"call {call}: {_usage_summary(record.usage, record.cost_usd)}, {record.duration:.1f} s")
+    console.spent(outcome.usage, outcome.cost_usd)
+    console.detail(_prose(completion.text))  # -v
+    if completion.stop_reason == "model_context_window_exceeded":
+        raise ServiceError(
+            prompt_too_long(settings.model, len(prompt.render()), "the answer ran into the end of its context")
+        )
+    return completion
+
+
+def _prose(answer: str) -> str:
+    """The answer's words before its first block: the model's explanation."""
+    lines = []
+    for line in answer.splitlines():
+        if line.startswith("^^^"):
+            break
+        lines.append(line)
+    return "\n".join(lines).strip()
 
 
 def accept_answer(root: Path, completion: Completion, settings: Settings) -> Plan:
@@ -233,7 +370,7 @@ def accept_answer(root: Path, completion: Completion, settings: Settings) -> Pla
     if completion.stop_reason == "refusal":
         raise AnswerRefused("the model declined to answer (stop reason: refusal), so nothing was applied")
     edits = parse_answer(completion.text)
-    return plan_changes(root, edits, Guard(root), allow_delete=settings.allow_delete)
+    return plan_changes(root, edits, Guard(root, settings.protected), allow_delete=settings.allow_delete)
 
 
 def _record(

@@ -7,8 +7,8 @@ where each value came from so `code-commit config` can show it.
 from __future__ import annotations
 
 import dataclasses
+import math
 import os
-import tomllib
 import types
 import typing
 from collections.abc import Mapping
@@ -33,10 +33,12 @@ PROMPT_ORDERS = ("spec", "cache")
 CONFIG_TABLES = ("models",)  # llm/catalog.py: model prices and context windows
 
 
-def _setting(default: Any, doc: str) -> Any:
+def _setting(default: Any, doc: str, example: Any = None) -> Any:
+    # `example`: shown in the config template for a setting that is unset (None) by default.
+    metadata = {"doc": doc, "example": example}
     if isinstance(default, list):
-        return field(default_factory=lambda: list(default), metadata={"doc": doc})
-    return field(default=default, metadata={"doc": doc})
+        return field(default_factory=lambda: list(default), metadata=metadata)
+    return field(default=default, metadata=metadata)
 
 
 @dataclass(frozen=True)
@@ -45,7 +47,9 @@ class Settings:
     model: str = _setting(DEFAULT_MODEL, "Model id sent to the provider.")
     max_tokens: int = _setting(32000, "Output-token limit of one model call.")
     base_url: str | None = _setting(
-        None, "Endpoint of the provider; unset means ANTHROPIC_BASE_URL or the provider's default."
+        None,
+        "Endpoint of the provider; unset means ANTHROPIC_BASE_URL or the provider's default.",
+        "https://api.anthropic.com",
     )
     max_repairs: int = _setting(3, "Repair queries after the initial one (the spec's three).")
     build_timeout: float = _setting(1800.0, "Seconds before build.sh's whole process group is killed.")
@@ -60,12 +64,23 @@ class Settings:
         "read them from the prompt cache.",
     )
     max_cost: float | None = _setting(
-        None, "Budget in US dollars: the run stops (exit 3) before a request that could go over it."
+        None, "Budget in US dollars: the run stops (exit 3) before a request that could go over it.", 5.0
     )
     retry_attempts: int = _setting(10, "Attempts at one model request, the first included, before exit 3.")
     retry_time: float = _setting(300.0, "Seconds one model request may spend failing and retrying before exit 3.")
     retry_wait_cap: float = _setting(60.0, "Longest single wait between attempts, even if the service asks for more.")
     request_timeout: float = _setting(120.0, "Seconds without any data from the model service before an attempt fails.")
+    build_linger: float = _setting(
+        2.0, "Seconds build.sh's background children may keep its output open after it exits; then they are killed."
+    )
+    timeout: float | None = _setting(
+        None, "Seconds the whole run may take, lock wait included (exit 5); unset means no limit.", 3600
+    )
+    wait_lock: float = _setting(0.0, "Seconds to wait for another run's lock; 0 gives up at once (exit 4).")
+    keep_runs: int = _setting(50, "Run folders kept under agent-config/logs/, newest first; 0 keeps them all.")
+    protected: list[str] = _setting(  # noqa: RUF009 - _setting gives a list a default_factory
+        [], "Extra gitignore-style patterns the model may never write or delete.", [".github/workflows/**", ".env*"]
+    )
     allow_delete: bool = _setting(True, "Whether an answer may delete files; false refuses every ^^^delete block.")
     edit_threshold_lines: int = _setting(
         500, "The prompt asks for edit blocks, not whole files, for files over this many lines."
@@ -99,6 +114,8 @@ def load_settings(
 
     path = config_path(root)
     if path.is_file():
+        import tomllib  # only when there is a file to read: it costs ~10 ms of every start
+
         try:
             data = tomllib.loads(path.read_text(encoding="utf-8"))
         except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
@@ -169,6 +186,10 @@ def _validate(settings: Settings, sources: dict[str, str]) -> None:
     def bad(name: str, why: str) -> SetupError:
         return SetupError(f"setting {name} (from {sources[name]}): {why}.")
 
+    for name in ("build_timeout", "build_linger", "timeout", "wait_lock"):
+        value = getattr(settings, name)
+        if value is not None and not math.isfinite(value):  # "nan" and "inf" parse as floats
+            raise bad(name, "must be a finite number of seconds")
     if settings.provider not in KEY_ENV:
         raise bad("provider", f"must be one of {', '.join(KEY_ENV)}, not {settings.provider!r}")
     if settings.max_tokens < 1:
@@ -196,6 +217,14 @@ def _validate(settings: Settings, sources: dict[str, str]) -> None:
             raise bad(name, "must be positive")
     if settings.retry_wait_cap < 0:
         raise bad("retry_wait_cap", "must be at least 0")
+    if settings.build_linger < 0:
+        raise bad("build_linger", "must be 0 or more")
+    if settings.timeout is not None and settings.timeout <= 0:
+        raise bad("timeout", "must be positive (leave it unset for no limit)")
+    if settings.wait_lock < 0:
+        raise bad("wait_lock", "must be 0 or more")
+    if settings.keep_runs < 0:
+        raise bad("keep_runs", "must be 0 (keep all) or more")
     if settings.edit_threshold_lines < 1:
         raise bad("edit_threshold_lines", "must be at least 1")
     if settings.edit_threshold_bytes < 1:

@@ -1,0 +1,95 @@
+"""`code-commit demo`: the real loop repairs a small bundled project, with a scripted model.
+
+The project (demo/project/) is copied to a new directory, made a git repository and rolled up
+as a user would. The model is `llm.scripted.ScriptedProvider` playing demo/answers/ in order: a
+wrong fix, then, after it has seen the failing build, the right one. Everything else is the
+real pipeline: prompts, parser, guard, all-or-nothing apply, build.sh, logs, summary.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+
+from ..errors import SetupError
+from ..settings import Settings
+from ..ui import Console
+
+HERE = Path(__file__).resolve().parent
+PROJECT = HERE / "project"
+ANSWERS = HERE / "answers"
+MODEL = "scripted-demo-model"
+PACE_SECONDS = 0.6  # how long each answer takes to stream in, on a terminal only
+GIT_IDENTITY = ("-c", "user.name=code-commit demo", "-c", "user.email=demo@example.invalid")
+# A user's global commit hooks or signing setup must not stop the demo's one commit.
+NO_HOOKS = ("-c", "core.hooksPath=/dev/null", "-c", "commit.gpgsign=false")
+
+
+def run_demo(console: Console, target: Path | None = None) -> int:
+    root = prepare(target)
+    console.info("code-commit demo: a scripted model repairs a small project whose unit tests fail.")
+    console.info("No API key and no network: only the model is scripted; the loop, the guard and the build are real.")
+    console.info(f"project: {root}")
+    console.info(f"query: {(root / 'agent-config' / 'query.txt').read_text(encoding='utf-8').strip()}")
+
+    from ..llm.scripted import ScriptedProvider
+    from ..run import execute
+    from ..workspace import open_workspace
+
+    answers = [p.read_text(encoding="utf-8") for p in sorted(ANSWERS.glob("*.txt"))]
+    provider = ScriptedProvider(answers, pace=PACE_SECONDS if console.live_view else 0.0)
+    settings = Settings(model=MODEL, diff=True)  # the diffs show the repair
+    outcome = execute(open_workspace(root), None, settings, console, provider=provider)
+    if outcome.error is not None:
+        console.error(str(outcome.error))
+    console.info(
+        "the build passes: the scripted model's second answer repaired it."
+        if outcome.passed
+        else "the demo's build did not pass: see the logs."
+    )
+    console.info(f"see the change:  git -C {root} diff")
+    console.info(f"logs (every prompt, answer and build output): {outcome.log_dir}")
+    console.info("to use code-commit on your own project: cd into it, run `code-commit init`, and follow its steps.")
+    return outcome.exit_code
+
+
+def prepare(target: Path | None) -> Path:
+    """Copy the bundled project to `target` (new or empty) or a new temporary directory, commit it and roll it up."""
+    if shutil.which("git") is None:
+        raise SetupError("the demo needs git (code-commit works in git repositories); install git and try again")
+    if target is None:
+        root = Path(tempfile.mkdtemp(prefix="code-commit-demo-"))
+    else:
+        root = target.resolve()
+        if root.exists() and (not root.is_dir() or any(root.iterdir())):
+            raise SetupError(f"{root} is not an empty directory; give the demo a new or empty one")
+        root.mkdir(parents=True, exist_ok=True)
+    # copyfile, not copy2: an installed package's files may be read-only; the copy must not be.
+    shutil.copytree(
+        PROJECT, root, dirs_exist_ok=True, ignore=shutil.ignore_patterns("__pycache__"), copy_function=shutil.copyfile
+    )
+    for directory, _, _ in os.walk(root):
+        os.chmod(directory, 0o755)
+    (root / "gitignore.template").rename(root / ".gitignore")
+    os.chmod(root / "build.sh", 0o755)
+    from ..scaffold import rollup_script  # the project looks as `code-commit init` leaves one
+
+    (root / "codeRollup.sh").write_text(rollup_script(), encoding="utf-8")
+    os.chmod(root / "codeRollup.sh", 0o755)
+    _git(root, "init", "-q")
+    _git(root, "add", "-A")
+    _git(root, *GIT_IDENTITY, *NO_HOOKS, "commit", "-qm", "The demo project, tests failing")
+
+    from ..rollup import write_rollup
+
+    write_rollup(root)
+    return root
+
+
+def _git(root: Path, *args: str) -> None:
+    done = subprocess.run(["git", *args], cwd=root, capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        raise SetupError(f"git {' '.join(args)} failed in {root}: {done.stderr.strip()}")

@@ -1,0 +1,1 @@
+"""A tiny stock-keeping library: the project `code-commit demo` repairs."""

@@ -1,0 +1,130 @@
+"""`code-commit init`: the files a project needs, created only where absent.
+
+Never overwrites: every file is created with O_EXCL, so even a file that appears meanwhile is
+kept. The one change to an existing file is appending the `/agent-config` line to .gitignore,
+which code-commit requires anyway.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .configfile import template as config_template
+from .settings import CONFIG_DIR, CONFIG_FILE
+from .workspace import IGNORE_LINES, QUERY_FILE, QUERY_PLACEHOLDER
+
+QUERY_TEMPLATE = f"""{QUERY_PLACEHOLDER}
+
+Write here, in plain words, the change you want: a bug to fix, a feature to add, a failing test
+to make pass. Be as specific as with a colleague: name the files, functions and behaviour you
+expect. code-commit sends this text with the whole codebase (agent-config/codeRollup.txt) and
+then repairs the build with up to three more queries while ./build.sh fails.
+"""
+
+# (marker file, build commands): the first marker present in the project picks the commands.
+BUILD_GUESSES = (
+    ("pyproject.toml", "python3 -m pytest -q"),
+    ("setup.py", "python3 -m pytest -q"),
+    ("package.json", "npm test"),
+    ("Cargo.toml", "cargo build --quiet\ncargo test --quiet"),
+    ("go.mod", "go build ./...\ngo test ./..."),
+    ("pom.xml", "mvn -q -B verify"),
+    ("build.gradle", "./gradlew build"),
+    ("Makefile", "make"),
+)
+BUILD_PLACEHOLDER = 'echo "build.sh: put your build and test commands here (see the comments in build.sh)" >&2\nexit 1'
+
+BUILD_TEMPLATE = """#!/bin/sh
+# build.sh: code-commit's judge. It must exit 0 exactly when the project builds and its tests pass.
+# code-commit runs it from the project root after every change, with stdin from /dev/null and no
+# API keys in its environment, kills it (and everything it started) after build_timeout seconds
+# (30 minutes by default), and shows its output to the model when it fails. The model can never
+# change this file.
+set -eu
+cd "$(dirname "$0")"
+
+{commands}
+"""
+
+
+@dataclass
+class Scaffold:
+    created: list[str] = field(default_factory=list)
+    kept: list[str] = field(default_factory=list)
+    appended: list[str] = field(default_factory=list)
+
+
+def init_project(root: Path) -> Scaffold:
+    result = Scaffold()
+    (root / CONFIG_DIR).mkdir(exist_ok=True)
+    _create(root, QUERY_FILE, QUERY_TEMPLATE, 0o644, result)
+    _create(root, f"{CONFIG_DIR}/{CONFIG_FILE}", config_template(), 0o644, result)
+    _ignore_agent_config(root, result)
+    _create(root, "build.sh", BUILD_TEMPLATE.format(commands=_guess_build(root)), 0o755, result)
+    _create(root, "codeRollup.sh", rollup_script(), 0o755, result)
+    return result
+
+
+def next_steps(root: Path, result: Scaffold) -> list[str]:
+    steps = []
+    if not (root / ".git").exists():
+        steps.append("git init   (code-commit works in a git repository: review its changes with git diff)")
+    if "build.sh" in result.created:
+        steps.append("edit build.sh: it must run your build and tests and exit 0 only when they pass")
+    steps += [
+        f"write the change you want in {QUERY_FILE}",
+        "./codeRollup.sh   (writes agent-config/codeRollup.txt, the codebase the model sees; rerun it after changes)",
+        "export ANTHROPIC_API_KEY=...   (or put the key in agent-config/anthropic-api-key)",
+        "code-commit   (or code-commit --dry-run first, to see the proposed diff without applying it)",
+    ]
+    return steps
+
+
+def rollup_script() -> str:
+    """codeRollup.sh as this repository ships it: in the wheel, or at the root of a source checkout."""
+    here = Path(__file__).resolve().parent
+    for candidate in (here / "templates" / "codeRollup.sh", here.parents[1] / "codeRollup.sh"):
+        if candidate.is_file():
+            return candidate.read_text(encoding="utf-8")
+    raise FileNotFoundError(f"codeRollup.sh is missing from {here}; reinstall code-commit")
+
+
+def _guess_build(root: Path) -> str:
+    for marker, commands in BUILD_GUESSES:
+        if (root / marker).exists():
+            return f"# Guessed from {marker}; adjust as needed.\n{commands}"
+    return BUILD_PLACEHOLDER
+
+
+def _create(root: Path, name: str, text: str, mode: int, result: Scaffold) -> None:
+    try:
+        fd = os.open(root / name, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
+    except FileExistsError:
+        result.kept.append(name)
+        return
+    with open(fd, "w", encoding="utf-8") as fh:
+        fh.write(text)
+    os.chmod(root / name, mode & ~_umask())  # O_CREAT's mode is masked too; say so explicitly
+    result.created.append(name)
+
+
+def _ignore_agent_config(root: Path, result: Scaffold) -> None:
+    path = root / ".gitignore"
+    if not path.exists():
+        _create(root, ".gitignore", "/agent-config\n", 0o644, result)
+        return
+    text = path.read_text(encoding="utf-8", errors="surrogateescape")
+    if any(line.strip() in IGNORE_LINES for line in text.splitlines()):
+        result.kept.append(".gitignore")
+        return
+    with open(path, "a", encoding="utf-8", errors="surrogateescape") as fh:
+        fh.write(("" if text.endswith("\n") or not text else "\n") + "/agent-config\n")
+    result.appended.append(".gitignore")
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask

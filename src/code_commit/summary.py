@@ -1,0 +1,112 @@
+"""The run's machine-readable record: one JSON object, the same on stdout (`--json`) and in the
+run folder (`summary.json`), for every way a run can end.
+
+Light on purpose (no run-loop imports): a setup error reports through it before anything heavy
+is loaded.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from .errors import CodeCommitError
+
+if TYPE_CHECKING:
+    from .run import Outcome
+
+SUMMARY_FILE = "summary.json"
+
+# What each exit code is called in the record's `outcome` field (errors.EXIT_CODES has the classes).
+OUTCOME_NAMES = {
+    0: "passed",
+    1: "build_failed",
+    2: "setup_error",
+    3: "service_error",
+    4: "lock_held",
+    5: "timeout",
+    6: "rejected",
+    130: "interrupted",
+}
+DRY_RUN_NAMES = {0: "acceptable", 1: "refused"}  # --dry-run: is the one answer applicable?
+
+
+@dataclass(frozen=True)
+class RunSummary:
+    outcome: str
+    exit_code: int
+    error: str | None = None
+    dry_run: bool = False
+    attempts: int = 0  # model calls that produced an answer
+    files_changed: list[str] = field(default_factory=list)
+    files_deleted: list[str] = field(default_factory=list)
+    calls: list[dict[str, Any]] = field(default_factory=list)  # CallRecord fields, one per call
+    usage: dict[str, int] = field(default_factory=dict)
+    cost_usd: float | None = None
+    duration_s: float = 0.0
+    log_dir: str | None = None
+    last_build: dict[str, Any] | None = None
+    reverted: bool = False
+    patch: str | None = None  # --revert-on-failure: the saved final proposal
+    diff: str | None = None  # --dry-run: what the answer would change
+
+    def to_json(self) -> str:
+        return json.dumps(dataclasses.asdict(self), indent=2, ensure_ascii=False) + "\n"
+
+
+def outcome_name(exit_code: int, dry_run: bool = False) -> str:
+    if dry_run and exit_code in DRY_RUN_NAMES:
+        return DRY_RUN_NAMES[exit_code]
+    return OUTCOME_NAMES.get(exit_code, "error")
+
+
+def summarize(outcome: Outcome) -> RunSummary:
+    """The record of a run that got as far as taking the lock."""
+    build = outcome.last_build
+    return RunSummary(
+        outcome=outcome_name(outcome.exit_code, outcome.dry_run),
+        exit_code=outcome.exit_code,
+        error=None if outcome.error is None else str(outcome.error),
+        dry_run=outcome.dry_run,
+        attempts=outcome.attempts,
+        files_changed=sorted(outcome.files_changed),
+        files_deleted=sorted(outcome.files_deleted),
+        calls=plain(outcome.calls),
+        usage=plain(outcome.usage),
+        cost_usd=outcome.cost_usd,
+        duration_s=round(outcome.duration, 3),
+        log_dir=None if outcome.log_dir is None else str(outcome.log_dir),
+        last_build=None
+        if build is None
+        else plain(
+            {
+                "exit_code": build.exit_code,
+                "timed_out": build.timed_out,
+                "duration_s": build.duration,
+                "log": str(build.log_path),
+            }
+        ),
+        reverted=outcome.reverted,
+        patch=None if outcome.patch is None else str(outcome.patch),
+        diff=outcome.diff,
+    )
+
+
+def for_error(error: CodeCommitError, exit_code: int, duration: float) -> RunSummary:
+    """The record of a run that ended before it had a run folder (setup error, lock held)."""
+    return RunSummary(outcome_name(exit_code), exit_code, error=str(error), duration_s=round(duration, 3))
+
+
+def plain(value: Any) -> Any:
+    """A dataclass (or a list of them) as JSON-ready data, durations rounded to the millisecond."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        value = dataclasses.asdict(value)
+    if isinstance(value, dict):  # durations only: a cost of $0.0004 must not round to 0
+        return {
+            k: round(v, 3) if k.startswith("duration") and isinstance(v, float) else plain(v) for k, v in value.items()
+        }
+    if isinstance(value, list | tuple):
+        return [plain(v) for v in value]
+    return value

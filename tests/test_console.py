@@ -1,0 +1,114 @@
+"""The console: a live status view on a real pseudo-terminal, plain timestamped lines elsewhere and
+in CI, NO_COLOR, -q and -v, and what start-up does not import."""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import sys
+from pathlib import Path
+
+import pexpect
+import pytest
+
+from fakeapi import FakeAPI
+from support import Project
+
+FIX = "^^^fixed.txt\nfixed\n^^^end\n"
+COLOR = re.compile(r"\x1b\[(?:[0-9;]*;)?(?:3[0-9]|9[0-7]|38;[0-9;]+)m")  # SGR foreground colours
+STAMPED = re.compile(r"^\d\d:\d\d:\d\d ")
+DIFF_LINE = re.compile(r"diff --git |--- |\+\+\+ |@@ |[ +-]")
+
+
+def demo_in_a_terminal(target: Path, **env: str) -> str:
+    """`code-commit demo` on a pseudo-terminal; returns everything it drew."""
+    environment = {k: v for k, v in os.environ.items() if k not in ("CI", "NO_COLOR")}
+    environment.update(TERM="xterm-256color", **env)
+    child = pexpect.spawn(
+        sys.executable,
+        ["-m", "code_commit", "demo", "--dir", str(target)],
+        env=environment,
+        dimensions=(40, 160),
+        timeout=120,
+        encoding="utf-8",
+    )
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0, child.before
+    return child.before
+
+
+def test_a_terminal_gets_the_live_status_view_in_colour(tmp_path: Path) -> None:
+    drawn = demo_in_a_terminal(tmp_path / "demo")
+    # The status line: step, attempt n of 4, elapsed time, tokens and cost so far.
+    assert re.search(r"running build\.sh · attempt 1 of 4 · \d\d:\d\d · [\d,]+ in / [\d,]+ out tokens · \$0\.00", drawn)
+    assert "asking scripted-demo-model" in drawn and "attempt 2 of 4" in drawn
+    assert "\x1b[2K" in drawn, "the status line is redrawn in place"
+    assert COLOR.search(drawn)
+    assert "the build passes" in drawn
+
+
+def test_no_color_turns_colour_off_in_the_live_view(tmp_path: Path) -> None:
+    drawn = demo_in_a_terminal(tmp_path / "demo", NO_COLOR="1")
+    assert "attempt 1 of 4" in drawn and "\x1b[2K" in drawn, "still the live view"
+    assert not COLOR.search(drawn)
+
+
+def test_ci_gets_plain_timestamped_lines_even_on_a_terminal(tmp_path: Path) -> None:
+    drawn = demo_in_a_terminal(tmp_path / "demo", CI="true")
+    assert "\x1b[" not in drawn
+    lines = [line for line in drawn.replace("\r\n", "\n").split("\n") if line]
+    # Timestamped lines, indented details, and the diffs (--diff, on in the demo) verbatim.
+    assert all(STAMPED.match(line) or line.startswith("  ") or DIFF_LINE.match(line) for line in lines), lines
+    assert any("build passes" in line for line in lines)
+
+
+def test_plain_lines_when_not_a_terminal(project: Project, api: FakeAPI, cli) -> None:
+    api.reply(FIX)
+    result = cli()
+    assert result.exit_code == 0
+    lines = result.stderr.splitlines()
+    assert lines and all(STAMPED.match(line) for line in lines)
+    assert any("running build.sh" in line for line in lines) and "\x1b[" not in result.stderr
+
+
+def test_quiet_shows_only_warnings_and_errors(project: Project, api: FakeAPI, cli) -> None:
+    api.reply("^^^build.sh\nexit 0\n^^^end\n")
+    api.reply(FIX)
+    result = cli("-q")
+    assert result.exit_code == 0
+    assert [STAMPED.sub("", line) for line in result.stderr.splitlines()] == [
+        "warning: answer refused, nothing was written:",
+        "- 'build.sh': build.sh is a protected file",
+    ]
+
+
+def test_verbose_shows_the_answer_and_the_build_output(project: Project, api: FakeAPI, cli) -> None:
+    project.build_script("echo checking the fix\ntest -f fixed.txt\n")
+    api.reply("Adding the missing file.\n" + FIX)
+    result = cli("-v")
+    assert result.exit_code == 0
+    assert "  Adding the missing file." in result.stderr and "^^^" not in result.stderr
+    assert "  | checking the fix" in result.stderr
+    api.reply(FIX)
+    quiet = cli()
+    assert "checking the fix" not in quiet.stderr and "Adding" not in quiet.stderr
+
+
+@pytest.mark.parametrize("args", [["--help"], []])
+def test_help_and_setup_errors_import_neither_rich_nor_the_run(project: Project, args: list[str]) -> None:
+    """Start-up stays light: rich and the run's modules load only once the setup checks pass."""
+    (project.root / "build.sh").unlink()
+    probe = (
+        "import sys\n"
+        "from code_commit.cli import main\n"
+        f"sys.argv = ['code-commit', *{args!r}]\n"
+        "try:\n    main()\nexcept SystemExit as exit:\n    code = exit.code\n"
+        "heavy = sorted(m for m in ('rich', 'code_commit.run', 'code_commit.apply', 'anthropic') if m in sys.modules)\n"
+        "print('EXIT', code, heavy, file=sys.stderr)\n"
+    )
+    # On a pseudo-terminal, where a run would get the live view.
+    env = {k: v for k, v in os.environ.items() if k != "CI"} | {"TERM": "xterm-256color"}
+    drawn = pexpect.run(f"{sys.executable} -c {shlex.quote(probe)}", cwd=str(project.root), env=env, encoding="utf-8")
+    assert f"EXIT {0 if args else 2} []" in drawn

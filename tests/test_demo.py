@@ -1,0 +1,103 @@
+"""`code-commit demo`: the real loop repairs the bundled project, offline and with no key; and
+the wheel carries everything it needs."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+from support import git
+
+REPO = Path(__file__).resolve().parents[1]
+DEMO = REPO / "src" / "code_commit" / "demo"
+
+
+def test_the_demo_repairs_the_bundled_project(tmp_path: Path, cli) -> None:
+    target = tmp_path / "demo"
+    result = cli("demo", "--dir", str(target))
+    assert result.exit_code == 0, result.stderr
+    err = result.stderr
+    # The failing build, the repair and the passing build, in that order, then where the logs are.
+    steps = [
+        "call 1/4 (initial query): asking scripted-demo-model",
+        "+        self.items[name] = count - have",
+        "AssertionError: -1 != 1",
+        "build fails: build.sh exited with code 1",
+        "call 2/4 (repair 1 of 3)",
+        "+        self.items[name] = have - count",
+        "build passes",
+        f"git -C {target} diff",
+        "logs (every prompt, answer and build output):",
+    ]
+    positions = [err.index(step) for step in steps]
+    assert positions == sorted(positions)
+
+    (run,) = (target / "agent-config" / "logs").iterdir()
+    assert str(run) in err
+    assert "FAILED (failures=1)" in (run / "01-build.txt").read_text()
+    assert "AssertionError: -1 != 1" in (run / "02-query.txt").read_text(), "the real failure reached the model"
+    assert "--- FILE [inventory/stock.py] ---" in (run / "01-query.txt").read_text(), "the real rollup"
+    summary = json.loads((run / "summary.json").read_text())
+    assert summary["outcome"] == "passed" and summary["attempts"] == 2
+    assert summary["cost_usd"] == 0.0, "the scripted model is priced at nothing"
+    assert summary["files_changed"] == ["inventory/stock.py"]
+    assert git(target, "status", "--porcelain") == " M inventory/stock.py\n"
+    assert "+        self.items[name] = have - count" in git(target, "diff")
+
+
+def test_the_demo_wants_a_new_or_empty_directory(tmp_path: Path, cli) -> None:
+    (tmp_path / "something").write_text("mine\n")
+    result = cli("demo", "--dir", str(tmp_path))
+    assert result.exit_code == 2 and "not an empty directory" in result.stderr
+    assert [p.name for p in tmp_path.iterdir()] == ["something"]
+
+
+def test_the_wheel_carries_the_demo_and_the_init_templates(tmp_path: Path) -> None:
+    """The README's first command installs the wheel and runs the demo: run it from the wheel alone."""
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--no-deps",
+            "--no-build-isolation",
+            "-q",
+            "-w",
+            str(tmp_path),
+            str(REPO),
+        ],
+        check=True,
+        capture_output=True,
+    )
+    (wheel,) = tmp_path.glob("code_commit-*.whl")
+    with zipfile.ZipFile(wheel) as archive:
+        names = set(archive.namelist())
+        for path in [*DEMO.rglob("*")]:
+            if path.is_file() and "__pycache__" not in path.parts:
+                assert f"code_commit/demo/{path.relative_to(DEMO).as_posix()}" in names
+        assert archive.read("code_commit/templates/codeRollup.sh") == (REPO / "codeRollup.sh").read_bytes()
+        archive.extractall(tmp_path / "site")
+    # Only the wheel's files (and the installed dependencies): no source checkout on the path.
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "CODE_COMMIT_", "CI"))}
+    env["PYTHONPATH"] = str(tmp_path / "site")
+    done = subprocess.run(
+        [sys.executable, "-m", "code_commit", "demo", "--dir", str(tmp_path / "demo")],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "build passes" in done.stderr
+    where = subprocess.run(
+        [sys.executable, "-c", "import code_commit; print(code_commit.__file__)"],
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    assert where.stdout.startswith(str(tmp_path / "site"))

@@ -1,0 +1,56 @@
+"""The README documents every setting, every flag of a run, every field of the JSON record and
+every exit code, and its cron example is valid shell."""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+import subprocess
+from pathlib import Path
+
+import typer
+
+from code_commit.cli import app
+from code_commit.errors import EXIT_CODES
+from code_commit.settings import Settings
+from code_commit.summary import OUTCOME_NAMES, RunSummary
+
+README = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+
+
+def table_rows(heading: str) -> str:
+    """The text of the section under `heading`, up to the next heading of any level."""
+    section = README.split(heading, 1)[1]
+    return re.split(r"\n#+ ", section, maxsplit=1)[0]
+
+
+def test_every_setting_is_in_the_settings_table() -> None:
+    rows = table_rows("## Settings")
+    for f in dataclasses.fields(Settings):
+        assert f"| `{f.name}` |" in rows, f.name
+
+
+def test_every_flag_of_a_run_is_documented() -> None:
+    command = typer.main.get_command(app)
+    rows = table_rows("## Commands and flags")
+    for param in command.params:
+        for opt in param.opts:
+            assert f"`{opt}" in rows, opt
+    for name in command.commands:  # type: ignore[attr-defined]
+        assert f"`code-commit {name}" in rows or f"code-commit [SETTING FLAGS] {name}" in rows, name
+
+
+def test_every_field_and_outcome_of_the_json_record_is_documented() -> None:
+    rows = table_rows("### The JSON record")
+    for f in dataclasses.fields(RunSummary):
+        assert f"`{f.name}`" in rows, f.name
+    for name in OUTCOME_NAMES.values():
+        assert f"`{name}`" in rows, name
+    assert set(OUTCOME_NAMES) == {0, 1, *EXIT_CODES.values()}
+
+
+def test_the_cron_example_is_valid_shell_using_every_exit_code() -> None:
+    script = README.split("### A cron job", 1)[1].split("```sh\n", 1)[1].split("```", 1)[0]
+    subprocess.run(["sh", "-n"], input=script, text=True, check=True)
+    for code in {1, *EXIT_CODES.values()} - {6}:  # 6 comes from review mode, not run by cron
+        assert re.search(rf"^\s+{code}\)", script, re.MULTILINE), code

@@ -1,0 +1,291 @@
+"""How a run ends, through `code-commit` in-process: the JSON record for every ending, --dry-run,
+--revert-on-failure, the time limits, SIGINT, a signal during an apply, and log retention."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import stat
+from pathlib import Path
+
+import pytest
+
+from fakeapi import FakeAPI
+from support import TEST_KEY, Project, git
+
+FIX = "^^^fixed.txt\nfixed\n^^^end\n"
+FIELDS = {
+    "outcome",
+    "exit_code",
+    "attempts",
+    "files_changed",
+    "files_deleted",
+    "calls",
+    "usage",
+    "cost_usd",
+    "duration_s",
+    "log_dir",
+}
+
+
+def record(result) -> dict:
+    """The one JSON object on stdout; json.loads fails if anything else is there."""
+    data = json.loads(result.stdout)
+    assert set(data) >= FIELDS
+    return data
+
+
+def summary_file(data: dict) -> dict:
+    return json.loads((Path(data["log_dir"]) / "summary.json").read_text())
+
+
+def test_json_on_success(project: Project, api: FakeAPI, cli) -> None:
+    api.reply("^^^gone.txt\n^^^delete\n^^^wrong.txt\nno\n^^^end\n", usage={"input_tokens": 100, "output_tokens": 7})
+    project.write("gone.txt", "bye\n")
+    api.reply(FIX, usage={"input_tokens": 120, "output_tokens": 9, "cache_read_input_tokens": 50})
+    result = cli("--json")
+    assert result.exit_code == 0
+    data = record(result)
+    assert data["outcome"] == "passed" and data["exit_code"] == 0 and data["error"] is None
+    assert data["attempts"] == 2
+    assert data["files_changed"] == ["fixed.txt", "wrong.txt"] and data["files_deleted"] == ["gone.txt"]
+    assert [c["call"] for c in data["calls"]] == [1, 2]
+    assert data["calls"][1]["usage"]["input_tokens"] == 120 and data["calls"][1]["stop_reason"] == "end_turn"
+    assert all(c["duration"] >= 0 for c in data["calls"])
+    # The default model has a price: the cost is the sum of the calls', unrounded.
+    assert data["cost_usd"] == pytest.approx(sum(c["cost_usd"] for c in data["calls"])) and 0 < data["cost_usd"] < 0.01
+    assert data["usage"] == {
+        "input_tokens": 220,
+        "output_tokens": 16,
+        "cache_write_tokens": 0,
+        "cache_read_tokens": 50,
+    }
+    assert data["duration_s"] > 0 and data["last_build"]["exit_code"] == 0
+    assert Path(data["log_dir"]).parent == project.root / "agent-config" / "logs"
+    assert summary_file(data) == data, "summary.json is the same object"
+    assert "build passes" in result.stderr, "progress still goes to stderr"
+
+
+def test_json_on_build_failure(project: Project, api: FakeAPI, cli) -> None:
+    for n in range(4):
+        api.reply(f"^^^attempt.txt\n{n}\n^^^end\n")
+    result = cli("--json")
+    assert result.exit_code == 1
+    data = record(result)
+    assert (data["outcome"], data["exit_code"], data["attempts"]) == ("build_failed", 1, 4)
+    assert data["last_build"]["exit_code"] == 1 and data["files_changed"] == ["attempt.txt"]
+    assert summary_file(data) == data
+
+
+def test_json_on_a_service_error(project: Project, api: FakeAPI, cli) -> None:
+    api.status(401)
+    result = cli("--json")
+    assert result.exit_code == 3
+    data = record(result)
+    assert data["outcome"] == "service_error" and data["attempts"] == 0
+    assert "environment variable ANTHROPIC_API_KEY" in data["error"] and TEST_KEY not in result.stdout
+    assert summary_file(data) == data
+
+
+def test_json_on_a_setup_error(project: Project, cli, monkeypatch: pytest.MonkeyPatch) -> None:
+    (project.root / "build.sh").unlink()
+    result = cli("--json")
+    assert result.exit_code == 2
+    data = json.loads(result.stdout)
+    assert data["outcome"] == "setup_error" and data["exit_code"] == 2 and data["log_dir"] is None
+    assert "build.sh is missing" in data["error"] and data["attempts"] == 0
+    assert project.run_dirs() == []
+
+
+def test_without_json_nothing_goes_to_stdout(project: Project, api: FakeAPI, cli) -> None:
+    api.reply(FIX)
+    result = cli()
+    assert result.exit_code == 0 and result.stdout == ""
+    (run,) = project.run_dirs()
+    assert json.loads((run / "summary.json").read_text())["outcome"] == "passed", "summary.json is always written"
+
+
+def test_dry_run_prints_the_diff_and_writes_nothing(project: Project, api: FakeAPI, cli) -> None:
+    api.reply("^^^app.txt\nhello, world\n^^^end\n" + FIX)
+    before = git(project.root, "status", "--porcelain")
+    result = cli("--dry-run")
+    assert result.exit_code == 0
+    assert result.stdout.startswith("diff --git a/app.txt b/app.txt\n")
+    assert "-hello\n+hello, world\n" in result.stdout and "new file mode 100644" in result.stdout
+    assert git(project.root, "status", "--porcelain") == before, "nothing was written to the tree"
+    assert len(api.requests) == 1
+    (run,) = project.run_dirs()
+    assert not list(run.glob("*build*")), "no build ran"
+    assert (run / "dry-run.patch").read_text() == result.stdout
+    # The diff is a patch git can apply.
+    (project.root / "out.patch").write_text(result.stdout)
+    git(project.root, "apply", "--check", "out.patch")
+
+
+def test_dry_run_with_json_and_a_refused_answer(project: Project, api: FakeAPI, cli) -> None:
+    api.reply(FIX)
+    data = record(cli("--dry-run", "--json"))
+    assert data["outcome"] == "acceptable" and data["dry_run"] is True and "+fixed" in data["diff"]
+    api.reply("^^^build.sh\nexit 0\n^^^end\n")
+    result = cli("--dry-run", "--json")
+    assert result.exit_code == 1
+    data = record(result)
+    assert data["outcome"] == "refused" and data["diff"] is None
+    assert "build.sh is a protected file" in result.stderr
+
+
+def test_revert_on_failure_restores_the_tree_exactly_and_keeps_the_proposal(
+    project: Project, api: FakeAPI, cli
+) -> None:
+    project.write("tool.sh", "#!/bin/sh\necho v1\n", mode=0o755)
+    project.write("old.txt", "old\n")
+    project.commit_all()
+    project.write("wip.txt", "the supervisor's own uncommitted work\n")
+    status = git(project.root, "status", "--porcelain")
+    api.reply("^^^tool.sh\n#!/bin/sh\necho v2\n^^^end\n^^^new/deep/file.txt\nnew\n^^^end\n^^^old.txt\n^^^delete\n")
+    for n in range(3):
+        api.reply(f"^^^app.txt\nattempt {n}\n^^^end\n")
+    result = cli("--revert-on-failure", "--json")
+    assert result.exit_code == 1
+    data = record(result)
+    assert data["reverted"] is True
+    assert git(project.root, "status", "--porcelain") == status
+    assert project.read("tool.sh") == "#!/bin/sh\necho v1\n" and project.read("app.txt") == "hello\n"
+    assert stat.S_IMODE((project.root / "tool.sh").stat().st_mode) == 0o755
+    assert not (project.root / "new").exists(), "directories the run created are gone"
+    assert project.read("wip.txt") == "the supervisor's own uncommitted work\n"
+    # The final proposal replays with git apply.
+    patch = Path(data["patch"])
+    assert patch == Path(data["log_dir"]) / "final.patch"
+    git(project.root, "apply", str(patch))
+    assert project.read("tool.sh") == "#!/bin/sh\necho v2\n" and project.read("app.txt") == "attempt 2\n"
+    assert project.read("new/deep/file.txt") == "new\n" and not (project.root / "old.txt").exists()
+
+
+def test_revert_on_failure_keeps_a_passing_result(project: Project, api: FakeAPI, cli) -> None:
+    api.reply(FIX)
+    data = record(cli("--revert-on-failure", "--json"))
+    assert data["outcome"] == "passed" and data["reverted"] is False and data["patch"] is None
+    assert project.read("fixed.txt") == "fixed\n"
+
+
+def test_build_timeout_is_a_failed_build_the_model_is_told_about(project: Project, api: FakeAPI, cli) -> None:
+    project.build_script("test -f fixed.txt && exit 0\necho still building\nsleep 600\n")
+    api.reply("^^^slow.txt\nnot yet\n^^^end\n")
+    api.reply(FIX)
+    result = cli("--build-timeout", "0.5")
+    assert result.exit_code == 0
+    repair = api.requests[1].prompt_text
+    assert "still building" in repair and "killed at its time limit of 0.5 s" in repair
+    (run,) = project.run_dirs()
+    assert "killed at its time limit of 0.5 s" in (run / "01-build.txt").read_text()
+
+
+def test_the_whole_run_time_limit_exits_5_and_kills_the_build(project: Project, api: FakeAPI, cli, tmp_path) -> None:
+    pid_file = tmp_path / "build.pid"
+    project.build_script(f"echo $$ > {pid_file}\nsleep 600\n")
+    api.reply(FIX)
+    result = cli("--timeout", "1", "--json", "--revert-on-failure")
+    assert result.exit_code == 5
+    data = record(result)
+    assert data["outcome"] == "timeout" and "time limit of 1 s" in data["error"]
+    assert data["reverted"] is True and not (project.root / "fixed.txt").exists()
+    with pytest.raises(ProcessLookupError):
+        os.kill(int(pid_file.read_text()), 0)
+    assert "build.sh was stopped" in (Path(data["log_dir"]) / "01-build.txt").read_text()
+
+
+def test_the_time_limit_also_ends_a_wait_for_the_model(project: Project, api: FakeAPI, cli) -> None:
+    import anthropic  # noqa: F401 - imported beforehand, so the limit strikes inside the request, not the import
+
+    api.reply(FIX, delay=30)
+    result = cli("--timeout", "1", "--json")
+    assert len(api.requests) == 1, "the request was in flight"
+    assert result.exit_code == 5, result.stderr
+    assert record(result)["outcome"] == "timeout", "not reported as a service error"
+
+
+def test_sigint_during_the_build_exits_130_with_a_record(project: Project, api: FakeAPI, cli) -> None:
+    # build.sh's parent is this very process (the CLI runs in-process): it interrupts the run.
+    project.build_script("kill -INT $PPID\nsleep 600\n")
+    api.reply(FIX)
+    result = cli("--json")
+    assert result.exit_code == 130
+    data = record(result)
+    assert data["outcome"] == "interrupted" and data["files_changed"] == ["fixed.txt"]
+    assert "interrupted by SIGINT" in result.stderr
+
+
+def test_a_signal_during_an_apply_lets_it_finish(project: Project, api: FakeAPI, cli, monkeypatch) -> None:
+    """SIGTERM arrives while the first of five files is being written: all five are written, the
+    run records them and stops before the build."""
+    real_replace = os.replace
+    sent = []
+
+    def replace_and_signal(src, dst, **kwargs):
+        if not sent and str(dst).endswith(".txt") and "/part" in str(dst):
+            sent.append(dst)
+            os.kill(os.getpid(), signal.SIGTERM)
+        return real_replace(src, dst, **kwargs)
+
+    monkeypatch.setattr(os, "replace", replace_and_signal)
+    api.reply("".join(f"^^^part{n}.txt\npart {n}\n^^^end\n" for n in range(5)))
+    result = cli("--json")
+    assert sent, "the signal was sent during the apply"
+    assert result.exit_code == 130
+    for n in range(5):
+        assert project.read(f"part{n}.txt") == f"part {n}\n"
+    data = record(result)
+    assert data["files_changed"] == [f"part{n}.txt" for n in range(5)]
+    assert not list(Path(data["log_dir"]).glob("*build*")), "the run stopped before the build"
+
+
+def test_log_retention_keeps_the_newest_runs(project: Project, api: FakeAPI, cli, monkeypatch) -> None:
+    logs = project.root / "agent-config" / "logs"
+    (logs / "my-notes").mkdir(parents=True)
+    monkeypatch.setenv("CODE_COMMIT_KEEP_RUNS", "2")
+    for _ in range(3):
+        api.reply(FIX)
+        assert cli().exit_code == 0
+    assert (logs / "my-notes").is_dir(), "only run folders are pruned"
+    runs = [p for p in project.run_dirs() if p.name != "my-notes"]
+    assert len(runs) == 2
+    assert "deleted the old run folder" in (runs[1] / "run.log").read_text()
+
+
+def test_log_retention_never_deletes_the_current_run(project: Project, api: FakeAPI, cli, monkeypatch) -> None:
+    future = project.root / "agent-config" / "logs" / "29991231-235959-000000"  # a clock that went back
+    future.mkdir(parents=True)
+    monkeypatch.setenv("CODE_COMMIT_KEEP_RUNS", "1")
+    api.reply(FIX)
+    data = record(cli("--json"))
+    assert [p.name for p in project.run_dirs()] == [Path(data["log_dir"]).name]
+
+
+def test_log_retention_default_is_50(project: Project, api: FakeAPI, cli) -> None:
+    logs = project.root / "agent-config" / "logs"
+    for n in range(55):
+        (logs / f"20200101-000000-{n:06d}").mkdir(parents=True)
+    api.reply(FIX)
+    assert cli().exit_code == 0
+    runs = project.run_dirs()
+    assert len(runs) == 50 and runs[0].name == "20200101-000000-000006"
+
+
+def test_extra_protected_patterns_from_the_config_file(project: Project, api: FakeAPI, cli) -> None:
+    project.write("agent-config/config.toml", 'protected = [".github/workflows/**"]\n')
+    api.reply("^^^.github/workflows/ci.yml\non: push\n^^^end\n")
+    api.reply(FIX)
+    assert cli().exit_code == 0
+    assert not (project.root / ".github").exists()
+    assert "an extra protected pattern" in api.requests[1].prompt_text
+
+
+def test_the_build_gets_no_key_and_no_stdin_through_the_cli(project: Project, api: FakeAPI, cli) -> None:
+    project.build_script('echo "key=${ANTHROPIC_API_KEY:-none}"; read x && echo "stdin=$x"; test -f fixed.txt\n')
+    api.reply(FIX)
+    assert cli().exit_code == 0
+    (run,) = project.run_dirs()
+    log = (run / "01-build.txt").read_text()
+    assert "key=none" in log and "stdin=" not in log
