@@ -54,6 +54,15 @@ def test_apply_a_saved_answer_file(big: Project, cli, tmp_path: Path) -> None:
     assert "no model call" in logged["run.log"] and "wrote big.py, wrote new.txt, deleted old.txt" in logged["run.log"]
 
 
+def test_applying_an_answer_twice_refuses_the_second_time_and_says_why(big: Project, cli) -> None:
+    assert cli("apply", "-", input=EDIT).exit_code == 0
+    result = cli("apply", "--json", "-", input=EDIT)
+    assert result.exit_code == 7
+    (problem,) = json.loads(result.stdout)["problems"]
+    assert problem["kind"] == "no_match" and problem["already_there"] == {"first": 19, "last": 20}
+    assert "if that change is already made, leave this pair out" in problem["message"]
+
+
 def test_apply_reads_standard_input(big: Project, cli) -> None:
     result = cli("apply", "-", input=EDIT)
     assert result.exit_code == 0, result.output

@@ -201,6 +201,18 @@ def test_no_match_reports_the_closest_lines_with_their_numbers() -> None:
     assert "     6|     def remove(self, item):\n     7|         self.items.remove(item)\n" in message
 
 
+def test_no_match_says_when_the_replacement_is_already_there() -> None:
+    text = "a = 1\nb = 20\nc = 3\n"
+    with pytest.raises(NoMatch) as caught:
+        resolve(text, "b = 2\nc = 3\n", "b = 20\nc = 3\n")  # a repair repeating a change already made
+    assert caught.value.already_there == Lines(2, 3)
+    assert "Its replacement text is already in f.py, at lines 2-3" in caught.value.describe("f.py")
+    with pytest.raises(NoMatch) as caught:
+        resolve(text, "b = 2\n", "x = 9\n")
+    assert caught.value.already_there is None
+    assert "already in" not in caught.value.describe("f.py")
+
+
 def test_no_match_in_an_empty_file_has_nothing_to_quote() -> None:
     with pytest.raises(NoMatch) as caught:
         resolve("", "a\n", "b\n")

@@ -49,6 +49,7 @@ class Problem:
     locations: tuple[Lines, ...] = ()  # ambiguous: every place the search text matches
     unique_around: tuple[Lines | None, ...] = ()  # ambiguous: for the first 20 locations, the smallest unique window
     min_context: int | None = None  # ambiguous: any this many consecutive lines of the file are unique
+    already_there: Lines | None = None  # no_match: where the replacement text already is (made before?)
 
     def __str__(self) -> str:
         return self.message
@@ -168,6 +169,7 @@ def _resolve_edit(
                     failure.locations,
                     failure.unique_around,
                     failure.min_context,
+                    failure.already_there,
                 )
             )
     return None if failed else _encode(path, text, block, problems)

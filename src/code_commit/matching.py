@@ -85,6 +85,7 @@ class MatchFailure(Exception):
     locations: tuple[Lines, ...] = ()
     unique_around: tuple[Lines | None, ...] = ()
     min_context: int | None = None
+    already_there: Lines | None = None
 
     def describe(self, path: str) -> str:
         raise NotImplementedError
@@ -103,17 +104,30 @@ class BlankSearch(MatchFailure):
 class NoMatch(MatchFailure):
     kind = "no_match"
 
-    def __init__(self, first_line: str, closest: tuple[NumberedLine, ...], similarity: float) -> None:
+    def __init__(
+        self,
+        first_line: str,
+        closest: tuple[NumberedLine, ...],
+        similarity: float,
+        already_there: Lines | None = None,
+    ) -> None:
         super().__init__("no match")
         self.first_line = first_line
         self.closest = closest
         self.similarity = similarity
+        self.already_there = already_there  # where the replacement text already is, once, if it is
 
     def describe(self, path: str) -> str:
         text = (
             f"the search text (first line: {self.first_line!r}) matches nowhere in {path}, not even "
             f"{STAGE_NAMES[INDENTATION]}."
         )
+        if self.already_there is not None:
+            # Typical of a repair answer that repeats a change an earlier answer already made.
+            text += (
+                f" Its replacement text is already in {path}, at {self.already_there}: if that change is "
+                "already made, leave this pair out."
+            )
         if not self.closest:
             return text + f" {path} has no similar lines."
         quoted = "".join(f"{line.number:>6}| {line.text}\n" for line in self.closest)
@@ -286,7 +300,7 @@ def resolve(text: str, search: str, replace: str) -> Resolution:
             return Resolution(new_text, Lines(hit.start + 1, stop), stage)
         if found:
             raise _ambiguous(stage, keys, [hit.start for hit in found], len(core))
-    raise _no_match(file_lines, search_lines)
+    raise _no_match(file_lines, search_lines, replace_lines)
 
 
 # --- splicing ---
@@ -438,8 +452,17 @@ def _ambiguous(stage: str, keys: list[str], starts: list[int], n: int) -> Ambigu
     )
 
 
-def _no_match(file_lines: list[str], search: list[str]) -> NoMatch:
-    """The window of the file most like the search text, as the no-match failure reports it."""
+def _no_match(file_lines: list[str], search: list[str], replace: list[str]) -> NoMatch:
+    """The window of the file most like the search text, as the no-match failure reports it, and
+    where the replacement already is (ignoring trailing whitespace), if it is there exactly once."""
+    already = None
+    wanted_replace = [line for line in replace if not _blank(line)]
+    if wanted_replace:
+        ends = _blank_ends(replace) or (0, 0)
+        core_replace = replace[ends[0] : len(replace) - ends[1]]
+        found = _find(file_lines, [line.rstrip() for line in file_lines], core_replace, WHITESPACE)
+        if len(found) == 1:
+            already = Lines(found[0].start + 1, found[0].start + len(core_replace))
     core = [line.strip() for line in search]
     while core and not core[0]:
         core.pop(0)
@@ -449,7 +472,7 @@ def _no_match(file_lines: list[str], search: list[str]) -> NoMatch:
     keys = [line.strip() for line in file_lines]
     n = min(len(core), len(keys))
     if not n:
-        return NoMatch(first, (), 0.0)
+        return NoMatch(first, (), 0.0, already)
     # Cheap votes first (file lines equal to a search line, by the window start they imply), then
     # a character-level comparison of the best-voted windows, or of every window if none got a vote.
     where: dict[str, list[int]] = {}
@@ -475,6 +498,6 @@ def _no_match(file_lines: list[str], search: list[str]) -> NoMatch:
         if ratio > best_ratio:
             best, best_ratio = start, ratio
     if best_ratio <= 0:
-        return NoMatch(first, (), 0.0)
+        return NoMatch(first, (), 0.0, already)
     shown = range(best, min(best + n, best + CLOSEST_SHOWN))
-    return NoMatch(first, tuple(NumberedLine(i + 1, _body(file_lines[i])) for i in shown), best_ratio)
+    return NoMatch(first, tuple(NumberedLine(i + 1, _body(file_lines[i])) for i in shown), best_ratio, already)
