@@ -265,3 +265,11 @@ def test_setting_flags_before_apply_take_effect(big: Project, cli) -> None:
     result = cli("--build-timeout", "0.2", "apply", "--build", "--json", "-", input=EDIT)
     assert result.exit_code == 1
     assert json.loads(result.stdout)["build"]["timed_out"] is True
+
+
+def test_the_time_limit_ends_apply_with_exit_5(big: Project, cli) -> None:
+    big.build_script("sleep 30\n")
+    result = cli("--timeout", "0.5", "apply", "--build", "-", input=EDIT)
+    assert result.exit_code == 5
+    assert "time limit" in result.stderr
+    assert "return -7" in big.read("big.py"), "the apply itself was complete before the build began"

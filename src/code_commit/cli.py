@@ -288,6 +288,8 @@ Exit codes:
   0    applied (with --build: and the build passes); with --check: the answer is valid
   1    with --build: the build fails after applying
   2    usage or setup error: unreadable answer, bad flags, .gitignore or build.sh missing
+  4    another run holds the project's lock (--check takes none)
+  5    the --timeout was reached
   7    the answer was refused (malformed, a guarded path, a search text that does not match
        exactly once): nothing was applied; with --check: it would be refused
   130  interrupted"""
