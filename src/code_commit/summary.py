@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from .errors import CodeCommitError
 
 if TYPE_CHECKING:
-    from .run import Outcome
+    from .outcome import Outcome
 
 SUMMARY_FILE = "summary.json"
 

@@ -1,0 +1,54 @@
+"""What a run did and how it ended: filled in as the run goes, so a run stopped half-way still
+reports everything it did. `summary` turns it into the JSON record; `cli` into the exit code.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .build import BuildResult
+from .calls import CallRecord
+from .errors import EXIT_BUILD_FAILS, EXIT_OK, CodeCommitError, exit_code_for
+from .llm import Usage
+from .revert import Originals
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    dry_run: bool = False  # one call, parse and guard, show the diff; write nothing, build nothing
+    revert_on_failure: bool = False  # a run that ends without a passing build leaves the tree as it was
+
+
+@dataclass
+class Outcome:
+    passed: bool  # the build passes (--dry-run: the answer is acceptable)
+    log_dir: Path | None  # None when the run ended before it had a folder (lock held)
+    attempts: int = 0  # model calls that produced an answer
+    calls: list[CallRecord] = field(default_factory=list)
+    files_changed: set[str] = field(default_factory=set)
+    files_deleted: set[str] = field(default_factory=set)
+    last_build: BuildResult | None = None
+    error: CodeCommitError | None = None  # what ended the run early, if anything did
+    duration: float = 0.0
+    originals: Originals = field(default_factory=Originals)  # the touched files as they were
+    reverted: bool = False
+    patch: Path | None = None  # --revert-on-failure: the final proposal, saved before reverting
+    diff: str | None = None  # --dry-run: what the answer would change
+    dry_run: bool = False
+
+    @property
+    def usage(self) -> Usage:
+        return sum((c.usage for c in self.calls), Usage())
+
+    @property
+    def cost_usd(self) -> float | None:
+        """The run's estimated cost; None when any call's cost is unknown."""
+        costs = [c.cost_usd for c in self.calls]
+        return None if None in costs else sum(c for c in costs if c is not None)
+
+    @property
+    def exit_code(self) -> int:
+        if self.error is not None:
+            return exit_code_for(self.error)
+        return EXIT_OK if self.passed else EXIT_BUILD_FAILS
