@@ -106,5 +106,27 @@ def rollup(
     raise typer.Exit(_guarded(action))
 
 
+@app.command()
+def recover() -> None:
+    """Undo an apply that a killed run left half done, from its journal in agent-config/logs/.
+
+    Every run does this itself before its first model call; this does it now, without a run. Files
+    changed by hand since the interruption are left as they are and listed. Run it from the project
+    root.
+    """
+
+    def action(console: Any) -> int:
+        from .journal import recover as undo_interrupted
+
+        lines = undo_interrupted(Path.cwd()).lines()
+        for line in lines:
+            console.info(line)
+        if not lines:
+            console.info("nothing to recover: no apply was interrupted")
+        return EXIT_OK
+
+    raise typer.Exit(_guarded(action))
+
+
 def main() -> None:
     app()

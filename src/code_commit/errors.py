@@ -30,6 +30,10 @@ class AllRejected(CodeCommitError):
     """Every change of an answer was rejected in review."""
 
 
+class RestoreFailed(CodeCommitError):
+    """An interrupted or failed apply could not be undone; its journal is kept for `code-commit recover`."""
+
+
 class Interrupted(CodeCommitError):
     """SIGINT or SIGTERM stopped the run."""
 
@@ -54,6 +58,7 @@ EXIT_CODES: dict[type[CodeCommitError], int] = {
     LockHeld: 4,
     RunTimeout: 5,
     AllRejected: 6,
+    RestoreFailed: 7,
     Interrupted: 130,
 }
 
@@ -66,6 +71,7 @@ Exit codes:
   4    another run holds the project's lock
   5    the run's time limit was reached
   6    every change was rejected in review
+  7    an apply could not be undone; run code-commit recover once the cause is fixed
   130  interrupted"""
 
 

@@ -15,6 +15,7 @@ from .build import BuildResult, output_for_prompt, run_build
 from .edits import parse_answer
 from .errors import AnswerRefused
 from .guard import Guard
+from .journal import recover
 from .llm import Completion, Provider, Usage, make_provider
 from .logs import Redactor, RunLog
 from .prompts import Feedback, SystemPrompts, initial_prompt, load_system_prompts, repair_prompt
@@ -55,6 +56,9 @@ def execute(workspace: Workspace, key: ApiKey, settings: Settings, console: Cons
     console.redact = redact
     log = RunLog.create(workspace.config_dir, redact)
     console.info(f"run log: {log.folder.relative_to(workspace.root)}")
+    for line in recover(workspace.root).lines():  # an apply a killed run left half done
+        log.event(f"recovery: {line}")
+        console.warn(f"recovery: {line}")
     return repair_loop(workspace, settings, system, make_provider(settings, key), log, console)
 
 
@@ -69,6 +73,7 @@ def repair_loop(
     outcome = Outcome(passed=False, log_dir=log.folder)
     replacements: dict[str, str | None] = {}  # latest state of every file the run touched
     feedback: Feedback | None = None
+    warned: set[str] = set()  # guard warnings already shown
     calls = 1 + settings.max_repairs
     for call in range(1, calls + 1):
         if feedback is None:
@@ -87,15 +92,21 @@ def repair_loop(
         log.write(call, "response.txt", completion.text)
         log.event(_usage_line(record))
 
+        guard = Guard(workspace.root, settings.protected_patterns)
         try:
-            plan = accept_answer(workspace.root, completion, settings)
-            apply_plan(workspace.root, plan)
+            plan = accept_answer(workspace.root, completion, settings, guard)
+            apply_plan(workspace.root, plan, log.path(call, "journal"))
         except AnswerRefused as refusal:
             reasons = "\n".join(f"- {r}" for r in refusal.reasons)
             log.write(call, "refused.txt", reasons + "\n")
             console.warn(f"answer refused, nothing was written:\n{reasons}")
             feedback = Feedback(f"Your previous answer was refused; nothing in it was applied.\n{reasons}\n", True)
             continue
+        finally:
+            for warning in [w for w in guard.warnings if w not in warned]:  # invalid ignore lines, once a run
+                warned.add(warning)
+                log.event(f"call {call}: {warning}")
+                console.warn(warning)
         _record(plan, replacements, outcome, log, call, console)
 
         console.info("running build.sh")
@@ -112,14 +123,14 @@ def repair_loop(
     return outcome
 
 
-def accept_answer(root: Path, completion: Completion, settings: Settings) -> Plan:
+def accept_answer(root: Path, completion: Completion, settings: Settings, guard: Guard | None = None) -> Plan:
     """Parse and guard an answer; raise AnswerRefused if any part of it cannot be applied."""
     if completion.stop_reason == "max_tokens":
         raise AnswerRefused(
             f"the answer was cut off at the output limit ({settings.max_tokens} tokens); give fewer or smaller files"
         )
     edits = parse_answer(completion.text)
-    return plan_changes(root, edits, Guard(root))
+    return plan_changes(root, edits, guard or Guard(root, settings.protected_patterns))
 
 
 def _record(

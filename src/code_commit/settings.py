@@ -47,6 +47,11 @@ class Settings:
     max_repairs: int = _setting(3, "Repair queries after the initial one (the spec's three).")
     build_timeout: float = _setting(1800.0, "Seconds before build.sh's whole process group is killed.")
     build_output_cap: int = _setting(60000, "Characters of build output passed to a repair prompt.")
+    protected_patterns: list[str] = _setting(  # noqa: RUF009 (a list default becomes a default_factory)
+        [],
+        "Extra gitignore-style patterns the model may never write or delete, e.g. "
+        '[".github/workflows/**", ".env*"] (matched ignoring case).',
+    )
 
 
 SETTING_NAMES = tuple(f.name for f in dataclasses.fields(Settings))
@@ -151,6 +156,12 @@ def _validate(settings: Settings, sources: dict[str, str]) -> None:
         raise bad("build_timeout", "must be positive")
     if settings.build_output_cap < 1000:
         raise bad("build_output_cap", "must be at least 1000 characters")
+    from .ignore import pattern_problem  # stdlib only: cheap at start-up
+
+    for pattern in settings.protected_patterns:
+        problem = pattern_problem(pattern)
+        if problem:
+            raise bad("protected_patterns", f"the pattern {pattern!r} can never match anything: {problem}")
 
 
 @dataclass(frozen=True)
