@@ -84,6 +84,8 @@ def test_paths_at_the_limits_pass(root: Path, path: str) -> None:
         "vendor/lib/.git/config",
         "agent-config/query.txt",
         "agent-config",
+        "target",  # a file named like a protected root folder
+        "Target",
         "target/debug/app",
         # Case and Unicode variants are the same files on macOS and Windows.
         "BUILD.SH",

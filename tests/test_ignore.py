@@ -130,6 +130,20 @@ def test_core_ignore_case_folds_ascii_case_like_git(repo: Path) -> None:
     assert guard.check_write("build/x.o") is not None
 
 
+def test_files_whose_changes_git_status_hides_are_refused(repo: Path) -> None:
+    for name in ("assumed.txt", "sparse.txt", "plain.txt"):
+        write(repo, name, "x\n")
+    git(repo, "add", ".")
+    git(repo, "update-index", "--assume-unchanged", "assumed.txt")
+    git(repo, "update-index", "--skip-worktree", "sparse.txt")
+    guard = Guard(repo)
+    for name in ("assumed.txt", "sparse.txt"):
+        refusal = guard.check_write(name)
+        assert refusal is not None and "assume-unchanged or skip-worktree" in refusal.rule, name
+        assert guard.check_delete(name) is not None
+    assert guard.check_write("plain.txt") is None
+
+
 def test_a_project_inside_a_larger_repository_honours_the_parents_rules(repo: Path) -> None:
     write(repo, ".gitignore", "*.tmp\n/project/generated/\n")
     project = repo / "project"

@@ -8,7 +8,8 @@ A path passes only if it is a plain relative path (no `.`/`..`, no empty segment
 backslashes, drive letters or control characters, within the length limits), it is not a
 protected name (compared as macOS and Windows compare names, on every OS) nor matched by the
 user's `protected_patterns`, no component on disk is a symlink, it is not inside a nested git
-repository, it stays inside the root, and git would not ignore it.
+repository, it stays inside the root, git would not ignore it, and git's index does not hide its
+changes (assume-unchanged, skip-worktree).
 """
 
 from __future__ import annotations
@@ -144,6 +145,8 @@ class Guard:
             ignored = self.ignore.ignored_by(self._prefix + path)
             if ignored is not None:
                 rule = f"it is ignored by git ({ignored}), so git status would not show the change"
+            elif self._prefix + path in self.ignore.setup.hidden:
+                rule = "git's index marks it assume-unchanged or skip-worktree, so git status would not show the change"
         return Refusal(path, rule) if rule else None
 
     def _disk_refusal(self, path: str, deleting: bool) -> str | None:

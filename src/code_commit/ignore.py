@@ -463,10 +463,13 @@ def pattern_problem(pattern: str) -> str | None:
 
 @dataclass(frozen=True)
 class GitSetup:
-    """What git's configuration says about ignoring, read once per guard."""
+    """What git's configuration and index say about hiding files from `git status`, read once per guard."""
 
     excludes_file: Path | None = None  # core.excludesFile, or git's default if it exists
     ignore_case: bool = False  # core.ignoreCase: set by git on case-insensitive file systems
+    # Tracked files whose changes git status does not show: flagged assume-unchanged or
+    # skip-worktree in the index (paths relative to the top).
+    hidden: frozenset[str] = frozenset()
 
 
 def read_git_setup(top: Path, env: Mapping[str, str] | None = None) -> GitSetup:
@@ -489,12 +492,23 @@ def read_git_setup(top: Path, env: Mapping[str, str] | None = None) -> GitSetup:
     except (OSError, subprocess.SubprocessError):
         pass  # no git: its defaults below
     ignore_case = values.get("core.ignorecase", "false").strip().lower() in ("true", "yes", "on", "1")
+    hidden: set[str] = set()
+    try:
+        listed = subprocess.run(
+            ["git", "ls-files", "-v", "-z"], cwd=top, env=env, capture_output=True, timeout=120, check=False
+        )
+        for record in listed.stdout.decode("utf-8", "surrogateescape").split("\0"):
+            tag, _, path = record.partition(" ")
+            if path and (tag == "S" or tag.islower()):  # S: skip-worktree; lower case: assume-unchanged
+                hidden.add(path)
+    except (OSError, subprocess.SubprocessError):
+        pass
     if "core.excludesfile" in values:
         excludes = Path(top, values["core.excludesfile"]) if values["core.excludesfile"] else None
     else:
         config_home = env.get("XDG_CONFIG_HOME") or (str(Path(env["HOME"], ".config")) if env.get("HOME") else "")
         excludes = Path(config_home, "git", "ignore") if config_home else None
-    return GitSetup(excludes, ignore_case)
+    return GitSetup(excludes, ignore_case, frozenset(hidden))
 
 
 @dataclass(frozen=True)
