@@ -8,7 +8,8 @@ A command: {"mode": "apply" | "recover", "root": ..., "changes": [...], "journal
 "stop_at": n, "pause": bool}. The forked process counts the disk-changing calls (`tree.SYSCALLS`)
 and before call number `stop_at` writes "stop"; with `pause` it then blocks, so the kill lands
 exactly there, and without it runs on, so the kill lands wherever it has got to. Lines on stdout:
-"pid <pid>", then "stop" and/or "finished <calls>" from the forked process, then "reaped <status>".
+"pid <pid>", then "stop" and/or "finished <calls>" from the forked process; after the parent
+sends "reap", "reaped <status>".
 
 fsync is skipped: a killed process loses nothing the kernel already has (only a power loss
 would), and this is about process death, not about the disk.
@@ -32,7 +33,7 @@ def say(line: str) -> None:
     os.write(1, (line + "\n").encode())  # unbuffered: nothing is duplicated by fork
 
 
-def instrument(stop_at: int, pause: bool) -> list[int]:
+def instrument(stop_at: int, pause_fd: int | None) -> list[int]:
     count = [0]
     for name in CALLS:
         real = getattr(tree.Syscalls, name)
@@ -40,8 +41,8 @@ def instrument(stop_at: int, pause: bool) -> list[int]:
         def call(*args, _real=real, _name=name, **kwargs):
             if count[0] == stop_at:
                 say("stop")
-                if pause:
-                    os.read(0, 1)  # blocks: the parent's SIGKILL comes first
+                if pause_fd is not None:
+                    os.read(pause_fd, 1)  # nothing is ever written: blocks until the SIGKILL
             count[0] += 1
             return None if _name == "fsync" else _real(*args, **kwargs)
 
@@ -49,8 +50,8 @@ def instrument(stop_at: int, pause: bool) -> list[int]:
     return count
 
 
-def run(command: dict) -> None:
-    count = instrument(command["stop_at"], command["pause"])
+def run(command: dict, pause_fd: int) -> None:
+    count = instrument(command["stop_at"], pause_fd if command["pause"] else None)
     root = Path(command["root"])
     if command["mode"] == "apply":
         changes = tuple(
@@ -65,17 +66,23 @@ def run(command: dict) -> None:
 def main() -> None:
     for line in sys.stdin:
         command = json.loads(line)
+        pause_read, pause_write = os.pipe()
         pid = os.fork()
         if pid == 0:
             code = 0
             try:
-                run(command)
+                run(command, pause_read)
             except BaseException as exc:  # reported, never silent: the parent fails the test
                 say(f"error {type(exc).__name__}: {exc}")
                 code = 1
             os._exit(code)
+        os.close(pause_read)
         say(f"pid {pid}")
+        # Reap only when the parent says so: until then the pid stays ours (a finished child is a
+        # zombie), so the parent's SIGKILL can never reach another process.
+        sys.stdin.readline()
         _, status = os.waitpid(pid, 0)
+        os.close(pause_write)
         say(f"reaped {status}")
 
 

@@ -522,13 +522,27 @@ def test_recover_refuses_a_damaged_journal_and_keeps_it(root: Path, monkeypatch:
     assert pending_journals(root) == [journal_of(root) / MANIFEST]
 
 
-@pytest.mark.parametrize("bad", ["../outside.txt", "/etc/passwd", "a//b"])
+@pytest.mark.parametrize(
+    ("field", "bad"),
+    [
+        ("path", "../outside.txt"),
+        ("path", "/etc/passwd"),
+        ("path", "a//b"),
+        ("saved", ".."),
+        ("saved", "../../x"),
+        ("temp", ".."),
+        ("before", "../x"),
+        ("mode", "0755"),
+    ],
+)
 def test_recover_never_follows_a_manifest_outside_the_root(
-    root: Path, monkeypatch: pytest.MonkeyPatch, bad: str
+    root: Path, monkeypatch: pytest.MonkeyPatch, field: str, bad: str
 ) -> None:
     interrupted(root, monkeypatch)
+    before = snapshot(root)
     manifest = json.loads((journal_of(root) / MANIFEST).read_text())
-    manifest["entries"][0]["path"] = bad
+    manifest["entries"][0][field] = bad
     (journal_of(root) / MANIFEST).write_text(json.dumps(manifest))
-    with pytest.raises(RestoreFailed, match="unsafe path"):
+    with pytest.raises(RestoreFailed, match=r"unsafe path|unexpected file|malformed"):
         recover(root)
+    assert snapshot(root) == before, "a suspicious journal is refused before anything is touched"

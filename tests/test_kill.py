@@ -99,11 +99,18 @@ class Child:
             lines.append(line)
             if line.startswith("pid "):
                 pid = int(line.split()[1])
-            elif line == "stop" and kill:
+            elif (line == "stop" and kill) or line.startswith(("finished", "error")):
                 assert pid is not None
-                os.kill(pid, signal.SIGKILL)
-            elif line.startswith("reaped "):
-                return lines
+                if line == "stop":
+                    os.kill(pid, signal.SIGKILL)  # not reaped yet: this pid is still our process
+                self.process.stdin.write("reap\n")
+                self.process.stdin.flush()
+                break
+        while not line.startswith("reaped "):
+            line = self.process.stdout.readline().strip()
+            assert line, "the fork server died"
+            lines.append(line)
+        return lines
 
     def close(self) -> None:
         assert self.process.stdin is not None

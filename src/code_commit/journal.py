@@ -25,6 +25,7 @@ import contextlib
 import errno
 import json
 import os
+import re
 import secrets
 import shutil
 import stat
@@ -43,6 +44,9 @@ JOURNAL_SUFFIX = "-journal"  # the folder is NN-journal, NN the model call
 MANIFEST = "manifest.json"  # present: an apply may be half done
 CONFLICTS = "conflicts.json"  # the manifest of an undo that left changed files alone
 FORMAT = 1
+_TEMP_NAME = re.compile(r"\.code-commit-[0-9a-f]+-[0-9]+\.tmp")
+_SAVED_NAME = re.compile(r"orig-[0-9]+")
+_SHA256 = re.compile(r"[0-9a-f]{64}")
 # link() errors that mean "no hard link here" rather than "the disk is failing": copy instead.
 _NO_LINK = {errno.EXDEV, errno.EPERM, errno.EMLINK, errno.EOPNOTSUPP, errno.ENOTSUP, errno.EACCES}
 
@@ -95,8 +99,13 @@ class Manifest:
             if syntax_refusal(path):
                 raise JournalError(f"the manifest names an unsafe path {path!r}")
         for entry in entries:
-            if "/" in entry.temp or (entry.saved is not None and "/" in entry.saved):
-                raise JournalError(f"the manifest names an unsafe file {entry.temp!r}")
+            if not _TEMP_NAME.fullmatch(entry.temp) or not (entry.saved is None or _SAVED_NAME.fullmatch(entry.saved)):
+                raise JournalError(f"the manifest names an unexpected file {entry.temp!r} / {entry.saved!r}")
+            for digest_ in (entry.before, entry.after):
+                if digest_ is not None and not _SHA256.fullmatch(digest_):
+                    raise JournalError(f"the manifest has a malformed digest for {entry.path!r}")
+            if entry.mode is not None and (not isinstance(entry.mode, int) or not 0 <= entry.mode <= 0o7777):
+                raise JournalError(f"the manifest has a malformed mode for {entry.path!r}")
         return cls(entries, created)
 
 
