@@ -67,17 +67,22 @@ def main() -> None:
     for line in sys.stdin:
         command = json.loads(line)
         pause_read, pause_write = os.pipe()
+        start_read, start_write = os.pipe()
         pid = os.fork()
         if pid == 0:
             code = 0
             try:
+                os.read(start_read, 1)  # not before "pid" is out: the parent needs it first
                 run(command, pause_read)
             except BaseException as exc:  # reported, never silent: the parent fails the test
                 say(f"error {type(exc).__name__}: {exc}")
                 code = 1
             os._exit(code)
         os.close(pause_read)
+        os.close(start_read)
         say(f"pid {pid}")
+        os.write(start_write, b"x")
+        os.close(start_write)
         # Reap only when the parent says so: until then the pid stays ours (a finished child is a
         # zombie), so the parent's SIGKILL can never reach another process.
         sys.stdin.readline()
