@@ -22,8 +22,8 @@ KEY_VARS = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_BASE_URL", "
 
 
 @pytest.fixture(autouse=True)
-def _isolated_environment(monkeypatch: pytest.MonkeyPatch) -> None:
-    """No test sees the developer's real keys, endpoints or code-commit settings."""
+def _isolated_environment(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory) -> None:
+    """No test sees the developer's real keys, endpoints, code-commit settings or git configuration."""
     for name in list(os.environ):
         if name in KEY_VARS or name.startswith(("CODE_COMMIT_", "ANTHROPIC_", "OPENAI_")):
             monkeypatch.delenv(name)
@@ -31,6 +31,10 @@ def _isolated_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("GIT_AUTHOR_EMAIL", "test@example.invalid")
     monkeypatch.setenv("GIT_COMMITTER_NAME", "Test")
     monkeypatch.setenv("GIT_COMMITTER_EMAIL", "test@example.invalid")
+    # The guard honours git's global ignore rules (core.excludesFile, ~/.config/git/ignore).
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", os.devnull)
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path_factory.getbasetemp() / "xdg-config"))
 
 
 @pytest.fixture(autouse=True)

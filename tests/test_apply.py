@@ -1,19 +1,73 @@
-"""Planning (verification before any write) and the all-or-nothing apply."""
+"""Planning (verification before any write) and the all-or-nothing, crash-safe apply.
+
+The apply's every disk-changing call goes through `tree.SYSCALLS`; `Faults` wraps them to fail
+one step, or to freeze the disk from one step on (what kill -9 does), at every step in turn.
+tests/test_kill.py does the same with a real process and a real SIGKILL.
+"""
 
 from __future__ import annotations
 
+import contextlib
+import errno
+import json
 import os
+import shutil
 import stat
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from code_commit import apply as apply_module
-from code_commit.apply import ApplyFailed, Change, PlanRefused, apply_plan, plan_changes
+from code_commit import tree as tree_module
+from code_commit.apply import ApplyFailed, Change, Plan, PlanRefused, apply_plan, plan_changes
 from code_commit.edits import DeleteFile, EditFile, Replacement, WriteFile
-from code_commit.errors import AnswerRefused
+from code_commit.errors import AnswerRefused, RestoreFailed
 from code_commit.guard import Guard
+from code_commit.ignore import GitSetup
+from code_commit.journal import CONFLICTS, MANIFEST, recover
 from code_commit.matching import Lines
+
+CALLS = ("mkdir", "open", "write", "fsync", "fchmod", "rename", "link", "unlink", "rmdir")
+
+
+class Killed(BaseException):
+    """The process is gone: nothing after this step reaches the disk."""
+
+
+class Faults:
+    """Counts the disk-changing calls; fails call number `fail_at` (and `fail_again_at`), or from
+    call `freeze_at` on raises Killed. fsync is counted but does nothing unless `real_fsync`."""
+
+    def __init__(
+        self,
+        fail_at: int | None = None,
+        error: int = errno.ENOSPC,
+        fail_again_at: int | None = None,
+        freeze_at: int | None = None,
+        real_fsync: bool = False,
+    ) -> None:
+        self.fail_at, self.error, self.fail_again_at = fail_at, error, fail_again_at
+        self.freeze_at, self.real_fsync = freeze_at, real_fsync
+        self.steps: list[tuple[str, tuple]] = []
+
+    def install(self, monkeypatch: pytest.MonkeyPatch) -> Faults:
+        for name in CALLS:
+            monkeypatch.setattr(tree_module.SYSCALLS, name, self._wrap(name, getattr(tree_module.Syscalls, name)))
+        return self
+
+    def _wrap(self, name: str, real: Callable) -> Callable:
+        def call(*args, **kwargs):
+            step = len(self.steps)
+            self.steps.append((name, args))
+            if self.freeze_at is not None and step >= self.freeze_at:
+                raise Killed(step)
+            if step in (self.fail_at, self.fail_again_at):
+                raise OSError(self.error, f"{os.strerror(self.error)} (injected at step {step}, {name})")
+            if name == "fsync" and not self.real_fsync:
+                return None
+            return real(*args, **kwargs)
+
+        return call
 
 
 @pytest.fixture
@@ -23,15 +77,48 @@ def root(tmp_path: Path) -> Path:
     (tmp_path / "run.sh").write_text("#!/bin/sh\necho old\n")
     (tmp_path / "run.sh").chmod(0o755)
     (tmp_path / "old.txt").write_text("old\n")
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "guide.md").write_text("guide\n" * 1000)
+    (tmp_path / "docs" / "private.txt").write_text("secret\n")
+    (tmp_path / "docs" / "private.txt").chmod(0o600)
+    (tmp_path / "agent-config" / "logs" / "run").mkdir(parents=True)
     return tmp_path
 
 
-def snapshot(root: Path) -> dict[str, tuple[bytes, int] | None]:
-    result: dict[str, tuple[bytes, int] | None] = {}
+def journal_of(root: Path, call: int = 1) -> Path:
+    return root / "agent-config" / "logs" / "run" / f"{call:02d}-journal"
+
+
+def snapshot(root: Path) -> dict[str, tuple[bytes, int] | str]:
+    """Every file's bytes and mode, and every directory, outside agent-config/."""
+    result: dict[str, tuple[bytes, int] | str] = {}
     for path in sorted(root.rglob("*")):
         rel = path.relative_to(root).as_posix()
-        result[rel] = None if path.is_dir() else (path.read_bytes(), stat.S_IMODE(path.stat().st_mode))
+        if rel.startswith("agent-config"):
+            continue
+        info = path.lstat()
+        result[rel] = "dir" if stat.S_ISDIR(info.st_mode) else (path.read_bytes(), stat.S_IMODE(info.st_mode))
     return result
+
+
+def pending_journals(root: Path) -> list[Path]:
+    return sorted((root / "agent-config" / "logs").glob(f"*/*-journal/{MANIFEST}"))
+
+
+MULTI_FILE = [
+    WriteFile("run.sh", "#!/bin/sh\necho new\n"),
+    WriteFile("new/dir/file.txt", "new\n"),
+    DeleteFile("old.txt"),
+    WriteFile("keep.txt", "changed too\n"),
+    WriteFile("docs/guide.md", "rewritten\n" * 2000),
+    WriteFile("new/other.txt", "other\n"),
+    DeleteFile("docs/private.txt"),
+    WriteFile("docs/deeper/notes.md", "notes\n"),
+]
+
+
+def multi_file_plan(root: Path) -> Plan:
+    return plan_changes(root, MULTI_FILE, Guard(root, git=GitSetup()))  # no `git config` per case
 
 
 def test_plan_is_the_net_effect_in_answer_order(root: Path) -> None:
@@ -71,54 +158,395 @@ def test_refusal_lists_every_refused_path_and_writes_nothing(root: Path) -> None
     assert snapshot(root) == before
 
 
+def test_a_path_written_as_a_file_and_used_as_a_folder_is_refused(root: Path) -> None:
+    with pytest.raises(AnswerRefused, match="'a/b': written as a file, but 'a/b/c' needs it to be a folder"):
+        plan_changes(root, [WriteFile("a/b", "x\n"), WriteFile("a/b/c", "y\n")], Guard(root))
+    # Deleting it again in the same answer is fine: the folder wins.
+    plan_changes(root, [WriteFile("a/b", "x\n"), DeleteFile("a/b"), WriteFile("a/b/c", "y\n")], Guard(root))
+
+
 def test_apply_writes_creates_parents_keeps_modes_and_deletes(root: Path) -> None:
-    plan = plan_changes(
-        root,
-        [WriteFile("run.sh", "#!/bin/sh\necho new\n"), WriteFile("a/b/c.txt", "deep\n"), DeleteFile("old.txt")],
-        Guard(root),
-    )
-    apply_plan(root, plan)
+    apply_plan(root, multi_file_plan(root), journal_of(root))
     assert (root / "run.sh").read_text() == "#!/bin/sh\necho new\n"
-    assert os.access(root / "run.sh", os.X_OK)
-    assert (root / "a/b/c.txt").read_text() == "deep\n"
-    assert not (root / "old.txt").exists()
-    assert not [p for p in root.rglob(".code-commit-*")], "no temp file is left behind"
+    assert stat.S_IMODE((root / "run.sh").stat().st_mode) == 0o755, "the exec bit is kept"
+    assert (root / "new/dir/file.txt").read_text() == "new\n"
+    assert (root / "docs/deeper/notes.md").read_text() == "notes\n"
+    assert not (root / "old.txt").exists() and not (root / "docs/private.txt").exists()
+    assert not [p for p in root.rglob("*.tmp")], "no temp file is left behind"
+    assert not journal_of(root).exists(), "a committed journal is removed"
 
 
-@pytest.mark.parametrize("fail_at", range(4))
-def test_a_failure_at_any_step_restores_everything(root: Path, monkeypatch: pytest.MonkeyPatch, fail_at: int) -> None:
-    edits = [
-        WriteFile("run.sh", "changed\n"),
-        WriteFile("new/dir/file.txt", "new\n"),
-        DeleteFile("old.txt"),
-        WriteFile("keep.txt", "changed too\n"),
-    ]
-    plan = plan_changes(root, edits, Guard(root))
+def test_new_files_get_the_usual_mode(root: Path) -> None:
+    old = os.umask(0o027)
+    try:
+        apply_plan(root, plan_changes(root, [WriteFile("fresh.txt", "x\n")], Guard(root)), journal_of(root))
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE((root / "fresh.txt").stat().st_mode) == 0o640
+
+
+def test_an_empty_plan_writes_no_journal(root: Path) -> None:
+    apply_plan(root, plan_changes(root, [WriteFile("keep.txt", "same\n")], Guard(root)), journal_of(root))
+    assert not journal_of(root).exists()
+
+
+def count_steps(root: Path, monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory) -> int:
+    """How many disk-changing calls the multi-file apply makes, measured on a copy."""
+    return len(record_steps(root, monkeypatch, tmp_path_factory))
+
+
+def record_steps(root: Path, monkeypatch: pytest.MonkeyPatch, factory: pytest.TempPathFactory) -> list[tuple]:
+    copy = fresh_root(factory, root)
+    with monkeypatch.context() as patch:
+        faults = Faults().install(patch)
+        apply_plan(copy, multi_file_plan(copy), journal_of(copy))
+    return faults.steps
+
+
+def commit_step(steps: list[tuple]) -> int:
+    """The step that deletes the manifest: the apply stands once it succeeds."""
+    return next(i for i, (name, args) in enumerate(steps) if name == "unlink" and str(args[0]).endswith(MANIFEST))
+
+
+def fresh_root(factory: pytest.TempPathFactory, template: Path) -> Path:
+    """A copy of `template`, modes and hard links' contents included."""
+    target = factory.mktemp("case")
+    shutil.copytree(template, target, symlinks=True, dirs_exist_ok=True)
+    return target
+
+
+ERRORS = [errno.ENOSPC, errno.EACCES, errno.EIO, errno.EISDIR, errno.EROFS]
+
+
+def test_a_failure_at_every_step_restores_everything(
+    root: Path, monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    total = count_steps(root, monkeypatch, tmp_path_factory)
+    assert total > 40, "the multi-file apply makes many steps; each one is a case"
     before = snapshot(root)
-    steps = {"n": 0}
-    real_replace, real_unlink = os.replace, Path.unlink
+    after = None
+    outcomes = {"refused": 0, "applied": 0}
+    for step in range(total + 1):
+        case = fresh_root(tmp_path_factory, root)
+        plan = multi_file_plan(case)
+        with monkeypatch.context() as patch:
+            Faults(fail_at=step, error=ERRORS[step % len(ERRORS)]).install(patch)
+            try:
+                apply_plan(case, plan, journal_of(case))
+            except ApplyFailed as failed:
+                assert "nothing was changed" in str(failed) and "injected" in str(failed)
+                assert snapshot(case) == before, f"step {step}: every file restored, every new folder removed"
+                outcomes["refused"] += 1
+            else:
+                after = after or snapshot(case)
+                assert snapshot(case) == after, f"step {step}: a failure after the commit leaves the apply whole"
+                outcomes["applied"] += 1
+        assert not list(case.rglob("*.tmp")), f"step {step}: no temp file is left"
+        assert pending_journals(case) == [], f"step {step}: the journal is closed either way"
+    assert outcomes["refused"] >= total - 5 and outcomes["applied"] >= 1
 
-    def count() -> None:
-        if steps["n"] == fail_at:
-            steps["n"] += 1
-            raise OSError(28, "No space left on device")
-        steps["n"] += 1
 
-    def failing_replace(src: str, dst: str) -> None:
-        count()
-        real_replace(src, dst)
+def test_a_second_failure_while_undoing_is_finished_by_recover(
+    root: Path, monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    commit = commit_step(record_steps(root, monkeypatch, tmp_path_factory))
+    before = snapshot(root)
+    cases = 0
+    for first in range(0, commit + 1, 3):
+        for gap in (1, 2, 4, 8, 16):
+            case = fresh_root(tmp_path_factory, root)
+            plan = multi_file_plan(case)
+            with monkeypatch.context() as patch:
+                Faults(fail_at=first, fail_again_at=first + gap).install(patch)
+                try:
+                    apply_plan(case, plan, journal_of(case))
+                except RestoreFailed as failed:
+                    assert "code-commit recover" in str(failed)
+                    assert pending_journals(case) == [journal_of(case) / MANIFEST]
+                    cases += 1
+                except ApplyFailed:
+                    pass  # the second failure hit a step the undo did not need
+            recover(case)
+            assert snapshot(case) == before, f"first failure at {first}, second {gap} later"
+            assert pending_journals(case) == []
+    assert cases > 20
 
-    def failing_unlink(self: Path, missing_ok: bool = False) -> None:
-        if self.name == "old.txt":
-            count()
-        real_unlink(self, missing_ok=missing_ok)
 
-    monkeypatch.setattr(apply_module.os, "replace", failing_replace)
-    monkeypatch.setattr(Path, "unlink", failing_unlink)
-    with pytest.raises(ApplyFailed, match="No space left"):
-        apply_plan(root, plan)
-    monkeypatch.undo()
+def test_a_kill_at_every_step_is_undone_by_recover(
+    root: Path, monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    steps = record_steps(root, monkeypatch, tmp_path_factory)
+    commit = commit_step(steps)
+    opened = next(i for i, (name, args) in enumerate(steps) if name == "rename" and str(args[1]).endswith(MANIFEST))
+    before = snapshot(root)
+    plan = multi_file_plan(root)
+    new = {c.path: c.content for c in plan.changes}
+    after = None
+    for step in range(len(steps) + 1):
+        case = fresh_root(tmp_path_factory, root)
+        with monkeypatch.context() as patch:
+            Faults(freeze_at=step).install(patch)
+            with contextlib.suppress(Killed):
+                apply_plan(case, multi_file_plan(case), journal_of(case))
+        # Killed mid-apply: each file is entirely old or entirely new, never partial.
+        for rel, content in new.items():
+            path = case / rel
+            current = path.read_bytes() if path.is_file() else None
+            original = before.get(rel)
+            assert current in (content, original[0] if isinstance(original, tuple) else None), (step, rel)
+        # Until the commit, the tree never differs from its original without a journal to undo it.
+        if step <= opened or step > commit:
+            assert pending_journals(case) == [], f"step {step}"
+        elif snapshot(case) != before:
+            assert pending_journals(case) != [], f"step {step}: a changed tree always has its journal"
+        recover(case)
+        if step <= commit:
+            assert snapshot(case) == before, f"killed at step {step}: undone"
+        else:
+            after = after or snapshot(case)
+            assert snapshot(case) == after and (case / "run.sh").read_text().endswith("new\n"), f"step {step}"
+        assert not list(case.rglob("*.tmp")) and pending_journals(case) == []
+        assert not journal_of(case).exists(), f"step {step}: recovery leaves no journal folder"
+
+
+def test_recovery_killed_at_every_step_can_run_again(
+    root: Path, monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    total = count_steps(root, monkeypatch, tmp_path_factory)
+    before = snapshot(root)
+    killed_at = total * 2 // 3  # most files already replaced
+    template = fresh_root(tmp_path_factory, root)
+    with monkeypatch.context() as patch:
+        Faults(freeze_at=killed_at).install(patch)
+        with pytest.raises(Killed):
+            apply_plan(template, multi_file_plan(template), journal_of(template))
+    with monkeypatch.context() as patch:
+        counter = Faults().install(patch)
+        recover(fresh_root(tmp_path_factory, template))
+    assert len(counter.steps) > 10
+    for step in range(len(counter.steps) + 1):
+        case = fresh_root(tmp_path_factory, template)
+        with monkeypatch.context() as patch:
+            Faults(freeze_at=step).install(patch)
+            with contextlib.suppress(Killed):
+                recover(case)
+        recover(case)
+        assert snapshot(case) == before, f"recovery killed at step {step}"
+        assert pending_journals(case) == [] and not list(case.rglob("*.tmp"))
+
+
+def test_an_interrupt_during_the_apply_undoes_it(root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    before = snapshot(root)
+    real_rename = tree_module.Syscalls.rename
+    calls = []
+
+    def rename(*args, **kwargs):
+        calls.append(args)
+        if len(calls) == 4:
+            raise KeyboardInterrupt
+        return real_rename(*args, **kwargs)
+
+    monkeypatch.setattr(tree_module.SYSCALLS, "rename", rename)
+    with pytest.raises(KeyboardInterrupt):
+        apply_plan(root, multi_file_plan(root), journal_of(root))
+    assert snapshot(root) == before and pending_journals(root) == []
+
+
+def test_a_target_that_became_a_directory_fails_cleanly(root: Path) -> None:
+    plan = multi_file_plan(root)
+    (root / "new" / "other.txt").mkdir(parents=True)  # appears between the plan and the apply
+    before = snapshot(root)
+    with pytest.raises(ApplyFailed, match="nothing was changed"):
+        apply_plan(root, plan, journal_of(root))
     assert snapshot(root) == before
+
+
+def test_a_folder_swapped_for_a_symlink_is_never_written_through(
+    root: Path, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    outside = tmp_path_factory.mktemp("outside")
+    edits = [WriteFile("run.sh", "changed\n"), WriteFile("docs/guide.md", "x\n"), WriteFile("docs/new.md", "y\n")]
+    plan = plan_changes(root, edits, Guard(root, git=GitSetup()))
+    (root / "docs").rename(root / "docs-moved")
+    os.symlink(outside, root / "docs")  # after the guard looked: a build can do this
+    with pytest.raises(ApplyFailed, match=r"Too many levels of symbolic links|Not a directory"):
+        apply_plan(root, plan, journal_of(root))
+    assert list(outside.iterdir()) == [], "nothing was written outside the root"
+    assert (root / "run.sh").read_text() == "#!/bin/sh\necho old\n"
+
+
+def test_restored_files_are_the_original_files(root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    inode = (root / "run.sh").stat().st_ino
+    with monkeypatch.context() as patch:
+        Faults(fail_at=40).install(patch)
+        with pytest.raises(ApplyFailed):
+            apply_plan(root, multi_file_plan(root), journal_of(root))
+    assert (root / "run.sh").stat().st_ino == inode, "put back by rename: same file, metadata and links"
+
+
+def test_without_hard_links_the_originals_are_copied(
+    root: Path, monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """agent-config/ on another file system: link() and rename() across it fail with EXDEV."""
+    before = snapshot(root)
+    real_rename = tree_module.Syscalls.rename
+    copies: list[str] = []
+
+    def link(*args, **kwargs):
+        raise OSError(errno.EXDEV, "Invalid cross-device link")
+
+    def rename(source, *args, **kwargs):
+        if "journal" in str(source) and "manifest" not in str(source):
+            raise OSError(errno.EXDEV, "Invalid cross-device link")
+        return real_rename(source, *args, **kwargs)
+
+    def opening(real: Callable) -> Callable:
+        def call(path, *args, **kwargs):
+            if "orig-" in str(path):
+                copies.append(str(path))
+            return real(path, *args, **kwargs)
+
+        return call
+
+    monkeypatch.setattr(tree_module.SYSCALLS, "link", link)
+    monkeypatch.setattr(tree_module.SYSCALLS, "rename", rename)
+    monkeypatch.setattr(tree_module.SYSCALLS, "open", opening(tree_module.Syscalls.open))
+    applied = fresh_root(tmp_path_factory, root)
+    apply_plan(applied, multi_file_plan(applied), journal_of(applied))
+    assert (applied / "keep.txt").read_text() == "changed too\n" and len(copies) == 5
+    faults = Faults(fail_at=40)
+    for name in ("write", "fsync", "unlink", "mkdir", "rmdir", "fchmod"):
+        monkeypatch.setattr(tree_module.SYSCALLS, name, faults._wrap(name, getattr(tree_module.Syscalls, name)))
+    with pytest.raises(ApplyFailed, match="injected"):
+        apply_plan(root, multi_file_plan(root), journal_of(root))
+    assert snapshot(root) == before, "restored from the copies"
+
+
+def test_every_changed_folder_is_fsynced_before_the_commit(root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    events: list[tuple[str, str]] = []  # (call, the directory it changed or synced)
+
+    def recording(name: str, real: Callable) -> Callable:
+        def call(*args, **kwargs):
+            if name == "fsync":
+                target = os.readlink(f"/proc/self/fd/{args[0]}")
+                if os.path.isdir(target):
+                    events.append(("fsync", target))
+            elif name in ("rename", "unlink", "mkdir", "rmdir") and ("dir_fd" in kwargs or "dst_dir_fd" in kwargs):
+                fd = kwargs.get("dst_dir_fd", kwargs.get("dir_fd"))
+                events.append((name, os.readlink(f"/proc/self/fd/{fd}")))
+            elif name == "unlink" and str(args[0]).endswith(MANIFEST):
+                events.append(("commit", ""))
+            elif name == "link":
+                events.append(("link", str(Path(args[1]).parent)))
+            elif name == "rename" and str(args[1]).endswith(MANIFEST):
+                events.append(("manifest", str(Path(args[1]).parent)))
+            if name == "fsync" and not os.path.isdir(os.readlink(f"/proc/self/fd/{args[0]}")):
+                events.append(("fsync-file", os.path.basename(os.readlink(f"/proc/self/fd/{args[0]}"))))
+            if name == "rename" and "src_dir_fd" in kwargs:
+                events.append(("rename-temp", str(args[0])))
+            return real(*args, **kwargs)
+
+        return call
+
+    if not os.path.exists("/proc/self/fd"):
+        pytest.skip("needs /proc to name descriptors")
+    for name in CALLS:
+        monkeypatch.setattr(tree_module.SYSCALLS, name, recording(name, getattr(tree_module.Syscalls, name)))
+    apply_plan(root, multi_file_plan(root), journal_of(root))
+    commit = events.index(("commit", ""))
+    changed = {d for call, d in events[:commit] if call in ("rename", "unlink", "mkdir", "rmdir")}
+    assert {str(root), str(root / "docs"), str(root / "new"), str(root / "new/dir")} <= changed
+    for directory in changed:
+        last_change = max(i for i, (call, d) in enumerate(events[:commit]) if d == directory and call != "fsync")
+        assert ("fsync", directory) in events[last_change:commit], f"{directory} is fsynced before the commit"
+    journal = str(journal_of(root))
+    last_link = max(i for i, event in enumerate(events) if event == ("link", journal))
+    manifest = events.index(("manifest", journal))
+    assert ("fsync", journal) in events[last_link:manifest], "the originals are durable before the manifest names them"
+    assert ("fsync", journal) in events[manifest:commit], "and so is the manifest, before the tree is touched"
+    first_tree_change = min(
+        i
+        for i, (call, d) in enumerate(events)
+        if d.startswith(str(root)) and d != journal and not d.startswith(str(root / "agent-config")) and call != "fsync"
+    )
+    assert manifest < first_tree_change
+    run_folder = str(journal_of(root).parent)
+    assert ("fsync", run_folder) in events[manifest:first_tree_change], "the journal folder itself is findable"
+    temps = [(i, name) for i, (call, name) in enumerate(events) if call == "rename-temp"]
+    assert len(temps) == 6
+    for i, temp in temps:
+        assert ("fsync-file", temp) in events[:i], f"{temp}'s content is on disk before its rename"
+
+
+def test_recover_leaves_files_changed_since_and_keeps_their_originals(
+    root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with monkeypatch.context() as patch:
+        Faults(freeze_at=30).install(patch)
+        with pytest.raises(Killed):
+            apply_plan(root, multi_file_plan(root), journal_of(root))
+    assert (root / "run.sh").read_text() == "#!/bin/sh\necho new\n", "the kill came after run.sh was replaced"
+    (root / "run.sh").write_text("#!/bin/sh\necho edited by hand\n")  # the supervisor fixed it meanwhile
+    report = recover(root)
+    assert (root / "run.sh").read_text() == "#!/bin/sh\necho edited by hand\n", "a human's edit is never lost"
+    (conflict,) = report.conflicts
+    assert conflict.startswith("run.sh was changed after the interrupted apply: left as it is")
+    saved = Path(conflict.split("kept in ")[1])
+    assert saved.read_text() == "#!/bin/sh\necho old\n"
+    assert (root / "keep.txt").read_text() == "same\n" and (root / "old.txt").read_text() == "old\n"
+    assert (journal_of(root) / CONFLICTS).is_file() and pending_journals(root) == []
+    assert recover(root).lines() == [], "done once: a second recovery has nothing to do"
+
+
+def test_recover_removes_leftover_journal_folders(root: Path) -> None:
+    leftover = journal_of(root, 3)
+    leftover.mkdir()
+    (leftover / "orig-0").write_text("x")
+    report = recover(root)
+    assert report.cleaned == [leftover] and not leftover.exists()
+    assert report.lines() == []
+
+
+def interrupted(root: Path, monkeypatch: pytest.MonkeyPatch, at: int = 30) -> None:
+    with monkeypatch.context() as patch:
+        Faults(freeze_at=at).install(patch)
+        with pytest.raises(Killed):
+            apply_plan(root, multi_file_plan(root), journal_of(root))
+
+
+def test_recover_refuses_a_damaged_journal_and_keeps_it(root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    interrupted(root, monkeypatch)
+    manifest = json.loads((journal_of(root) / MANIFEST).read_text())
+    (journal_of(root) / manifest["entries"][0]["saved"]).write_text("not what was there\n")
+    with pytest.raises(RestoreFailed, match="damaged"):
+        recover(root)
+    assert pending_journals(root) == [journal_of(root) / MANIFEST]
+
+
+@pytest.mark.parametrize(
+    ("field", "bad"),
+    [
+        ("path", "../outside.txt"),
+        ("path", "/etc/passwd"),
+        ("path", "a//b"),
+        ("saved", ".."),
+        ("saved", "../../x"),
+        ("temp", ".."),
+        ("before", "../x"),
+        ("mode", "0755"),
+    ],
+)
+def test_recover_never_follows_a_manifest_outside_the_root(
+    root: Path, monkeypatch: pytest.MonkeyPatch, field: str, bad: str
+) -> None:
+    interrupted(root, monkeypatch)
+    before = snapshot(root)
+    manifest = json.loads((journal_of(root) / MANIFEST).read_text())
+    manifest["entries"][0][field] = bad
+    (journal_of(root) / MANIFEST).write_text(json.dumps(manifest))
+    with pytest.raises(RestoreFailed, match=r"unsafe path|unexpected file|malformed"):
+        recover(root)
+    assert snapshot(root) == before, "a suspicious journal is refused before anything is touched"
 
 
 # --- edit blocks in the plan ---

@@ -254,7 +254,7 @@ def test_applying_takes_the_projects_lock_but_check_needs_none(big: Project, cli
 
 
 def test_the_protected_setting_guards_saved_answers_too(big: Project, cli) -> None:
-    big.write("agent-config/config.toml", 'protected = ["secrets/**"]\n')
+    big.write("agent-config/config.toml", 'protected_patterns = ["secrets/**"]\n')
     result = cli("apply", "--check", "-", input="^^^secrets/token.txt\nx\n^^^end\n")
     assert result.exit_code == 7
     assert "problem 1 [guard]: secrets/token.txt" in result.stdout

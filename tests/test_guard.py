@@ -38,19 +38,34 @@ def test_ordinary_paths_pass(root: Path, path: str) -> None:
         ("src\\app.py", "backslash"),
         ("a\x00b", "control"),
         ("a\nb", "control"),
+        ("a\tb", "control"),
+        ("a\x7fb", "control"),
+        ("a\x85b", "control"),  # C1 controls too
+        ("src/\x1b[31m.py", "control"),
         ("../outside.py", "traversal"),
         ("src/../../outside.py", "traversal"),
         ("./a.py", "'.' segments"),
         ("src/", "ends with a slash"),
         ("src//a.py", "empty segment"),
         ("a" * 256, "255 bytes"),
+        ("é" * 128, "255 bytes"),  # 256 bytes in UTF-8: the limit is bytes, not characters
         ("/".join(["d"] * 2100), "4096 bytes"),
+        ("d/" * 2047 + "abc", "4096 bytes"),  # 4097 bytes
+        ("c:x.py", "drive-letter"),
     ],
 )
 def test_path_syntax_rules(root: Path, path: str, rule: str) -> None:
     refusal = Guard(root).check_write(path)
     assert refusal is not None and rule in refusal.rule
     assert repr(path) in str(refusal)
+    delete = Guard(root).check_delete(path)
+    assert delete is not None and rule in delete.rule
+
+
+@pytest.mark.parametrize("path", ["a" * 255, "é" * 127 + "a", "d/" * 2046 + "abcd", "ab:c.txt", "C", "a/b:"])
+def test_paths_at_the_limits_pass(root: Path, path: str) -> None:
+    assert len(path.encode()) <= 4096
+    assert Guard(root).check_write(path) is None
 
 
 @pytest.mark.parametrize(
@@ -69,6 +84,8 @@ def test_path_syntax_rules(root: Path, path: str, rule: str) -> None:
         "vendor/lib/.git/config",
         "agent-config/query.txt",
         "agent-config",
+        "target",  # a file named like a protected root folder
+        "Target",
         "target/debug/app",
         # Case and Unicode variants are the same files on macOS and Windows.
         "BUILD.SH",
@@ -76,6 +93,18 @@ def test_path_syntax_rules(root: Path, path: str, rule: str) -> None:
         "Agent-Config/x",
         "userspecification.MD",
         ".GitIgnore",
+        # Spellings that macOS or Windows resolve to .git (git refuses them for the same reason).
+        ".git./config",
+        ".git /config",
+        ".git::$INDEX_ALLOCATION/config",
+        "GIT~1/config",
+        ".g\u200cit/config",
+        "sub/.G\ufeffIT/hooks/post-checkout",
+        # ... and to other protected names.
+        "build.sh.",
+        "Agent-Config./x",
+        "docs/.gitignore:stream",
+        ".gitmodules ",
     ],
 )
 def test_protected_names_are_refused(root: Path, path: str) -> None:
@@ -110,10 +139,69 @@ def test_info_exclude_is_honoured(root: Path) -> None:
 
 
 def test_extra_protected_patterns(root: Path) -> None:
-    guard = Guard(root, extra_patterns=[".github/workflows/**", ".env*"])
-    assert guard.check_write(".github/workflows/ci.yml") is not None
+    guard = Guard(root, extra_patterns=[".github/workflows/**", ".env*", "!.env.example", "secrets/", "!secrets/ok"])
+    refusal = guard.check_write(".github/workflows/ci.yml")
+    assert refusal is not None and "protected pattern '.github/workflows/**'" in refusal.rule
     assert guard.check_write(".env.local") is not None
+    assert guard.check_delete(".env") is not None
     assert guard.check_write(".github/CODEOWNERS") is None
+    assert guard.check_write(".env.example") is None, "a ! line re-allows, last match wins"
+    assert guard.check_write("secrets/ok") is not None, "nothing below a protected folder is re-allowed"
+    assert guard.check_write("lib/secrets/key.pem") is not None
+
+
+def test_extra_protected_patterns_ignore_case_and_normalisation(root: Path) -> None:
+    guard = Guard(root, extra_patterns=[".env*", "Caf\u00e9/"])
+    assert guard.check_write(".ENV") is not None
+    assert guard.check_write("CAFE\u0301/menu.txt") is not None  # NFD spelling of the same folder
+
+
+def test_an_extra_pattern_that_can_never_match_is_an_error(root: Path) -> None:
+    with pytest.raises(ValueError, match="unterminated"):
+        Guard(root, extra_patterns=["secrets["])
+
+
+def test_nested_repositories_are_refused(root: Path) -> None:
+    (root / "vendor" / "lib" / ".git").mkdir(parents=True)
+    (root / "sub").mkdir()
+    (root / "sub" / ".git").write_text("gitdir: ../.git/modules/sub\n")
+    guard = Guard(root)
+    for path in ("vendor/lib/x.c", "vendor/lib/deep/y.c", "sub/README"):
+        refusal = guard.check_write(path)
+        assert refusal is not None and "nested git repository" in refusal.rule, path
+    assert guard.check_write("vendor/other.c") is None
+
+
+def test_delete_rules(root: Path) -> None:
+    (root / "debug.log").write_text("x\n")
+    os.symlink(root / "src" / "app.py", root / "alias.py")
+    guard = Guard(root)
+    assert guard.check_delete("src/app.py") is None
+    assert guard.check_delete("does/not/exist.py") is None, "a missing file is a no-op, not a refusal"
+    for path, rule in [
+        ("src", "directory"),
+        ("alias.py", "symlink"),
+        ("build.sh", "protected"),
+        ("debug.log", "ignored by git"),
+        ("src/app.py/x", "not a directory"),
+    ]:
+        refusal = guard.check_delete(path)
+        assert refusal is not None and rule in refusal.rule, path
+
+
+def test_special_files_are_refused(root: Path) -> None:
+    os.mkfifo(root / "pipe")
+    refusal = Guard(root).check_write("pipe")
+    assert refusal is not None and "not a regular file" in refusal.rule
+
+
+def test_guard_warnings_report_invalid_ignore_lines(root: Path) -> None:
+    (root / ".gitignore").write_text("/agent-config\n[broken\n")
+    guard = Guard(root)
+    guard.check_write("x.py")
+    assert guard.warnings == [
+        ".gitignore:2: pattern '[broken' is skipped, as git skips it: an unterminated [ bracket expression"
+    ]
 
 
 def test_symlinks_are_never_written_through(root: Path, tmp_path_factory: pytest.TempPathFactory) -> None:

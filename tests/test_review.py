@@ -143,7 +143,7 @@ def root(tmp_path: Path) -> Path:
 def test_only_the_accepted_hunks_are_written_and_the_log_says_who_decided_what(root: Path) -> None:
     run = Setup(root, WriteFile("app.txt", TWO_HUNKS), WriteFile("new.txt", "new\n"), DeleteFile("old.txt"))
     plan = run.approve(iter("araq"))
-    apply_plan(root, plan)
+    apply_plan(root, plan, run.log.path(1, "journal"))
     kept = TWENTY.replace("line 2\n", "LINE 2\n")
     assert (root / "app.txt").read_text() == kept
     assert (root / "new.txt").read_text() == "new\n" and (root / "old.txt").exists()

@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from code_commit import tree
+
 from fakeapi import FakeAPI
 from support import TEST_KEY, Project, git
 
@@ -220,16 +222,16 @@ def test_sigint_during_the_build_exits_130_with_a_record(project: Project, api: 
 def test_a_signal_during_an_apply_lets_it_finish(project: Project, api: FakeAPI, cli, monkeypatch) -> None:
     """SIGTERM arrives while the first of five files is being written: all five are written, the
     run records them and stops before the build."""
-    real_replace = os.replace
+    real_rename = tree.Syscalls.rename
     sent = []
 
-    def replace_and_signal(src, dst, **kwargs):
-        if not sent and str(dst).endswith(".txt") and "/part" in str(dst):
+    def rename_and_signal(src, dst, **kwargs):
+        if not sent and str(dst).startswith("part") and str(dst).endswith(".txt"):
             sent.append(dst)
             os.kill(os.getpid(), signal.SIGTERM)
-        return real_replace(src, dst, **kwargs)
+        return real_rename(src, dst, **kwargs)
 
-    monkeypatch.setattr(os, "replace", replace_and_signal)
+    monkeypatch.setattr(tree.SYSCALLS, "rename", rename_and_signal)
     api.reply("".join(f"^^^part{n}.txt\npart {n}\n^^^end\n" for n in range(5)))
     result = cli("--json")
     assert sent, "the signal was sent during the apply"
@@ -263,6 +265,22 @@ def test_log_retention_never_deletes_the_current_run(project: Project, api: Fake
     assert [p.name for p in project.run_dirs()] == [Path(data["log_dir"]).name]
 
 
+def test_log_retention_keeps_folders_whose_journal_still_matters(
+    project: Project, api: FakeAPI, cli, monkeypatch
+) -> None:
+    """Recovery left the originals of files edited since a crash in a journal: they must outlive retention."""
+    logs = project.root / "agent-config" / "logs"
+    kept = logs / "20200101-000000-000001"
+    (kept / "01-journal").mkdir(parents=True)
+    (kept / "01-journal" / "conflicts.json").write_text("{}")
+    (logs / "20200101-000000-000002" / "01-journal").mkdir(parents=True)  # finished: nothing left in it
+    monkeypatch.setenv("CODE_COMMIT_KEEP_RUNS", "1")
+    api.reply(FIX)
+    assert cli().exit_code == 0
+    names = [p.name for p in project.run_dirs()]
+    assert kept.name in names and "20200101-000000-000002" not in names and len(names) == 2
+
+
 def test_log_retention_default_is_50(project: Project, api: FakeAPI, cli) -> None:
     logs = project.root / "agent-config" / "logs"
     for n in range(55):
@@ -274,12 +292,12 @@ def test_log_retention_default_is_50(project: Project, api: FakeAPI, cli) -> Non
 
 
 def test_extra_protected_patterns_from_the_config_file(project: Project, api: FakeAPI, cli) -> None:
-    project.write("agent-config/config.toml", 'protected = [".github/workflows/**"]\n')
+    project.write("agent-config/config.toml", 'protected_patterns = [".github/workflows/**"]\n')
     api.reply("^^^.github/workflows/ci.yml\non: push\n^^^end\n")
     api.reply(FIX)
     assert cli().exit_code == 0
     assert not (project.root / ".github").exists()
-    assert "an extra protected pattern" in api.requests[1].prompt_text
+    assert "matches the protected pattern '.github/workflows/**'" in api.requests[1].prompt_text
 
 
 def test_the_build_gets_no_key_and_no_stdin_through_the_cli(project: Project, api: FakeAPI, cli) -> None:

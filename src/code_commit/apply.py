@@ -2,24 +2,24 @@
 
 `plan_changes` is the verification pass: it runs every edit through the guard and computes
 the net effect of the answer, without writing. Only a plan with no refusal reaches
-`apply_plan`, which writes each file atomically (temp file, fsync, rename, mode kept) and, if
-any step fails, restores every file it touched and removes what it created.
+`apply_plan`, which records the originals in a journal first, then writes each file atomically
+(temp file, fsync, rename, mode kept) without following symlinks, and, if any step fails, restores
+every file it touched and removes what it created. If the process dies instead, `journal.recover`
+does the same on the next start.
 """
 
 from __future__ import annotations
 
-import contextlib
-import os
-import stat
-import tempfile
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from .edits import DeleteFile, Edit, EditFile
-from .errors import AnswerRefused
+from .errors import AnswerRefused, RestoreFailed
 from .guard import Guard
+from .journal import Journal, JournalError, close, describe_error, undo
 from .matching import Lines, MatchFailure, NumberedLine, resolve
+from .tree import Tree
 
 
 @dataclass(frozen=True)
@@ -39,7 +39,8 @@ class Plan:
 class Problem:
     """One reason an answer is refused, structured for `code-commit apply --check`."""
 
-    kind: str  # guard, delete_disabled, not_utf8, missing_file, not_text, blank_search, no_match, ambiguous
+    # guard, delete_disabled, not_utf8, missing_file, not_text, blank_search, no_match, ambiguous, file_and_folder
+    kind: str
     message: str  # the whole reason, as the model and the user read it
     path: str | None = None
     block: int | None = None  # which block of the answer, from 1
@@ -96,6 +97,13 @@ def plan_changes(root: Path, edits: Sequence[Edit], guard: Guard, *, allow_delet
             content = _encode(edit.path, edit.content, block, problems)
         if content is not None:
             final[edit.path] = content
+    written = {path for path, content in final.items() if content is not None}
+    for path in written:
+        parts = path.split("/")
+        for n in range(1, len(parts)):
+            if (folder := "/".join(parts[:n])) in written:
+                message = f"{folder!r}: written as a file, but {path!r} needs it to be a folder"
+                problems.append(Problem("file_and_folder", message, folder))
     if problems:
         raise PlanRefused(problems)
 
@@ -186,83 +194,40 @@ class ApplyFailed(AnswerRefused):
     """A write or delete failed part-way; every touched file was restored."""
 
 
-@dataclass
-class _Undo:
-    restores: list[tuple[Path, bytes, int]] = field(default_factory=list)  # path, bytes, mode
-    created_files: list[Path] = field(default_factory=list)
-    created_dirs: list[Path] = field(default_factory=list)
+def apply_plan(root: Path, plan: Plan, journal: Path) -> None:
+    """Apply all of the plan or none of it.
 
-    def rollback(self) -> None:
-        for path in reversed(self.created_files):
-            with contextlib.suppress(FileNotFoundError):
-                path.unlink()
-        for path, data, mode in reversed(self.restores):
-            _atomic_write(path, data, mode)
-        for directory in reversed(self.created_dirs):
-            with contextlib.suppress(OSError):
-                directory.rmdir()
-
-
-def apply_plan(root: Path, plan: Plan) -> None:
-    """Apply all of the plan or none of it; raise ApplyFailed after restoring on any failure."""
-    undo = _Undo()
-    try:
-        for change in plan.changes:
-            target = root / change.path
-            existing = _stat_regular(target)
-            if existing is not None:
-                undo.restores.append((target, target.read_bytes(), stat.S_IMODE(existing.st_mode)))
-            if change.content is None:
-                if existing is not None:
-                    target.unlink()
-                continue
-            _make_parents(root, target.parent, undo.created_dirs)
-            mode = stat.S_IMODE(existing.st_mode) if existing is not None else _default_mode()
-            if existing is None:
-                undo.created_files.append(target)
-            _atomic_write(target, change.content, mode)
-    except OSError as exc:
-        undo.rollback()
-        where = f"{exc.filename}: " if exc.filename else ""
-        raise ApplyFailed(f"applying the answer failed ({where}{exc.strerror or exc}); nothing was changed") from exc
-
-
-def _stat_regular(path: Path) -> os.stat_result | None:
-    try:
-        info = os.lstat(path)
-    except FileNotFoundError:
-        return None
-    if not stat.S_ISREG(info.st_mode):
-        raise IsADirectoryError(0, "not a regular file any more", str(path))
-    return info
-
-
-def _make_parents(root: Path, directory: Path, created: list[Path]) -> None:
-    missing: list[Path] = []
-    while directory != root and not directory.exists():
-        missing.append(directory)
-        directory = directory.parent
-    for path in reversed(missing):
-        path.mkdir()
-        created.append(path)
-
-
-def _default_mode() -> int:
-    umask = os.umask(0)
-    os.umask(umask)
-    return 0o666 & ~umask
-
-
-def _atomic_write(target: Path, data: bytes, mode: int) -> None:
-    fd, temp = tempfile.mkstemp(dir=target.parent, prefix=".code-commit-", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fchmod(fh.fileno(), mode)
-            os.fsync(fh.fileno())
-        os.replace(temp, target)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(temp)
-        raise
+    `journal`: a folder to create in the run's log folder (`NN-journal`), where the originals are
+    recorded before the tree is touched, so that `journal.recover` can undo the apply if this
+    process dies part-way. Raises ApplyFailed after undoing everything on any failure, and
+    RestoreFailed if even the undo fails (the journal is then kept for `code-commit recover`)."""
+    if not plan.changes:
+        return
+    with Tree(root) as tree:
+        try:
+            record = Journal.begin(tree, journal, plan.changes)
+        except OSError as exc:
+            raise ApplyFailed(f"applying the answer failed ({describe_error(exc)}); nothing was changed") from exc
+        try:
+            for directory in record.manifest.created_dirs:
+                tree.mkdir(directory)
+            for change, entry in zip(plan.changes, record.manifest.entries, strict=True):
+                if change.content is None:
+                    tree.unlink(change.path)
+                else:
+                    tree.write_atomic(change.path, change.content, entry.mode, entry.temp)
+            tree.sync()
+            record.commit()  # the commit point: from here on the apply stands
+        except BaseException as exc:  # an OSError, or an interrupt: either way nothing stays half done
+            try:
+                close(journal, undo(tree, journal, record.manifest))
+            except (OSError, JournalError) as again:
+                raise RestoreFailed(
+                    f"applying the answer failed ({describe_error(exc)}) and undoing it failed too "
+                    f"({describe_error(again)}). The journal is kept in {journal}; fix the cause and run "
+                    "`code-commit recover`."
+                ) from again
+            if not isinstance(exc, OSError):
+                raise
+            raise ApplyFailed(f"applying the answer failed ({describe_error(exc)}); nothing was changed") from exc
+        record.clean_up()

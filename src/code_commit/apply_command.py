@@ -28,6 +28,7 @@ from .build import BuildResult, run_build
 from .edits import Edit, parse_answer
 from .errors import EXIT_BUILD_FAILS, EXIT_OK, EXIT_REFUSED, AnswerRefused, SetupError
 from .guard import Guard
+from .journal import recover
 from .logs import LOGS_DIR, Redactor, RunLog, prune_runs
 from .settings import CONFIG_DIR, Settings, load_settings, resolve_api_key
 from .ui import Console
@@ -120,13 +121,16 @@ def _apply(
     report.log_dir = log.folder
     log.write_file("answer.txt", text)
     log.event(f"apply: answer from {report.source} ({fmt} format), no model call")
+    for line in recover(root).lines():  # an apply a killed run left half done, as a run does
+        log.event(f"recovery: {line}")
+        console.warn(f"recovery: {line}")
     for old in prune_runs(root / CONFIG_DIR / LOGS_DIR, settings.keep_runs, log.folder):
         log.event(f"deleted the old run folder {old.name} (keep_runs = {settings.keep_runs})")
     plan = _plan(root, text, fmt, settings, report)
     if plan is not None:
         try:
             with stops.shielded():  # a signal waits until the apply is complete (or rolled back)
-                apply_plan(root, plan)
+                apply_plan(root, plan, log.path(1, "journal"))
         except AnswerRefused as failure:
             report.problems = tuple(Problem("apply_failed", reason) for reason in failure.reasons)
         else:
@@ -192,7 +196,7 @@ def _plan(root: Path, text: str, fmt: str, settings: Settings, report: ApplyRepo
     ]
     plan = None
     try:
-        plan = plan_changes(root, edits, Guard(root, settings.protected), allow_delete=settings.allow_delete)
+        plan = plan_changes(root, edits, Guard(root, settings.protected_patterns), allow_delete=settings.allow_delete)
     except PlanRefused as refusal:
         problems.extend(refusal.problems)
     if problems:

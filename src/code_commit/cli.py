@@ -14,7 +14,7 @@ from typing import Annotated, Any
 
 import typer
 
-from .errors import EXIT_CODE_HELP, CodeCommitError, Interrupted, exit_code_for
+from .errors import EXIT_CODE_HELP, EXIT_OK, CodeCommitError, Interrupted, exit_code_for
 
 HELP = f"""Ask a model for a change, apply it behind a guard, and repair the build until build.sh passes.
 
@@ -336,6 +336,34 @@ def apply_command(
         )
 
     raise typer.Exit(_guarded(action, obj.get("quiet", False), obj.get("verbose", False)))
+
+
+@app.command()
+def recover(ctx: typer.Context) -> None:
+    """Undo an apply that a killed run left half done, from its journal in agent-config/logs/.
+
+    Every run does this itself before its first model call; this does it now, without a run. Files
+    changed by hand since the interruption are left as they are and listed. Run it from the project
+    root. Exit 8 if an apply cannot be undone.
+    """
+    obj = ctx.obj or {}
+
+    def action(console: Any) -> int:
+        from .journal import recover as undo_interrupted
+        from .settings import CONFIG_DIR, load_settings
+        from .workspace import ProjectLock
+
+        root = Path.cwd()
+        settings = load_settings(root, flags=obj.get("flags")).settings
+        with ProjectLock.take(root / CONFIG_DIR, settings.wait_lock, console.info):
+            lines = undo_interrupted(root).lines()
+        for line in lines:
+            console.info(line)
+        if not lines:
+            console.info("nothing to recover: no apply was interrupted")
+        return EXIT_OK
+
+    raise typer.Exit(_guarded(action))
 
 
 def main() -> None:

@@ -153,6 +153,7 @@ def render_answer(edits: list[Edit]) -> str:
     """The answer text for `edits`; `parse_answer(render_answer(e)) == e` for every valid edit list."""
     parts: list[str] = []
     for edit in edits:
+        _check_expressible_path(edit.path)
         if isinstance(edit, DeleteFile):
             parts.append(f"{MARK}{edit.path}\n{DELETE}\n")
         elif isinstance(edit, EditFile):
@@ -174,3 +175,13 @@ def _lines(path: str, text: str) -> str:
     if any(line.startswith(MARK) for line in text.split("\n")):
         raise ValueError(f"{path}: a content line cannot begin with {MARK}")
     return text
+
+
+def _check_expressible_path(path: str) -> None:
+    """Raise ValueError for a path no block header can carry."""
+    if "\n" in path:
+        raise ValueError(f"{path!r}: a path cannot contain a newline")
+    if path.endswith("\r"):
+        raise ValueError(f"{path!r}: a path cannot end with a carriage return (it reads as part of the line break)")
+    if MARK + path in (END, DELETE, SEARCH, REPLACE):
+        raise ValueError(f"{path!r}: {MARK}{path} is a marker, not a block header")

@@ -34,6 +34,10 @@ class AllRejected(CodeCommitError):
     """Every change of an answer was rejected in review."""
 
 
+class RestoreFailed(CodeCommitError):
+    """An interrupted or failed apply could not be undone; its journal is kept for `code-commit recover`."""
+
+
 class Interrupted(CodeCommitError):
     """SIGINT or SIGTERM stopped the run."""
 
@@ -60,6 +64,7 @@ EXIT_CODES: dict[type[CodeCommitError], int] = {
     LockHeld: 4,
     RunTimeout: 5,
     AllRejected: 6,
+    RestoreFailed: 8,
     Interrupted: 130,
 }
 
@@ -74,6 +79,7 @@ Exit codes:
   5    the run's time limit was reached
   6    every change was rejected in review
   7    code-commit apply: the answer was refused; nothing was applied
+  8    an apply could not be undone; run code-commit recover once the cause is fixed
   130  interrupted"""
 
 

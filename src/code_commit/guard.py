@@ -1,13 +1,15 @@
 """The write guard: which paths an answer may write or delete. The security boundary.
 
-Pure, given what is on disk: `Guard` reads the ignore files and lstat()s path components, but
-never writes. Every refusal names the path and the rule, so the model can be told precisely.
+Pure, given what is on disk: `Guard` reads ignore files and git's configuration and lstat()s
+path components, but never writes. Every refusal names the path and the rule, so the model can
+be told precisely. SECURITY.md lists each rule with the test that shows it.
 
 A path passes only if it is a plain relative path (no `.`/`..`, no empty segments, no
-backslashes, drive letters or control characters), no component on disk is a symlink, it
-stays inside the root, it is not a protected name (compared case-insensitively after NFC
-normalisation, because macOS and Windows treat `BUILD.SH` as `build.sh`), and git would not
-ignore it.
+backslashes, drive letters or control characters, within the length limits), it is not a
+protected name (compared as macOS and Windows compare names, on every OS) nor matched by the
+user's `protected_patterns`, no component on disk is a symlink, it is not inside a nested git
+repository, it stays inside the root, git would not ignore it, and git's index does not hide its
+changes (assume-unchanged, skip-worktree).
 """
 
 from __future__ import annotations
@@ -15,18 +17,18 @@ from __future__ import annotations
 import os
 import re
 import stat
-import unicodedata
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from .ignore import IgnoreRules
+from .ignore import GitSetup, IgnoreRules, ProtectedPatterns, fold
 
 MAX_SEGMENT_BYTES = 255
 MAX_PATH_BYTES = 4096
 
 # Protected wherever they appear: git's own state, the ignore files that decide what
 # `git status` shows, files that change how git diffs or fetches, and the spec's lists.
-PROTECTED_DIRS_ANYWHERE = frozenset({".git"})
+PROTECTED_DIRS_ANYWHERE = frozenset({".git", "git~1"})  # git~1: the NTFS short name of .git
 PROTECTED_FILES_ANYWHERE = frozenset(
     {".gitignore", ".gitattributes", ".gitmodules", "userspecification.md", "cargo.lock"}
 )
@@ -36,6 +38,14 @@ PROTECTED_ROOT_FILES = frozenset({"build.sh", "coderollup.sh", "llminstructions.
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 _DRIVE = re.compile(r"^[A-Za-z]:")
+# Code points HFS+ ignores when it compares names (the list git checks for ".git"):
+# on macOS ".g\u200cit" opens ".git".
+_HFS_IGNORABLE = dict.fromkeys(
+    map(ord, "\u200c\u200d\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u206a\u206b\u206c\u206d\u206e\u206f\ufeff")
+)
+
+
+_MISSING = object()  # a directory that does not exist yet
 
 
 @dataclass(frozen=True)
@@ -47,8 +57,11 @@ class Refusal:
         return f"{self.path!r}: {self.rule}"
 
 
-def _fold(name: str) -> str:
-    return unicodedata.normalize("NFC", name).casefold()
+def _protected_form(segment: str) -> str:
+    """A name as the most permissive file system would resolve it: NFC, case-folded, HFS+
+    ignorables dropped, an NTFS stream suffix (`name:stream`) and trailing dots and spaces dropped."""
+    name = fold(segment).translate(_HFS_IGNORABLE)
+    return name.split(":", 1)[0].rstrip(". ")
 
 
 def syntax_refusal(path: str) -> str | None:
@@ -83,7 +96,7 @@ def syntax_refusal(path: str) -> str | None:
 
 def protected_refusal(path: str) -> str | None:
     """The rule a path breaks by naming a protected file or folder, or None."""
-    segments = [_fold(s) for s in path.split("/")]
+    segments = [_protected_form(s) for s in path.split("/")]
     if any(s in PROTECTED_DIRS_ANYWHERE for s in segments):
         return "it is inside a .git directory (git's own state is protected)"
     if segments[-1] in PROTECTED_FILES_ANYWHERE:
@@ -100,9 +113,18 @@ def protected_refusal(path: str) -> str | None:
 class Guard:
     """Path policy for one project root, given the ignore rules and what is on disk now."""
 
-    def __init__(self, root: Path, extra_patterns: list[str] | tuple[str, ...] = ()) -> None:
+    def __init__(self, root: Path, extra_patterns: Iterable[str] = (), git: GitSetup | None = None) -> None:
+        """`extra_patterns`: the user's protected patterns (raises ValueError if one can never match).
+        `git`: git's ignore configuration; None reads it with `git config`."""
         self.root = root.resolve()
-        self.ignore = IgnoreRules.load(self.root, extra_patterns)
+        self.ignore, self._prefix = IgnoreRules.for_root(self.root, git)
+        self.protected = ProtectedPatterns(extra_patterns)
+        self._directories: dict[str, str | object | None] = {}  # see _directory_state
+
+    @property
+    def warnings(self) -> list[str]:
+        """Problems met in the ignore files so far (invalid lines, unreadable files), for the log."""
+        return self.ignore.warnings
 
     def check_write(self, path: str) -> Refusal | None:
         return self._check(path, deleting=False)
@@ -111,34 +133,65 @@ class Guard:
         return self._check(path, deleting=True)
 
     def _check(self, path: str, deleting: bool) -> Refusal | None:
-        rule = syntax_refusal(path) or protected_refusal(path) or self._disk_refusal(path, deleting)
+        rule = syntax_refusal(path) or protected_refusal(path)
         if rule is None:
-            ignored_by = self.ignore.ignored_by(path)
-            if ignored_by:
-                rule = f"it is ignored by git ({ignored_by}), so git status would not show the change"
+            by = self.protected.protected_by(path)
+            if by is not None:
+                rule = (
+                    f"it matches the protected pattern {by.pattern!r} (protected_patterns in agent-config/config.toml)"
+                )
+        rule = rule or self._disk_refusal(path, deleting)
+        if rule is None:
+            ignored = self.ignore.ignored_by(self._prefix + path)
+            if ignored is not None:
+                rule = f"it is ignored by git ({ignored}), so git status would not show the change"
+            elif self._prefix + path in self.ignore.setup.hidden:
+                rule = "git's index marks it assume-unchanged or skip-worktree, so git status would not show the change"
         return Refusal(path, rule) if rule else None
 
     def _disk_refusal(self, path: str, deleting: bool) -> str | None:
-        current = self.root
+        """What is on disk along the path. With no `..`, no absolute path and no symlink component
+        (and the apply re-walking with O_NOFOLLOW), the path cannot resolve outside the root."""
         parts = path.split("/")
-        for index, part in enumerate(parts):
-            current = current / part
-            try:
-                info = os.lstat(current)
-            except FileNotFoundError:
-                return None  # the rest will be created
-            except OSError as exc:
-                return f"cannot inspect {'/'.join(parts[: index + 1])}: {exc.strerror}"
-            last = index == len(parts) - 1
-            if stat.S_ISLNK(info.st_mode):
-                where = "the path is" if last else f"{'/'.join(parts[: index + 1])} is"
-                return f"{where} a symlink; code-commit never writes to or through a symlink"
-            if not last and not stat.S_ISDIR(info.st_mode):
-                return f"{'/'.join(parts[: index + 1])} is a file, not a directory"
-            if last and not stat.S_ISREG(info.st_mode):
-                kind = "a directory" if stat.S_ISDIR(info.st_mode) else "not a regular file"
-                return f"the path is {kind}; only regular files can be {'deleted' if deleting else 'written'}"
-        resolved = (self.root / path).resolve()
-        if not resolved.is_relative_to(self.root):
-            return "it resolves outside the project root"
+        for n in range(1, len(parts)):
+            state = self._directory_state("/".join(parts[:n]))
+            if state is _MISSING:
+                return None  # this directory and everything below it will be created
+            if state is not None:
+                return state
+        try:
+            info = os.lstat(self.root / path)
+        except FileNotFoundError:
+            return None
+        except OSError as exc:
+            return f"cannot inspect the path: {exc.strerror}"
+        if stat.S_ISLNK(info.st_mode):
+            return "the path is a symlink; code-commit never writes to or through a symlink"
+        if not stat.S_ISREG(info.st_mode):
+            kind = "a directory" if stat.S_ISDIR(info.st_mode) else "not a regular file"
+            return f"the path is {kind}; only regular files can be {'deleted' if deleting else 'written'}"
+        return None
+
+    def _directory_state(self, directory: str) -> str | object | None:
+        """None for a usable directory, _MISSING, or why nothing may be written inside it (cached)."""
+        if directory not in self._directories:
+            self._directories[directory] = self._inspect_directory(directory)
+        return self._directories[directory]
+
+    def _inspect_directory(self, directory: str) -> str | object | None:
+        try:
+            info = os.lstat(self.root / directory)
+        except FileNotFoundError:
+            return _MISSING
+        except OSError as exc:
+            return f"cannot inspect {directory}: {exc.strerror}"
+        if stat.S_ISLNK(info.st_mode):
+            return f"{directory} is a symlink; code-commit never writes to or through a symlink"
+        if not stat.S_ISDIR(info.st_mode):
+            return f"{directory} is a file, not a directory"
+        if os.path.lexists(self.root / directory / ".git"):
+            return (
+                f"{directory} is a nested git repository (a submodule or vendored repository); "
+                "git status of this project would not show changes inside it"
+            )
         return None

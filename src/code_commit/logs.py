@@ -138,18 +138,29 @@ def _write_text(path: Path, text: str) -> None:
         fh.write(text)
 
 
+def _holds_journal(folder: Path) -> bool:
+    from .journal import CONFLICTS, JOURNAL_SUFFIX, MANIFEST
+
+    return any(
+        (journal / MANIFEST).exists() or (journal / CONFLICTS).exists() for journal in folder.glob(f"*{JOURNAL_SUFFIX}")
+    )
+
+
 def prune_runs(logs: Path, keep: int, current: Path) -> list[Path]:
     """Delete all but the `keep` newest run folders (0 keeps all), never `current`; return what was deleted.
 
-    Only folders named like a run id are touched: anything else a user keeps in logs/ stays.
-    Run ids sort in time order, so the newest are the last by name (`current` is spared even if
-    the clock went back). Call it under the project lock, so no other run is writing into a
-    folder it deletes.
+    Only folders named like a run id are touched: anything else a user keeps in logs/ stays, and so
+    does a folder whose apply journal still matters (a manifest recovery has not finished, or the
+    originals of files recovery left alone because they were edited since). Run ids sort in time
+    order, so the newest are the last by name (`current` is spared even if the clock went back).
+    Call it under the project lock, so no other run is writing into a folder it deletes.
     """
     if keep <= 0:
         return []
     runs = sorted(
-        p for p in logs.iterdir() if RUN_ID.fullmatch(p.name) and p.is_dir() and not p.is_symlink() and p != current
+        p
+        for p in logs.iterdir()
+        if RUN_ID.fullmatch(p.name) and p.is_dir() and not p.is_symlink() and p != current and not _holds_journal(p)
     )
     doomed = runs[: max(len(runs) - (keep - 1), 0)]
     for folder in doomed:

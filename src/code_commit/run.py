@@ -21,6 +21,7 @@ from .diffs import plan_diff
 from .edits import parse_answer
 from .errors import AnswerRefused, CodeCommitError
 from .guard import Guard
+from .journal import recover
 from .llm import Completion, Provider, make_provider
 from .llm.catalog import Budget, ModelInfo, load_catalog
 from .llm.transport import MAX_CONTINUATIONS
@@ -80,11 +81,13 @@ def execute(
             ProjectLock.take(workspace.config_dir, settings.wait_lock, console.info),
             redacted_logging(redact),
         ):
-            # (crash recovery of an interrupted apply goes here: under the lock, before the run)
             log = RunLog.create(workspace.config_dir, redact)
             outcome.log_dir = log.folder
             try:
                 console.info(f"run log: {log.folder.relative_to(workspace.root)}")
+                for line in recover(workspace.root).lines():  # an apply a killed run left half done
+                    log.event(f"recovery: {line}")
+                    console.warn(f"recovery: {line}")
                 for old in prune_runs(workspace.config_dir / LOGS_DIR, settings.keep_runs, log.folder):
                     log.event(f"deleted the old run folder {old.name} (keep_runs = {settings.keep_runs})")
                 budget = None if settings.max_cost is None else Budget(settings.max_cost, model, settings.max_tokens)
@@ -111,6 +114,7 @@ def repair_loop(run: RunContext) -> None:
     workspace, settings, log, console, outcome = run.workspace, run.settings, run.log, run.console, run.outcome
     replacements: dict[str, str | None] = {}  # latest state of every file the run touched
     feedback: Feedback | None = None
+    warned: set[str] = set()  # guard warnings already shown
     calls = 1 + settings.max_repairs
     for call in range(1, calls + 1):
         if feedback is None:
@@ -121,12 +125,13 @@ def repair_loop(run: RunContext) -> None:
             ).redacted(log.redact)
         completion = ask(run, prompt, call, calls)
 
+        guard = Guard(workspace.root, settings.protected_patterns)
         try:
-            plan = accept_answer(workspace.root, completion, settings)
+            plan = accept_answer(workspace.root, completion, settings, guard)
             approved = approve(workspace.root, plan, call, settings, log, console)  # --review, --diff
             with stops.shielded():  # a signal waits until the apply is complete (or rolled back) and recorded
                 outcome.originals.remember(workspace.root, approved.plan)
-                apply_plan(workspace.root, approved.plan)
+                apply_plan(workspace.root, approved.plan, log.path(call, "journal"))
                 _record(approved.plan, replacements, outcome, log, call, console)
         except AnswerRefused as refusal:
             reasons = "\n".join(f"- {r}" for r in refusal.reasons)
@@ -134,6 +139,11 @@ def repair_loop(run: RunContext) -> None:
             console.warn(f"answer refused, nothing was written:\n{reasons}")
             feedback = Feedback(f"Your previous answer was refused; nothing in it was applied.\n{reasons}\n", True)
             continue
+        finally:
+            for warning in [w for w in guard.warnings if w not in warned]:  # invalid ignore lines, once a run
+                warned.add(warning)
+                log.event(f"call {call}: {warning}")
+                console.warn(warning)
 
         console.step("running build.sh")
         result = run_build(
@@ -172,7 +182,7 @@ def dry_run(run: RunContext) -> None:
     run.outcome.passed = True
 
 
-def accept_answer(root: Path, completion: Completion, settings: Settings) -> Plan:
+def accept_answer(root: Path, completion: Completion, settings: Settings, guard: Guard | None = None) -> Plan:
     """Parse and guard an answer; raise AnswerRefused if any part of it cannot be applied."""
     if completion.stop_reason == "max_tokens":
         raise AnswerRefused(
@@ -183,7 +193,8 @@ def accept_answer(root: Path, completion: Completion, settings: Settings) -> Pla
     if completion.stop_reason == "refusal":
         raise AnswerRefused("the model declined to answer (stop reason: refusal), so nothing was applied")
     edits = parse_answer(completion.text)
-    return plan_changes(root, edits, Guard(root, settings.protected), allow_delete=settings.allow_delete)
+    guard = guard or Guard(root, settings.protected_patterns)
+    return plan_changes(root, edits, guard, allow_delete=settings.allow_delete)
 
 
 def _record(

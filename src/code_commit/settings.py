@@ -78,8 +78,10 @@ class Settings:
     )
     wait_lock: float = _setting(0.0, "Seconds to wait for another run's lock; 0 gives up at once (exit 4).")
     keep_runs: int = _setting(50, "Run folders kept under agent-config/logs/, newest first; 0 keeps them all.")
-    protected: list[str] = _setting(  # noqa: RUF009 - _setting gives a list a default_factory
-        [], "Extra gitignore-style patterns the model may never write or delete.", [".github/workflows/**", ".env*"]
+    protected_patterns: list[str] = _setting(  # noqa: RUF009 - _setting gives a list a default_factory
+        [],
+        "Extra gitignore-style patterns the model may never write or delete (matched ignoring case).",
+        [".github/workflows/**", ".env*"],
     )
     allow_delete: bool = _setting(True, "Whether an answer may delete files; false refuses every ^^^delete block.")
     edit_threshold_lines: int = _setting(
@@ -229,6 +231,12 @@ def _validate(settings: Settings, sources: dict[str, str]) -> None:
         raise bad("edit_threshold_lines", "must be at least 1")
     if settings.edit_threshold_bytes < 1:
         raise bad("edit_threshold_bytes", "must be at least 1")
+    from .ignore import pattern_problem  # stdlib only: cheap at start-up
+
+    for pattern in settings.protected_patterns:
+        problem = pattern_problem(pattern)
+        if problem:
+            raise bad("protected_patterns", f"the pattern {pattern!r} can never match anything: {problem}")
 
 
 @dataclass(frozen=True)

@@ -28,6 +28,7 @@ OUTCOME_NAMES = {
     4: "lock_held",
     5: "timeout",
     6: "rejected",
+    8: "restore_failed",
     130: "interrupted",
 }
 DRY_RUN_NAMES = {0: "acceptable", 1: "refused"}  # --dry-run: is the one answer applicable?
