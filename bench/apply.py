@@ -6,30 +6,18 @@ Target: within 2x `git apply`, and linear in size (the per-file time must not gr
 
 from __future__ import annotations
 
+import os
 import subprocess
-import sys
 import tempfile
 from pathlib import Path
 
 from code_commit.diffs import file_diff
 from code_commit.edits import WriteFile, render_answer
 
-from .harness import Command, Row, bench_env, side_by_side
+from .harness import BIN, Command, Row, bench_env, side_by_side
 
 SIZES = (100, 1000, 10000)
 FILES_PER_DIR = 100
-
-# Until `code-commit apply` exists, the same pipeline the run loop uses, in a fresh interpreter.
-DRIVER = """
-import sys
-from pathlib import Path
-from code_commit.apply import apply_plan, plan_changes
-from code_commit.edits import parse_answer
-from code_commit.guard import Guard
-root = Path.cwd()
-edits = parse_answer(Path(sys.argv[1]).read_text(encoding="utf-8"))
-apply_plan(root, plan_changes(root, edits, Guard(root)))
-"""
 
 
 def _content(i: int, version: str) -> str:
@@ -78,9 +66,12 @@ def run(repeat: int, sizes: tuple[int, ...] = SIZES) -> list[Row]:
 
             def reset(root: Path = root, env: dict[str, str] = env) -> None:
                 subprocess.run(["git", "checkout", "-q", "--", "."], cwd=root, env=env, check=True)
+                # A real tree is on disk long before a change arrives; without this, the command that
+                # runs first after the reset frees still-dirty blocks for free and the other does not.
+                os.sync()
 
             commands = {
-                "ours": Command([sys.executable, "-c", DRIVER, str(answer)], root, reset=reset),
+                "ours": Command([str(BIN / "code-commit"), "apply", str(answer)], root, reset=reset),
                 "reference": Command(["git", "apply", str(patch)], root, reset=reset),
             }
             best = side_by_side(repeat, commands)

@@ -26,7 +26,7 @@ from code_commit import tree
 from code_commit.apply import Change, Plan, apply_plan
 from code_commit.journal import recover
 
-CALLS = ("mkdir", "open", "write", "fsync", "fchmod", "rename", "link", "unlink", "rmdir")
+CALLS = ("mkdir", "open", "write", "fsync", "fchmod", "rename", "link", "unlink", "rmdir", "syncfs")
 
 
 def say(line: str) -> None:
@@ -44,7 +44,7 @@ def instrument(stop_at: int, pause_fd: int | None) -> list[int]:
                 if pause_fd is not None:
                     os.read(pause_fd, 1)  # nothing is ever written: blocks until the SIGKILL
             count[0] += 1
-            return None if _name == "fsync" else _real(*args, **kwargs)
+            return None if _name in ("fsync", "syncfs") else _real(*args, **kwargs)
 
         setattr(tree.SYSCALLS, name, call)
     return count

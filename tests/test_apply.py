@@ -27,7 +27,7 @@ from code_commit.ignore import GitSetup
 from code_commit.journal import CONFLICTS, MANIFEST, recover
 from code_commit.matching import Lines
 
-CALLS = ("mkdir", "open", "write", "fsync", "fchmod", "rename", "link", "unlink", "rmdir")
+CALLS = ("mkdir", "open", "write", "fsync", "fchmod", "rename", "link", "unlink", "rmdir", "syncfs")
 
 
 class Killed(BaseException):
@@ -36,7 +36,7 @@ class Killed(BaseException):
 
 class Faults:
     """Counts the disk-changing calls; fails call number `fail_at` (and `fail_again_at`), or from
-    call `freeze_at` on raises Killed. fsync is counted but does nothing unless `real_fsync`."""
+    call `freeze_at` on raises Killed. fsync and syncfs are counted but do nothing unless `real_fsync`."""
 
     def __init__(
         self,
@@ -63,7 +63,7 @@ class Faults:
                 raise Killed(step)
             if step in (self.fail_at, self.fail_again_at):
                 raise OSError(self.error, f"{os.strerror(self.error)} (injected at step {step}, {name})")
-            if name == "fsync" and not self.real_fsync:
+            if name in ("fsync", "syncfs") and not self.real_fsync:
                 return None
             return real(*args, **kwargs)
 
@@ -201,6 +201,16 @@ def record_steps(root: Path, monkeypatch: pytest.MonkeyPatch, factory: pytest.Te
         faults = Faults().install(patch)
         apply_plan(copy, multi_file_plan(copy), journal_of(copy))
     return faults.steps
+
+
+def step_of(steps: list[tuple], call: str, first_arg: str) -> int:
+    """The number of the first `call` step whose first argument is `first_arg`."""
+    return next(i for i, (name, args) in enumerate(steps) if name == call and args and str(args[0]) == first_arg)
+
+
+def after_run_sh(root: Path, monkeypatch: pytest.MonkeyPatch, factory: pytest.TempPathFactory) -> int:
+    """A step at which run.sh has been replaced and nothing else in the tree has: deleting old.txt."""
+    return step_of(record_steps(root, monkeypatch, factory), "unlink", "old.txt")
 
 
 def commit_step(steps: list[tuple]) -> int:
@@ -375,10 +385,13 @@ def test_a_folder_swapped_for_a_symlink_is_never_written_through(
     assert (root / "run.sh").read_text() == "#!/bin/sh\necho old\n"
 
 
-def test_restored_files_are_the_original_files(root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_restored_files_are_the_original_files(
+    root: Path, monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory
+) -> None:
     inode = (root / "run.sh").stat().st_ino
+    at = after_run_sh(root, monkeypatch, tmp_path_factory)
     with monkeypatch.context() as patch:
-        Faults(fail_at=40).install(patch)
+        Faults(fail_at=at).install(patch)
         with pytest.raises(ApplyFailed):
             apply_plan(root, multi_file_plan(root), journal_of(root))
     assert (root / "run.sh").stat().st_ino == inode, "put back by rename: same file, metadata and links"
@@ -414,8 +427,14 @@ def test_without_hard_links_the_originals_are_copied(
     applied = fresh_root(tmp_path_factory, root)
     apply_plan(applied, multi_file_plan(applied), journal_of(applied))
     assert (applied / "keep.txt").read_text() == "changed too\n" and len(copies) == 5
-    faults = Faults(fail_at=40)
-    for name in ("write", "fsync", "unlink", "mkdir", "rmdir", "fchmod"):
+    wrapped = ("write", "fsync", "unlink", "mkdir", "rmdir", "fchmod")
+    counting = Faults()
+    for name in wrapped:
+        monkeypatch.setattr(tree_module.SYSCALLS, name, counting._wrap(name, getattr(tree_module.Syscalls, name)))
+    dry = fresh_root(tmp_path_factory, root)
+    apply_plan(dry, multi_file_plan(dry), journal_of(dry))
+    faults = Faults(fail_at=step_of(counting.steps, "unlink", "old.txt"))  # run.sh replaced by then
+    for name in wrapped:
         monkeypatch.setattr(tree_module.SYSCALLS, name, faults._wrap(name, getattr(tree_module.Syscalls, name)))
     with pytest.raises(ApplyFailed, match="injected"):
         apply_plan(root, multi_file_plan(root), journal_of(root))
@@ -427,6 +446,8 @@ def test_every_changed_folder_is_fsynced_before_the_commit(root: Path, monkeypat
 
     def recording(name: str, real: Callable) -> Callable:
         def call(*args, **kwargs):
+            if name == "syncfs":  # the root's whole filesystem: every directory and file on it
+                events.append(("syncfs", ""))
             if name == "fsync":
                 target = os.readlink(f"/proc/self/fd/{args[0]}")
                 if os.path.isdir(target):
@@ -444,6 +465,8 @@ def test_every_changed_folder_is_fsynced_before_the_commit(root: Path, monkeypat
                 events.append(("fsync-file", os.path.basename(os.readlink(f"/proc/self/fd/{args[0]}"))))
             if name == "rename" and "src_dir_fd" in kwargs:
                 events.append(("rename-temp", str(args[0])))
+            if name == "open" and ".code-commit-" in str(args[0]):
+                events.append(("stage", str(args[0])))
             return real(*args, **kwargs)
 
         return call
@@ -458,7 +481,8 @@ def test_every_changed_folder_is_fsynced_before_the_commit(root: Path, monkeypat
     assert {str(root), str(root / "docs"), str(root / "new"), str(root / "new/dir")} <= changed
     for directory in changed:
         last_change = max(i for i, (call, d) in enumerate(events[:commit]) if d == directory and call != "fsync")
-        assert ("fsync", directory) in events[last_change:commit], f"{directory} is fsynced before the commit"
+        synced = {("fsync", directory), ("syncfs", "")}
+        assert synced & set(events[last_change:commit]), f"{directory} is fsynced before the commit"
     journal = str(journal_of(root))
     last_link = max(i for i, event in enumerate(events) if event == ("link", journal))
     manifest = events.index(("manifest", journal))
@@ -474,15 +498,18 @@ def test_every_changed_folder_is_fsynced_before_the_commit(root: Path, monkeypat
     assert ("fsync", run_folder) in events[manifest:first_tree_change], "the journal folder itself is findable"
     temps = [(i, name) for i, (call, name) in enumerate(events) if call == "rename-temp"]
     assert len(temps) == 6
+    first_write = min(i for i, (call, _) in enumerate(events) if call == "stage")
     for i, temp in temps:
-        assert ("fsync-file", temp) in events[:i], f"{temp}'s content is on disk before its rename"
+        synced = {("fsync-file", temp), ("syncfs", "")}
+        assert synced & set(events[first_write:i]), f"{temp}'s content is on disk before its rename"
 
 
 def test_recover_leaves_files_changed_since_and_keeps_their_originals(
-    root: Path, monkeypatch: pytest.MonkeyPatch
+    root: Path, monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory
 ) -> None:
+    at = after_run_sh(root, monkeypatch, tmp_path_factory)
     with monkeypatch.context() as patch:
-        Faults(freeze_at=30).install(patch)
+        Faults(freeze_at=at).install(patch)
         with pytest.raises(Killed):
             apply_plan(root, multi_file_plan(root), journal_of(root))
     assert (root / "run.sh").read_text() == "#!/bin/sh\necho new\n", "the kill came after run.sh was replaced"
@@ -507,15 +534,19 @@ def test_recover_removes_leftover_journal_folders(root: Path) -> None:
     assert report.lines() == []
 
 
-def interrupted(root: Path, monkeypatch: pytest.MonkeyPatch, at: int = 30) -> None:
+def interrupted(root: Path, monkeypatch: pytest.MonkeyPatch, factory: pytest.TempPathFactory) -> None:
+    """Kill the multi-file apply once run.sh has been replaced."""
+    at = after_run_sh(root, monkeypatch, factory)
     with monkeypatch.context() as patch:
         Faults(freeze_at=at).install(patch)
         with pytest.raises(Killed):
             apply_plan(root, multi_file_plan(root), journal_of(root))
 
 
-def test_recover_refuses_a_damaged_journal_and_keeps_it(root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    interrupted(root, monkeypatch)
+def test_recover_refuses_a_damaged_journal_and_keeps_it(
+    root: Path, monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    interrupted(root, monkeypatch, tmp_path_factory)
     manifest = json.loads((journal_of(root) / MANIFEST).read_text())
     (journal_of(root) / manifest["entries"][0]["saved"]).write_text("not what was there\n")
     with pytest.raises(RestoreFailed, match="damaged"):
@@ -537,9 +568,9 @@ def test_recover_refuses_a_damaged_journal_and_keeps_it(root: Path, monkeypatch:
     ],
 )
 def test_recover_never_follows_a_manifest_outside_the_root(
-    root: Path, monkeypatch: pytest.MonkeyPatch, field: str, bad: str
+    root: Path, monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory, field: str, bad: str
 ) -> None:
-    interrupted(root, monkeypatch)
+    interrupted(root, monkeypatch, tmp_path_factory)
     before = snapshot(root)
     manifest = json.loads((journal_of(root) / MANIFEST).read_text())
     manifest["entries"][0][field] = bad

@@ -211,11 +211,16 @@ def apply_plan(root: Path, plan: Plan, journal: Path) -> None:
         try:
             for directory in record.manifest.created_dirs:
                 tree.mkdir(directory)
-            for change, entry in zip(plan.changes, record.manifest.entries, strict=True):
+            pairs = list(zip(plan.changes, record.manifest.entries, strict=True))
+            for change, entry in pairs:  # every new content staged and durable before any name changes
+                if change.content is not None:
+                    tree.stage(change.path, change.content, entry.mode, entry.temp)
+            tree.barrier()
+            for change, entry in pairs:
                 if change.content is None:
                     tree.unlink(change.path)
                 else:
-                    tree.write_atomic(change.path, change.content, entry.mode, entry.temp)
+                    tree.install(change.path, entry.temp)
             tree.sync()
             record.commit()  # the commit point: from here on the apply stands
         except BaseException as exc:  # an OSError, or an interrupt: either way nothing stays half done

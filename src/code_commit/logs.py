@@ -7,16 +7,17 @@ first, so a key never reaches disk or a terminal except censored to its last two
 from __future__ import annotations
 
 import contextlib
-import logging
 import os
 import re
-import shutil
 import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import logging
 
 LOGS_DIR = "logs"
 RUN_ID = re.compile(r"\d{8}-\d{6}-\d{6}(-\d{1,2})?")  # new_run_id(), plus RunLog.create's suffix
@@ -43,37 +44,32 @@ class Redactor:
         return text
 
 
-class RedactingFilter(logging.Filter):
-    """Censors secrets in every record passing a handler, the SDK's own debug records included."""
+def _censor_record(record: logging.LogRecord, redact: Redactor) -> None:
+    record.msg = redact(record.getMessage())
+    record.args = None
+    if record.exc_info and not record.exc_text:
+        import logging
 
-    def __init__(self, redact: Redactor) -> None:
-        super().__init__()
-        self.redact = redact
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        record.msg = self.redact(record.getMessage())
-        record.args = None
-        if record.exc_info and not record.exc_text:
-            # Formatted now, so a handler prints the censored text rather than formatting it afresh.
-            record.exc_text = logging.Formatter().formatException(record.exc_info)
-        if record.exc_text:
-            record.exc_text = self.redact(record.exc_text)
-        if record.stack_info:
-            record.stack_info = self.redact(record.stack_info)
-        return True
+        # Formatted now, so a handler prints the censored text rather than formatting it afresh.
+        record.exc_text = logging.Formatter().formatException(record.exc_info)
+    if record.exc_text:
+        record.exc_text = redact(record.exc_text)
+    if record.stack_info:
+        record.stack_info = redact(record.stack_info)
 
 
 @contextlib.contextmanager
 def redacted_logging(redact: Redactor) -> Iterator[None]:
-    """Run the filter on every log record as it is made, whatever logger makes it and whatever handler
-    prints it: the SDK's own debug logging (ANTHROPIC_LOG=debug) adds its handler when the SDK is
-    first imported, which is after this is in place, and a handler's filters would miss it."""
+    """Censor every log record as it is made, whatever logger makes it and whatever handler prints
+    it: the SDK's own debug logging (ANTHROPIC_LOG=debug) adds its handler when the SDK is first
+    imported, which is after this is in place, and a handler's filters would miss it."""
+    import logging  # not at start-up: only a run logs
+
     previous = logging.getLogRecordFactory()
-    censor_record = RedactingFilter(redact).filter
 
     def factory(*args: Any, **kwargs: Any) -> logging.LogRecord:
         record = previous(*args, **kwargs)
-        censor_record(record)
+        _censor_record(record, redact)
         return record
 
     logging.setLogRecordFactory(factory)
@@ -162,6 +158,8 @@ def prune_runs(logs: Path, keep: int, current: Path) -> list[Path]:
         for p in logs.iterdir()
         if RUN_ID.fullmatch(p.name) and p.is_dir() and not p.is_symlink() and p != current and not _holds_journal(p)
     )
+    import shutil
+
     doomed = runs[: max(len(runs) - (keep - 1), 0)]
     for folder in doomed:
         shutil.rmtree(folder, ignore_errors=True)

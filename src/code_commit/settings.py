@@ -231,8 +231,8 @@ def _validate(settings: Settings, sources: dict[str, str]) -> None:
         raise bad("edit_threshold_lines", "must be at least 1")
     if settings.edit_threshold_bytes < 1:
         raise bad("edit_threshold_bytes", "must be at least 1")
-    from .ignore import pattern_problem  # stdlib only: cheap at start-up
-
+    if settings.protected_patterns:
+        from .ignore import pattern_problem  # compiles its regexes on import: only when needed
     for pattern in settings.protected_patterns:
         problem = pattern_problem(pattern)
         if problem:

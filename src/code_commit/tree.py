@@ -8,18 +8,58 @@ rolls back.
 
 Every call that changes the disk goes through `SYSCALLS`, the seam the fault-injection and
 kill tests use to fail or stop at any step.
+
+Durability in bulk: an apply stages every new file's content first, then makes all of it durable
+with one `syncfs(2)` before any rename, and the renames with one more after them. That is the
+same order as an fsync per file (no name ever points at content that is not on disk), at the
+cost of two flushes instead of thousands. Where syncfs is missing (not Linux), or a file lives on
+another filesystem than the root, each file is fsynced on its own as before.
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import stat
+import sys
 from collections import OrderedDict
+from collections.abc import Callable
 from pathlib import Path
 
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 _MAX_CACHED_DIRS = 64  # directory descriptors kept open at once
+
+
+@functools.cache
+def _libc_syncfs() -> Callable[[int], int] | None:
+    if not sys.platform.startswith("linux"):
+        return None
+    import ctypes  # only when an apply is about to flush
+
+    try:
+        syncfs = ctypes.CDLL(None, use_errno=True).syncfs
+    except (OSError, AttributeError):
+        return None
+    syncfs.argtypes = [ctypes.c_int]
+    syncfs.restype = ctypes.c_int
+    return syncfs
+
+
+def syncfs_available() -> bool:
+    return _libc_syncfs() is not None
+
+
+def _syncfs(fd: int) -> None:
+    """Flush every dirty page and inode of the filesystem holding `fd`, and commit its journal."""
+    syncfs = _libc_syncfs()
+    if syncfs is None:
+        raise OSError(0, "syncfs is not available here")
+    if syncfs(fd) != 0:
+        import ctypes
+
+        error = ctypes.get_errno()
+        raise OSError(error, os.strerror(error))
 
 
 class Syscalls:
@@ -34,6 +74,7 @@ class Syscalls:
     link = staticmethod(os.link)
     unlink = staticmethod(os.unlink)
     rmdir = staticmethod(os.rmdir)
+    syncfs = staticmethod(_syncfs)
 
 
 SYSCALLS = Syscalls()
@@ -64,6 +105,8 @@ class Tree:
     def __init__(self, root: Path) -> None:
         self.root = root
         self._root_fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+        self._root_dev = os.fstat(self._root_fd).st_dev
+        self._bulk = syncfs_available()  # syncfs flushes the root's filesystem in one call
         self._fds: OrderedDict[str, int] = OrderedDict()  # directory -> open descriptor (LRU)
         self._dirty: set[str] = set()  # directories whose entries changed and need an fsync
 
@@ -144,17 +187,33 @@ class Tree:
 
         `mode` None: a new file, created 0o666 less the umask. `temp` is the temp file's name, known
         to the journal, so a temp file left by a killed process can be found and removed."""
-        fd, parent, name = self._split(path)
+        self.stage(path, data, mode, temp, durable=True)
+        self.install(path, temp)
+
+    def stage(self, path: str, data: bytes, mode: int | None, temp: str, durable: bool = False) -> None:
+        """Write `data` to the temp file `temp` next to `path`. Its content is durable on return if
+        `durable`, or if it cannot be covered by `barrier` (no syncfs, or another filesystem)."""
+        fd, _, _ = self._split(path)
         flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
         file_fd = SYSCALLS.open(temp, flags, 0o666, dir_fd=fd)
         try:
             write_all(file_fd, data)
             if mode is not None:
                 SYSCALLS.fchmod(file_fd, mode)
-            SYSCALLS.fsync(file_fd)  # the content is on disk before the name points at it
+            if durable or not self._bulk or os.fstat(file_fd).st_dev != self._root_dev:
+                SYSCALLS.fsync(file_fd)  # the content is on disk before the name points at it
         finally:
             os.close(file_fd)
         # On any failure the temp file stays: the undo removes it by its name from the journal.
+
+    def barrier(self) -> None:
+        """Make every staged file's content durable before any of them is installed."""
+        if self._bulk:
+            SYSCALLS.syncfs(self._root_fd)
+
+    def install(self, path: str, temp: str) -> None:
+        """Rename the staged temp file over `path` in one step."""
+        fd, parent, name = self._split(path)
         SYSCALLS.rename(temp, name, src_dir_fd=fd, dst_dir_fd=fd)
         self._dirty.add(parent)
 
@@ -186,7 +245,12 @@ class Tree:
         self._dirty.add(parent)
 
     def sync(self) -> None:
-        """fsync every directory whose entries changed, so renames and deletes survive a power loss."""
+        """Make every rename, delete and mkdir so far survive a power loss: one syncfs of the root's
+        filesystem, or an fsync of every directory whose entries changed."""
+        if self._bulk and self._dirty:
+            SYSCALLS.syncfs(self._root_fd)
+            self._dirty.clear()
+            return
         for directory in sorted(self._dirty, key=lambda d: -d.count("/")):
             try:
                 SYSCALLS.fsync(self._dir(directory))
