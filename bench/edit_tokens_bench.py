@@ -34,6 +34,7 @@ import random
 import statistics
 import sysconfig
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 from code_commit.edits import EditFile, Replacement, WriteFile, parse_answer, render_answer
@@ -116,28 +117,44 @@ def main() -> None:
     print("| file | lines | KB | tokenizer | whole file | edit block | fewer tokens |")
     print("| --- | ---: | ---: | --- | ---: | ---: | ---: |")
     for path in files:
-        text = path.read_text(encoding="utf-8")
-        lines = split_lines(text)
-        name = str(path.relative_to(site)) if path.is_relative_to(site) else str(path)
-        whole: dict[str, list[int]] = {n: [] for n in counters}
-        edit: dict[str, list[int]] = {n: [] for n in counters}
-        candidates = [i for i in range(len(lines) - CHANGED_LINES) if all(lines[i + k].strip() for k in range(3))]
-        for _ in range(args.trials):
-            start = rng.choice(candidates)
-            new = change(lines, start)
-            result = "".join(lines[:start] + new + lines[start + CHANGED_LINES :])
-            whole_answer = render_answer([WriteFile(name, result)])
-            edit_text = edit_answer(name, lines, start, new, args.context)
-            (parsed,) = parse_answer(edit_text)
-            (pair,) = parsed.replacements
-            assert resolve(text, pair.search, pair.replace).text == result, "the edit block must apply exactly"
-            for n, count in counters.items():
-                whole[n].append(count(whole_answer))
-                edit[n].append(count(edit_text))
-        for n in counters:
-            w, e = statistics.median(whole[n]), statistics.median(edit[n])
-            cells = [name, str(len(lines)), f"{len(text.encode()) / 1000:.0f}", n, f"{w:,.0f}", f"{e:,.0f}"]
+        result = measure(path, site, counters, rng, args.trials, args.context)
+        for n, (w, e) in result.medians.items():
+            cells = [result.name, str(result.lines), f"{result.size / 1000:.0f}", n, f"{w:,.0f}", f"{e:,.0f}"]
             print("| " + " | ".join(cells) + f" | {1 - e / w:.1%} |")
+
+
+@dataclass(frozen=True)
+class Measured:
+    name: str
+    lines: int
+    size: int  # bytes
+    medians: dict[str, tuple[float, float]]  # tokenizer -> (whole-file tokens, edit-block tokens)
+
+
+def measure(
+    path: Path, site: Path, counters: dict[str, Callable[[str], int]], rng: random.Random, trials: int, context: int
+) -> Measured:
+    """Median output tokens of `trials` random 3-line changes to `path`, both ways, per tokenizer."""
+    text = path.read_text(encoding="utf-8")
+    lines = split_lines(text)
+    name = str(path.relative_to(site)) if path.is_relative_to(site) else str(path)
+    whole: dict[str, list[int]] = {n: [] for n in counters}
+    edit: dict[str, list[int]] = {n: [] for n in counters}
+    candidates = [i for i in range(len(lines) - CHANGED_LINES) if all(lines[i + k].strip() for k in range(3))]
+    for _ in range(trials):
+        start = rng.choice(candidates)
+        new = change(lines, start)
+        result = "".join(lines[:start] + new + lines[start + CHANGED_LINES :])
+        whole_answer = render_answer([WriteFile(name, result)])
+        edit_text = edit_answer(name, lines, start, new, context)
+        (parsed,) = parse_answer(edit_text)
+        (pair,) = parsed.replacements
+        assert resolve(text, pair.search, pair.replace).text == result, "the edit block must apply exactly"
+        for n, count in counters.items():
+            whole[n].append(count(whole_answer))
+            edit[n].append(count(edit_text))
+    medians = {n: (statistics.median(whole[n]), statistics.median(edit[n])) for n in counters}
+    return Measured(name, len(lines), len(text.encode()), medians)
 
 
 if __name__ == "__main__":

@@ -1,7 +1,9 @@
 """Measuring commands side by side: best of several alternating runs, with each run's peak RSS.
 
-Peak RSS comes from wait4() on the measured process, so it counts that process (and the
-children it waited for), never the benchmark itself.
+Each command runs under a small launcher that forks it, times it and reads its peak RSS from
+wait4(). The launcher is there because Linux carries a process's peak RSS across exec: a command
+forked straight from the benchmark would report the benchmark's own peak (grown by generating
+10,000-file answers) as its floor. The launcher's start-up is not in the time.
 """
 
 from __future__ import annotations
@@ -9,7 +11,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import time
+import tempfile
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -53,29 +55,43 @@ class Command:
     def run(self) -> Measure:
         if self.reset:
             self.reset()
-        stdin = open(self.stdin, "rb") if self.stdin else subprocess.DEVNULL  # noqa: SIM115
-        try:
-            started = time.perf_counter()
-            proc = subprocess.Popen(
-                list(self.argv),
-                cwd=self.cwd,
-                env=dict(self.env),
-                stdin=stdin,
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.PIPE,
-            )
-            assert proc.stderr is not None
-            errors = proc.stderr.read()
-            _, status, usage = os.wait4(proc.pid, 0)
-            elapsed = time.perf_counter() - started
-            proc.returncode = os.waitstatus_to_exitcode(status)
-            proc.stderr.close()
-        finally:
-            if self.stdin:
-                stdin.close()  # type: ignore[union-attr]
-        if self.expect is not None and proc.returncode != self.expect:
-            raise RuntimeError(f"{' '.join(self.argv)} exited {proc.returncode}: {errors.decode()[-2000:]}")
-        return Measure(elapsed, usage.ru_maxrss * 1024)
+        with tempfile.NamedTemporaryFile("r", prefix="bench-measure-") as result:
+            stdin = open(self.stdin, "rb") if self.stdin else subprocess.DEVNULL  # noqa: SIM115
+            try:
+                done = subprocess.run(
+                    [sys.executable, "-c", LAUNCHER, result.name, *self.argv],
+                    cwd=self.cwd,
+                    env=dict(self.env),
+                    stdin=stdin,
+                    stdout=subprocess.DEVNULL,
+                    stderr=subprocess.PIPE,
+                )
+            finally:
+                if self.stdin:
+                    stdin.close()  # type: ignore[union-attr]
+            seconds, peak = result.read().split()
+        if self.expect is not None and done.returncode != self.expect:
+            raise RuntimeError(f"{' '.join(self.argv)} exited {done.returncode}: {done.stderr.decode()[-2000:]}")
+        return Measure(float(seconds), int(peak) * 1024)
+
+
+# Forks the command, waits for it, writes "<wall seconds> <peak RSS in KiB>" to argv[1], exits as it did.
+LAUNCHER = """
+import os, sys, time
+out, argv = sys.argv[1], sys.argv[2:]
+started = time.perf_counter()
+pid = os.fork()
+if pid == 0:
+    try:
+        os.execvp(argv[0], argv)
+    finally:
+        os._exit(127)
+_, status, usage = os.wait4(pid, 0)
+elapsed = time.perf_counter() - started
+with open(out, "w") as fh:
+    fh.write(f"{elapsed} {usage.ru_maxrss}")
+sys.exit(os.waitstatus_to_exitcode(status))
+"""
 
 
 def side_by_side(repeat: int, commands: Mapping[str, Command]) -> dict[str, Measure]:
@@ -100,12 +116,19 @@ class Row:
     peak_rss: int | None = None
     note: str = ""
     target: str = ""
+    unit: str = "s"  # of `ours` and `reference`: seconds, or "tok" for token counts
 
     @property
     def ratio(self) -> float | None:
         if self.ours is None or not self.reference:
             return None
         return self.ours / self.reference
+
+
+def _amount(value: float | None, unit: str) -> str:
+    if value is None:
+        return ""
+    return f"{value:.3f}s" if unit == "s" else f"{value:,.0f} {unit}"
 
 
 def format_table(rows: Sequence[Row]) -> str:
@@ -116,8 +139,8 @@ def format_table(rows: Sequence[Row]) -> str:
             (
                 row.scenario,
                 row.size,
-                "" if row.ours is None else f"{row.ours:.3f}s",
-                "" if row.reference is None else f"{row.reference:.3f}s",
+                _amount(row.ours, row.unit),
+                _amount(row.reference, row.unit),
                 "" if row.ratio is None else f"{row.ratio:.2f}x",
                 "" if row.peak_rss is None else f"{row.peak_rss / 2**20:.0f} MiB",
                 row.target,
