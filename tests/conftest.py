@@ -7,6 +7,8 @@ tests spawn `code-commit` only where the process boundary itself is under test.
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 
@@ -19,6 +21,9 @@ from fakeapi import FakeAPI
 from support import TEST_KEY, Project, git
 
 KEY_VARS = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_BASE_URL", "OPENAI_API_KEY")
+
+
+REPO = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture(autouse=True)
@@ -84,3 +89,16 @@ def api(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeAPI]:
         monkeypatch.setenv("ANTHROPIC_BASE_URL", server.url)
         monkeypatch.setenv("ANTHROPIC_API_KEY", TEST_KEY)
         yield server
+
+
+@pytest.fixture(scope="session")
+def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """code-commit's wheel, built once per session from this checkout, offline."""
+    out = tmp_path_factory.mktemp("wheel")
+    subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(out), str(REPO)],
+        check=True,
+        capture_output=True,
+    )
+    (built,) = out.glob("code_commit-*.whl")
+    return built

@@ -56,25 +56,8 @@ def test_the_demo_wants_a_new_or_empty_directory(tmp_path: Path, cli) -> None:
     assert [p.name for p in tmp_path.iterdir()] == ["something"]
 
 
-def test_the_wheel_carries_the_demo_and_the_init_templates(tmp_path: Path) -> None:
+def test_the_wheel_carries_the_demo_and_the_init_templates(tmp_path: Path, wheel: Path) -> None:
     """The README's first command installs the wheel and runs the demo: run it from the wheel alone."""
-    subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pip",
-            "wheel",
-            "--no-deps",
-            "--no-build-isolation",
-            "-q",
-            "-w",
-            str(tmp_path),
-            str(REPO),
-        ],
-        check=True,
-        capture_output=True,
-    )
-    (wheel,) = tmp_path.glob("code_commit-*.whl")
     with zipfile.ZipFile(wheel) as archive:
         names = set(archive.namelist())
         for path in [*DEMO.rglob("*")]:
