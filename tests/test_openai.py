@@ -214,6 +214,27 @@ def test_finish_reason_length_is_continued(project: Project, api: FakeAPI, opena
     assert second[3]["role"] == "user" and "Continue it from exactly where it stopped" in second[3]["content"]
 
 
+@pytest.mark.parametrize(
+    ("first", "rest"),
+    [
+        pytest.param("^^^fixed.txt\nline1\n", "line2\n^^^end\n", id="cut after a newline"),
+        pytest.param("^^^fixed.txt\n", "line1\nline2\n^^^end\n", id="cut on the path line"),
+        pytest.param("^^^fixed.txt\nline1", "\nline2\n^^^end\n", id="cut before a newline"),
+    ],
+)
+def test_a_continuation_keeps_the_white_space_at_the_cut(
+    project: Project, api: FakeAPI, openai, first: str, rest: str
+) -> None:
+    # The partial answer is a whole assistant message and the rest a new one: both go through exactly.
+    api.reply(first, stop_reason="max_tokens")
+    api.reply(rest)
+
+    assert openai(env={"CODE_COMMIT_MAX_REPAIRS": "0"}).exit_code == 0
+    assert api.requests[1].json["messages"][2] == {"role": "assistant", "content": first}
+    assert logged(project)["01-response.txt"] == "^^^fixed.txt\nline1\nline2\n^^^end\n"
+    assert project.read("fixed.txt") == "line1\nline2\n"
+
+
 def test_a_content_filter_stop_is_a_refusal(project: Project, api: FakeAPI, openai) -> None:
     api.reply("^^^partial.txt\nx\n^^^end\n", stop_reason="refusal")
     api.reply(FIX)

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import pytest
 
+from code_commit.llm.anthropic_api import join_after_prefill
+
 from fakeapi import FakeAPI
 from support import Project, git
 
@@ -43,14 +45,52 @@ def test_a_cut_off_answer_is_continued_and_the_parts_joined(project: Project, ap
 
 
 def test_trailing_white_space_is_not_sent_back_and_not_lost(project: Project, api: FakeAPI, cli) -> None:
-    # The API refuses an assistant turn that ends in white space: it is stripped, and the model's
-    # continuation brings its own.
+    # The API refuses an assistant turn that ends in white space: it is stripped from the request. The
+    # model's continuation brings white space of its own ("\n"), part of what was stripped ("\n  \n"):
+    # the joined answer keeps all the service sent, without doubling the part it sent twice.
     api.reply("^^^fixed.txt\nfixed\n  \n", stop_reason="max_tokens")
     api.reply("\n^^^end\n")
 
     assert cli().exit_code == 0
     assert assistant_turn(api.requests[1]) == "^^^fixed.txt\nfixed"
-    assert project.read("fixed.txt") == "fixed\n"
+    assert logged(project)["01-response.txt"] == "^^^fixed.txt\nfixed\n  \n^^^end\n"
+    assert project.read("fixed.txt") == "fixed\n  \n"
+
+
+@pytest.mark.parametrize(
+    ("first", "rest"),
+    [
+        pytest.param("^^^fixed.txt\nline1\n", "line2\n^^^end\n", id="continuation without white space"),
+        pytest.param("^^^fixed.txt\nline1\n", "\nline2\n^^^end\n", id="continuation re-supplies the newline"),
+        pytest.param("^^^fixed.txt\n", "line1\nline2\n^^^end\n", id="cut on the path line"),
+    ],
+)
+def test_the_white_space_at_the_cut_is_neither_lost_nor_doubled(
+    project: Project, api: FakeAPI, cli, first: str, rest: str
+) -> None:
+    api.reply(first, stop_reason="max_tokens")
+    api.reply(rest)
+
+    assert cli(env={"CODE_COMMIT_MAX_REPAIRS": "0"}).exit_code == 0
+    assert assistant_turn(api.requests[1]) == first.rstrip()
+    assert logged(project)["01-response.txt"] == "^^^fixed.txt\nline1\nline2\n^^^end\n"
+    assert project.read("fixed.txt") == "line1\nline2\n"
+
+
+@pytest.mark.parametrize(
+    ("text", "more", "joined"),
+    [
+        ("a\n", "b", "a\nb"),  # the model glued on: the stripped newline comes back
+        ("a\n", "\nb", "a\nb"),  # it re-supplied it: not doubled
+        ("a\n", "\n\nb", "a\n\nb"),  # it supplied more: kept
+        ("a\n\n", "\nb", "a\n\nb"),  # it supplied less: what was stripped is kept
+        ("a  ", "\nb", "a  \nb"),  # other white space: both kept
+        ("a", " b", "a b"),
+        ("", "b", "b"),
+    ],
+)
+def test_joining_a_continuation_after_a_stripped_prefill(text: str, more: str, joined: str) -> None:
+    assert join_after_prefill(text, more) == joined
 
 
 def test_up_to_three_continuations_and_their_usage_is_summed(project: Project, api: FakeAPI, cli) -> None:

@@ -60,6 +60,13 @@ class AnthropicProvider(StreamingProvider):
             self._client = anthropic.Anthropic(api_key=self.key.value, base_url=self.settings.base_url, max_retries=0)
         return self._client
 
+    def partial_for_request(self, text: str) -> str:
+        # The API refuses an assistant prefill that ends in white space.
+        return text.rstrip()
+
+    def join(self, text: str, more: str) -> str:
+        return join_after_prefill(text, more)
+
     def send(self, prompt: Prompt, partial: str, timeout: float, on_text: Callable[[str], None] | None) -> Reply:
         import anthropic
         import httpx2
@@ -144,3 +151,21 @@ class AnthropicProvider(StreamingProvider):
 def _says_too_long(message: str) -> bool:
     text = message.lower()
     return "prompt is too long" in text or "context window" in text or "context_window" in text
+
+
+def join_after_prefill(text: str, more: str) -> str:
+    """`text` with `more`, the model's continuation of `text` sent back without its trailing white space.
+
+    The model did not see that white space (call it W), so its continuation usually starts with white space
+    of its own (L). Nothing the service sent is lost and nothing is doubled: when L starts with W, the
+    model re-supplied all of W, and L stands for it; when W starts with L, the model re-supplied only part
+    of W, and W stands for both; otherwise (no white space at all, say, or another kind) both are kept.
+    """
+    stem = text.rstrip()
+    cut = text[len(stem) :]
+    lead = more[: len(more) - len(more.lstrip())]
+    if lead.startswith(cut):
+        return stem + more
+    if cut.startswith(lead):
+        return text + more[len(lead) :]
+    return text + more

@@ -7,8 +7,9 @@ redaction are the same as for Anthropic; only the wire differs:
 - the system sections become one system message and the rest one user message, as plain strings
   (the form every compatible server accepts);
 - finish_reason "length" is a cut-off answer ("max_tokens"), "content_filter" a refusal;
-- a continuation sends the partial answer as the assistant's message and asks, in a user message,
-  for the rest: Chat Completions has no portable way to make a model extend its own message;
+- a continuation sends the partial answer, exactly as received (white space at the cut included), as
+  the assistant's message and asks, in a user message, for the rest: Chat Completions has no portable
+  way to make a model extend its own message. The rest is joined to the partial answer as it is;
 - usage comes from stream_options.include_usage; prompt_tokens counts cached tokens, so they are
   taken out of input_tokens to match Anthropic's accounting.
 """

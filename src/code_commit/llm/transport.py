@@ -9,7 +9,8 @@ Here:
   retry-after) or exponential backoff with jitter, each wait capped; a stop after so many attempts
   or so much time; every retry reported to the console and the run log;
 - an answer cut off at the output limit is continued: the partial answer goes back as the
-  assistant's turn, up to MAX_CONTINUATIONS times, and the parts are joined;
+  assistant's turn, up to MAX_CONTINUATIONS times, and the parts are joined; how the partial answer is
+  sent back and how the rest is joined is the provider's (`partial_for_request`, `join`);
 - the budget (--max-cost) is asked before every request and told the usage after it.
 """
 
@@ -136,6 +137,15 @@ class StreamingProvider:
         """One streamed request for the prompt; with a partial answer, a request for the rest of it."""
         raise NotImplementedError
 
+    def partial_for_request(self, text: str) -> str:
+        """The cut-off answer as a continuation request sends it back: by default exactly as received."""
+        return text
+
+    def join(self, text: str, more: str) -> str:
+        """The answer so far with the rest of it. By default the continuation starts with the very next
+        character (the request sent the partial answer exactly)."""
+        return text + more
+
     def complete(self, prompt: Prompt, on_text: Callable[[str], None] | None = None) -> Completion:
         started = clock()
         chars = len(prompt.render())
@@ -145,9 +155,9 @@ class StreamingProvider:
         reply: Reply | None = None
         continuations = 0
         while True:
-            # The API refuses an assistant turn that ends in white space, so the part sent back is
-            # stripped, and the rest is joined to what was sent: nothing is doubled or lost.
-            partial = text.rstrip() if reply else ""
+            # What goes back is the provider's to say (Anthropic's prefill may not end in white space);
+            # `text` itself always keeps every character the service sent.
+            partial = self.partial_for_request(text) if reply else ""
             try:
                 self.hooks.before_request(chars + len(partial))
                 part = self._send_with_retries(prompt, partial, on_text, tally)
@@ -164,7 +174,7 @@ class StreamingProvider:
             reply = part
             usage += part.usage
             self.hooks.on_usage(part.usage)
-            text = partial + part.text
+            text = self.join(text, part.text)
             if part.stop_reason != "max_tokens" or continuations == MAX_CONTINUATIONS or not text.strip():
                 break
             self.hooks.notify(
