@@ -223,16 +223,7 @@ class FakeAPI:
         chunk_delay: float = 0.0,
     ) -> None:
         """A normal answer. usage overrides any of USAGE_KEYS; a stream splits text into several deltas."""
-        counts = {
-            "input_tokens": 12,
-            "output_tokens": max(1, len(text) // 4),
-            "cache_creation_input_tokens": 0,
-            "cache_read_input_tokens": 0,
-        }
-        unknown = set(usage or {}) - set(USAGE_KEYS)
-        if unknown:
-            raise ValueError(f"unknown usage keys {sorted(unknown)}; expected some of {USAGE_KEYS}")
-        counts.update(usage or {})
+        counts = _counts(text, usage)
         self._push(
             _Step("reply", text=text, stop_reason=stop_reason, usage=counts, delay=delay, chunk_delay=chunk_delay)
         )
@@ -261,12 +252,24 @@ class FakeAPI:
         chunk_delay: float = 0.0,
         stall: float = 0.0,
         clean: bool = False,
+        usage: Mapping[str, int] | None = None,
     ) -> None:
         """Start a valid stream, send partial_text as deltas, hang for stall seconds, then close the
         connection mid-body (no message_stop). clean=True ends the chunked body properly instead, as a
         proxy that gave up might: the stream just stops early, with no stop reason and no error. To a
-        non-streaming request: promise the whole JSON body, send half of it, close."""
-        self._push(_Step("cut", text=partial_text, delay=delay, chunk_delay=chunk_delay, stall=stall, clean=clean))
+        non-streaming request: promise the whole JSON body, send half of it, close. usage: as reply()'s;
+        an Anthropic stream's message_start carries its input counts (and 1 output token), as the API's."""
+        self._push(
+            _Step(
+                "cut",
+                text=partial_text,
+                usage=_counts(partial_text, usage),
+                delay=delay,
+                chunk_delay=chunk_delay,
+                stall=stall,
+                clean=clean,
+            )
+        )
 
     def stream_error(
         self,
@@ -276,15 +279,17 @@ class FakeAPI:
         *,
         delay: float = 0.0,
         chunk_delay: float = 0.0,
+        usage: Mapping[str, int] | None = None,
     ) -> None:
         """Stream partial_text as deltas, then an in-stream error event, then end the body cleanly.
         Anthropic: `event: error` with {"type":"error","error":{...}}. OpenAI: `data: {"error":{...}}`.
-        Only for streaming requests: a non-streaming one gets a loud 500 instead."""
+        Only for streaming requests: a non-streaming one gets a loud 500 instead. usage: as cut_stream()'s."""
         text = message or f"FakeAPI: scripted in-stream {error_type}"
         self._push(
             _Step(
                 "stream_error",
                 text=partial_text,
+                usage=_counts(partial_text, usage),
                 error_type=error_type,
                 message=text,
                 delay=delay,
@@ -533,6 +538,21 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         self.close_connection = True
         with contextlib.suppress(OSError):
             self.connection.shutdown(socket.SHUT_RDWR)
+
+
+def _counts(text: str, usage: Mapping[str, int] | None) -> dict[str, int]:
+    """A step's token counts: defaults for text, overridden by any of USAGE_KEYS in usage."""
+    counts = {
+        "input_tokens": 12,
+        "output_tokens": max(1, len(text) // 4),
+        "cache_creation_input_tokens": 0,
+        "cache_read_input_tokens": 0,
+    }
+    unknown = set(usage or {}) - set(USAGE_KEYS)
+    if unknown:
+        raise ValueError(f"unknown usage keys {sorted(unknown)}; expected some of {USAGE_KEYS}")
+    counts.update(usage or {})
+    return counts
 
 
 def _encode(obj: Any) -> bytes:

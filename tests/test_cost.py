@@ -3,6 +3,7 @@ and the run's totals; the price table as data the config can override; --max-cos
 
 from __future__ import annotations
 
+import json
 import typing
 from pathlib import Path
 
@@ -187,6 +188,39 @@ def test_max_cost_stops_even_the_first_call(project: Project, api: FakeAPI, cli)
     assert result.exit_code == 3
     assert api.requests == []
     assert "lower --max-tokens" in result.stderr
+    assert "requests: 0\nretries: 0\n" in logged(project)["01-usage.txt"], "the record says nothing was sent"
+
+
+def test_max_cost_is_asked_before_every_retry(project: Project, api: FakeAPI, cli) -> None:
+    # One request's worst case is about $0.022 ($0.015 of it the 1,000 output tokens). The first attempt
+    # streams 3,000 characters (about 1,000 tokens, $0.015) and breaks off: a retry could pass $0.025.
+    api.stream_error("x" * 3000, "overloaded_error")
+    api.reply(FIX)
+
+    result = cli("--max-tokens", "1000", "--max-cost", "0.025", "--json")
+
+    assert result.exit_code == 3
+    assert len(api.requests) == 1
+    assert api.pending == 1
+    assert "attempt 1 of 10 failed" in result.stderr and "stopped before the next request" in result.stderr
+    (call,) = json.loads(result.stdout)["calls"]
+    assert (call["requests"], call["retries"]) == (1, 0)
+    assert call["usage"]["output_tokens"] == 1000
+    assert call["cost_usd"] == pytest.approx((12 * 3 + 1000 * 15) / 1e6)
+
+
+def test_max_cost_counts_failed_attempts_before_a_continuation(project: Project, api: FakeAPI, cli) -> None:
+    # A request's worst case is about $0.022. A broken attempt (about 500 output tokens, $0.0075), then
+    # an answer cut off (as much): a continuation could take the $0.015 spent over $0.035.
+    api.stream_error("x" * 1500, "overloaded_error")
+    api.reply("^^^fixed.txt\nfix", stop_reason="max_tokens", usage={"input_tokens": 12, "output_tokens": 500})
+
+    result = cli("--max-tokens", "1000", "--max-cost", "0.035")
+
+    assert result.exit_code == 3
+    assert len(api.requests) == 2
+    assert "not continuing the cut-off answer" in result.stderr
+    assert "$0.0151 is already spent" in result.stderr
 
 
 def test_max_cost_stops_a_continuation_and_the_cut_off_answer_is_refused(project: Project, api: FakeAPI, cli) -> None:

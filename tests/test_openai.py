@@ -4,6 +4,7 @@ fake. Same prompts, retries, continuations, usage and redaction as the Anthropic
 from __future__ import annotations
 
 import json
+import math
 
 import pytest
 
@@ -152,6 +153,19 @@ def test_faults_are_retried_and_nothing_partial_applied(
     assert not (project.root / "partial.txt").exists()
     assert len(retry_waits) == 1
     assert "attempt 1 of 10 failed" in result.stderr
+
+
+def test_a_broken_stream_s_tokens_are_estimated(project: Project, api: FakeAPI, openai) -> None:
+    # A Chat Completions stream reports usage only at its end: for one that broke off after text came
+    # back, the prompt counts as read and the text as written, both at 3 characters a token.
+    api.stream_error("x" * 300, "server_error")
+    api.reply(FIX, usage={"input_tokens": 100, "output_tokens": 10})
+
+    assert openai().exit_code == 0
+    files = logged(project)
+    prompt_tokens = math.ceil(len(files["01-query.txt"]) / 3)
+    assert f"input_tokens={prompt_tokens + 100} output_tokens={100 + 10} " in files["run.log"]
+    assert "requests=2 retries=1 " in files["run.log"]
 
 
 def test_retry_after_is_honoured(project: Project, api: FakeAPI, openai, retry_waits: list[float]) -> None:

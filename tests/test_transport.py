@@ -7,13 +7,16 @@ tested directly at the end of this file.
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime, timedelta
 from email.utils import format_datetime
 
 import pytest
 
+from code_commit.llm.base import Usage
 from code_commit.llm.transport import (
     BACKOFF_BASE,
+    Attempt,
     parse_retry_after,
     retry_wait,
     status_is_transient,
@@ -275,6 +278,86 @@ def test_giving_up_on_the_time_limit_before_a_wait_that_would_pass_it(
     assert retry_waits == [40.0] * 7
     assert "another wait would pass the 5.0 min limit (retry_time)" in result.stderr
     assert "HTTP 429 rate_limit_error (8x)" in result.stderr
+
+
+# --- what a call made and used ---
+
+
+def test_a_call_that_gives_up_reports_every_request_and_retry(project: Project, api: FakeAPI, cli) -> None:
+    for _ in range(3):
+        api.status(429)
+
+    result = cli("--json", env={"CODE_COMMIT_RETRY_ATTEMPTS": "3"})
+
+    assert result.exit_code == 3
+    assert len(api.requests) == 3
+    files = logged(project)
+    assert "requests: 3\nretries: 2\ncontinuations: 0\n" in files["01-usage.txt"]
+    assert "call 1: stop_reason=error" in files["run.log"]
+    assert "requests=3 retries=2 continuations=0" in files["run.log"]
+    (call,) = json.loads(result.stdout)["calls"]
+    assert (call["requests"], call["retries"]) == (3, 2)
+
+
+def test_a_call_that_fails_after_a_continuation_reports_it(project: Project, api: FakeAPI, cli) -> None:
+    api.reply("^^^fixed.txt\nfix", stop_reason="max_tokens")
+    api.status(529)
+    api.status(401)
+
+    assert cli().exit_code == 3
+    assert len(api.requests) == 3
+    assert "requests: 3\nretries: 1\ncontinuations: 0\n" in logged(project)["01-usage.txt"]
+
+
+def test_a_broken_attempt_s_reported_and_streamed_tokens_count(project: Project, api: FakeAPI, cli) -> None:
+    # The stream's message_start reported 2,000 input tokens (and, as the API does, 1 output token); then
+    # 3,000 characters came before the error: at 3 characters a token, about 1,000 output tokens.
+    api.stream_error("x" * 3000, "overloaded_error", usage={"input_tokens": 2000})
+    api.reply(FIX, usage={"input_tokens": 2000, "output_tokens": 10})
+
+    result = cli("--json")
+
+    assert result.exit_code == 0, result.stderr
+    (call,) = json.loads(result.stdout)["calls"]
+    assert call["usage"]["input_tokens"] == 4000
+    assert call["usage"]["output_tokens"] == 1010
+    assert (call["requests"], call["retries"]) == (2, 1)
+    assert call["cost_usd"] == pytest.approx((4000 * 3 + 1010 * 15) / 1e6)
+
+
+def test_an_attempt_that_got_no_answer_counts_no_tokens(project: Project, api: FakeAPI, cli) -> None:
+    api.status(529)
+    api.drop()
+    api.reply(FIX, usage={"input_tokens": 100, "output_tokens": 10})
+
+    assert cli().exit_code == 0
+    assert "input_tokens=100 output_tokens=10" in logged(project)["run.log"]
+
+
+@pytest.mark.parametrize(
+    ("steps", "used"),
+    [
+        pytest.param([], Usage(), id="no answer"),
+        pytest.param([("text", "x" * 300)], Usage(input_tokens=334, output_tokens=100), id="text, no counts"),
+        pytest.param(
+            [("counts", Usage(50, 1, 7, 9)), ("text", "x" * 30)], Usage(50, 10, 7, 9), id="text after the counts"
+        ),
+        pytest.param(
+            [("counts", Usage(50, 1)), ("text", "x" * 30), ("counts", Usage(50, 4))],
+            Usage(50, 4),
+            id="counts after the text: the service's",
+        ),
+        pytest.param([("counts", Usage(50, 1))], Usage(50, 1), id="counts, no text"),
+    ],
+)
+def test_what_a_failed_attempt_is_known_to_have_used(steps: list, used: Usage) -> None:
+    attempt = Attempt(None)
+    for kind, value in steps:
+        if kind == "text":
+            attempt.text(value)
+        else:
+            attempt.reported(value)
+    assert attempt.used(request_chars=1000) == used
 
 
 # --- the computed waits ---

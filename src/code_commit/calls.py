@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 from . import stops
 from .errors import CodeCommitError, ServiceError, SetupError
-from .llm import Completion, Hooks, Usage
+from .llm import Completion, Hooks, Tally, Usage
 from .llm.catalog import Budget, ModelInfo, prompt_too_long, tokens_at_least
 from .logs import RunLog
 from .prompts import Prompt
@@ -30,28 +30,34 @@ class CallRecord:
     stop_reason: str  # "error" when the call failed and ended the run
     duration: float
     cost_usd: float | None = None  # estimated from the price table; None when the model has no price
-    requests: int = 1  # HTTP requests: failed attempts, the answer and its continuations
+    requests: int = 1  # HTTP requests: failed attempts, the answer and its continuations (as llm.Tally)
     retries: int = 0
     continuations: int = 0
 
 
 @dataclass
 class CallMeter:
-    """The run's side of the provider's hooks: shows and logs retries and continuations, tallies the
-    usage of every answered request (so a call that fails still reports what it used), and asks the
-    budget before each request."""
+    """The run's side of the provider's hooks: shows and logs retries and continuations, keeps the call's
+    usage (every answered request and what failed attempts used) and its request counts, so that a call
+    that fails still reports both, and asks the budget before each request."""
 
     log: RunLog
     console: Console
     budget: Budget | None = None
     call: int = 0
     usage: Usage = field(default_factory=Usage)
+    tally: Tally = field(default_factory=Tally)
 
     def hooks(self) -> Hooks:
-        return Hooks(notify=self.notify, before_request=self.before_request, on_usage=self.on_usage)
+        return Hooks(
+            notify=self.notify, before_request=self.before_request, on_usage=self.on_usage, on_tally=self.on_tally
+        )
 
     def start(self, call: int) -> None:
-        self.call, self.usage = call, Usage()
+        self.call, self.usage, self.tally = call, Usage(), Tally()
+
+    def on_tally(self, tally: Tally) -> None:
+        self.tally = tally
 
     def notify(self, message: str) -> None:
         self.console.warn(f"call {self.call}: {message}")
@@ -96,9 +102,18 @@ def ask(run: RunContext, prompt: Prompt, call: int, calls: int) -> Completion:
     try:
         completion = run.provider.complete(prompt, on_text=console.receiving)
     except (CodeCommitError, stops.Stopped) as exc:
-        # The run ends here; what the call used before it failed still counts and is logged.
-        usage = run.meter.usage
-        record = CallRecord(call, usage, "error", time.monotonic() - started, run.model.cost(usage))
+        # The run ends here; what the call used and sent before it failed still counts and is logged.
+        usage, tally = run.meter.usage, run.meter.tally
+        record = CallRecord(
+            call,
+            usage,
+            "error",
+            time.monotonic() - started,
+            run.model.cost(usage),
+            tally.requests,
+            tally.retries,
+            tally.continuations,
+        )
         outcome.calls.append(record)
         log.write(call, "usage.txt", _usage_file(record))
         log.event(f"{_usage_line(record)} error: {stops.error_of(exc)}")

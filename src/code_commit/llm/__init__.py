@@ -6,9 +6,9 @@ import os
 
 from ..errors import SetupError
 from ..settings import ApiKey, Settings
-from .base import Completion, Hooks, Provider, Usage
+from .base import Completion, Hooks, Provider, Tally, Usage
 
-__all__ = ["Completion", "Hooks", "Provider", "Usage", "make_provider"]
+__all__ = ["Completion", "Hooks", "Provider", "Tally", "Usage", "make_provider"]
 
 
 def make_provider(settings: Settings, key: ApiKey, hooks: Hooks | None = None) -> Provider:

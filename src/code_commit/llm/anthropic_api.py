@@ -7,7 +7,6 @@ them, so attempts never multiply.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 from ..errors import ServiceError
@@ -15,7 +14,15 @@ from ..prompts import Prompt
 from ..settings import ApiKey, Settings
 from .base import Hooks, Usage
 from .catalog import prompt_too_long
-from .transport import Rejected, Reply, StreamingProvider, Transient, parse_retry_after, status_is_transient
+from .transport import (
+    Attempt,
+    Rejected,
+    Reply,
+    StreamingProvider,
+    Transient,
+    parse_retry_after,
+    status_is_transient,
+)
 
 # Error events inside an already-open stream that are worth another attempt.
 TRANSIENT_STREAM_ERRORS = frozenset({"overloaded_error", "api_error", "rate_limit_error", "timeout_error"})
@@ -67,7 +74,7 @@ class AnthropicProvider(StreamingProvider):
     def join(self, text: str, more: str) -> str:
         return join_after_prefill(text, more)
 
-    def send(self, prompt: Prompt, partial: str, timeout: float, on_text: Callable[[str], None] | None) -> Reply:
+    def send(self, prompt: Prompt, partial: str, timeout: float, attempt: Attempt) -> Reply:
         import anthropic
         import httpx2
 
@@ -79,9 +86,13 @@ class AnthropicProvider(StreamingProvider):
                 timeout=httpx2.Timeout(timeout, connect=min(timeout, CONNECT_TIMEOUT)),
                 **request_params(prompt, partial),
             ) as stream:
-                for text in stream.text_stream:
-                    if on_text:
-                        on_text(text)
+                for event in stream:
+                    if event.type == "text":
+                        attempt.text(event.text)
+                    elif event.type in ("message_start", "message_delta"):
+                        # The counts so far (the SDK folds message_delta's into message_start's): what
+                        # this attempt has used if the stream breaks off from here on.
+                        attempt.reported(_usage(stream.current_message_snapshot.usage))
                 message = stream.get_final_message()
         except anthropic.APIStatusError as exc:
             raise self._status_fault(exc, prompt) from exc
@@ -100,17 +111,7 @@ class AnthropicProvider(StreamingProvider):
             # The body ended cleanly but before message_delta / message_stop: the answer is not whole.
             raise Transient("stream ended early", "the answer stopped without a stop reason")
         text = "".join(block.text for block in message.content if block.type == "text")
-        usage = message.usage
-        return Reply(
-            text=text,
-            stop_reason=message.stop_reason,
-            usage=Usage(
-                input_tokens=usage.input_tokens or 0,
-                output_tokens=usage.output_tokens or 0,
-                cache_write_tokens=usage.cache_creation_input_tokens or 0,
-                cache_read_tokens=usage.cache_read_input_tokens or 0,
-            ),
-        )
+        return Reply(text=text, stop_reason=message.stop_reason, usage=_usage(message.usage))
 
     def _status_fault(self, exc: Any, prompt: Prompt) -> Exception:
         """An error answer (or error event) as Transient or ServiceError, with a message that says what to do."""
@@ -146,6 +147,15 @@ class AnthropicProvider(StreamingProvider):
             return Transient(f"HTTP {status} {error_type}".strip(), message, parse_retry_after(headers))
         failure = Rejected if status == 400 else ServiceError
         return failure(f"the Anthropic service answered HTTP {status} {error_type}: {message}".replace("  ", " "))
+
+
+def _usage(usage: Any) -> Usage:
+    return Usage(
+        input_tokens=usage.input_tokens or 0,
+        output_tokens=usage.output_tokens or 0,
+        cache_write_tokens=usage.cache_creation_input_tokens or 0,
+        cache_read_tokens=usage.cache_read_input_tokens or 0,
+    )
 
 
 def _says_too_long(message: str) -> bool:

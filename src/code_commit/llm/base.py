@@ -36,14 +36,23 @@ class Usage:
 
 
 @dataclass(frozen=True)
+class Tally:
+    """How many requests a call has made so far."""
+
+    requests: int = 0  # HTTP requests sent: attempts that failed, the answer, its continuations
+    retries: int = 0  # requests that repeated one that failed with a transient fault
+    continuations: int = 0  # answered requests for the rest of an answer cut off at the output limit
+
+
+@dataclass(frozen=True)
 class Completion:
     text: str
     stop_reason: str  # Anthropic's words: end_turn, max_tokens, refusal, model_context_window_exceeded, ...
-    usage: Usage  # every request that produced an answer, continuations included
+    usage: Usage  # every request, continuations included, and what failed attempts are known to have used
     duration: float  # the whole call: every attempt, wait and continuation
-    requests: int = 1  # HTTP requests made: attempts that failed, the answer, its continuations
-    retries: int = 0  # attempts that failed with a transient fault and were retried
-    continuations: int = 0  # requests for the rest of an answer cut off at the output limit
+    requests: int = 1  # as in Tally
+    retries: int = 0
+    continuations: int = 0
 
 
 def _ignore(message: str) -> None:
@@ -55,8 +64,13 @@ class Hooks:
     """How a provider reaches the run: what it reports, and the run's veto before each request."""
 
     notify: Callable[[str], None] = _ignore  # a retry or a continuation, for the console and run.log
-    before_request: Callable[[int], None] = field(default=lambda chars: None)  # prompt chars; raise to stop
-    on_usage: Callable[[Usage], None] = field(default=lambda usage: None)  # after each answered request
+    # Before every HTTP attempt (retries and continuations included), with the request's characters;
+    # raise to stop.
+    before_request: Callable[[int], None] = field(default=lambda chars: None)
+    # After each attempt: an answered request's counts, or what a failed one is known to have used.
+    on_usage: Callable[[Usage], None] = field(default=lambda usage: None)
+    # The call's running counts, whenever they change: a call that fails still says what it made.
+    on_tally: Callable[[Tally], None] = field(default=lambda tally: None)
 
 
 class Provider(Protocol):

@@ -17,7 +17,6 @@ redaction are the same as for Anthropic; only the wire differs:
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from typing import Any
 
 from ..errors import ServiceError
@@ -25,7 +24,15 @@ from ..prompts import Prompt
 from ..settings import ApiKey, Settings
 from .base import Hooks, Usage
 from .catalog import prompt_too_long
-from .transport import Rejected, Reply, StreamingProvider, Transient, parse_retry_after, status_is_transient
+from .transport import (
+    Attempt,
+    Rejected,
+    Reply,
+    StreamingProvider,
+    Transient,
+    parse_retry_after,
+    status_is_transient,
+)
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 CONNECT_TIMEOUT = 10.0
@@ -104,7 +111,10 @@ class OpenAIProvider(StreamingProvider):
             self._client = httpx.Client(headers=headers)
         return self._client
 
-    def send(self, prompt: Prompt, partial: str, timeout: float, on_text: Callable[[str], None] | None) -> Reply:
+    def request_chars(self, prompt: Prompt, partial: str) -> int:
+        return super().request_chars(prompt, partial) + (len(CONTINUE) if partial else 0)
+
+    def send(self, prompt: Prompt, partial: str, timeout: float, attempt: Attempt) -> Reply:
         import httpx
 
         client = self._get_client()
@@ -117,14 +127,14 @@ class OpenAIProvider(StreamingProvider):
                     response.read()
                     raise self._status_fault(response, prompt)
                 if response.headers.get("content-type", "").startswith("application/json"):
-                    return self._whole(response.read(), on_text)  # a server that ignored "stream": true
-                return self._stream(response, on_text)
+                    return self._whole(response.read(), attempt)  # a server that ignored "stream": true
+                return self._stream(response, attempt)
         except httpx.TimeoutException as exc:
             raise Transient("timeout", f"no data within {timeout:.1f} s") from exc
         except httpx.TransportError as exc:
             raise Transient("connection failed or broke off", f"{type(exc).__name__}: {exc}") from exc
 
-    def _stream(self, response: Any, on_text: Callable[[str], None] | None) -> Reply:
+    def _stream(self, response: Any, attempt: Attempt) -> Reply:
         parts: list[str] = []
         finish: str | None = None
         usage: Usage | None = None
@@ -149,6 +159,7 @@ class OpenAIProvider(StreamingProvider):
                 raise ServiceError(f"the {self.name} service broke off the answer with {kind}: {message}")
             if chunk.get("usage"):
                 usage = _usage(chunk["usage"])
+                attempt.reported(usage)
             for choice in chunk.get("choices") or []:
                 if not isinstance(choice, dict) or choice.get("index", 0) != 0:
                     continue
@@ -156,8 +167,7 @@ class OpenAIProvider(StreamingProvider):
                 piece = delta.get("content") if isinstance(delta, dict) else None
                 if isinstance(piece, str) and piece:
                     parts.append(piece)
-                    if on_text:
-                        on_text(piece)
+                    attempt.text(piece)
                 if choice.get("finish_reason"):
                     finish = choice["finish_reason"]
         if finish is None:
@@ -169,7 +179,7 @@ class OpenAIProvider(StreamingProvider):
             usage = Usage()
         return Reply("".join(parts), STOP_REASONS.get(finish, finish), usage)
 
-    def _whole(self, raw: bytes, on_text: Callable[[str], None] | None) -> Reply:
+    def _whole(self, raw: bytes, attempt: Attempt) -> Reply:
         try:
             answer = json.loads(raw)
             choice = answer["choices"][0]
@@ -177,8 +187,8 @@ class OpenAIProvider(StreamingProvider):
             finish = choice.get("finish_reason") or "stop"
         except (ValueError, KeyError, IndexError, TypeError, AttributeError):
             raise ServiceError(f"the {self.name} service sent an answer that is not a chat completion") from None
-        if on_text and text:
-            on_text(text)
+        if text:
+            attempt.text(text)
         return Reply(text, STOP_REASONS.get(finish, finish), _usage(answer.get("usage")))
 
     def _status_fault(self, response: Any, prompt: Prompt) -> Exception:

@@ -11,7 +11,11 @@ Here:
 - an answer cut off at the output limit is continued: the partial answer goes back as the
   assistant's turn, up to MAX_CONTINUATIONS times, and the parts are joined; how the partial answer is
   sent back and how the rest is joined is the provider's (`partial_for_request`, `join`);
-- the budget (--max-cost) is asked before every request and told the usage after it.
+- the budget (--max-cost) is asked before every HTTP attempt (first requests, retries and continuations
+  alike) and told the usage after it: an answered request's counts, and what a failed attempt is known
+  to have used (`Attempt.used`);
+- the call's running counts (requests, retries, continuations) go to the hooks as they change, so a
+  call that fails still reports how many requests it made.
 """
 
 from __future__ import annotations
@@ -21,13 +25,14 @@ import random
 import time
 from collections import Counter
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 
 from ..errors import BudgetExceeded, ServiceError
 from ..prompts import Prompt
 from ..settings import Settings
-from .base import Completion, Hooks, Usage
+from .base import Completion, Hooks, Tally, Usage
+from .catalog import tokens_at_most
 
 MAX_CONTINUATIONS = 3
 BACKOFF_BASE = 1.0  # seconds before the second attempt, doubling after each failure (then jittered)
@@ -51,10 +56,59 @@ class Reply:
     usage: Usage
 
 
-@dataclass
-class _Tally:
-    requests: int = 0
-    retries: int = 0
+class Attempt:
+    """One HTTP attempt as it streams in. `send` hands it every piece of answer text (`text`, which also
+    passes it on to the console) and every token count the service reports on the way (`reported`:
+    Anthropic's message_start and message_delta, an OpenAI usage chunk), so that an attempt that breaks
+    off can still say what it used (`used`)."""
+
+    def __init__(self, on_text: Callable[[str], None] | None) -> None:
+        self._on_text = on_text
+        self.chars = 0  # characters of answer text received
+        self._reported: Usage | None = None
+        self._chars_reported = 0  # characters received when the service last reported its counts
+
+    def text(self, piece: str) -> None:
+        self.chars += len(piece)
+        if self._on_text:
+            self._on_text(piece)
+
+    def reported(self, usage: Usage) -> None:
+        self._reported = usage
+        self._chars_reported = self.chars
+
+    def used(self, request_chars: int) -> Usage:
+        """What a failed attempt is known to have used: the counts the service reported before it broke;
+        where it reported none, the request's input once answer text came back (the prompt was read), at
+        the high estimate (3 characters a token); and, when text came after the last count the service
+        gave (Anthropic's message_start says 1 output token), the output at the same high estimate if that
+        is more. Nothing at all for an attempt that got no answer (an HTTP error, a refused connection)."""
+        usage = self._reported
+        if usage is None:
+            if not self.chars:
+                return Usage()
+            usage = Usage(input_tokens=tokens_at_most(request_chars))
+        if self.chars > self._chars_reported:
+            usage = replace(usage, output_tokens=max(usage.output_tokens, tokens_at_most(self.chars)))
+        return usage
+
+
+class _Call:
+    """One `complete`: its running counts and usage, each change passed on to the hooks."""
+
+    def __init__(self, hooks: Hooks) -> None:
+        self.hooks = hooks
+        self.tally = Tally()
+        self.usage = Usage()
+
+    def count(self, **steps: int) -> None:
+        self.tally = replace(self.tally, **{name: getattr(self.tally, name) + n for name, n in steps.items()})
+        self.hooks.on_tally(self.tally)
+
+    def charge(self, usage: Usage) -> None:
+        if usage != Usage():
+            self.usage += usage
+            self.hooks.on_usage(usage)
 
 
 class Rejected(ServiceError):
@@ -133,8 +187,9 @@ class StreamingProvider:
         self.settings = settings
         self.hooks = hooks or Hooks()
 
-    def send(self, prompt: Prompt, partial: str, timeout: float, on_text: Callable[[str], None] | None) -> Reply:
-        """One streamed request for the prompt; with a partial answer, a request for the rest of it."""
+    def send(self, prompt: Prompt, partial: str, timeout: float, attempt: Attempt) -> Reply:
+        """One streamed request for the prompt; with a partial answer, a request for the rest of it. Every
+        piece of answer text and every token count the service reports goes to `attempt` as it arrives."""
         raise NotImplementedError
 
     def partial_for_request(self, text: str) -> str:
@@ -146,21 +201,21 @@ class StreamingProvider:
         character (the request sent the partial answer exactly)."""
         return text + more
 
+    def request_chars(self, prompt: Prompt, partial: str) -> int:
+        """The characters a request sends, for the budget's estimate of its input."""
+        return len(prompt.render()) + len(partial)
+
     def complete(self, prompt: Prompt, on_text: Callable[[str], None] | None = None) -> Completion:
         started = clock()
-        chars = len(prompt.render())
-        tally = _Tally()
+        call = _Call(self.hooks)
         text = ""
-        usage = Usage()
         reply: Reply | None = None
-        continuations = 0
         while True:
             # What goes back is the provider's to say (Anthropic's prefill may not end in white space);
             # `text` itself always keeps every character the service sent.
             partial = self.partial_for_request(text) if reply else ""
             try:
-                self.hooks.before_request(chars + len(partial))
-                part = self._send_with_retries(prompt, partial, on_text, tally)
+                part = self._send_with_retries(prompt, partial, on_text, call)
             except (BudgetExceeded, Rejected) as exc:
                 if reply is None:
                     raise
@@ -170,11 +225,11 @@ class StreamingProvider:
                 self.hooks.notify(f"not continuing the cut-off answer: {exc}")
                 break
             if reply is not None:
-                continuations += 1
+                call.count(continuations=1)
             reply = part
-            usage += part.usage
-            self.hooks.on_usage(part.usage)
+            call.charge(part.usage)
             text = self.join(text, part.text)
+            continuations = call.tally.continuations
             if part.stop_reason != "max_tokens" or continuations == MAX_CONTINUATIONS or not text.strip():
                 break
             self.hooks.notify(
@@ -184,32 +239,39 @@ class StreamingProvider:
         return Completion(
             text=text,
             stop_reason=reply.stop_reason,
-            usage=usage,
+            usage=call.usage,
             duration=clock() - started,
-            requests=tally.requests,
-            retries=tally.retries,
-            continuations=continuations,
+            requests=call.tally.requests,
+            retries=call.tally.retries,
+            continuations=call.tally.continuations,
         )
 
     def _send_with_retries(
-        self, prompt: Prompt, partial: str, on_text: Callable[[str], None] | None, tally: _Tally
+        self, prompt: Prompt, partial: str, on_text: Callable[[str], None] | None, call: _Call
     ) -> Reply:
-        """One request, retried on transient faults; every attempt counted in tally."""
+        """One request, retried on transient faults. Before every attempt the budget may veto it; every
+        attempt sent is counted, and what a failed one used is charged."""
         import tenacity
 
         settings = self.settings
         started = clock()
         faults: list[Transient] = []
+        chars = self.request_chars(prompt, partial)
 
         def attempt() -> Reply:
             # No attempt may wait for data past the time limit of the retries.
             remaining = settings.retry_time - (clock() - started)
             timeout = max(0.001, min(settings.request_timeout, remaining))
-            tally.requests += 1
+            self.hooks.before_request(chars)  # raises BudgetExceeded: never retried
+            call.count(requests=1, retries=1 if faults else 0)
+            progress = Attempt(on_text)
             try:
-                return self.send(prompt, partial, timeout, on_text)
-            except Transient as fault:
-                faults.append(fault)
+                return self.send(prompt, partial, timeout, progress)
+            except BaseException as exc:
+                # Whatever ended it (a fault, a stop), what the attempt used is spent.
+                call.charge(progress.used(chars))
+                if isinstance(exc, Transient):
+                    faults.append(exc)
                 raise
 
         def wait(state: tenacity.RetryCallState) -> float:
@@ -222,7 +284,6 @@ class StreamingProvider:
             return state.attempt_number >= settings.retry_attempts or out_of_time
 
         def announce(state: tenacity.RetryCallState) -> None:
-            tally.retries += 1
             self.hooks.notify(
                 f"attempt {state.attempt_number} of {settings.retry_attempts} failed: {faults[-1]}; "
                 f"retrying in {_seconds(state.upcoming_sleep)}"
