@@ -42,15 +42,20 @@ def run_two_calls(api: FakeAPI, cli, *args: str):
     return api.requests
 
 
-def test_spec_order_one_breakpoint_at_the_end_of_the_system_prompts(project: Project, api: FakeAPI, cli) -> None:
+def test_spec_order_one_breakpoint_at_the_end_of_the_shared_system_prompts(project: Project, api: FakeAPI, cli) -> None:
+    # The task prompt differs between the initial call (TASK) and the repairs (REPAIR TASK): a breakpoint
+    # on it would end a prefix no later call sends, so the initial call's cache write could never be read.
     initial, repair = run_two_calls(api, cli)
 
     system, user = layout(initial)
-    assert system == ["PS", "CM", "IQ*"]
+    assert system == ["PS", "CM*", "IQ"]
     assert user == ["--- QUERY ---", "--- CODEBASE ---"]
     system, user = layout(repair)
-    assert system == ["PS", "CM", "RQ*"]
+    assert system == ["PS", "CM*", "RQ"]
     assert user == ["--- BUILD OUTPUT ---", "--- QUERY ---", "--- CODEBASE ---", "--- FILE REPLACEMENT [wrong.txt] ---"]
+    # What makes the repair read it from the cache: everything up to the breakpoint is what the initial
+    # call sent.
+    assert repair.json["system"][:2] == initial.json["system"][:2]
 
 
 def test_cache_order_puts_the_shared_prefix_first_with_breakpoints_on_it(project: Project, api: FakeAPI, cli) -> None:
@@ -86,10 +91,19 @@ def test_prompt_orders_keep_every_section_and_mark_the_breakpoints() -> None:
 
     assert shape(initial_prompt(SYSTEM, "q", "c")) == [
         "project structure (system)",
-        "code modification (system)",
-        "initial query (system) *",
+        "code modification (system) *",
+        "initial query (system)",
         "query",
         "codebase",
+    ]
+    assert shape(repair_prompt(SYSTEM, Feedback("out"), "q", "c", {"a": "A"})) == [
+        "project structure (system)",
+        "code modification (system) *",
+        "repair query (system)",
+        "build output",
+        "query",
+        "codebase",
+        "file replacements",
     ]
     assert shape(repair_prompt(SYSTEM, Feedback("out"), "q", "c", {"a": "A"}, order="cache")) == [
         "project structure (system)",

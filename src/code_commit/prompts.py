@@ -19,7 +19,12 @@ can serve it to every call after the first:
 The task prompt (initial or repair query) moves behind the codebase because it is the one system
 prompt that differs between the initial call and the repairs; left in front, it would make the first
 repair miss the cache. A `|` above is a cache breakpoint (`Section.cache`). In the spec's order only
-the system prompts lead every call, so the one breakpoint is at their end.
+[project structure][code modification] lead every call (the task prompt after them differs), so the
+one breakpoint is there:
+
+    initial: [project structure][code modification] | [initial query][query][codebase]
+    repair:  [project structure][code modification] | [repair query][build output][query][codebase]
+             [file replacements]
 """
 
 from __future__ import annotations
@@ -182,9 +187,10 @@ def _ordered(
                 *tail,
             )
         )
-    # The spec's order: the build output comes before the query and the codebase.
+    # The spec's order: the task prompt and the build output come before the query and the codebase, so
+    # the prefix every call shares ends with the code-modification prompt.
     return Prompt(
-        (structure, modification, replace(task, cache=True), *tail[:1], query_section, codebase_section, *tail[1:])
+        (structure, replace(modification, cache=True), task, *tail[:1], query_section, codebase_section, *tail[1:])
     )
 
 
