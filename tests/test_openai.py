@@ -191,7 +191,8 @@ def test_request_errors_are_not_retried(project: Project, api: FakeAPI, openai, 
 def test_a_context_length_error_exits_3_with_the_fix(project: Project, api: FakeAPI, openai) -> None:
     body = {
         "error": {
-            "message": "This model's maximum context length is 8192 tokens.",
+            "message": "This model's maximum context length is 8192 tokens. However, your messages resulted in "
+            "9500 tokens. Please reduce the length of the messages.",
             "type": "invalid_request_error",
             "code": "context_length_exceeded",
         }
@@ -202,6 +203,84 @@ def test_a_context_length_error_exits_3_with_the_fix(project: Project, api: Fake
 
     assert result.exit_code == 3
     assert "the prompt is too long for gpt-fake" in result.stderr and "Shrink the rollup" in result.stderr
+    assert "--max-tokens" not in result.stderr
+
+
+VLLM_TOO_LONG = (
+    "This model's maximum context length is 8192 tokens. However, you requested 33466 tokens (1466 in the "
+    "messages, 32000 in the completion). Please reduce the length of the messages or completion."
+)
+
+
+@pytest.mark.parametrize(
+    ("body", "at_most"),
+    [
+        pytest.param(
+            {"object": "error", "message": VLLM_TOO_LONG, "type": "BadRequestError", "code": 400},
+            "6,726",
+            id="vLLM, error at the top level",
+        ),
+        pytest.param({"error": {"message": VLLM_TOO_LONG, "type": "BadRequestError"}}, "6,726", id="nested"),
+        pytest.param(
+            {
+                "object": "error",
+                "message": "'max_tokens' is too large: 32000. This model's maximum context length is 8192 tokens "
+                "and your request has 1466 input tokens (32000 > 8192 - 1466).",
+                "type": "BadRequestError",
+            },
+            "6,726",
+            id="vLLM, newer wording",
+        ),
+        pytest.param(
+            {
+                "error": {
+                    "message": "max_tokens is too large: 32000. This model supports at most 16384 completion tokens, "
+                    "whereas you provided 32000.",
+                    "type": "invalid_request_error",
+                    "code": "invalid_value",
+                }
+            },
+            "16,384",
+            id="OpenAI, above the model's output limit",
+        ),
+    ],
+)
+def test_a_refused_output_limit_says_to_lower_max_tokens(
+    project: Project, api: FakeAPI, openai, body: dict, at_most: str
+) -> None:
+    api.status(400, body=body)
+
+    result = openai()
+
+    assert result.exit_code == 3
+    assert "refused the output limit of 32,000 tokens for gpt-fake, not the prompt" in result.stderr
+    assert f"Lower --max-tokens (the max_tokens setting) to at most {at_most}." in result.stderr
+    assert "Shrink the rollup" not in result.stderr
+
+
+def test_a_context_error_with_a_prompt_that_fits_blames_the_output_limit(
+    project: Project, api: FakeAPI, openai
+) -> None:
+    # The message gives only the context; the prompt (under 2,000 tokens by any estimate) fits it, so the
+    # 32,000 tokens of output asked for are what does not.
+    body = {"error": {"message": "This model's maximum context length is 8192 tokens.", "code": "context_length"}}
+    api.status(400, body=body)
+    api.status(400, body=body)
+
+    result = openai()
+    assert "Lower --max-tokens" in result.stderr and "Shrink the rollup" not in result.stderr
+
+    result = openai("--max-tokens", "1000")  # then the prompt must be what does not fit
+    assert "the prompt is too long for gpt-fake" in result.stderr
+
+
+def test_an_error_at_the_top_level_of_the_body_keeps_its_message(project: Project, api: FakeAPI, openai) -> None:
+    api.status(400, body={"object": "error", "message": "tools are not supported", "type": "BadRequestError"})
+
+    result = openai()
+
+    assert result.exit_code == 3
+    assert "answered HTTP 400 BadRequestError: tools are not supported" in result.stderr
 
 
 def test_giving_up_exits_3(project: Project, api: FakeAPI, openai) -> None:

@@ -17,13 +17,15 @@ redaction are the same as for Anthropic; only the wire differs:
 from __future__ import annotations
 
 import json
+import re
+from dataclasses import dataclass
 from typing import Any
 
 from ..errors import ServiceError
 from ..prompts import Prompt
 from ..settings import ApiKey, Settings
 from .base import Hooks, Usage
-from .catalog import prompt_too_long
+from .catalog import prompt_too_long, tokens_at_most
 from .transport import (
     Attempt,
     Rejected,
@@ -80,14 +82,61 @@ def _usage(raw: Any) -> Usage:
 
 
 def _error_of(payload: Any) -> tuple[str, str]:
-    """(type or code, message) of an OpenAI-style error body."""
-    error = payload.get("error") if isinstance(payload, dict) else None
-    if isinstance(error, dict):
-        kind = str(error.get("type") or error.get("code") or "")
-        return kind, str(error.get("message") or "")
+    """(type or code, message) of an OpenAI-style error body: {"error": {...}}, {"error": "..."}, or the
+    error itself at the top level, as vLLM sends it ({"object": "error", "message": ..., "type": ...})."""
+    if not isinstance(payload, dict):
+        return "", ""
+    error = payload.get("error")
     if isinstance(error, str):
         return "", error
-    return "", ""
+    if not isinstance(error, dict):
+        error = payload if payload.get("object") == "error" or "message" in payload else {}
+    kind = str(error.get("type") or error.get("code") or "")
+    return kind, str(error.get("message") or "")
+
+
+# What a refusal's message may say about the model's limits (OpenAI's, vLLM's and others' wording).
+_CONTEXT = re.compile(r"maximum context length is (\d+)|context (?:length|window|size) (?:is|of) (\d+)", re.I)
+_PROMPT = re.compile(
+    r"\((\d+) in the messages|(\d+) input tokens|messages resulted in (\d+) tokens"
+    r"|prompt (?:has|contains) (\d+) tokens",
+    re.I,
+)
+_OUTPUT_CAP = re.compile(r"at most (\d+) completion tokens", re.I)
+_MAX_TOKENS = re.compile(r"max_(?:completion_)?tokens\W{0,3}(?:is )?too large|in the completion", re.I)
+
+
+def _number(pattern: re.Pattern[str], text: str) -> int | None:
+    match = pattern.search(text)
+    return None if match is None else int(next(group for group in match.groups() if group))
+
+
+@dataclass(frozen=True)
+class OutputLimitTooLarge:
+    """A request refused for its output limit (max_tokens), not its prompt."""
+
+    fits: int | None  # the largest max_tokens that would fit, when the service's numbers tell
+
+
+def output_limit_problem(message: str, prompt_chars: int, max_tokens: int) -> OutputLimitTooLarge | None:
+    """Whether a refusal's message says, or its numbers show, that the trouble is the requested output
+    limit rather than the prompt.
+
+    Servers that check prompt + max_tokens against the context (vLLM, OpenAI's older models) refuse with
+    "maximum context length is C tokens ... (P in the messages, M in the completion)". Where the message
+    gives C but not P, the prompt is counted at 3 characters a token (a high estimate): a prompt that fits
+    even so is not the trouble."""
+    cap = _number(_OUTPUT_CAP, message)
+    if cap is not None:
+        return OutputLimitTooLarge(cap)
+    context = _number(_CONTEXT, message)
+    prompt = _number(_PROMPT, message)
+    if context is not None and prompt is None and tokens_at_most(prompt_chars) < context:
+        prompt = tokens_at_most(prompt_chars)
+    if context is not None and prompt is not None:
+        room = context - prompt
+        return OutputLimitTooLarge(room) if 0 < room < max_tokens else None
+    return OutputLimitTooLarge(None) if _MAX_TOKENS.search(message) else None
 
 
 class OpenAIProvider(StreamingProvider):
@@ -217,10 +266,24 @@ class OpenAIProvider(StreamingProvider):
                 f"the {self.name} service has no {self.settings.model} or no endpoint at {self.url} "
                 f"(HTTP 404: {message}); check --model and --base-url (it usually ends in /v1)"
             )
+        if not message:
+            message = response.text[:300].strip() or "(no message)"
         text = f"{kind} {message}".lower()
+        chars = len(prompt.render())
+        too_large = output_limit_problem(message, chars, self.settings.max_tokens) if status == 400 else None
+        if too_large is not None:
+            return Rejected(self._output_limit_message(too_large, message))
         if status == 413 or (status == 400 and ("context" in text and ("length" in text or "window" in text))):
-            return Rejected(prompt_too_long(self.settings.model, len(prompt.render()), f"HTTP {status}: {message}"))
+            return Rejected(prompt_too_long(self.settings.model, chars, f"HTTP {status}: {message}"))
         if status_is_transient(status, headers):
             return Transient(f"HTTP {status} {kind}".strip(), message, parse_retry_after(headers))
         failure = Rejected if status == 400 else ServiceError
         return failure(f"the {self.name} service answered HTTP {status} {kind}: {message}".replace("  ", " "))
+
+    def _output_limit_message(self, too_large: OutputLimitTooLarge, message: str) -> str:
+        at_most = "" if too_large.fits is None else f" to at most {too_large.fits:,}"
+        return (
+            f"the {self.name} service refused the output limit of {self.settings.max_tokens:,} tokens for "
+            f"{self.settings.model}, not the prompt (HTTP 400: {message}). "
+            f"Lower --max-tokens (the max_tokens setting){at_most}."
+        )
