@@ -374,3 +374,22 @@ def test_openai_base_url_from_the_environment(project: Project, api: FakeAPI, cl
     assert result.exit_code == 0, result.stderr
     assert api.requests[0].path == "/v1/chat/completions"
     assert "authorization" not in api.requests[0].headers
+
+
+def test_config_says_a_local_server_needs_no_key(project: Project, api: FakeAPI, openai, monkeypatch) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY")
+    result = openai("config")
+
+    assert result.exit_code == 0
+    line = next(line for line in result.stdout.splitlines() if line.startswith("api_key"))
+    assert "(none)  # not needed for a server at a base URL of your choosing: no key configured" in line
+    assert "Set OPENAI_API_KEY" not in line
+    key = json.loads(openai("config", "--json").stdout)["api_key"]
+    assert key["value"] is None and key["needed"] is False and "problem" not in key
+
+
+def test_config_still_says_the_default_openai_endpoint_needs_a_key(project: Project, cli) -> None:
+    result = cli("--provider", "openai", "--model", "gpt-fake", "config")
+
+    assert result.exit_code == 0
+    assert "no API key configured for openai. Set OPENAI_API_KEY" in result.stdout

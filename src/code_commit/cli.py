@@ -268,13 +268,14 @@ def config(
 
     def action(console: Any) -> int:
         from .configfile import as_json, report
-        from .settings import load_settings, resolve_api_key
+        from .settings import key_is_optional, load_settings, resolve_api_key
 
         root = Path.cwd()
         loaded = load_settings(root, flags=flags)
         key = problem = None
         try:
-            key = resolve_api_key(root, loaded.settings.provider)
+            optional = key_is_optional(loaded.settings, os.environ)
+            key = resolve_api_key(root, loaded.settings.provider, optional=optional)
         except CodeCommitError as exc:
             problem = str(exc)
         _stdout((as_json if json_output else report)(loaded, key, problem))

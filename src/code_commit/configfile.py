@@ -64,19 +64,30 @@ def report(loaded: LoadedSettings, key: ApiKey | None, key_problem: str | None) 
         value = getattr(loaded.settings, name)
         shown = "(unset)" if value is None else toml_value(value)
         lines.append(f"{name:<{width}} = {shown}  # {loaded.sources[name]}\n")
-    if key is not None:
+    if key is not None and not key.value:
+        lines.append(f"{'api_key':<{width}} = (none)  # {_no_key_needed(key)}\n")
+    elif key is not None:
         lines.append(f"{'api_key':<{width}} = {json.dumps(censor(key.value))}  # {key.source}\n")
     else:
         lines.append(f"{'api_key':<{width}} = (none)  # {key_problem}\n")
     return "".join(lines)
 
 
+def _no_key_needed(key: ApiKey) -> str:
+    """An empty key: a server at a base URL of the user's choosing (llama.cpp, Ollama) may take none."""
+    return f"not needed for a server at a base URL of your choosing: {key.source}, so none is sent"
+
+
 def as_json(loaded: LoadedSettings, key: ApiKey | None, key_problem: str | None) -> str:
     settings: Mapping[str, Any] = dataclasses.asdict(loaded.settings)
+    if key is not None and not key.value:
+        api_key: dict[str, Any] = {"value": None, "needed": False, "source": _no_key_needed(key)}
+    elif key is not None:
+        api_key = {"value": censor(key.value), "source": key.source}
+    else:
+        api_key = {"value": None, "problem": key_problem}
     data = {
         "settings": {name: {"value": value, "source": loaded.sources[name]} for name, value in settings.items()},
-        "api_key": {"value": censor(key.value), "source": key.source}
-        if key
-        else {"value": None, "problem": key_problem},
+        "api_key": api_key,
     }
     return json.dumps(data, indent=2) + "\n"
