@@ -3,10 +3,13 @@ fake. Same prompts, retries, continuations, usage and redaction as the Anthropic
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 
 import pytest
+
+from code_commit.settings import Settings
 
 from fakeapi import FakeAPI
 from support import Project, git
@@ -374,6 +377,11 @@ def test_openai_base_url_from_the_environment(project: Project, api: FakeAPI, cl
     assert result.exit_code == 0, result.stderr
     assert api.requests[0].path == "/v1/chat/completions"
     assert "authorization" not in api.requests[0].headers
+    # ... as the setting's documentation (and so the config template) says.
+    from code_commit.configfile import template
+
+    (doc,) = (f.metadata["doc"] for f in dataclasses.fields(Settings) if f.name == "base_url")
+    assert "OPENAI_BASE_URL for openai" in doc and f"# {doc}\n" in template()
 
 
 def test_config_says_a_local_server_needs_no_key(project: Project, api: FakeAPI, openai, monkeypatch) -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from datetime import UTC, datetime, timedelta
 from email.utils import format_datetime
+from pathlib import Path
 
 import pytest
 
@@ -212,6 +213,12 @@ def test_x_should_retry_false_is_obeyed(project: Project, api: FakeAPI, cli) -> 
     assert result.exit_code == 3
     assert len(api.requests) == 1
     assert "HTTP 503" in result.stderr
+
+
+def test_the_readme_s_retry_rules_say_what_x_should_retry_does() -> None:
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    retries = readme[readme.index("**Retries.**") : readme.index("**Cut-off answers.**")]
+    assert "`x-should-retry: false` is not\nretried, 5xx included" in retries
 
 
 def test_an_unexpected_error_event_in_the_stream_is_not_retried(project: Project, api: FakeAPI, cli) -> None:

@@ -48,7 +48,8 @@ class Settings:
     max_tokens: int = _setting(32000, "Output-token limit of one model call.")
     base_url: str | None = _setting(
         None,
-        "Endpoint of the provider; unset means ANTHROPIC_BASE_URL or the provider's default.",
+        "Endpoint of the provider; unset means ANTHROPIC_BASE_URL (OPENAI_BASE_URL for openai) or the "
+        "provider's default.",
         "https://api.anthropic.com",
     )
     max_repairs: int = _setting(3, "Repair queries after the initial one (the spec's three).")
