@@ -123,6 +123,21 @@ def test_a_refused_answer_writes_nothing_exits_7_and_is_logged(big: Project, cli
     assert "inside a .git directory" in logged["refused.txt"] and "answer.txt" in logged
 
 
+def test_a_path_that_is_not_utf8_is_refused_in_text_and_json(big: Project, cli) -> None:
+    # JSON can spell lone surrogates; no such name may reach the disk, and the report still prints.
+    before = status(big)
+    entries = [
+        {"file": name, "action": "create_file", "changes": [{"original_lines": [], "changed_lines": ["hi"]}]}
+        for name in ("x\udcff.txt", "y\ud800.txt")
+    ]
+    for flags in ((), ("--json",)):
+        result = cli("apply", *flags, "-", input=json.dumps(entries))
+        assert result.exit_code == 7, result.output
+        assert result.stdout.count("not valid UTF-8") == 2
+    assert json.loads(result.stdout)["problems"][0]["path"] == "x\udcff.txt"
+    assert status(big) == before and sorted(p.name for p in big.root.iterdir() if p.name.startswith(("x", "y"))) == []
+
+
 def test_build_runs_only_with_build_and_its_result_sets_the_exit_code(big: Project, cli) -> None:
     big.build_script("grep -q 'return -7$' big.py\n")
     result = cli("apply", "--build", "-", input=EDIT)

@@ -52,6 +52,10 @@ def test_ordinary_paths_pass(root: Path, path: str) -> None:
         ("/".join(["d"] * 2100), "4096 bytes"),
         ("d/" * 2047 + "abc", "4096 bytes"),  # 4097 bytes
         ("c:x.py", "drive-letter"),
+        # Lone surrogates (a JSON answer can spell them, "\udcff"): no UTF-8 file name.
+        ("x\udcff.txt", "not valid UTF-8"),
+        ("src/x\ud800.txt", "not valid UTF-8"),
+        ("\udc80/a.txt", "not valid UTF-8"),
     ],
 )
 def test_path_syntax_rules(root: Path, path: str, rule: str) -> None:

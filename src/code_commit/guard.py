@@ -68,6 +68,12 @@ def syntax_refusal(path: str) -> str | None:
     """The rule a path breaks by its spelling alone, or None."""
     if not path.strip():
         return "the path is empty"
+    try:
+        path.encode("utf-8")
+    except UnicodeEncodeError:
+        # A lone surrogate (from a JSON escape such as "\udcff") would become a file name that is
+        # not UTF-8, or no file name at all: git would show it mangled, if at all.
+        return "the path is not valid UTF-8 (it contains a lone surrogate code point)"
     if path != path.strip():
         return "the path has leading or trailing whitespace"
     if _CONTROL.search(path):
@@ -80,7 +86,7 @@ def syntax_refusal(path: str) -> str | None:
         return "drive-letter paths are not allowed"
     if path.endswith("/"):
         return "the path ends with a slash (a directory, not a file)"
-    if len(path.encode("utf-8", "surrogatepass")) > MAX_PATH_BYTES:
+    if len(path.encode("utf-8")) > MAX_PATH_BYTES:
         return f"the path is longer than {MAX_PATH_BYTES} bytes"
     for segment in path.split("/"):
         if segment == "":
@@ -89,7 +95,7 @@ def syntax_refusal(path: str) -> str | None:
             return "'..' segments (path traversal) are not allowed"
         if segment == ".":
             return "'.' segments are not allowed"
-        if len(segment.encode("utf-8", "surrogatepass")) > MAX_SEGMENT_BYTES:
+        if len(segment.encode("utf-8")) > MAX_SEGMENT_BYTES:
             return f"a path segment is longer than {MAX_SEGMENT_BYTES} bytes"
     return None
 
