@@ -8,8 +8,9 @@ A path passes only if it is a plain relative path (no `.`/`..`, no empty segment
 backslashes, drive letters or control characters, within the length limits), it is not a
 protected name (compared as macOS and Windows compare names, on every OS) nor matched by the
 user's `protected_patterns`, no component on disk is a symlink, it is not inside a nested git
-repository, it stays inside the root, git would not ignore it, and git's index does not hide its
-changes (assume-unchanged, skip-worktree).
+repository (a folder with a `.git`, or a submodule in git's index, initialized or not), it stays
+inside the root, git would not ignore it, and git's index does not hide its changes
+(assume-unchanged, skip-worktree).
 """
 
 from __future__ import annotations
@@ -126,6 +127,7 @@ class Guard:
         self.ignore, self._prefix = IgnoreRules.for_root(self.root, git)
         self.protected = ProtectedPatterns(extra_patterns)
         self._directories: dict[str, str | object | None] = {}  # see _directory_state
+        self._gitlinks = frozenset(fold(link) for link in self.ignore.setup.gitlinks)
 
     @property
     def warnings(self) -> list[str]:
@@ -146,7 +148,7 @@ class Guard:
                 rule = (
                     f"it matches the protected pattern {by.pattern!r} (protected_patterns in agent-config/config.toml)"
                 )
-        rule = rule or self._disk_refusal(path, deleting)
+        rule = rule or self._index_refusal(path) or self._disk_refusal(path, deleting)
         if rule is None:
             ignored = self.ignore.ignored_by(self._prefix + path)
             if ignored is not None:
@@ -154,6 +156,28 @@ class Guard:
             elif self._prefix + path in self.ignore.setup.hidden:
                 rule = "git's index marks it assume-unchanged or skip-worktree, so git status would not show the change"
         return Refusal(path, rule) if rule else None
+
+    def _index_refusal(self, path: str) -> str | None:
+        """What git's index says about the path before anything is looked at on disk."""
+        setup = self.ignore.setup
+        if setup.index_error is not None:
+            return (
+                f"git could not read this repository's index ({setup.index_error}), so code-commit cannot "
+                "tell what git status would show; fix the repository (run git status to see why)"
+            )
+        if setup.gitlinks:
+            # Folded as a case-insensitive file system compares names: on macOS Vendor/Lib/x is vendor/lib/x.
+            parts = fold(self._prefix + path).split("/")
+            for n in range(1, len(parts) + 1):
+                if "/".join(parts[:n]) in self._gitlinks:
+                    link = "/".join((self._prefix + path).split("/")[:n])
+                    inside = link.startswith(self._prefix)  # else the project lies inside the submodule
+                    where = link[len(self._prefix) :] if inside else f"{link} (around the project)"
+                    return (
+                        f"{where} is a submodule (a nested git repository in git's index, initialized or not); "
+                        "git status of this project would not show changes inside it"
+                    )
+        return None
 
     def _disk_refusal(self, path: str, deleting: bool) -> str | None:
         """What is on disk along the path. With no `..`, no absolute path and no symlink component
