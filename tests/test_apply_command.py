@@ -101,6 +101,7 @@ def test_check_reports_every_problem_as_structured_text_and_exits_7(big: Project
 
 def test_check_json_gives_the_problems_as_data(big: Project, cli) -> None:
     big.write("dup.py", "a = 1\nb = 2\na = 1\n")
+    git(big.root, "add", "dup.py")  # an untracked file may not be changed: git diff could not show it
     result = cli("apply", "--check", "--json", "-", input="^^^dup.py\n^^^search\na = 1\n^^^replace\na = 2\n^^^end\n")
     assert result.exit_code == 7
     report = json.loads(result.stdout)

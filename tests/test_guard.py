@@ -219,6 +219,40 @@ def test_uninitialized_submodules_are_refused(clone_with_a_submodule: Path) -> N
     assert refusal is not None and "vendor/lib (around the project) is a submodule" in refusal.rule
 
 
+def test_untracked_files_are_refused_unless_the_run_created_them(root: Path) -> None:
+    # git status shows an untracked file as "??" whatever its content, and git diff not at all:
+    # a change or a deletion would be invisible, and the original lost.
+    git(root, "init", "-q")
+    (root / "notes.txt").write_text("the supervisor's notes\n")
+    (root / "src" / "staged.py").write_text("x\n")
+    git(root, "add", ".gitignore", "src/staged.py")  # tracked once added, even before a commit
+    guard = Guard(root)
+    for path in ("notes.txt", "src/app.py"):
+        refusal = guard.check_write(path)
+        assert refusal is not None and f"{path} is not tracked by git" in refusal.rule, path
+        assert f"git add {path} first" in refusal.rule
+        refusal = guard.check_delete(path)
+        assert refusal is not None and "could not show this deletion" in refusal.rule, path
+    assert guard.check_write("src/staged.py") is None and guard.check_delete("src/staged.py") is None
+    assert guard.check_write("brand/new.txt") is None, "new files show in git status"
+    assert guard.check_delete("never/was.txt") is None, "deleting a missing file stays a no-op"
+    # Files earlier answers of the same run created are the run's own: writable and deletable.
+    created = Guard(root, created=["notes.txt"])
+    assert created.check_write("notes.txt") is None and created.check_delete("notes.txt") is None
+    assert created.check_write("src/app.py") is not None
+    # A project in a subfolder of the repository: the index names files from the top.
+    git(root, "add", "src/app.py")
+    assert Guard(root / "src").check_write("app.py") is None
+    (root / "src" / "loose.py").write_text("x\n")
+    assert Guard(root / "src").check_write("loose.py") is not None
+
+
+def test_outside_a_repository_existing_files_stay_writable(root: Path) -> None:
+    # No index, no git status to keep truthful: the untracked-file rule does not apply.
+    assert not (root / ".git").exists()
+    assert Guard(root).check_write("src/app.py") is None and Guard(root).check_delete("src/app.py") is None
+
+
 def test_delete_rules(root: Path) -> None:
     (root / "debug.log").write_text("x\n")
     os.symlink(root / "src" / "app.py", root / "alias.py")

@@ -45,6 +45,7 @@ def summary_file(data: dict) -> dict:
 def test_json_on_success(project: Project, api: FakeAPI, cli) -> None:
     api.reply("^^^gone.txt\n^^^delete\n^^^wrong.txt\nno\n^^^end\n", usage={"input_tokens": 100, "output_tokens": 7})
     project.write("gone.txt", "bye\n")
+    git(project.root, "add", "gone.txt")  # an untracked file may not be deleted: git status could not show it
     api.reply(FIX, usage={"input_tokens": 120, "output_tokens": 9, "cache_read_input_tokens": 50})
     result = cli("--json")
     assert result.exit_code == 0
@@ -250,6 +251,7 @@ def test_log_retention_keeps_the_newest_runs(project: Project, api: FakeAPI, cli
     for _ in range(3):
         api.reply(FIX)
         assert cli().exit_code == 0
+        git(project.root, "add", "-A")  # the supervisor keeps the result: the next run may write fixed.txt again
     assert (logs / "my-notes").is_dir(), "only run folders are pruned"
     runs = [p for p in project.run_dirs() if p.name != "my-notes"]
     assert len(runs) == 2

@@ -9,8 +9,9 @@ backslashes, drive letters or control characters, within the length limits), it 
 protected name (compared as macOS and Windows compare names, on every OS) nor matched by the
 user's `protected_patterns`, no component on disk is a symlink, it is not inside a nested git
 repository (a folder with a `.git`, or a submodule in git's index, initialized or not), it stays
-inside the root, git would not ignore it, and git's index does not hide its changes
-(assume-unchanged, skip-worktree).
+inside the root, git would not ignore it, git's index does not hide its changes
+(assume-unchanged, skip-worktree), and, if it exists, git tracks it or this run created it (an
+untracked file's change or deletion would show in neither `git status` nor `git diff`).
 """
 
 from __future__ import annotations
@@ -120,12 +121,21 @@ def protected_refusal(path: str) -> str | None:
 class Guard:
     """Path policy for one project root, given the ignore rules and what is on disk now."""
 
-    def __init__(self, root: Path, extra_patterns: Iterable[str] = (), git: GitSetup | None = None) -> None:
+    def __init__(
+        self,
+        root: Path,
+        extra_patterns: Iterable[str] = (),
+        git: GitSetup | None = None,
+        created: Iterable[str] = (),
+    ) -> None:
         """`extra_patterns`: the user's protected patterns (raises ValueError if one can never match).
-        `git`: git's ignore configuration; None reads it with `git config`."""
+        `git`: git's ignore configuration and index; None reads them with `git config` and `git ls-files`.
+        `created`: the files (relative to `root`) that earlier answers of this run created: untracked,
+        yet the run's own, so later answers may change or delete them."""
         self.root = root.resolve()
         self.ignore, self._prefix = IgnoreRules.for_root(self.root, git)
         self.protected = ProtectedPatterns(extra_patterns)
+        self.created = frozenset(created)
         self._directories: dict[str, str | object | None] = {}  # see _directory_state
         self._gitlinks = frozenset(fold(link) for link in self.ignore.setup.gitlinks)
 
@@ -155,7 +165,21 @@ class Guard:
                 rule = f"it is ignored by git ({ignored}), so git status would not show the change"
             elif self._prefix + path in self.ignore.setup.hidden:
                 rule = "git's index marks it assume-unchanged or skip-worktree, so git status would not show the change"
+            elif self._untracked(path):
+                change = "deletion" if deleting else "change"
+                rule = (
+                    f"{path} is not tracked by git, so git diff could not show this {change} and the file's "
+                    f"content would be lost; git add {path} first (or commit it) to let the model change it"
+                )
         return Refusal(path, rule) if rule else None
+
+    def _untracked(self, path: str) -> bool:
+        """An existing file that git's index does not have and this run did not create. Outside a
+        repository (no index) nothing is: there is no git status to keep truthful."""
+        tracked = self.ignore.setup.tracked
+        if tracked is None or self._prefix + path in tracked or path in self.created:
+            return False
+        return os.path.lexists(self.root / path)  # the checks above made every component a real folder
 
     def _index_refusal(self, path: str) -> str | None:
         """What git's index says about the path before anything is looked at on disk."""

@@ -37,6 +37,10 @@ class Originals:
             if change.path not in self.files:
                 self.files[change.path] = _original(root, change.path)
 
+    def created(self) -> frozenset[str]:
+        """The files the run created (they did not exist when it first touched them)."""
+        return frozenset(path for path, original in self.files.items() if original.content is None)
+
     def patch(self, root: Path) -> str:
         """The run's net change to the tree, as a git-style patch (`git apply` replays it)."""
         parts = []

@@ -125,7 +125,7 @@ def repair_loop(run: RunContext) -> None:
             ).redacted(log.redact)
         completion = ask(run, prompt, call, calls)
 
-        guard = Guard(workspace.root, settings.protected_patterns)
+        guard = Guard(workspace.root, settings.protected_patterns, created=outcome.originals.created())
         try:
             plan = accept_answer(workspace.root, completion, settings, guard)
             approved = approve(workspace.root, plan, call, settings, log, console)  # --review, --diff
