@@ -165,6 +165,31 @@ def test_a_path_written_as_a_file_and_used_as_a_folder_is_refused(root: Path) ->
     plan_changes(root, [WriteFile("a/b", "x\n"), DeleteFile("a/b"), WriteFile("a/b/c", "y\n")], Guard(root))
 
 
+@pytest.mark.parametrize(
+    "edit",
+    [
+        WriteFile("docs/private.txt", "new\n"),
+        EditFile("docs/private.txt", (Replacement("secret\n", "public\n"),)),
+        DeleteFile("docs/private.txt"),
+    ],
+)
+def test_a_file_that_cannot_be_read_is_refused_by_name(root: Path, monkeypatch: pytest.MonkeyPatch, edit) -> None:
+    # The tests run as root, who reads anything: fail the read as it fails for another user.
+    real = Path.read_bytes
+
+    def read_bytes(self: Path) -> bytes:
+        if self.name == "private.txt":
+            raise PermissionError(errno.EACCES, "Permission denied", str(self))
+        return real(self)
+
+    monkeypatch.setattr(Path, "read_bytes", read_bytes)
+    with pytest.raises(PlanRefused) as caught:
+        plan_changes(root, [WriteFile("fine.txt", "ok\n"), edit], Guard(root, git=GitSetup()))
+    (problem,) = caught.value.problems
+    assert problem.kind == "unreadable" and problem.path == "docs/private.txt"
+    assert problem.message.startswith("'docs/private.txt': the file cannot be read (Permission denied)")
+
+
 def test_apply_writes_creates_parents_keeps_modes_and_deletes(root: Path) -> None:
     apply_plan(root, multi_file_plan(root), journal_of(root))
     assert (root / "run.sh").read_text() == "#!/bin/sh\necho new\n"
