@@ -396,6 +396,44 @@ def test_a_target_that_became_a_directory_fails_cleanly(root: Path) -> None:
     assert snapshot(root) == before
 
 
+@pytest.mark.parametrize(
+    ("call", "fails", "path"),
+    [
+        ("open", lambda args: str(args[0]).startswith(".code-commit-") and "guide" not in str(args[0]), None),
+        ("rename", lambda args: str(args[1]) == "notes.md", "docs/deeper/notes.md"),
+        ("unlink", lambda args: str(args[0]) == "private.txt", "docs/private.txt"),
+        ("mkdir", lambda args: str(args[0]) == "deeper", "docs/deeper"),
+        ("fsync", lambda args: ".code-commit-" in os.readlink(f"/proc/self/fd/{args[0]}"), None),  # names no file
+    ],
+)
+def test_a_failed_write_names_the_project_path(
+    root: Path, monkeypatch: pytest.MonkeyPatch, call: str, fails: Callable, path: str | None
+) -> None:
+    """Not the temp file ('.code-commit-4dbb3981-1.tmp: Permission denied'), not a bare last component."""
+    real = getattr(tree_module.Syscalls, call)
+    failed: list[tuple] = []
+
+    def failing(*args, **kwargs):
+        if not failed and fails(args):
+            failed.append(args)
+            raise PermissionError(errno.EACCES, "Permission denied", *([] if call == "fsync" else args[:1]))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(tree_module.SYSCALLS, call, failing)
+    monkeypatch.setattr(tree_module, "syncfs_available", lambda: False)  # an fsync per file
+    plan = multi_file_plan(root)
+    before = snapshot(root)
+    with pytest.raises(ApplyFailed) as caught:
+        apply_plan(root, plan, journal_of(root))
+    (message,) = caught.value.reasons
+    assert failed and ".code-commit-" not in message
+    named = message.removeprefix("applying the answer failed (").split(": Permission denied)")[0]
+    assert named in [c.path for c in plan.changes] + ["new", "new/dir", "docs/deeper"], message
+    if path is not None:
+        assert named == path
+    assert snapshot(root) == before
+
+
 def test_a_folder_swapped_for_a_symlink_is_never_written_through(
     root: Path, tmp_path_factory: pytest.TempPathFactory
 ) -> None:
