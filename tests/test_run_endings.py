@@ -166,6 +166,47 @@ def test_revert_on_failure_restores_the_tree_exactly_and_keeps_the_proposal(
     assert project.read("new/deep/file.txt") == "new\n" and not (project.root / "old.txt").exists()
 
 
+def test_revert_on_failure_never_follows_a_symlink_the_build_made(
+    project: Project, api: FakeAPI, cli, tmp_path: Path
+) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "keep.txt").write_text("VICTIM keep\n")
+    (outside / "new.txt").write_text("VICTIM new\n")
+    project.write("lib/keep.txt", "original keep\n")
+    project.write("lib/other.txt", "other\n")
+    project.commit_all()
+    # Model-written code runs in the build: it swaps lib/ for a symlink to a folder outside the root.
+    project.build_script(f"if [ ! -L lib ]; then mv lib lib.bak && ln -s {outside} lib; fi\nexit 1\n")
+    api.reply("^^^lib/keep.txt\nmodel keep\n^^^end\n^^^lib/new.txt\nmodel new\n^^^end\n^^^app.txt\nchanged\n^^^end\n")
+    result = cli("--revert-on-failure", "--json", env={"CODE_COMMIT_MAX_REPAIRS": "0"})
+    assert result.exit_code == 1
+    data = record(result)
+    assert {p.name: p.read_text() for p in outside.iterdir()} == {
+        "keep.txt": "VICTIM keep\n",
+        "new.txt": "VICTIM new\n",
+    }
+    assert data["reverted"] is False, "two files could not be reverted"
+    assert result.stderr.count("lib is a symlink now; left as it is") == 2
+    assert project.read("app.txt") == "hello\n", "the rest is still reverted"
+    patch = Path(data["patch"]).read_text()
+    assert "VICTIM" not in patch, "nothing outside the root is read into the patch"
+    assert "# code-commit: lib/keep.txt is left out of this patch: lib is a symlink now" in patch
+    assert "-hello\n+changed\n" in patch
+
+
+def test_revert_on_failure_removes_every_folder_the_run_created(project: Project, api: FakeAPI, cli) -> None:
+    project.write("kept/mine.txt", "the supervisor's\n")
+    project.commit_all()
+    api.reply("^^^a/x.txt\nx\n^^^end\n^^^kept/new/n.txt\nn\n^^^end\n")
+    api.reply("^^^a/b/y.txt\ny\n^^^end\n^^^a/b/c/d/z.txt\nz\n^^^end\n")
+    result = cli("--revert-on-failure", "--json", env={"CODE_COMMIT_MAX_REPAIRS": "1"})
+    assert result.exit_code == 1 and record(result)["reverted"] is True
+    assert not (project.root / "a").exists(), "a/ is removed once a/b/ is, whatever order the files came in"
+    assert not (project.root / "kept" / "new").exists() and project.read("kept/mine.txt") == "the supervisor's\n"
+    assert git(project.root, "status", "--porcelain") == ""
+
+
 def test_revert_on_failure_keeps_a_passing_result(project: Project, api: FakeAPI, cli) -> None:
     api.reply(FIX)
     data = record(cli("--revert-on-failure", "--json"))

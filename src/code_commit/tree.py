@@ -156,8 +156,9 @@ class Tree:
     def lstat(self, path: str) -> os.stat_result | None:
         """The entry itself (never what a link points to), or None if it or a parent is missing."""
         try:
-            fd, _, name = self._split(path)
-            return os.stat(name, dir_fd=fd, follow_symlinks=False)
+            with _naming(path):
+                fd, _, name = self._split(path)
+                return os.stat(name, dir_fd=fd, follow_symlinks=False)
         except (FileNotFoundError, NotADirectoryError):
             return None
 
