@@ -207,6 +207,25 @@ def test_revert_on_failure_removes_every_folder_the_run_created(project: Project
     assert git(project.root, "status", "--porcelain") == ""
 
 
+def test_logged_patches_are_byte_exact_for_latin1_and_binary_files(project: Project, api: FakeAPI, cli) -> None:
+    latin, blob = "caf\xe9\n".encode("latin-1"), b"\x89PNG\r\n\x1a\n\x00\xff\xfe" * 10
+    (project.root / "latin.txt").write_bytes(latin)
+    (project.root / "blob.bin").write_bytes(blob)
+    (project.root / "img.bin").write_bytes(bytes(range(256)))
+    project.commit_all()
+    api.reply("^^^latin.txt\ncafe\n^^^end\n^^^blob.bin\n^^^delete\n^^^img.bin\ntext now\n^^^end\n")
+    data = record(cli("--revert-on-failure", "--json", env={"CODE_COMMIT_MAX_REPAIRS": "0"}))
+    assert data["reverted"] is True and git(project.root, "status", "--porcelain") == ""
+    # final.patch replays the proposal exactly ...
+    git(project.root, "apply", data["patch"])
+    assert (project.root / "latin.txt").read_bytes() == b"cafe\n" and not (project.root / "blob.bin").exists()
+    assert (project.root / "img.bin").read_bytes() == b"text now\n"
+    # ... and the attempt's NN-changes.diff undoes it exactly: every byte of the originals is back.
+    git(project.root, "apply", "-R", str(Path(data["log_dir"]) / "01-changes.diff"))
+    assert git(project.root, "status", "--porcelain") == ""
+    assert (project.root / "latin.txt").read_bytes() == latin and (project.root / "blob.bin").read_bytes() == blob
+
+
 def test_revert_on_failure_keeps_a_passing_result(project: Project, api: FakeAPI, cli) -> None:
     api.reply(FIX)
     data = record(cli("--revert-on-failure", "--json"))

@@ -20,7 +20,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .apply import ApplyFailed, Plan
-from .diffs import file_diff
+from .diffs import Redact, change_patch, object_format, unredacted
+from .hunks import file_change
 from .journal import describe_error
 from .tree import Tree
 
@@ -60,25 +61,29 @@ class Originals:
         """The files the run created (they did not exist when it first touched them)."""
         return frozenset(path for path, original in self.files.items() if original.content is None)
 
-    def patch(self, root: Path) -> str:
-        """The run's net change to the tree, as a git-style patch (`git apply` replays it). A file that
-        now lies through or at a symlink is left out (a note at the top says so): never read through."""
-        notes, parts = [], []
+    def patch(self, root: Path, redact: Redact = unredacted) -> bytes:
+        """The run's net change to the tree, as a git-style patch (`git apply` replays it), byte for
+        byte (`diffs.change_patch`; `redact` censors secrets in binary files). A file that now lies
+        through or at a symlink is left out (a note at the top says so): never read through."""
+        notes: list[bytes] = []
+        parts: list[bytes] = []
+        fmt = object_format(root)
         with Tree(root) as tree:
             for path, original in sorted(self.files.items()):
                 obstacle = _obstacle(tree, path)
                 if obstacle is not None:
-                    notes.append(f"# code-commit: {path} is left out of this patch: {obstacle}\n")
+                    notes.append(f"# code-commit: {path} is left out of this patch: {obstacle}\n".encode())
                     continue
                 try:
                     info = tree.lstat(path)
                     now = tree.read(path) if info is not None else None
                 except OSError as exc:
-                    notes.append(f"# code-commit: {path} is left out of this patch: {describe_error(exc)}\n")
+                    notes.append(f"# code-commit: {path} is left out of this patch: {describe_error(exc)}\n".encode())
                     continue
                 mode = original.mode if original.content is not None else (info.st_mode if info else 0o644)
-                parts.append(file_diff(path, original.content, now, 0o755 if mode & stat.S_IXUSR else 0o644))
-        return "".join(notes + parts)
+                change = file_change(path, original.content, now, 0o755 if mode & stat.S_IXUSR else 0o644)
+                parts.append(change_patch(change, redact, fmt))
+        return b"".join(notes + parts)
 
     def restore(self, root: Path) -> list[str]:
         """Put every recorded file back and remove the directories the run created (deepest first,
