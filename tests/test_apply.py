@@ -165,6 +165,31 @@ def test_a_path_written_as_a_file_and_used_as_a_folder_is_refused(root: Path) ->
     plan_changes(root, [WriteFile("a/b", "x\n"), DeleteFile("a/b"), WriteFile("a/b/c", "y\n")], Guard(root))
 
 
+@pytest.mark.parametrize(
+    "edit",
+    [
+        WriteFile("docs/private.txt", "new\n"),
+        EditFile("docs/private.txt", (Replacement("secret\n", "public\n"),)),
+        DeleteFile("docs/private.txt"),
+    ],
+)
+def test_a_file_that_cannot_be_read_is_refused_by_name(root: Path, monkeypatch: pytest.MonkeyPatch, edit) -> None:
+    # The tests run as root, who reads anything: fail the read as it fails for another user.
+    real = Path.read_bytes
+
+    def read_bytes(self: Path) -> bytes:
+        if self.name == "private.txt":
+            raise PermissionError(errno.EACCES, "Permission denied", str(self))
+        return real(self)
+
+    monkeypatch.setattr(Path, "read_bytes", read_bytes)
+    with pytest.raises(PlanRefused) as caught:
+        plan_changes(root, [WriteFile("fine.txt", "ok\n"), edit], Guard(root, git=GitSetup()))
+    (problem,) = caught.value.problems
+    assert problem.kind == "unreadable" and problem.path == "docs/private.txt"
+    assert problem.message.startswith("'docs/private.txt': the file cannot be read (Permission denied)")
+
+
 def test_apply_writes_creates_parents_keeps_modes_and_deletes(root: Path) -> None:
     apply_plan(root, multi_file_plan(root), journal_of(root))
     assert (root / "run.sh").read_text() == "#!/bin/sh\necho new\n"
@@ -368,6 +393,44 @@ def test_a_target_that_became_a_directory_fails_cleanly(root: Path) -> None:
     before = snapshot(root)
     with pytest.raises(ApplyFailed, match="nothing was changed"):
         apply_plan(root, plan, journal_of(root))
+    assert snapshot(root) == before
+
+
+@pytest.mark.parametrize(
+    ("call", "fails", "path"),
+    [
+        ("open", lambda args: str(args[0]).startswith(".code-commit-") and "guide" not in str(args[0]), None),
+        ("rename", lambda args: str(args[1]) == "notes.md", "docs/deeper/notes.md"),
+        ("unlink", lambda args: str(args[0]) == "private.txt", "docs/private.txt"),
+        ("mkdir", lambda args: str(args[0]) == "deeper", "docs/deeper"),
+        ("fsync", lambda args: ".code-commit-" in os.readlink(f"/proc/self/fd/{args[0]}"), None),  # names no file
+    ],
+)
+def test_a_failed_write_names_the_project_path(
+    root: Path, monkeypatch: pytest.MonkeyPatch, call: str, fails: Callable, path: str | None
+) -> None:
+    """Not the temp file ('.code-commit-4dbb3981-1.tmp: Permission denied'), not a bare last component."""
+    real = getattr(tree_module.Syscalls, call)
+    failed: list[tuple] = []
+
+    def failing(*args, **kwargs):
+        if not failed and fails(args):
+            failed.append(args)
+            raise PermissionError(errno.EACCES, "Permission denied", *([] if call == "fsync" else args[:1]))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(tree_module.SYSCALLS, call, failing)
+    monkeypatch.setattr(tree_module, "syncfs_available", lambda: False)  # an fsync per file
+    plan = multi_file_plan(root)
+    before = snapshot(root)
+    with pytest.raises(ApplyFailed) as caught:
+        apply_plan(root, plan, journal_of(root))
+    (message,) = caught.value.reasons
+    assert failed and ".code-commit-" not in message
+    named = message.removeprefix("applying the answer failed (").split(": Permission denied)")[0]
+    assert named in [c.path for c in plan.changes] + ["new", "new/dir", "docs/deeper"], message
+    if path is not None:
+        assert named == path
     assert snapshot(root) == before
 
 

@@ -101,6 +101,7 @@ def test_check_reports_every_problem_as_structured_text_and_exits_7(big: Project
 
 def test_check_json_gives_the_problems_as_data(big: Project, cli) -> None:
     big.write("dup.py", "a = 1\nb = 2\na = 1\n")
+    git(big.root, "add", "dup.py")  # an untracked file may not be changed: git diff could not show it
     result = cli("apply", "--check", "--json", "-", input="^^^dup.py\n^^^search\na = 1\n^^^replace\na = 2\n^^^end\n")
     assert result.exit_code == 7
     report = json.loads(result.stdout)
@@ -121,6 +122,21 @@ def test_a_refused_answer_writes_nothing_exits_7_and_is_logged(big: Project, cli
     assert status(big) == before
     logged = only_run(big)
     assert "inside a .git directory" in logged["refused.txt"] and "answer.txt" in logged
+
+
+def test_a_path_that_is_not_utf8_is_refused_in_text_and_json(big: Project, cli) -> None:
+    # JSON can spell lone surrogates; no such name may reach the disk, and the report still prints.
+    before = status(big)
+    entries = [
+        {"file": name, "action": "create_file", "changes": [{"original_lines": [], "changed_lines": ["hi"]}]}
+        for name in ("x\udcff.txt", "y\ud800.txt")
+    ]
+    for flags in ((), ("--json",)):
+        result = cli("apply", *flags, "-", input=json.dumps(entries))
+        assert result.exit_code == 7, result.output
+        assert result.stdout.count("not valid UTF-8") == 2
+    assert json.loads(result.stdout)["problems"][0]["path"] == "x\udcff.txt"
+    assert status(big) == before and sorted(p.name for p in big.root.iterdir() if p.name.startswith(("x", "y"))) == []
 
 
 def test_build_runs_only_with_build_and_its_result_sets_the_exit_code(big: Project, cli) -> None:

@@ -9,6 +9,8 @@ import pytest
 
 from code_commit.guard import Guard
 
+from support import git
+
 
 @pytest.fixture
 def root(tmp_path: Path) -> Path:
@@ -52,6 +54,10 @@ def test_ordinary_paths_pass(root: Path, path: str) -> None:
         ("/".join(["d"] * 2100), "4096 bytes"),
         ("d/" * 2047 + "abc", "4096 bytes"),  # 4097 bytes
         ("c:x.py", "drive-letter"),
+        # Lone surrogates (a JSON answer can spell them, "\udcff"): no UTF-8 file name.
+        ("x\udcff.txt", "not valid UTF-8"),
+        ("src/x\ud800.txt", "not valid UTF-8"),
+        ("\udc80/a.txt", "not valid UTF-8"),
     ],
 )
 def test_path_syntax_rules(root: Path, path: str, rule: str) -> None:
@@ -133,7 +139,8 @@ def test_gitignore_reason_names_git(root: Path) -> None:
 
 
 def test_info_exclude_is_honoured(root: Path) -> None:
-    (root / ".git" / "info").mkdir(parents=True)
+    git(root, "init", "-q")  # a real repository: git reads no index from a bare .git/info folder
+    (root / ".git" / "info").mkdir(parents=True, exist_ok=True)
     (root / ".git" / "info" / "exclude").write_text("secret.txt\n")
     assert Guard(root).check_write("secret.txt") is not None
 
@@ -170,6 +177,80 @@ def test_nested_repositories_are_refused(root: Path) -> None:
         refusal = guard.check_write(path)
         assert refusal is not None and "nested git repository" in refusal.rule, path
     assert guard.check_write("vendor/other.c") is None
+
+
+@pytest.fixture
+def clone_with_a_submodule(tmp_path: Path) -> Path:
+    """A plain `git clone` (no --recurse-submodules, as CI checkouts do) of a project with a
+    submodule at vendor/lib: an empty folder, a gitlink in the index, and no .git inside."""
+    inner, outer = tmp_path / "inner", tmp_path / "outer"
+    for repo in (inner, outer):
+        repo.mkdir()
+        git(repo, "init", "-q")
+    (inner / "lib.c").write_text("int x;\n")
+    git(inner, "add", "-A")
+    git(inner, "commit", "-qm", "inner")
+    (outer / "app.py").write_text("x\n")
+    git(outer, "add", "-A")
+    git(outer, "-c", "protocol.file.allow=always", "submodule", "add", "-q", str(inner), "vendor/lib")
+    git(outer, "commit", "-qm", "outer")
+    git(tmp_path, "clone", "-q", str(outer), "clone")
+    clone = tmp_path / "clone"
+    assert (clone / "vendor" / "lib").is_dir() and not list((clone / "vendor" / "lib").iterdir())
+    return clone
+
+
+def test_uninitialized_submodules_are_refused(clone_with_a_submodule: Path) -> None:
+    clone = clone_with_a_submodule
+    guard = Guard(clone)
+    for path in ("vendor/lib/evil.py", "vendor/lib/deep/er.c", "vendor/lib", "Vendor/LIB/x.c"):
+        refusal = guard.check_write(path)
+        assert refusal is not None and "vendor/lib is a submodule" in refusal.rule.lower(), path
+    assert guard.check_delete("vendor/lib") is not None
+    assert guard.check_write("vendor/other.c") is None and guard.check_write("vendor/lib2/x.c") is None
+    # The folder may be gone altogether (deinit, or removed by hand): the index still names it.
+    (clone / "vendor" / "lib").rmdir()
+    assert Guard(clone).check_write("vendor/lib/evil.py") is not None
+    # A project in a subfolder of the repository: the index names the submodule from the top.
+    (clone / "vendor" / "lib").mkdir()
+    refusal = Guard(clone / "vendor").check_write("lib/evil.py")
+    assert refusal is not None and refusal.rule.startswith("lib is a submodule")
+    refusal = Guard(clone / "vendor" / "lib").check_write("evil.py")
+    assert refusal is not None and "vendor/lib (around the project) is a submodule" in refusal.rule
+
+
+def test_untracked_files_are_refused_unless_the_run_created_them(root: Path) -> None:
+    # git status shows an untracked file as "??" whatever its content, and git diff not at all:
+    # a change or a deletion would be invisible, and the original lost.
+    git(root, "init", "-q")
+    (root / "notes.txt").write_text("the supervisor's notes\n")
+    (root / "src" / "staged.py").write_text("x\n")
+    git(root, "add", ".gitignore", "src/staged.py")  # tracked once added, even before a commit
+    guard = Guard(root)
+    for path in ("notes.txt", "src/app.py"):
+        refusal = guard.check_write(path)
+        assert refusal is not None and f"{path} is not tracked by git" in refusal.rule, path
+        assert f"git add {path} first" in refusal.rule
+        refusal = guard.check_delete(path)
+        assert refusal is not None and "could not show this deletion" in refusal.rule, path
+    assert guard.check_write("src/staged.py") is None and guard.check_delete("src/staged.py") is None
+    assert guard.check_write("brand/new.txt") is None, "new files show in git status"
+    assert guard.check_delete("never/was.txt") is None, "deleting a missing file stays a no-op"
+    # Files earlier answers of the same run created are the run's own: writable and deletable.
+    created = Guard(root, created=["notes.txt"])
+    assert created.check_write("notes.txt") is None and created.check_delete("notes.txt") is None
+    assert created.check_write("src/app.py") is not None
+    # A project in a subfolder of the repository: the index names files from the top.
+    git(root, "add", "src/app.py")
+    assert Guard(root / "src").check_write("app.py") is None
+    (root / "src" / "loose.py").write_text("x\n")
+    assert Guard(root / "src").check_write("loose.py") is not None
+
+
+def test_outside_a_repository_existing_files_stay_writable(root: Path) -> None:
+    # No index, no git status to keep truthful: the untracked-file rule does not apply.
+    assert not (root / ".git").exists()
+    assert Guard(root).check_write("src/app.py") is None and Guard(root).check_delete("src/app.py") is None
 
 
 def test_delete_rules(root: Path) -> None:

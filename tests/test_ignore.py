@@ -144,6 +144,19 @@ def test_files_whose_changes_git_status_hides_are_refused(repo: Path) -> None:
     assert guard.check_write("plain.txt") is None
 
 
+def test_an_index_git_cannot_read_refuses_every_path(repo: Path) -> None:
+    # Without the index the guard cannot tell tracked from untracked files, nor see submodules:
+    # it fails closed rather than guess, and says why.
+    write(repo, "a.txt", "x\n")
+    git(repo, "add", "a.txt")
+    (repo / ".git" / "index").write_bytes(b"not an index")
+    guard = Guard(repo)
+    for path in ("a.txt", "new.txt", "src/new.py"):
+        refusal = guard.check_write(path)
+        assert refusal is not None and "could not read this repository's index" in refusal.rule, path
+    assert "git ls-files failed" in (guard.check_delete("a.txt") or "").__str__()
+
+
 def test_a_project_inside_a_larger_repository_honours_the_parents_rules(repo: Path) -> None:
     write(repo, ".gitignore", "*.tmp\n/project/generated/\n")
     project = repo / "project"

@@ -110,7 +110,9 @@ def test_a_refused_answer_writes_nothing_and_uses_up_an_attempt(project: Project
     assert "--- BUILD OUTPUT ---" not in repair
     assert "innocent.txt" not in repair, "nothing of the refused answer was applied"
     assert not (project.root / "innocent.txt").exists()
-    assert git(project.root, "status", "--porcelain") == before + "?? fixed.txt\n"
+    assert sorted(git(project.root, "status", "--porcelain").splitlines()) == sorted(
+        [*before.splitlines(), "?? fixed.txt"]
+    )
 
 
 def test_malformed_answer_is_refused(project: Project, api: FakeAPI, cli) -> None:
@@ -192,3 +194,30 @@ def test_all_state_stays_under_agent_config(project: Project, api: FakeAPI, cli)
     outside = [line for line in status.splitlines() if "agent-config/" not in line]
     assert outside == ["?? fixed.txt"]
     assert not any(Path(project.root, ".git").rglob("*code-commit*"))
+
+
+def test_untracked_files_are_never_changed_or_deleted(project: Project, api: FakeAPI, cli) -> None:
+    project.write("notes.txt", "my uncommitted notes, days of work\n")
+    (project.root / "assets").mkdir()
+    (project.root / "assets" / "logo.png").write_bytes(bytes(range(256)))
+    before = git(project.root, "status", "--porcelain")
+    api.reply("^^^notes.txt\nreplaced\n^^^end\n^^^assets/logo.png\n^^^delete\n^^^fixed.txt\nfixed\n^^^end\n")
+    api.reply(FIX)
+    assert cli().exit_code == 0
+    assert project.read("notes.txt") == "my uncommitted notes, days of work\n"
+    assert (project.root / "assets" / "logo.png").read_bytes() == bytes(range(256))
+    assert sorted(git(project.root, "status", "--porcelain").splitlines()) == sorted(
+        [*before.splitlines(), "?? fixed.txt"]
+    )
+    repair = user_text(api.requests[1])
+    assert "notes.txt is not tracked by git, so git diff could not show this change" in repair
+    assert "git add notes.txt first" in repair and "assets/logo.png is not tracked by git" in repair
+
+
+def test_files_the_run_created_stay_writable_and_deletable_by_later_calls(project: Project, api: FakeAPI, cli) -> None:
+    api.reply("^^^made.txt\none\ntwo\n^^^end\n^^^scratch.txt\nx\n^^^end\n")
+    api.reply("^^^made.txt\n^^^search\ntwo\n^^^replace\n2\n^^^end\n^^^scratch.txt\n^^^delete\n")
+    api.reply("^^^made.txt\nthree\n^^^end\n" + FIX)
+    assert cli().exit_code == 0
+    assert len(api.requests) == 3 and "refused" not in user_text(api.requests[1]) + user_text(api.requests[2])
+    assert project.read("made.txt") == "three\n" and not (project.root / "scratch.txt").exists()

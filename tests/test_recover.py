@@ -126,7 +126,7 @@ def test_a_write_failing_mid_apply_changes_nothing_and_tells_the_model(
     assert result.exit_code == 0, result.stderr
     assert project.read("app.txt") == "hello\n" and not (project.root / "b.txt").exists()
     repair = api.requests[1].prompt_text
-    assert "applying the answer failed (No space left on device); nothing was changed" in repair
+    assert "applying the answer failed (b.txt: No space left on device); nothing was changed" in repair
     assert [p.name for p in project.run_dirs()[-1].iterdir() if p.name.endswith("journal")] == []
 
 

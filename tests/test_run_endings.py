@@ -45,6 +45,7 @@ def summary_file(data: dict) -> dict:
 def test_json_on_success(project: Project, api: FakeAPI, cli) -> None:
     api.reply("^^^gone.txt\n^^^delete\n^^^wrong.txt\nno\n^^^end\n", usage={"input_tokens": 100, "output_tokens": 7})
     project.write("gone.txt", "bye\n")
+    git(project.root, "add", "gone.txt")  # an untracked file may not be deleted: git status could not show it
     api.reply(FIX, usage={"input_tokens": 120, "output_tokens": 9, "cache_read_input_tokens": 50})
     result = cli("--json")
     assert result.exit_code == 0
@@ -165,6 +166,66 @@ def test_revert_on_failure_restores_the_tree_exactly_and_keeps_the_proposal(
     assert project.read("new/deep/file.txt") == "new\n" and not (project.root / "old.txt").exists()
 
 
+def test_revert_on_failure_never_follows_a_symlink_the_build_made(
+    project: Project, api: FakeAPI, cli, tmp_path: Path
+) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "keep.txt").write_text("VICTIM keep\n")
+    (outside / "new.txt").write_text("VICTIM new\n")
+    project.write("lib/keep.txt", "original keep\n")
+    project.write("lib/other.txt", "other\n")
+    project.commit_all()
+    # Model-written code runs in the build: it swaps lib/ for a symlink to a folder outside the root.
+    project.build_script(f"if [ ! -L lib ]; then mv lib lib.bak && ln -s {outside} lib; fi\nexit 1\n")
+    api.reply("^^^lib/keep.txt\nmodel keep\n^^^end\n^^^lib/new.txt\nmodel new\n^^^end\n^^^app.txt\nchanged\n^^^end\n")
+    result = cli("--revert-on-failure", "--json", env={"CODE_COMMIT_MAX_REPAIRS": "0"})
+    assert result.exit_code == 1
+    data = record(result)
+    assert {p.name: p.read_text() for p in outside.iterdir()} == {
+        "keep.txt": "VICTIM keep\n",
+        "new.txt": "VICTIM new\n",
+    }
+    assert data["reverted"] is False, "two files could not be reverted"
+    assert result.stderr.count("lib is a symlink now; left as it is") == 2
+    assert project.read("app.txt") == "hello\n", "the rest is still reverted"
+    patch = Path(data["patch"]).read_text()
+    assert "VICTIM" not in patch, "nothing outside the root is read into the patch"
+    assert "# code-commit: lib/keep.txt is left out of this patch: lib is a symlink now" in patch
+    assert "-hello\n+changed\n" in patch
+
+
+def test_revert_on_failure_removes_every_folder_the_run_created(project: Project, api: FakeAPI, cli) -> None:
+    project.write("kept/mine.txt", "the supervisor's\n")
+    project.commit_all()
+    api.reply("^^^a/x.txt\nx\n^^^end\n^^^kept/new/n.txt\nn\n^^^end\n")
+    api.reply("^^^a/b/y.txt\ny\n^^^end\n^^^a/b/c/d/z.txt\nz\n^^^end\n")
+    result = cli("--revert-on-failure", "--json", env={"CODE_COMMIT_MAX_REPAIRS": "1"})
+    assert result.exit_code == 1 and record(result)["reverted"] is True
+    assert not (project.root / "a").exists(), "a/ is removed once a/b/ is, whatever order the files came in"
+    assert not (project.root / "kept" / "new").exists() and project.read("kept/mine.txt") == "the supervisor's\n"
+    assert git(project.root, "status", "--porcelain") == ""
+
+
+def test_logged_patches_are_byte_exact_for_latin1_and_binary_files(project: Project, api: FakeAPI, cli) -> None:
+    latin, blob = "caf\xe9\n".encode("latin-1"), b"\x89PNG\r\n\x1a\n\x00\xff\xfe" * 10
+    (project.root / "latin.txt").write_bytes(latin)
+    (project.root / "blob.bin").write_bytes(blob)
+    (project.root / "img.bin").write_bytes(bytes(range(256)))
+    project.commit_all()
+    api.reply("^^^latin.txt\ncafe\n^^^end\n^^^blob.bin\n^^^delete\n^^^img.bin\ntext now\n^^^end\n")
+    data = record(cli("--revert-on-failure", "--json", env={"CODE_COMMIT_MAX_REPAIRS": "0"}))
+    assert data["reverted"] is True and git(project.root, "status", "--porcelain") == ""
+    # final.patch replays the proposal exactly ...
+    git(project.root, "apply", data["patch"])
+    assert (project.root / "latin.txt").read_bytes() == b"cafe\n" and not (project.root / "blob.bin").exists()
+    assert (project.root / "img.bin").read_bytes() == b"text now\n"
+    # ... and the attempt's NN-changes.diff undoes it exactly: every byte of the originals is back.
+    git(project.root, "apply", "-R", str(Path(data["log_dir"]) / "01-changes.diff"))
+    assert git(project.root, "status", "--porcelain") == ""
+    assert (project.root / "latin.txt").read_bytes() == latin and (project.root / "blob.bin").read_bytes() == blob
+
+
 def test_revert_on_failure_keeps_a_passing_result(project: Project, api: FakeAPI, cli) -> None:
     api.reply(FIX)
     data = record(cli("--revert-on-failure", "--json"))
@@ -250,6 +311,7 @@ def test_log_retention_keeps_the_newest_runs(project: Project, api: FakeAPI, cli
     for _ in range(3):
         api.reply(FIX)
         assert cli().exit_code == 0
+        git(project.root, "add", "-A")  # the supervisor keeps the result: the next run may write fixed.txt again
     assert (logs / "my-notes").is_dir(), "only run folders are pruned"
     runs = [p for p in project.run_dirs() if p.name != "my-notes"]
     assert len(runs) == 2

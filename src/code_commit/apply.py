@@ -39,7 +39,8 @@ class Plan:
 class Problem:
     """One reason an answer is refused, structured for `code-commit apply --check`."""
 
-    # guard, delete_disabled, not_utf8, missing_file, not_text, blank_search, no_match, ambiguous, file_and_folder
+    # guard, delete_disabled, not_utf8, missing_file, not_text, blank_search, no_match, ambiguous, file_and_folder,
+    # unreadable
     kind: str
     message: str  # the whole reason, as the model and the user read it
     path: str | None = None
@@ -110,12 +111,30 @@ def plan_changes(root: Path, edits: Sequence[Edit], guard: Guard, *, allow_delet
     changes: list[Change] = []
     missing: list[str] = []
     for path, content in final.items():
-        current = _read_existing(root / path)
+        try:
+            current = _read_existing(root / path)
+        except OSError as exc:
+            problems.append(_unreadable(path, exc, None))
+            continue
         if content is None and current is None:
             missing.append(path)
         elif content != current:
             changes.append(Change(path, content))
+    if problems:
+        raise PlanRefused(problems)
     return Plan(final, tuple(changes), tuple(missing))
+
+
+def _unreadable(path: str, exc: OSError, block: int | None) -> Problem:
+    """A file the answer names that this process cannot read: nothing can be checked or journaled."""
+    why = exc.strerror or str(exc)
+    return Problem(
+        "unreadable",
+        f"{path!r}: the file cannot be read ({why}), so code-commit cannot check or record the change; "
+        "leave it alone, or fix its permissions",
+        path,
+        block,
+    )
 
 
 def _encode(path: str, text: str, block: int, problems: list[Problem]) -> bytes | None:
@@ -132,7 +151,11 @@ def _resolve_edit(
     """The file's bytes after the edit block, or None after adding a problem for every pair that fails."""
     path = edit.path
     earlier = path in final  # an earlier block of this answer already changed the file
-    current = final[path] if earlier else _read_existing(root / path)
+    try:
+        current = final[path] if earlier else _read_existing(root / path)
+    except OSError as exc:
+        problems.append(_unreadable(path, exc, block))
+        return None
     if current is None:
         why = (
             "an earlier block of this answer deletes it"

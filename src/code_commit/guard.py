@@ -8,8 +8,10 @@ A path passes only if it is a plain relative path (no `.`/`..`, no empty segment
 backslashes, drive letters or control characters, within the length limits), it is not a
 protected name (compared as macOS and Windows compare names, on every OS) nor matched by the
 user's `protected_patterns`, no component on disk is a symlink, it is not inside a nested git
-repository, it stays inside the root, git would not ignore it, and git's index does not hide its
-changes (assume-unchanged, skip-worktree).
+repository (a folder with a `.git`, or a submodule in git's index, initialized or not), it stays
+inside the root, git would not ignore it, git's index does not hide its changes
+(assume-unchanged, skip-worktree), and, if it exists, git tracks it or this run created it (an
+untracked file's change or deletion would show in neither `git status` nor `git diff`).
 """
 
 from __future__ import annotations
@@ -68,6 +70,12 @@ def syntax_refusal(path: str) -> str | None:
     """The rule a path breaks by its spelling alone, or None."""
     if not path.strip():
         return "the path is empty"
+    try:
+        path.encode("utf-8")
+    except UnicodeEncodeError:
+        # A lone surrogate (from a JSON escape such as "\udcff") would become a file name that is
+        # not UTF-8, or no file name at all: git would show it mangled, if at all.
+        return "the path is not valid UTF-8 (it contains a lone surrogate code point)"
     if path != path.strip():
         return "the path has leading or trailing whitespace"
     if _CONTROL.search(path):
@@ -80,7 +88,7 @@ def syntax_refusal(path: str) -> str | None:
         return "drive-letter paths are not allowed"
     if path.endswith("/"):
         return "the path ends with a slash (a directory, not a file)"
-    if len(path.encode("utf-8", "surrogatepass")) > MAX_PATH_BYTES:
+    if len(path.encode("utf-8")) > MAX_PATH_BYTES:
         return f"the path is longer than {MAX_PATH_BYTES} bytes"
     for segment in path.split("/"):
         if segment == "":
@@ -89,7 +97,7 @@ def syntax_refusal(path: str) -> str | None:
             return "'..' segments (path traversal) are not allowed"
         if segment == ".":
             return "'.' segments are not allowed"
-        if len(segment.encode("utf-8", "surrogatepass")) > MAX_SEGMENT_BYTES:
+        if len(segment.encode("utf-8")) > MAX_SEGMENT_BYTES:
             return f"a path segment is longer than {MAX_SEGMENT_BYTES} bytes"
     return None
 
@@ -113,13 +121,23 @@ def protected_refusal(path: str) -> str | None:
 class Guard:
     """Path policy for one project root, given the ignore rules and what is on disk now."""
 
-    def __init__(self, root: Path, extra_patterns: Iterable[str] = (), git: GitSetup | None = None) -> None:
+    def __init__(
+        self,
+        root: Path,
+        extra_patterns: Iterable[str] = (),
+        git: GitSetup | None = None,
+        created: Iterable[str] = (),
+    ) -> None:
         """`extra_patterns`: the user's protected patterns (raises ValueError if one can never match).
-        `git`: git's ignore configuration; None reads it with `git config`."""
+        `git`: git's ignore configuration and index; None reads them with `git config` and `git ls-files`.
+        `created`: the files (relative to `root`) that earlier answers of this run created: untracked,
+        yet the run's own, so later answers may change or delete them."""
         self.root = root.resolve()
         self.ignore, self._prefix = IgnoreRules.for_root(self.root, git)
         self.protected = ProtectedPatterns(extra_patterns)
+        self.created = frozenset(created)
         self._directories: dict[str, str | object | None] = {}  # see _directory_state
+        self._gitlinks = frozenset(fold(link) for link in self.ignore.setup.gitlinks)
 
     @property
     def warnings(self) -> list[str]:
@@ -140,14 +158,50 @@ class Guard:
                 rule = (
                     f"it matches the protected pattern {by.pattern!r} (protected_patterns in agent-config/config.toml)"
                 )
-        rule = rule or self._disk_refusal(path, deleting)
+        rule = rule or self._index_refusal(path) or self._disk_refusal(path, deleting)
         if rule is None:
             ignored = self.ignore.ignored_by(self._prefix + path)
             if ignored is not None:
                 rule = f"it is ignored by git ({ignored}), so git status would not show the change"
             elif self._prefix + path in self.ignore.setup.hidden:
                 rule = "git's index marks it assume-unchanged or skip-worktree, so git status would not show the change"
+            elif self._untracked(path):
+                change = "deletion" if deleting else "change"
+                rule = (
+                    f"{path} is not tracked by git, so git diff could not show this {change} and the file's "
+                    f"content would be lost; git add {path} first (or commit it) to let the model change it"
+                )
         return Refusal(path, rule) if rule else None
+
+    def _untracked(self, path: str) -> bool:
+        """An existing file that git's index does not have and this run did not create. Outside a
+        repository (no index) nothing is: there is no git status to keep truthful."""
+        tracked = self.ignore.setup.tracked
+        if tracked is None or self._prefix + path in tracked or path in self.created:
+            return False
+        return os.path.lexists(self.root / path)  # the checks above made every component a real folder
+
+    def _index_refusal(self, path: str) -> str | None:
+        """What git's index says about the path before anything is looked at on disk."""
+        setup = self.ignore.setup
+        if setup.index_error is not None:
+            return (
+                f"git could not read this repository's index ({setup.index_error}), so code-commit cannot "
+                "tell what git status would show; fix the repository (run git status to see why)"
+            )
+        if setup.gitlinks:
+            # Folded as a case-insensitive file system compares names: on macOS Vendor/Lib/x is vendor/lib/x.
+            parts = fold(self._prefix + path).split("/")
+            for n in range(1, len(parts) + 1):
+                if "/".join(parts[:n]) in self._gitlinks:
+                    link = "/".join((self._prefix + path).split("/")[:n])
+                    inside = link.startswith(self._prefix)  # else the project lies inside the submodule
+                    where = link[len(self._prefix) :] if inside else f"{link} (around the project)"
+                    return (
+                        f"{where} is a submodule (a nested git repository in git's index, initialized or not); "
+                        "git status of this project would not show changes inside it"
+                    )
+        return None
 
     def _disk_refusal(self, path: str, deleting: bool) -> str | None:
         """What is on disk along the path. With no `..`, no absolute path and no symlink component

@@ -466,17 +466,29 @@ def pattern_problem(pattern: str) -> str | None:
 
 @dataclass(frozen=True)
 class GitSetup:
-    """What git's configuration and index say about hiding files from `git status`, read once per guard."""
+    """What git's configuration and index say about what `git status` shows, read once per guard."""
 
     excludes_file: Path | None = None  # core.excludesFile, or git's default if it exists
     ignore_case: bool = False  # core.ignoreCase: set by git on case-insensitive file systems
     # Tracked files whose changes git status does not show: flagged assume-unchanged or
     # skip-worktree in the index (paths relative to the top).
     hidden: frozenset[str] = frozenset()
+    # Submodules: index entries of mode 160000 (gitlinks). git status never looks inside one, and
+    # one that was never initialized (a plain clone) is an empty folder with no `.git` to see.
+    gitlinks: frozenset[str] = frozenset()
+    # Every path in the index (relative to the top). None: no index to compare with (the project
+    # is not in a repository, or the caller did not read it), which turns the untracked-file rule off.
+    tracked: frozenset[str] | None = None
+    # Why git could not list the index of the repository around the project, if it could not.
+    index_error: str | None = None
 
 
-def read_git_setup(top: Path, env: Mapping[str, str] | None = None) -> GitSetup:
-    """core.excludesFile and core.ignoreCase as git sees them in `top` (includes and all)."""
+_GITLINK_MODE = "160000"
+
+
+def read_git_setup(top: Path, env: Mapping[str, str] | None = None, repository: bool = True) -> GitSetup:
+    """core.excludesFile and core.ignoreCase as git sees them in `top` (includes and all), and, in
+    a repository, what its index says: every tracked path, the hidden ones and the submodules."""
     env = dict(os.environ if env is None else env)
     values: dict[str, str] = {}
     try:
@@ -495,23 +507,48 @@ def read_git_setup(top: Path, env: Mapping[str, str] | None = None) -> GitSetup:
     except (OSError, subprocess.SubprocessError):
         pass  # no git: its defaults below
     ignore_case = values.get("core.ignorecase", "false").strip().lower() in ("true", "yes", "on", "1")
-    hidden: set[str] = set()
-    try:
-        listed = subprocess.run(
-            ["git", "ls-files", "-v", "-z"], cwd=top, env=env, capture_output=True, timeout=120, check=False
-        )
-        for record in listed.stdout.decode("utf-8", "surrogateescape").split("\0"):
-            tag, _, path = record.partition(" ")
-            if path and (tag == "S" or tag.islower()):  # S: skip-worktree; lower case: assume-unchanged
-                hidden.add(path)
-    except (OSError, subprocess.SubprocessError):
-        pass
+    index = _read_index(top, env) if repository else _Index()
     if "core.excludesfile" in values:
         excludes = Path(top, values["core.excludesfile"]) if values["core.excludesfile"] else None
     else:
         config_home = env.get("XDG_CONFIG_HOME") or (str(Path(env["HOME"], ".config")) if env.get("HOME") else "")
         excludes = Path(config_home, "git", "ignore") if config_home else None
-    return GitSetup(excludes, ignore_case, frozenset(hidden))
+    return GitSetup(excludes, ignore_case, index.hidden, index.gitlinks, index.tracked, index.error)
+
+
+@dataclass(frozen=True)
+class _Index:
+    hidden: frozenset[str] = frozenset()
+    gitlinks: frozenset[str] = frozenset()
+    tracked: frozenset[str] | None = None
+    error: str | None = None
+
+
+def _read_index(top: Path, env: Mapping[str, str]) -> _Index:
+    """The index of the repository at `top`: `git ls-files -s -v` gives each entry's tag, mode and path."""
+    try:
+        listed = subprocess.run(
+            ["git", "ls-files", "-s", "-v", "-z"], cwd=top, env=env, capture_output=True, timeout=120, check=False
+        )
+    except (OSError, subprocess.SubprocessError) as exc:
+        return _Index(error=f"git ls-files could not run: {exc}")
+    if listed.returncode != 0:
+        why = listed.stderr.decode("utf-8", "replace").strip().splitlines()
+        return _Index(error=f"git ls-files failed: {why[0] if why else f'exit code {listed.returncode}'}")
+    hidden: set[str] = set()
+    gitlinks: set[str] = set()
+    tracked: set[str] = set()
+    for record in listed.stdout.decode("utf-8", "surrogateescape").split("\0"):
+        entry, tab, path = record.partition("\t")  # "<tag> <mode> <object> <stage>\t<path>"
+        if not tab or not path:
+            continue
+        tag, _, rest = entry.partition(" ")
+        tracked.add(path)
+        if tag == "S" or tag.islower():  # S: skip-worktree; lower case: assume-unchanged
+            hidden.add(path)
+        if rest.startswith(_GITLINK_MODE + " "):
+            gitlinks.add(path)
+    return _Index(frozenset(hidden), frozenset(gitlinks), frozenset(tracked))
 
 
 @dataclass(frozen=True)
@@ -576,7 +613,9 @@ class IgnoreRules:
     def for_root(cls, root: Path, setup: GitSetup | None = None) -> tuple[IgnoreRules, str]:
         """The rules of the repository around `root`, and the prefix that turns a root path into a top path."""
         layout = find_git_layout(root)
-        rules = cls(layout.top, setup if setup is not None else read_git_setup(layout.top), layout.common_dir)
+        if setup is None:
+            setup = read_git_setup(layout.top, repository=layout.common_dir is not None)
+        rules = cls(layout.top, setup, layout.common_dir)
         return rules, layout.prefix
 
     def ignored_by(self, path: str) -> IgnoreMatch | None:

@@ -4,19 +4,26 @@ put the tree back exactly, and save the run's final proposal as a patch first.
 Only the files the run's answers wrote or deleted are recorded and restored: the tree is not
 snapshotted, so a supervisor's own uncommitted work elsewhere is never touched. What build.sh
 itself writes (build outputs, caches) is not the run's change and is left as it is.
+
+The build runs model-written code between the apply and the revert, and it can replace a folder
+with a symlink to anywhere. So every read and write here goes through `tree.Tree`, which walks
+each path from the root without following a symlink: a path that now goes through a symlink, or
+ends in one, is reported and left alone, and its content never reaches the patch.
 """
 
 from __future__ import annotations
 
 import contextlib
-import os
+import secrets
 import stat
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .apply import Plan
-from .diffs import file_diff
+from .apply import ApplyFailed, Plan
+from .diffs import Redact, change_patch, object_format, unredacted
+from .hunks import file_change
+from .journal import describe_error
+from .tree import Tree
 
 
 @dataclass(frozen=True)
@@ -32,79 +39,123 @@ class Originals:
     files: dict[str, Original] = field(default_factory=dict)
 
     def remember(self, root: Path, plan: Plan) -> None:
-        """Record the pre-run state of every file `plan` is about to change (first sight only)."""
-        for change in plan.changes:
-            if change.path not in self.files:
-                self.files[change.path] = _original(root, change.path)
+        """Record the pre-run state of every file `plan` is about to change (first sight only).
 
-    def patch(self, root: Path) -> str:
-        """The run's net change to the tree, as a git-style patch (`git apply` replays it)."""
-        parts = []
-        for path, original in sorted(self.files.items()):
-            now = _read(root / path)
-            mode = original.mode if original.content is not None else _mode_of(root / path)
-            parts.append(file_diff(path, original.content, now, 0o755 if mode & stat.S_IXUSR else 0o644))
-        return "".join(parts)
+        Raises ApplyFailed (the answer is refused, nothing written) if an original cannot be read:
+        a change that could not be reverted is not made."""
+        new = [change.path for change in plan.changes if change.path not in self.files]
+        if not new:
+            return
+        with Tree(root) as tree:
+            for path in new:
+                try:
+                    original = _original(tree, path)
+                except OSError as exc:
+                    raise ApplyFailed(
+                        f"applying the answer failed ({describe_error(exc)}): its original could not be "
+                        "recorded for --revert-on-failure; nothing was changed"
+                    ) from exc
+                self.files[path] = original
+
+    def created(self) -> frozenset[str]:
+        """The files the run created (they did not exist when it first touched them)."""
+        return frozenset(path for path, original in self.files.items() if original.content is None)
+
+    def patch(self, root: Path, redact: Redact = unredacted) -> bytes:
+        """The run's net change to the tree, as a git-style patch (`git apply` replays it), byte for
+        byte (`diffs.change_patch`; `redact` censors secrets in binary files). A file that now lies
+        through or at a symlink is left out (a note at the top says so): never read through."""
+        notes: list[bytes] = []
+        parts: list[bytes] = []
+        fmt = object_format(root)
+        with Tree(root) as tree:
+            for path, original in sorted(self.files.items()):
+                obstacle = _obstacle(tree, path)
+                if obstacle is not None:
+                    notes.append(f"# code-commit: {path} is left out of this patch: {obstacle}\n".encode())
+                    continue
+                try:
+                    info = tree.lstat(path)
+                    now = tree.read(path) if info is not None else None
+                except OSError as exc:
+                    notes.append(f"# code-commit: {path} is left out of this patch: {describe_error(exc)}\n".encode())
+                    continue
+                mode = original.mode if original.content is not None else (info.st_mode if info else 0o644)
+                change = file_change(path, original.content, now, 0o755 if mode & stat.S_IXUSR else 0o644)
+                parts.append(change_patch(change, redact, fmt))
+        return b"".join(notes + parts)
 
     def restore(self, root: Path) -> list[str]:
-        """Put every recorded file back; return the problems met (the rest is still restored)."""
+        """Put every recorded file back and remove the directories the run created (deepest first,
+        only if empty); return the problems met (the rest is still restored)."""
         problems = []
-        for path, original in self.files.items():
-            target = root / path
-            try:
-                if original.content is None:
-                    with contextlib.suppress(FileNotFoundError):
-                        target.unlink()
-                else:
-                    target.parent.mkdir(parents=True, exist_ok=True)
-                    _atomic_write(target, original.content, original.mode)
-            except OSError as exc:
-                problems.append(f"{path}: {exc.strerror or exc}")
-        for original in self.files.values():
-            for directory in reversed(original.created_dirs):
-                with contextlib.suppress(OSError):  # not empty: something else lives there now
-                    (root / directory).rmdir()
+        token = secrets.token_hex(4)
+        with Tree(root) as tree:
+            for n, (path, original) in enumerate(self.files.items()):
+                temp = f".code-commit-{token}-{n}.tmp"
+                obstacle = _obstacle(tree, path)
+                if obstacle is not None:
+                    problems.append(f"{path}: {obstacle}; left as it is (a revert never follows a symlink)")
+                    continue
+                try:
+                    _put_back(tree, path, original, temp)
+                except OSError as exc:
+                    with contextlib.suppress(OSError):  # the problem below is what matters
+                        tree.remove_temp(path, temp)
+                    problems.append(describe_error(exc))
+            created = {d for original in self.files.values() for d in original.created_dirs}
+            for directory in sorted(created, key=lambda d: (-d.count("/"), d)):
+                with contextlib.suppress(OSError):  # not empty (something else lives there now), gone, not a folder
+                    tree.rmdir(directory)
+            tree.sync()
         return problems
 
 
-def _original(root: Path, path: str) -> Original:
-    target = root / path
-    content = _read(target)
-    if content is not None:
-        return Original(path, content, stat.S_IMODE(os.lstat(target).st_mode))
+def _original(tree: Tree, path: str) -> Original:
+    info = tree.lstat(path)
+    if info is not None:
+        return Original(path, tree.read(path), stat.S_IMODE(info.st_mode))
     created = []
-    parent = Path(path).parent
-    while parent != Path(".") and not (root / parent).exists():
-        created.append(parent.as_posix())
-        parent = parent.parent
+    parts = path.split("/")[:-1]
+    for n in range(len(parts), 0, -1):
+        parent = "/".join(parts[:n])
+        if tree.lstat(parent) is not None:
+            break
+        created.append(parent)
     return Original(path, None, 0, tuple(reversed(created)))
 
 
-def _read(path: Path) -> bytes | None:
-    try:
-        return path.read_bytes()
-    except (FileNotFoundError, NotADirectoryError):
-        return None
+def _obstacle(tree: Tree, path: str) -> str | None:
+    """Why `path` may not be touched now: a folder on the way, or the path itself, is a symlink or
+    something else than expected. None when the way is clear (missing folders are fine)."""
+    parts = path.split("/")
+    for n in range(1, len(parts) + 1):
+        here = "/".join(parts[:n])
+        try:
+            info = tree.lstat(here)
+        except OSError as exc:
+            return f"{here} cannot be inspected ({describe_error(exc)})"
+        if info is None:
+            return None  # missing from here down
+        if stat.S_ISLNK(info.st_mode):
+            return f"{here} is a symlink now"
+        if n < len(parts) and not stat.S_ISDIR(info.st_mode):
+            return f"{here} is not a folder now"
+        if n == len(parts) and not stat.S_ISREG(info.st_mode):
+            return f"{here} is not a regular file now"
+    return None
 
 
-def _mode_of(path: Path) -> int:
-    try:
-        return os.lstat(path).st_mode
-    except OSError:
-        return 0o644
-
-
-def _atomic_write(target: Path, data: bytes, mode: int) -> None:
-    """Temp file in the same directory, fsync, rename: the file is old or new, never half-written."""
-    fd, temp = tempfile.mkstemp(dir=target.parent, prefix=".code-commit-", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fchmod(fh.fileno(), mode)
-            os.fsync(fh.fileno())
-        os.replace(temp, target)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(temp)
-        raise
+def _put_back(tree: Tree, path: str, original: Original, temp: str) -> None:
+    info = tree.lstat(path)
+    if original.content is None:
+        if info is not None:
+            tree.unlink(path)
+        return
+    if info is not None and stat.S_IMODE(info.st_mode) == original.mode and tree.read(path) == original.content:
+        return  # as it was: nothing to write
+    parts = path.split("/")[:-1]
+    for n in range(1, len(parts) + 1):  # the build may have removed a folder
+        if tree.lstat("/".join(parts[:n])) is None:
+            tree.mkdir("/".join(parts[:n]))
+    tree.write_atomic(path, original.content, original.mode, temp)  # temp file, fsync, rename; no symlink followed

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TextIO
 
 from .apply import Plan
-from .diffs import change_diff, file_header, hunk_diff, plan_changes_on_disk
+from .diffs import change_diff, file_header, hunk_diff, patch_of, plan_changes_on_disk, write_patch
 from .errors import AllRejected, AnswerRefused, Interrupted
 from .hunks import FileChange, file_change, partial_plan
 from .logs import Redactor, RunLog
@@ -285,9 +285,9 @@ def approve(
         before = {c.path: c for c in changes}
         changes = [file_change(c.path, before[c.path].old, c.content, before[c.path].mode) for c in plan.changes]
         note = rejection_note(decisions)
-    patch = "".join(change_diff(change) for change in changes)
+    patch = "".join(change_diff(change) for change in changes)  # for reading; the log's copy is byte for byte
     if patch:
-        log.write(call, "changes.diff", patch)
+        write_patch(log.path(call, "changes.diff"), patch_of(root, changes, log.redact), log.redact)
     if settings.diff and patch:
         console.info(f"call {call}: the diff it applies:")
         console.show(display(console.redact(patch), console.color))  # the console decides colour (CI: none)

@@ -17,7 +17,7 @@ from . import stops
 from .apply import Plan, apply_plan, plan_changes
 from .build import output_for_prompt, run_build
 from .calls import CallMeter, ask, check_fits, report_totals
-from .diffs import plan_diff
+from .diffs import plan_diff, plan_patch, write_patch
 from .edits import parse_answer
 from .errors import AnswerRefused, CodeCommitError
 from .guard import Guard
@@ -125,7 +125,7 @@ def repair_loop(run: RunContext) -> None:
             ).redacted(log.redact)
         completion = ask(run, prompt, call, calls)
 
-        guard = Guard(workspace.root, settings.protected_patterns)
+        guard = Guard(workspace.root, settings.protected_patterns, created=outcome.originals.created())
         try:
             plan = accept_answer(workspace.root, completion, settings, guard)
             approved = approve(workspace.root, plan, call, settings, log, console)  # --review, --diff
@@ -176,8 +176,8 @@ def dry_run(run: RunContext) -> None:
         log.write(1, "refused.txt", reasons + "\n")
         run.console.warn(f"the answer would be refused:\n{reasons}")
         return
-    run.outcome.diff = log.redact(plan_diff(root, plan))
-    log.write_file("dry-run.patch", run.outcome.diff)
+    run.outcome.diff = log.redact(plan_diff(root, plan))  # for reading; the file is byte for byte
+    write_patch(log.folder / "dry-run.patch", plan_patch(root, plan, log.redact), log.redact)
     run.console.info(f"the answer is acceptable: {len(plan.changes)} file(s) would change; nothing was written")
     run.outcome.passed = True
 
@@ -223,7 +223,8 @@ def _record(
 def _finish(workspace: Workspace, options: RunOptions, log: RunLog, console: Console, outcome: Outcome) -> None:
     """The end of every run that has a folder: revert if asked, then write summary.json."""
     if options.revert_on_failure and not outcome.passed and outcome.originals.files:
-        outcome.patch = log.write_file("final.patch", outcome.originals.patch(workspace.root))
+        proposal = outcome.originals.patch(workspace.root, log.redact)  # bytes: byte for byte
+        outcome.patch = write_patch(log.folder / "final.patch", proposal, log.redact)
         problems = outcome.originals.restore(workspace.root)
         outcome.reverted = not problems
         for problem in problems:

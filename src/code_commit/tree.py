@@ -18,13 +18,14 @@ another filesystem than the root, each file is fsynced on its own as before.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import os
 import stat
 import sys
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
@@ -60,6 +61,17 @@ def _syncfs(fd: int) -> None:
 
         error = ctypes.get_errno()
         raise OSError(error, os.strerror(error))
+
+
+@contextlib.contextmanager
+def _naming(path: str) -> Iterator[None]:
+    """An OSError names the project path being changed: not the temp file, not a bare last
+    component, and something even where the call names nothing (a failed fsync)."""
+    try:
+        yield
+    except OSError as exc:
+        exc.filename, exc.filename2 = path, None
+        raise
 
 
 class Syscalls:
@@ -144,22 +156,24 @@ class Tree:
     def lstat(self, path: str) -> os.stat_result | None:
         """The entry itself (never what a link points to), or None if it or a parent is missing."""
         try:
-            fd, _, name = self._split(path)
-            return os.stat(name, dir_fd=fd, follow_symlinks=False)
+            with _naming(path):
+                fd, _, name = self._split(path)
+                return os.stat(name, dir_fd=fd, follow_symlinks=False)
         except (FileNotFoundError, NotADirectoryError):
             return None
 
     def read(self, path: str) -> bytes:
         """A regular file's bytes; OSError for anything else (a symlink, a directory, a fifo)."""
-        fd, _, name = self._split(path)
-        file_fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK, dir_fd=fd)
-        try:
-            if not stat.S_ISREG(os.fstat(file_fd).st_mode):
-                raise IsADirectoryError(0, "not a regular file", path)
-            with open(file_fd, "rb", closefd=False) as fh:
-                return fh.read()
-        finally:
-            os.close(file_fd)
+        with _naming(path):
+            fd, _, name = self._split(path)
+            file_fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK, dir_fd=fd)
+            try:
+                if not stat.S_ISREG(os.fstat(file_fd).st_mode):
+                    raise IsADirectoryError(0, "not a regular file", path)
+                with open(file_fd, "rb", closefd=False) as fh:
+                    return fh.read()
+            finally:
+                os.close(file_fd)
 
     def state(self, path: str) -> str | None:
         """sha256 of a regular file, None if nothing is there, "other" for anything else."""
@@ -171,16 +185,18 @@ class Tree:
         return digest(self.read(path))
 
     def mkdir(self, directory: str) -> None:
-        fd, parent, name = self._split(directory)
-        SYSCALLS.mkdir(name, 0o777, dir_fd=fd)
-        self._dirty.add(parent)
+        with _naming(directory):
+            fd, parent, name = self._split(directory)
+            SYSCALLS.mkdir(name, 0o777, dir_fd=fd)
+            self._dirty.add(parent)
 
     def rmdir(self, directory: str) -> None:
-        fd, parent, name = self._split(directory)
-        for cached in [d for d in self._fds if d == directory or d.startswith(directory + "/")]:
-            os.close(self._fds.pop(cached))  # never reuse a descriptor of a removed directory
-        SYSCALLS.rmdir(name, dir_fd=fd)
-        self._dirty.add(parent)
+        with _naming(directory):
+            fd, parent, name = self._split(directory)
+            for cached in [d for d in self._fds if d == directory or d.startswith(directory + "/")]:
+                os.close(self._fds.pop(cached))  # never reuse a descriptor of a removed directory
+            SYSCALLS.rmdir(name, dir_fd=fd)
+            self._dirty.add(parent)
 
     def write_atomic(self, path: str, data: bytes, mode: int | None, temp: str) -> None:
         """Replace `path` with `data` all at once: a temp file in the same directory, fsync, rename.
@@ -193,18 +209,19 @@ class Tree:
     def stage(self, path: str, data: bytes, mode: int | None, temp: str, durable: bool = False) -> None:
         """Write `data` to the temp file `temp` next to `path`. Its content is durable on return if
         `durable`, or if it cannot be covered by `barrier` (no syncfs, or another filesystem)."""
-        fd, _, _ = self._split(path)
-        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
-        file_fd = SYSCALLS.open(temp, flags, 0o666, dir_fd=fd)
-        try:
-            write_all(file_fd, data)
-            if mode is not None:
-                SYSCALLS.fchmod(file_fd, mode)
-            if durable or not self._bulk or os.fstat(file_fd).st_dev != self._root_dev:
-                SYSCALLS.fsync(file_fd)  # the content is on disk before the name points at it
-        finally:
-            os.close(file_fd)
-        # On any failure the temp file stays: the undo removes it by its name from the journal.
+        with _naming(path):
+            fd, _, _ = self._split(path)
+            flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+            file_fd = SYSCALLS.open(temp, flags, 0o666, dir_fd=fd)
+            try:
+                write_all(file_fd, data)
+                if mode is not None:
+                    SYSCALLS.fchmod(file_fd, mode)
+                if durable or not self._bulk or os.fstat(file_fd).st_dev != self._root_dev:
+                    SYSCALLS.fsync(file_fd)  # the content is on disk before the name points at it
+            finally:
+                os.close(file_fd)
+            # On any failure the temp file stays: the undo removes it by its name from the journal.
 
     def barrier(self) -> None:
         """Make every staged file's content durable before any of them is installed."""
@@ -213,15 +230,17 @@ class Tree:
 
     def install(self, path: str, temp: str) -> None:
         """Rename the staged temp file over `path` in one step."""
-        fd, parent, name = self._split(path)
-        SYSCALLS.rename(temp, name, src_dir_fd=fd, dst_dir_fd=fd)
-        self._dirty.add(parent)
+        with _naming(path):
+            fd, parent, name = self._split(path)
+            SYSCALLS.rename(temp, name, src_dir_fd=fd, dst_dir_fd=fd)
+            self._dirty.add(parent)
 
     def unlink(self, path: str) -> None:
         """Delete a regular file (never a link's target: unlink removes the entry itself)."""
-        fd, parent, name = self._split(path)
-        SYSCALLS.unlink(name, dir_fd=fd)
-        self._dirty.add(parent)
+        with _naming(path):
+            fd, parent, name = self._split(path)
+            SYSCALLS.unlink(name, dir_fd=fd)
+            self._dirty.add(parent)
 
     def remove_temp(self, path: str, temp: str) -> bool:
         """Remove the temp file named `temp` next to `path`, if a killed process left it; True if it did."""
@@ -235,14 +254,16 @@ class Tree:
 
     def link_out(self, path: str, destination: Path) -> None:
         """Hard-link the file at `path` (not what a link points to) to `destination`, outside the walk."""
-        fd, _, name = self._split(path)
-        SYSCALLS.link(name, destination, src_dir_fd=fd, follow_symlinks=False)
+        with _naming(path):
+            fd, _, name = self._split(path)
+            SYSCALLS.link(name, destination, src_dir_fd=fd, follow_symlinks=False)
 
     def rename_in(self, source: Path, path: str) -> None:
         """Move `source` (a journal copy) over `path` in one step."""
-        fd, parent, name = self._split(path)
-        SYSCALLS.rename(source, name, dst_dir_fd=fd)
-        self._dirty.add(parent)
+        with _naming(path):
+            fd, parent, name = self._split(path)
+            SYSCALLS.rename(source, name, dst_dir_fd=fd)
+            self._dirty.add(parent)
 
     def sync(self) -> None:
         """Make every rename, delete and mkdir so far survive a power loss: one syncfs of the root's
