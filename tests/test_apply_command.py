@@ -123,6 +123,15 @@ def test_a_refused_answer_writes_nothing_exits_7_and_is_logged(big: Project, cli
     assert "inside a .git directory" in logged["refused.txt"] and "answer.txt" in logged
 
 
+def test_the_text_report_shows_escapes_in_paths_and_messages_as_symbols(big: Project, cli) -> None:
+    """A refused path is quoted in the report: it must not drive the terminal the report is printed on."""
+    evil = "\x1b[2J\x1b]52;c;ZWNobyBwd25lZA==\x07evil"
+    result = cli("apply", "-", input=f"^^^{evil}\nx\n^^^end\n")
+    assert result.exit_code == 7
+    assert "\x1b" not in result.stdout and "\x07" not in result.stdout
+    assert "problem 1 [guard]: ␛[2J␛]52;c;ZWNobyBwd25lZA==␇evil, block 1" in result.stdout
+
+
 def test_build_runs_only_with_build_and_its_result_sets_the_exit_code(big: Project, cli) -> None:
     big.build_script("grep -q 'return -7$' big.py\n")
     result = cli("apply", "--build", "-", input=EDIT)

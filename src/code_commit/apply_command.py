@@ -30,6 +30,7 @@ from .errors import EXIT_BUILD_FAILS, EXIT_OK, EXIT_REFUSED, AnswerRefused, Setu
 from .guard import Guard
 from .journal import recover
 from .logs import LOGS_DIR, Redactor, RunLog, prune_runs
+from .printable import visible
 from .settings import CONFIG_DIR, Settings, load_settings, resolve_api_key
 from .ui import Console
 from .workspace import ProjectLock, _gitignore_problems
@@ -216,10 +217,13 @@ def _log_applied(log: RunLog, plan: Plan) -> None:
 
 
 def _as_text(report: ApplyReport) -> str:
+    """The report for a person. Every path and message in it may come from the answer: each is made
+    `visible`, so an answer cannot drive the terminal the report is printed on."""
     out: list[str] = []
+    source = visible(report.source)
     if report.problems:
         verdict = "would be refused" if report.checked_only else "was refused; nothing was written"
-        out.append(f"refused: the answer from {report.source} {verdict} ({len(report.problems)} problem(s))\n")
+        out.append(f"refused: the answer from {source} {verdict} ({len(report.problems)} problem(s))\n")
         for number, problem in enumerate(report.problems, start=1):
             where = ", ".join(
                 part
@@ -231,19 +235,17 @@ def _as_text(report: ApplyReport) -> str:
                 )
                 if part
             )
-            out.append(f"problem {number} [{problem.kind}]{': ' + where if where else ''}\n")
-            out.extend(f"  {line}\n" for line in problem.message.split("\n"))
+            out.append(f"problem {number} [{problem.kind}]{': ' + visible(where) if where else ''}\n")
+            out.extend(f"  {visible(line)}\n" for line in problem.message.split("\n"))
         return "".join(out)
     written = sum(c.action == "write" for c in report.changes)
     deleted = len(report.changes) - written
     if report.checked_only:
-        out.append(
-            f"ok: the answer from {report.source} applies cleanly: it writes {written} file(s), deletes {deleted}\n"
-        )
+        out.append(f"ok: the answer from {source} applies cleanly: it writes {written} file(s), deletes {deleted}\n")
     else:
-        out.append(f"applied the answer from {report.source}: {written} file(s) written, {deleted} deleted\n")
-    out.extend(f"  {'would ' if report.checked_only else ''}{c.action} {c.path}\n" for c in report.changes)
-    out.extend(f"  skipped delete of {path}: the file does not exist\n" for path in report.missing_deletes)
+        out.append(f"applied the answer from {source}: {written} file(s) written, {deleted} deleted\n")
+    out.extend(f"  {'would ' if report.checked_only else ''}{c.action} {visible(c.path)}\n" for c in report.changes)
+    out.extend(f"  skipped delete of {visible(path)}: the file does not exist\n" for path in report.missing_deletes)
     if report.build is not None:
         out.append(f"build: {'passes' if report.build.passed else 'fails'} ({report.build.describe()})\n")
     return "".join(out)

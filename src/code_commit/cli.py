@@ -57,8 +57,25 @@ def _guarded(action: Any, quiet: bool = False, verbose: bool = False, as_json: b
 
 
 def _stdout(text: str) -> None:
-    sys.stdout.write(text)
+    """Write a result to stdout. A character stdout cannot encode (a lone surrogate from a model's
+    answer, say) is written as a backslash escape rather than ending the run with a traceback."""
+    encoding = getattr(sys.stdout, "encoding", None) or "utf-8"
+    sys.stdout.write(text.encode(encoding, "backslashreplace").decode(encoding, "replace"))
     sys.stdout.flush()
+
+
+def _for_stdout(text: str) -> str:
+    """Text from the model (the --dry-run diff) for stdout: the exact bytes when a program reads
+    them (a patch for git apply); escape sequences made visible when stdout is a terminal."""
+    try:
+        tty = sys.stdout.isatty()
+    except (AttributeError, ValueError):
+        tty = False
+    if not tty:
+        return text
+    from .printable import visible_lines
+
+    return visible_lines(text)
 
 
 QUIET = typer.Option("--quiet", "-q", help="Show only warnings and errors.")
@@ -161,7 +178,7 @@ def main_command(
         if outcome.error is not None:
             console.error(str(outcome.error))
         if outcome.diff is not None and not json_output:
-            _stdout(outcome.diff)
+            _stdout(_for_stdout(outcome.diff))
         if outcome.log_dir is not None:
             console.info(f"logs: {outcome.log_dir}")
         if json_output:
