@@ -145,6 +145,13 @@ def test_build_runs_only_with_build_and_its_result_sets_the_exit_code(big: Proje
     assert report["applied"] is True and report["build"]["passed"] is False and report["build"]["exit_code"] == 1
 
 
+def test_build_runs_a_build_sh_without_a_shebang_line_as_a_shell_would(big: Project, cli) -> None:
+    big.write("build.sh", "grep -q 'return -7$' big.py\n", mode=0o755)
+    result = cli("apply", "--build", "-", input=EDIT)
+    assert result.exit_code == 0, result.output
+    assert "build: passes" in result.stdout
+
+
 def test_applydir_json_answers(big: Project, cli) -> None:
     answer = [
         {"file": "big.py", "changes": [{"original_lines": ["def f7():", "    return 7"], "changed_lines": ["pass"]}]},

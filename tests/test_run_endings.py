@@ -100,6 +100,22 @@ def test_json_on_a_setup_error(project: Project, cli, monkeypatch: pytest.Monkey
     assert project.run_dirs() == []
 
 
+def test_a_build_sh_that_cannot_start_is_a_failed_build_and_the_model_is_told_why(
+    project: Project, api: FakeAPI, cli
+) -> None:
+    project.write("build.sh", "#!/nonexistent/sh\ntest -f fixed.txt\n", mode=0o755)
+    project.commit_all()
+    for _ in range(4):
+        api.reply(FIX)
+    result = cli("--json")
+    assert result.exit_code == 1
+    data = record(result)
+    assert data["outcome"] == "build_failed" and data["error"] is None
+    assert data["last_build"]["exit_code"] == 127 and data["attempts"] == 4
+    assert "interpreter '/nonexistent/sh' (its #! line) was not found" in api.requests[1].prompt_text
+    assert summary_file(data) == data
+
+
 def test_without_json_nothing_goes_to_stdout(project: Project, api: FakeAPI, cli) -> None:
     api.reply(FIX)
     result = cli()
