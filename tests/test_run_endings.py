@@ -323,3 +323,15 @@ def test_the_build_gets_no_key_and_no_stdin_through_the_cli(project: Project, ap
     (run,) = project.run_dirs()
     log = (run / "01-build.txt").read_text()
     assert "key=none" in log and "stdin=" not in log
+
+
+def test_an_answer_with_a_lone_surrogate_is_logged_with_the_bytes_visible(project: Project, api: FakeAPI, cli) -> None:
+    """JSON can carry a lone surrogate (\\ud800) that UTF-8 cannot encode: the log shows it escaped."""
+    api.reply("prose \ud800 here\n" + FIX)
+    result = cli("--json", "-v")
+    assert result.exit_code == 0, result.stderr
+    data = record(result)
+    assert data["outcome"] == "passed" and summary_file(data) == data
+    run = Path(data["log_dir"])
+    assert (run / "01-response.txt").read_text() == "prose \\ud800 here\n" + FIX
+    assert "prose <U+D800> here" in result.stderr

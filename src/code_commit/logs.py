@@ -124,13 +124,15 @@ class RunLog:
     def event(self, message: str) -> None:
         """Append a timestamped line to run.log."""
         line = f"{datetime.now(tz=UTC).strftime('%Y-%m-%dT%H:%M:%S.%fZ')} {self.redact(message)}\n"
-        with open(self.folder / "run.log", "a", encoding="utf-8") as fh:
+        with open(self.folder / "run.log", "a", encoding="utf-8", errors="backslashreplace") as fh:
             fh.write(line)
 
 
 def _write_text(path: Path, text: str) -> None:
+    """Write a log file. A character UTF-8 cannot encode (a lone surrogate in a model's answer) is
+    written as its backslash escape: the bytes stay visible, and a log write never raises for them."""
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with open(fd, "w", encoding="utf-8", newline="") as fh:
+    with open(fd, "w", encoding="utf-8", errors="backslashreplace", newline="") as fh:
         fh.write(text)
 
 

@@ -201,7 +201,8 @@ def _record(
     plan: Plan, replacements: dict[str, str | None], outcome: Outcome, log: RunLog, call: int, console: Console
 ) -> None:
     for path, content in plan.final.items():
-        replacements[path] = None if content is None else content.decode("utf-8")
+        # A reviewed file keeps the original bytes of the hunks rejected, which need not be UTF-8.
+        replacements[path] = None if content is None else content.decode("utf-8", "replace")
     for change in plan.changes:
         if change.content is None:
             outcome.files_deleted.add(change.path)
