@@ -33,7 +33,7 @@ from .logs import LOGS_DIR, Redactor, RunLog, prune_runs
 from .printable import visible
 from .settings import CONFIG_DIR, Settings, load_settings, resolve_api_key
 from .ui import Console
-from .workspace import ProjectLock, _gitignore_problems
+from .workspace import ProjectLock, _gitignore_problems, build_script_problems, config_dir_problems
 
 FORMATS = ("auto", "caret", "json")
 
@@ -80,9 +80,9 @@ def command(
         raise SetupError(f"--format must be one of {', '.join(FORMATS)}, not {answer_format!r}")
     settings = load_settings(root, flags=flags).settings
     if not check:
-        problems = _gitignore_problems(root)
-        if build and not (root / "build.sh").is_file():
-            problems.append("build.sh is missing: --build runs ./build.sh; create it or leave out --build.")
+        problems = config_dir_problems(root) + _gitignore_problems(root)
+        if build:
+            problems += build_script_problems(root, "--build runs ./build.sh; fix it or leave out --build")
         if problems:
             raise SetupError("\n".join(problems))
     text = _read_answer(source)

@@ -95,7 +95,16 @@ class RunLog:
     @classmethod
     def create(cls, config_dir: Path, redact: Redactor) -> RunLog:
         logs = config_dir / LOGS_DIR
-        logs.mkdir(parents=True, exist_ok=True)
+        try:
+            logs.mkdir(parents=True, exist_ok=True)
+        except (FileExistsError, NotADirectoryError) as exc:  # the setup checks say so first; this is a race
+            from .errors import SetupError
+
+            where = Path(exc.filename or logs)
+            raise SetupError(
+                f"{where} is not a directory: code-commit writes each run's logs in a folder under {logs}; "
+                "move it away or delete it."
+            ) from exc
         run_id = new_run_id()
         for suffix in ("", *(f"-{n}" for n in range(1, 100))):
             folder = logs / (run_id + suffix)
