@@ -26,10 +26,10 @@ from .apply import Plan, PlanRefused, Problem, apply_plan, plan_changes
 from .applydir import looks_like_json, parse_applydir
 from .build import BuildResult, run_build
 from .edits import Edit, parse_answer
-from .errors import EXIT_BUILD_FAILS, EXIT_OK, EXIT_REFUSED, AnswerRefused, SetupError
+from .errors import EXIT_BUILD_FAILS, EXIT_OK, EXIT_REFUSED, AnswerRefused, CodeCommitError, SetupError
 from .guard import Guard
 from .journal import recover
-from .logs import LOGS_DIR, Redactor, RunLog, prune_runs
+from .logs import LOGS_DIR, Redactor, RunLog, internal_error, prune_runs
 from .printable import visible
 from .settings import CONFIG_DIR, Settings, load_settings, resolve_api_key
 from .ui import Console
@@ -99,7 +99,12 @@ def command(
         # Like a run: under the project's lock (the plan is made under it too, so no run changes the
         # files in between), with SIGINT, SIGTERM and --timeout ending it cleanly.
         with stops.watch(settings.timeout), ProjectLock.take(config_dir, settings.wait_lock, console.info):
-            _apply(root, text, fmt, settings, build, redact, console, report)
+            try:
+                _apply(root, text, fmt, settings, build, redact, console, report)
+            except CodeCommitError:
+                raise
+            except Exception as exc:  # a bug or the disk: exit 9, its traceback in the run folder
+                raise internal_error(exc, report.log_dir, redact) from exc
 
     sys.stdout.write(redact(_as_json(report) if as_json else _as_text(report)))
     sys.stdout.flush()

@@ -19,7 +19,10 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     import logging
 
+    from .errors import InternalError
+
 LOGS_DIR = "logs"
+TRACEBACK_FILE = "traceback.txt"  # an internal error's traceback, in the run folder
 RUN_ID = re.compile(r"\d{8}-\d{6}-\d{6}(-\d{1,2})?")  # new_run_id(), plus RunLog.create's suffix
 
 
@@ -135,6 +138,35 @@ class RunLog:
         line = f"{datetime.now(tz=UTC).strftime('%Y-%m-%dT%H:%M:%S.%fZ')} {self.redact(message)}\n"
         with open(self.folder / "run.log", "a", encoding="utf-8", errors="backslashreplace") as fh:
             fh.write(line)
+
+
+def internal_error(exc: BaseException, folder: Path | None, redact: Redactor) -> InternalError:
+    """The last line of defence: an unexpected exception as an `InternalError` with a one-line
+    message, its traceback (redacted) saved in the run folder when there is one."""
+    import traceback
+
+    from .errors import InternalError
+
+    details = redact("".join(traceback.format_exception(exc)))
+    saved = None
+    if folder is not None:
+        with contextlib.suppress(OSError):  # the disk may be the problem
+            _write_text(folder / TRACEBACK_FILE, details)
+            saved = str(folder / TRACEBACK_FILE)
+    what = " ".join(redact(f"{type(exc).__name__}: {exc}").split())
+    if len(what) > 400:
+        what = what[:400] + "..."
+    if saved:
+        where = f"the traceback is in {saved}"
+    elif folder is not None:
+        where = "its traceback could not be saved in the run folder; run with -v to see it"
+    else:
+        where = "run with -v to see the traceback"
+    return InternalError(
+        f"internal error: {what} (a bug in code-commit, or its environment: a full disk, permissions); {where}",
+        details,
+        saved,
+    )
 
 
 def _write_text(path: Path, text: str) -> None:

@@ -4,12 +4,16 @@ the run around it: take the lock, recover, loop, record how it ended.
 Control flow by exceptions: a refused answer is `AnswerRefused` (it uses up the attempt and
 its reasons become the next prompt's feedback); anything that ends the run early is a
 `CodeCommitError` (or a `stops.Stopped` from a signal or the time limit), which `execute`
-records in the outcome, so every ending gets the same record and exit code.
+records in the outcome, so every ending gets the same record and exit code. Any other
+exception is a bug or the environment failing (a full disk): `execute` records it as an
+`InternalError` (exit 9), with its traceback in the run folder, and still writes the record.
 """
 
 from __future__ import annotations
 
+import contextlib
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -25,7 +29,7 @@ from .journal import recover
 from .llm import Completion, Provider, make_provider
 from .llm.catalog import Budget, ModelInfo, load_catalog
 from .llm.transport import MAX_CONTINUATIONS
-from .logs import LOGS_DIR, Redactor, RunLog, prune_runs, redacted_logging
+from .logs import LOGS_DIR, Redactor, RunLog, internal_error, prune_runs, redacted_logging
 from .outcome import Outcome, RunOptions
 from .prompts import Feedback, Prompt, SystemPrompts, initial_prompt, load_system_prompts, repair_prompt
 from .review import approve
@@ -64,7 +68,8 @@ def execute(
     provider: Provider | None = None,
 ) -> Outcome:
     """A whole run on a checked setup (see `workspace.check_setup`): take the lock, recover, loop,
-    and record how it ended. Never raises for an ending the user should see: the outcome carries it.
+    and record how it ended. Never raises for an ending the user should see: the outcome carries it,
+    an unexpected exception included (as an `InternalError`).
     """
     started = time.monotonic()
     options = options or RunOptions()
@@ -97,14 +102,24 @@ def execute(
                 (dry_run if options.dry_run else repair_loop)(run)
             except (CodeCommitError, stops.Stopped) as exc:
                 outcome.error = stops.error_of(exc)
+            except Exception as exc:  # the last line of defence: a bug, or the disk, never "build fails"
+                outcome.error = internal_error(exc, log.folder, redact)
             finally:
                 outcome.duration = time.monotonic() - started
                 with stops.shielded(final=True):
-                    report_totals(outcome.calls, outcome.usage, outcome.cost_usd, log, console)
+                    _survive(
+                        outcome,
+                        log,
+                        lambda: report_totals(outcome.calls, outcome.usage, outcome.cost_usd, log, console),
+                    )
                     _finish(workspace, options, log, console, outcome)
     except (CodeCommitError, stops.Stopped) as exc:
         if outcome.log_dir is None:  # no folder yet (setup, lock); later, the record is written and stands
             outcome.error = stops.error_of(exc)
+            outcome.duration = time.monotonic() - started
+    except Exception as exc:
+        if outcome.log_dir is None:
+            outcome.error = internal_error(exc, None, redact)
             outcome.duration = time.monotonic() - started
     return outcome
 
@@ -222,15 +237,33 @@ def _record(
 
 
 def _finish(workspace: Workspace, options: RunOptions, log: RunLog, console: Console, outcome: Outcome) -> None:
-    """The end of every run that has a folder: revert if asked, then write summary.json."""
+    """The end of every run that has a folder: revert if asked, then write summary.json. Never
+    raises: each step that fails unexpectedly becomes the run's error, unless it already has one."""
     if options.revert_on_failure and not outcome.passed and outcome.originals.files:
-        outcome.patch = log.write_file("final.patch", outcome.originals.patch(workspace.root))
-        problems = outcome.originals.restore(workspace.root)
-        outcome.reverted = not problems
-        for problem in problems:
-            console.error(f"could not revert {problem}")
-        log.event(f"reverted {len(outcome.originals.files)} file(s); the proposal is in final.patch")
-        console.info(f"reverted the run's changes; its final proposal is saved in {outcome.patch}")
+        _survive(outcome, log, lambda: _revert(workspace, log, console, outcome))
     if outcome.error is not None:
-        log.event(f"run ended: {outcome.error}")
-    log.write_file(SUMMARY_FILE, summarize(outcome).to_json())
+        _survive(outcome, log, lambda: log.event(f"run ended: {outcome.error}"))
+    _survive(outcome, log, lambda: log.write_file(SUMMARY_FILE, summarize(outcome).to_json()))
+
+
+def _revert(workspace: Workspace, log: RunLog, console: Console, outcome: Outcome) -> None:
+    outcome.patch = log.write_file("final.patch", outcome.originals.patch(workspace.root))
+    problems = outcome.originals.restore(workspace.root)
+    outcome.reverted = not problems
+    for problem in problems:
+        console.error(f"could not revert {problem}")
+    log.event(f"reverted {len(outcome.originals.files)} file(s); the proposal is in final.patch")
+    console.info(f"reverted the run's changes; its final proposal is saved in {outcome.patch}")
+
+
+def _survive(outcome: Outcome, log: RunLog, step: Callable[[], object]) -> None:
+    """A step of a run's ending, which must not stop the steps after it: an unexpected exception
+    becomes the run's error if it has none yet (the first error is the one that explains the run)."""
+    try:
+        step()
+    except Exception as exc:
+        if outcome.error is None:
+            outcome.error = internal_error(exc, log.folder, log.redact)
+        else:  # the first error's traceback stays; this one is only noted, if the disk lets us
+            with contextlib.suppress(Exception):
+                log.event(f"while ending the run: {type(exc).__name__}: {exc}")

@@ -29,6 +29,7 @@ OUTCOME_NAMES = {
     5: "timeout",
     6: "rejected",
     8: "restore_failed",
+    9: "internal_error",
     130: "interrupted",
 }
 DRY_RUN_NAMES = {0: "acceptable", 1: "refused"}  # --dry-run: is the one answer applicable?
@@ -54,7 +55,10 @@ class RunSummary:
     diff: str | None = None  # --dry-run: what the answer would change
 
     def to_json(self) -> str:
-        return json.dumps(dataclasses.asdict(self), indent=2, ensure_ascii=False) + "\n"
+        text = json.dumps(dataclasses.asdict(self), indent=2, ensure_ascii=False) + "\n"
+        # A lone surrogate (from a model's answer) cannot be written as UTF-8: as its \u escape it
+        # is still valid JSON, and reads back as the same string.
+        return text.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 def outcome_name(exit_code: int, dry_run: bool = False) -> str:
