@@ -151,6 +151,34 @@ def test_dry_run_with_json_and_a_refused_answer(project: Project, api: FakeAPI, 
     data = record(result)
     assert data["outcome"] == "refused" and data["diff"] is None
     assert "build.sh is a protected file" in result.stderr
+    assert data["error"] == "the answer would be refused: 'build.sh': build.sh is a protected file"
+    assert summary_file(data) == data
+
+
+def test_a_dry_run_answer_with_no_blocks_is_refused(project: Project, api: FakeAPI, cli) -> None:
+    api.reply("I cannot help with that.")
+    result = cli("--dry-run", "--json")
+    assert result.exit_code == 1
+    data = record(result)
+    assert data["outcome"] == "refused" and data["diff"] is None
+    assert data["error"] == "the answer would be refused: the answer has no ^^^ blocks, so there is nothing to apply"
+    assert "the answer is acceptable" not in result.stderr
+
+
+def test_when_every_answer_is_refused_the_record_says_so(project: Project, api: FakeAPI, cli) -> None:
+    for _ in range(4):
+        api.reply("^^^.gitignore\nx\n^^^end\n")
+    result = cli("--json")
+    assert result.exit_code == 1, "no passing build"
+    data = record(result)
+    assert (data["outcome"], data["attempts"], data["last_build"]) == ("refused", 4, None)
+    assert data["error"] == (
+        "no answer could be applied: all 4 were refused, so no build ran; "
+        "the last one because: '.gitignore': .gitignore is a protected file"
+    )
+    assert "no answer could be applied: all 4 were refused, so no build ran" in result.stderr
+    assert "still fails" not in result.stderr
+    assert summary_file(data) == data
 
 
 def test_revert_on_failure_restores_the_tree_exactly_and_keeps_the_proposal(

@@ -86,7 +86,7 @@ EXIT_CODES: dict[type[CodeCommitError], int] = {
 EXIT_CODE_HELP = """\
 Exit codes:
   0    the build passes
-  1    the build still fails after the repairs
+  1    the build still fails after the repairs, or every answer was refused (no build ran)
   2    usage or setup error; nothing was sent to the model
   3    model service error (authentication, network or overload after retries, prompt too long),
        or the next call could go over --max-cost

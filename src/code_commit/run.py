@@ -153,6 +153,10 @@ def repair_loop(run: RunContext) -> None:
             log.write(call, "refused.txt", reasons + "\n")
             console.warn(f"answer refused, nothing was written:\n{reasons}")
             feedback = Feedback(f"Your previous answer was refused; nothing in it was applied.\n{reasons}\n", True)
+            outcome.refusal = (
+                f"no answer could be applied: all {call} were refused, so no build ran; "
+                f"the last one because: {'; '.join(refusal.reasons)}"
+            )
             continue
         finally:
             for warning in [w for w in guard.warnings if w not in warned]:  # invalid ignore lines, once a run
@@ -177,7 +181,10 @@ def repair_loop(run: RunContext) -> None:
             return
         console.info(f"build fails: {result.describe()}")
         feedback = Feedback(output_for_prompt(result, settings.build_output_cap) + approved.note)
-    console.info(f"the build still fails after {settings.max_repairs} repairs")
+    if outcome.last_build is None:
+        console.info(f"no answer could be applied: all {calls} were refused, so no build ran")
+    else:
+        console.info(f"the build still fails after {settings.max_repairs} repairs")
 
 
 def dry_run(run: RunContext) -> None:
@@ -185,11 +192,12 @@ def dry_run(run: RunContext) -> None:
     completion = ask(run, run.initial_prompt(), 1, 1)
     root, log = run.workspace.root, run.log
     try:
-        plan = accept_answer(root, completion, run.settings)
+        plan = accept_answer(root, completion, run.settings, need_blocks=True)
     except AnswerRefused as refusal:
         reasons = "\n".join(f"- {r}" for r in refusal.reasons)
         log.write(1, "refused.txt", reasons + "\n")
         run.console.warn(f"the answer would be refused:\n{reasons}")
+        run.outcome.refusal = f"the answer would be refused: {'; '.join(refusal.reasons)}"
         return
     run.outcome.diff = log.redact(plan_diff(root, plan))
     log.write_file("dry-run.patch", run.outcome.diff)
@@ -197,8 +205,11 @@ def dry_run(run: RunContext) -> None:
     run.outcome.passed = True
 
 
-def accept_answer(root: Path, completion: Completion, settings: Settings, guard: Guard | None = None) -> Plan:
-    """Parse and guard an answer; raise AnswerRefused if any part of it cannot be applied."""
+def accept_answer(
+    root: Path, completion: Completion, settings: Settings, guard: Guard | None = None, need_blocks: bool = False
+) -> Plan:
+    """Parse and guard an answer; raise AnswerRefused if any part of it cannot be applied (or, with
+    `need_blocks`, if it has no block at all: prose alone is no answer to a dry run)."""
     if completion.stop_reason == "max_tokens":
         raise AnswerRefused(
             f"the answer was still cut off at the output limit ({settings.max_tokens} tokens) after "
@@ -208,6 +219,8 @@ def accept_answer(root: Path, completion: Completion, settings: Settings, guard:
     if completion.stop_reason == "refusal":
         raise AnswerRefused("the model declined to answer (stop reason: refusal), so nothing was applied")
     edits = parse_answer(completion.text)
+    if need_blocks and not edits:
+        raise AnswerRefused("the answer has no ^^^ blocks, so there is nothing to apply")
     guard = guard or Guard(root, settings.protected_patterns)
     return plan_changes(root, edits, guard, allow_delete=settings.allow_delete)
 
@@ -216,6 +229,8 @@ def _record(
     plan: Plan, replacements: dict[str, str | None], outcome: Outcome, log: RunLog, call: int, console: Console
 ) -> None:
     for path, content in plan.final.items():
+        if content is None and path in plan.missing_deletes and path not in replacements:
+            continue  # a delete of a file that never existed removed nothing: no FILE REMOVED for it
         # A reviewed file keeps the original bytes of the hunks rejected, which need not be UTF-8.
         replacements[path] = None if content is None else content.decode("utf-8", "replace")
     for change in plan.changes:

@@ -33,6 +33,7 @@ OUTCOME_NAMES = {
     130: "interrupted",
 }
 DRY_RUN_NAMES = {0: "acceptable", 1: "refused"}  # --dry-run: is the one answer applicable?
+REFUSED = "refused"  # exit 1 with no build: every answer was refused (--dry-run: the one answer)
 
 
 @dataclass(frozen=True)
@@ -70,10 +71,15 @@ def outcome_name(exit_code: int, dry_run: bool = False) -> str:
 def summarize(outcome: Outcome) -> RunSummary:
     """The record of a run that got as far as taking the lock."""
     build = outcome.last_build
+    if outcome.refused:
+        name, error = REFUSED, outcome.refusal
+    else:
+        name = outcome_name(outcome.exit_code, outcome.dry_run)
+        error = None if outcome.error is None else str(outcome.error)
     return RunSummary(
-        outcome=outcome_name(outcome.exit_code, outcome.dry_run),
+        outcome=name,
         exit_code=outcome.exit_code,
-        error=None if outcome.error is None else str(outcome.error),
+        error=error,
         dry_run=outcome.dry_run,
         attempts=outcome.attempts,
         files_changed=sorted(outcome.files_changed),
