@@ -139,6 +139,15 @@ def test_a_path_that_is_not_utf8_is_refused_in_text_and_json(big: Project, cli) 
     assert status(big) == before and sorted(p.name for p in big.root.iterdir() if p.name.startswith(("x", "y"))) == []
 
 
+def test_the_text_report_shows_escapes_in_paths_and_messages_as_symbols(big: Project, cli) -> None:
+    """A refused path is quoted in the report: it must not drive the terminal the report is printed on."""
+    evil = "\x1b[2J\x1b]52;c;ZWNobyBwd25lZA==\x07evil"
+    result = cli("apply", "-", input=f"^^^{evil}\nx\n^^^end\n")
+    assert result.exit_code == 7
+    assert "\x1b" not in result.stdout and "\x07" not in result.stdout
+    assert "problem 1 [guard]: ␛[2J␛]52;c;ZWNobyBwd25lZA==␇evil, block 1" in result.stdout
+
+
 def test_build_runs_only_with_build_and_its_result_sets_the_exit_code(big: Project, cli) -> None:
     big.build_script("grep -q 'return -7$' big.py\n")
     result = cli("apply", "--build", "-", input=EDIT)
@@ -150,6 +159,13 @@ def test_build_runs_only_with_build_and_its_result_sets_the_exit_code(big: Proje
     assert result.exit_code == 1
     report = json.loads(result.stdout)
     assert report["applied"] is True and report["build"]["passed"] is False and report["build"]["exit_code"] == 1
+
+
+def test_build_runs_a_build_sh_without_a_shebang_line_as_a_shell_would(big: Project, cli) -> None:
+    big.write("build.sh", "grep -q 'return -7$' big.py\n", mode=0o755)
+    result = cli("apply", "--build", "-", input=EDIT)
+    assert result.exit_code == 0, result.output
+    assert "build: passes" in result.stdout
 
 
 def test_applydir_json_answers(big: Project, cli) -> None:

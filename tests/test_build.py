@@ -57,6 +57,41 @@ def test_non_executable_build_sh_runs_with_sh(tmp_path: Path) -> None:
     assert "ran-by-sh" in (tmp_path / "build.txt").read_text()
 
 
+def test_an_executable_build_sh_without_a_shebang_line_runs_with_sh_as_a_shell_runs_it(tmp_path: Path) -> None:
+    """exec fails with ENOEXEC for a script with no #! line; every shell then runs it with sh."""
+    (tmp_path / "build.sh").write_text("echo ran-without-shebang\nexit 4\n")
+    (tmp_path / "build.sh").chmod(0o755)
+    result = build(tmp_path)
+    assert result.exit_code == 4 and result.start_error is None
+    assert "ran-without-shebang" in (tmp_path / "build.txt").read_text()
+
+
+@pytest.mark.parametrize(
+    ("first_line", "mode", "code", "why"),
+    [
+        (
+            "#!/nonexistent/interpreter",
+            0o755,
+            127,
+            "its interpreter '/nonexistent/interpreter' (its #! line) was not found",
+        ),
+        ("#!/", 0o755, 126, "its interpreter '/' (its #! line) cannot be executed"),  # a directory
+    ],
+)
+def test_a_build_that_cannot_start_is_a_failed_build_whose_log_says_why(
+    tmp_path: Path, first_line: str, mode: int, code: int, why: str
+) -> None:
+    (tmp_path / "build.sh").write_text(f"{first_line}\nexit 0\n")
+    (tmp_path / "build.sh").chmod(mode)
+    result = build(tmp_path)
+    assert not result.passed and result.exit_code == code, "the exit code a shell gives it"
+    assert result.start_error == why
+    log = (tmp_path / "build.txt").read_text()
+    assert f"code-commit could not start build.sh: {why}\n" in log
+    assert result.describe() in log and f"exit code {code}" in result.describe()
+    assert why in output_for_prompt(result, 10_000), "the repair prompt says why"
+
+
 def test_stdin_is_dev_null_and_keys_are_not_in_the_environment(tmp_path: Path) -> None:
     make_build(
         tmp_path, 'read line && echo "got:$line"; echo "key:${ANTHROPIC_API_KEY:-none}:${OPENAI_API_KEY:-none}"\n'

@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import re
 import shlex
+import subprocess
 import sys
 from pathlib import Path
 
@@ -112,3 +113,61 @@ def test_help_and_setup_errors_import_neither_rich_nor_the_run(project: Project,
     env = {k: v for k, v in os.environ.items() if k != "CI"} | {"TERM": "xterm-256color"}
     drawn = pexpect.run(f"{sys.executable} -c {shlex.quote(probe)}", cwd=str(project.root), env=env, encoding="utf-8")
     assert f"EXIT {0 if args else 2} []" in drawn
+
+
+# Terminal escape injection: what the model writes, and what build.sh prints, is hostile input.
+HOSTILE = "Explanation \x1b]52;c;ZWNobyBwd25lZA==\x07 and \x1b[2J\x1b[Hfake: build passes\rcover \u202eevil\n"
+RAW = ("\x1b", "\x07", "\u202e", "\r")
+
+
+def test_verbose_shows_the_answer_and_build_output_with_every_escape_visible(
+    project: Project, api: FakeAPI, cli
+) -> None:
+    project.build_script("printf 'out \\033]0;title\\007 \\033[31mred\\033[0m\\r\\n'\ntest -f fixed.txt\n")
+    api.reply(HOSTILE + FIX)
+    result = cli("-v")
+    assert result.exit_code == 0
+    assert not [c for c in RAW if c in result.stderr], "no escape, BEL, CR or bidi override reaches the terminal"
+    assert "  Explanation ␛]52;c;ZWNobyBwd25lZA==␇ and ␛[2J␛[Hfake: build passes" in result.stderr
+    assert "cover <U+202E>evil" in result.stderr
+    assert "  | out ␛]0;title␇ ␛[31mred␛[0m\n" in result.stderr, "build output: colours too; CRLF ends the line"
+
+
+def test_the_live_view_shows_the_answer_with_every_escape_visible(project: Project) -> None:
+    env = {k: v for k, v in os.environ.items() if k not in ("CI", "NO_COLOR")} | {"TERM": "xterm-256color"}
+    with FakeAPI() as api:
+        api.reply(HOSTILE + FIX)
+        env |= {"ANTHROPIC_BASE_URL": api.url, "ANTHROPIC_API_KEY": "sk-ant-test-live-view-0123456789"}
+        child = pexpect.spawn(
+            sys.executable,
+            ["-m", "code_commit", "-v"],
+            cwd=str(project.root),
+            env=env,
+            timeout=60,
+            dimensions=(40, 200),
+        )
+        child.expect(pexpect.EOF)
+        child.close()
+    drawn = child.before
+    assert child.exitstatus == 0, drawn
+    assert b"\x1b[2K" in drawn, "the live view ran"
+    assert b"\x1b]52" not in drawn and b"\x1b[2J" not in drawn and b"\xe2\x80\xae" not in drawn
+    assert "␛]52;c;ZWNobyBwd25lZA==␇".encode() in drawn
+
+
+def test_a_dry_run_diff_on_a_terminal_shows_escapes_but_a_piped_one_is_the_exact_patch(project: Project) -> None:
+    answer = "^^^app.txt\nhello \x1b]52;c;ZWNobw==\x07 world\n^^^end\n"
+    env = {k: v for k, v in os.environ.items() if k != "CI"} | {"TERM": "dumb"}
+    with FakeAPI() as api:
+        api.reply(answer)
+        api.reply(answer)
+        env |= {"ANTHROPIC_BASE_URL": api.url, "ANTHROPIC_API_KEY": "sk-ant-test-dry-run-0123456789"}
+        shown = pexpect.run(f"{sys.executable} -m code_commit --dry-run -q", cwd=str(project.root), env=env)
+        piped = subprocess.run(
+            [sys.executable, "-m", "code_commit", "--dry-run", "-q"],
+            cwd=project.root,
+            env=env,
+            capture_output=True,
+        )
+    assert b"+hello \xe2\x90\x9b]52;c;ZWNobw==\xe2\x90\x87 world" in shown and b"\x1b" not in shown
+    assert b"+hello \x1b]52;c;ZWNobw==\x07 world\n" in piped.stdout, "a patch for git apply: byte for byte"

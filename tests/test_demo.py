@@ -5,10 +5,13 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import zipfile
 from pathlib import Path
+
+import pytest
 
 from support import git
 
@@ -49,6 +52,43 @@ def test_the_demo_repairs_the_bundled_project(tmp_path: Path, cli) -> None:
     assert "+        self.items[name] = have - count" in git(target, "diff")
 
 
+def test_the_demo_repairs_the_project_with_bytecode_writing_on(
+    tmp_path: Path, cli, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """This suite runs with PYTHONDONTWRITEBYTECODE=1, which hid a stale-bytecode failure: users have it off."""
+    monkeypatch.delenv("PYTHONDONTWRITEBYTECODE", raising=False)
+    target = tmp_path / "demo"
+    result = cli("demo", "--dir", str(target))
+    assert result.exit_code == 0, result.stderr
+    assert not list(target.rglob("__pycache__")), "no bytecode that could go stale"
+
+
+@pytest.mark.parametrize("project", [DEMO / "project", REPO / "tests" / "e2e_project"], ids=["demo", "e2e"])
+def test_a_same_size_fix_in_the_same_second_is_built_from_its_source(
+    tmp_path: Path, project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The demo's two answers have the same length and land within a second of the first build: with a
+    cached .pyc, Python would run the wrong fix again. Here that timing is made certain."""
+    monkeypatch.delenv("PYTHONDONTWRITEBYTECODE", raising=False)
+    root = tmp_path / "project"
+    shutil.copytree(project, root, ignore=shutil.ignore_patterns("__pycache__"))
+    stock = root / "inventory" / "stock.py"
+    original = stock.read_text()
+    wrong = original.replace("self.items[name] = have + count", "self.items[name] = count - have")
+    right = original.replace("self.items[name] = have + count", "self.items[name] = have - count")
+    assert wrong != original and len(wrong) == len(right)
+
+    def build() -> int:
+        return subprocess.run(["sh", "build.sh"], cwd=root, capture_output=True, env=os.environ).returncode
+
+    stock.write_text(wrong)
+    assert build() != 0
+    when = stock.stat().st_mtime_ns
+    stock.write_text(right)
+    os.utime(stock, ns=(when, when))  # the same modification time, the same size
+    assert build() == 0, "the fix on disk is what runs"
+
+
 def test_the_demo_wants_a_new_or_empty_directory(tmp_path: Path, cli) -> None:
     (tmp_path / "something").write_text("mine\n")
     result = cli("demo", "--dir", str(tmp_path))
@@ -84,3 +124,10 @@ def test_the_wheel_carries_the_demo_and_the_init_templates(tmp_path: Path, wheel
         text=True,
     )
     assert where.stdout.startswith(str(tmp_path / "site"))
+
+
+def test_quiet_demo_shows_only_warnings_and_errors(tmp_path: Path, cli) -> None:
+    result = cli("demo", "-q", "--dir", str(tmp_path / "demo"))
+    assert result.exit_code == 0, result.stderr
+    assert "diff --git" not in result.stderr and "self.items" not in result.stderr
+    assert [line for line in result.stderr.splitlines() if "warning:" not in line and "error:" not in line] == []

@@ -74,6 +74,28 @@ def test_init_on_an_existing_project_keeps_everything(tmp_path: Path, cli, monke
     assert {p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()} == before
 
 
+@pytest.mark.parametrize("gitignore", ["/agent-config\n!/agent-config\n", "  /agent-config\n"])
+def test_init_adds_the_line_when_git_would_not_ignore_agent_config(
+    tmp_path: Path, cli, monkeypatch: pytest.MonkeyPatch, gitignore: str
+) -> None:
+    """A line that git reads differently, or that a later `!` line undoes, does not count."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / ".gitignore").write_text(gitignore)
+    result = cli("init")
+    assert result.exit_code == 0 and "added    /agent-config to .gitignore" in result.stderr
+    assert (tmp_path / ".gitignore").read_text() == gitignore + "/agent-config\n", "last, so it wins"
+
+
+def test_init_where_agent_config_is_a_file_is_a_setup_error(tmp_path: Path, cli, monkeypatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "agent-config").write_text("mine\n")
+    result = cli("--json", "init")
+    assert result.exit_code == 2
+    assert "agent-config exists and is not a directory" in result.stderr and "move it away" in result.stderr
+    assert "Traceback" not in result.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["agent-config"], "nothing else was created"
+
+
 def test_init_guesses_the_build_from_the_project(tmp_path: Path, cli, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
     (tmp_path / "Cargo.toml").write_text("[package]\n")

@@ -139,6 +139,18 @@ def test_deleting_a_missing_file_is_a_logged_no_op(project: Project, api: FakeAP
     assert "delete of ghost.txt skipped: the file does not exist" in logged(project)["run.log"]
 
 
+def test_the_repair_prompt_lists_only_real_removals(project: Project, api: FakeAPI, cli) -> None:
+    """A delete of a file that never existed removed nothing; a file the run created and then deleted
+    did exist, in an earlier state the model saw."""
+    api.reply("^^^ghost.txt\n^^^delete\n^^^made.txt\nmade\n^^^end\n")
+    api.reply("^^^made.txt\n^^^delete\n")
+    api.reply(FIX)
+    assert cli("--json").exit_code == 0
+    second, third = user_text(api.requests[1]), user_text(api.requests[2])
+    assert "ghost.txt" not in second and "--- FILE REPLACEMENT [made.txt] ---\nmade\n" in second
+    assert "ghost.txt" not in third and "--- FILE REMOVED [made.txt] ---" in third
+
+
 def test_the_key_never_appears_in_logs_prompts_or_console(project: Project, api: FakeAPI, cli) -> None:
     project.write("agent-config/query.txt", f"Fix it. My key is {TEST_KEY}.\n")
     project.write("agent-config/codeRollup.txt", f"--- FILE [.env] ---\nKEY={TEST_KEY}\n")

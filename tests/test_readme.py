@@ -54,3 +54,13 @@ def test_the_cron_example_is_valid_shell_using_every_exit_code() -> None:
     subprocess.run(["sh", "-n"], input=script, text=True, check=True)
     for code in {1, *EXIT_CODES.values()} - {6}:  # 6 comes from review mode, not run by cron
         assert re.search(rf"^\s+{code}\)", script, re.MULTILINE), code
+
+
+def test_the_apply_exit_codes_are_all_in_its_help_and_the_readme() -> None:
+    """`code-commit apply` can end with any of these; its --help and the README's table list each."""
+    from code_commit.cli import APPLY_EXIT_CODES
+
+    rows = table_rows("| `apply` exit code | meaning |")
+    for code in (0, 1, 2, 4, 5, 7, 8, 9, 130):
+        assert re.search(rf"^  {code} +\S", APPLY_EXIT_CODES, re.MULTILINE), code
+        assert f"\n| {code} |" in rows, code

@@ -141,3 +141,22 @@ def test_ctrl_c_mid_review_writes_nothing_and_restores_the_terminal(files: Proje
     assert files.read("app.txt") == TWENTY
     (log,) = files.run_dirs()
     assert "call 1: review interrupted; nothing of this answer was written" in (log / "run.log").read_text()
+
+
+def test_keeping_part_of_a_change_to_a_file_that_is_not_utf8(files: Project, api: FakeAPI) -> None:
+    """The merged file keeps the original's non-UTF-8 bytes; the repair prompt shows them as U+FFFD."""
+    old = "caf\xe9\n".encode("latin-1") + b"pad\n" * 20 + b"end\n"
+    (files.root / "latin.txt").write_bytes(old)
+    files.commit_all()
+    api.reply("^^^latin.txt\ncafe\n" + "pad\n" * 20 + "END\n^^^end\n")
+    api.reply(FIX)
+    run = Session(files)
+    run.expect("(1/2) Accept this hunk")
+    run.keys(("r", "(2/2) Accept this hunk"), ("a", "every hunk is decided"), ("q", "build fails"))
+    run.expect("(1/1) Create this file")
+    run.keys(("a", "every hunk is decided"))
+    run.child.send("q")
+    run.expect("build passes")
+    assert run.finish() == 0
+    assert (files.root / "latin.txt").read_bytes() == old.replace(b"end\n", b"END\n")
+    assert "--- FILE REPLACEMENT [latin.txt] ---\ncaf\ufffd\npad\n" in api.requests[1].prompt_text

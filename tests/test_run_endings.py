@@ -101,6 +101,22 @@ def test_json_on_a_setup_error(project: Project, cli, monkeypatch: pytest.Monkey
     assert project.run_dirs() == []
 
 
+def test_a_build_sh_that_cannot_start_is_a_failed_build_and_the_model_is_told_why(
+    project: Project, api: FakeAPI, cli
+) -> None:
+    project.write("build.sh", "#!/nonexistent/sh\ntest -f fixed.txt\n", mode=0o755)
+    project.commit_all()
+    for _ in range(4):
+        api.reply(FIX)
+    result = cli("--json")
+    assert result.exit_code == 1
+    data = record(result)
+    assert data["outcome"] == "build_failed" and data["error"] is None
+    assert data["last_build"]["exit_code"] == 127 and data["attempts"] == 4
+    assert "interpreter '/nonexistent/sh' (its #! line) was not found" in api.requests[1].prompt_text
+    assert summary_file(data) == data
+
+
 def test_without_json_nothing_goes_to_stdout(project: Project, api: FakeAPI, cli) -> None:
     api.reply(FIX)
     result = cli()
@@ -136,6 +152,34 @@ def test_dry_run_with_json_and_a_refused_answer(project: Project, api: FakeAPI, 
     data = record(result)
     assert data["outcome"] == "refused" and data["diff"] is None
     assert "build.sh is a protected file" in result.stderr
+    assert data["error"] == "the answer would be refused: 'build.sh': build.sh is a protected file"
+    assert summary_file(data) == data
+
+
+def test_a_dry_run_answer_with_no_blocks_is_refused(project: Project, api: FakeAPI, cli) -> None:
+    api.reply("I cannot help with that.")
+    result = cli("--dry-run", "--json")
+    assert result.exit_code == 1
+    data = record(result)
+    assert data["outcome"] == "refused" and data["diff"] is None
+    assert data["error"] == "the answer would be refused: the answer has no ^^^ blocks, so there is nothing to apply"
+    assert "the answer is acceptable" not in result.stderr
+
+
+def test_when_every_answer_is_refused_the_record_says_so(project: Project, api: FakeAPI, cli) -> None:
+    for _ in range(4):
+        api.reply("^^^.gitignore\nx\n^^^end\n")
+    result = cli("--json")
+    assert result.exit_code == 1, "no passing build"
+    data = record(result)
+    assert (data["outcome"], data["attempts"], data["last_build"]) == ("refused", 4, None)
+    assert data["error"] == (
+        "no answer could be applied: all 4 were refused, so no build ran; "
+        "the last one because: '.gitignore': .gitignore is a protected file"
+    )
+    assert "no answer could be applied: all 4 were refused, so no build ran" in result.stderr
+    assert "still fails" not in result.stderr
+    assert summary_file(data) == data
 
 
 def test_revert_on_failure_restores_the_tree_exactly_and_keeps_the_proposal(
@@ -369,3 +413,15 @@ def test_the_build_gets_no_key_and_no_stdin_through_the_cli(project: Project, ap
     (run,) = project.run_dirs()
     log = (run / "01-build.txt").read_text()
     assert "key=none" in log and "stdin=" not in log
+
+
+def test_an_answer_with_a_lone_surrogate_is_logged_with_the_bytes_visible(project: Project, api: FakeAPI, cli) -> None:
+    """JSON can carry a lone surrogate (\\ud800) that UTF-8 cannot encode: the log shows it escaped."""
+    api.reply("prose \ud800 here\n" + FIX)
+    result = cli("--json", "-v")
+    assert result.exit_code == 0, result.stderr
+    data = record(result)
+    assert data["outcome"] == "passed" and summary_file(data) == data
+    run = Path(data["log_dir"])
+    assert (run / "01-response.txt").read_text() == "prose \\ud800 here\n" + FIX
+    assert "prose <U+D800> here" in result.stderr

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+import os
+import shutil
 import subprocess
 import sys
 
@@ -37,13 +40,76 @@ def test_each_setup_error_exits_2_with_its_fix(project: Project, cli, damage, fr
     assert project.run_dirs() == [], "nothing was logged or sent"
 
 
-@pytest.mark.parametrize("line", ["/agent-config", "  /agent-config  ", "/agent-config/", "\t/agent-config/\t"])
+@pytest.mark.parametrize("line", ["/agent-config", "/agent-config  ", "/agent-config/", "/agent-config/ \r"])
 def test_accepted_gitignore_spellings(project: Project, cli, line: str, monkeypatch: pytest.MonkeyPatch) -> None:
     project.write(".gitignore", f"*.pyc\n{line}\n")
     monkeypatch.delenv("ANTHROPIC_API_KEY")
     result = cli()
     assert result.exit_code == 2
     assert ".gitignore" not in result.stderr and "no API key configured" in result.stderr
+
+
+# .gitignore contents, and whether git ignores agent-config/ with them (checked against git itself below).
+GITIGNORES = [
+    ("/agent-config\n", True),
+    ("\ufeff/agent-config\r\n", True),  # a BOM and CRLF, as git reads them
+    ("/agent-config   \n", True),  # trailing spaces are trimmed
+    ("/agent-config\t\n", False),  # but not a trailing tab
+    ("  /agent-config\n", False),  # nor leading whitespace
+    ("/agent-config\n!/agent-config\n", False),
+    ("/agent-config/\n!agent-config\n", False),
+    ("/agent-config\n!/agent-config/\n", False),
+    ("!/agent-config\n/agent-config\n", True),  # the last match wins
+    ("/agent-config\n!*.keep\n", True),  # a negation about something else
+    ("/agent-config\n!/agent-config/anthropic-api-key\n", True),  # nothing in an ignored folder comes back
+]
+
+
+@pytest.mark.parametrize(("gitignore", "ignored"), GITIGNORES)
+def test_the_gitignore_check_agrees_with_git(project: Project, cli, gitignore: str, ignored: bool) -> None:
+    project.write(".gitignore", gitignore)
+    git_says = subprocess.run(
+        ["git", "check-ignore", "-q", "agent-config/anthropic-api-key"], cwd=project.root, check=False
+    ).returncode
+    assert (git_says == 0) == ignored, "the case is what git makes of it"
+    result = cli("--base-url", "http://127.0.0.1:9", "--dry-run")  # nothing listens: any call fails with exit 3
+    if ignored:
+        assert result.exit_code == 3 and ".gitignore" not in result.stderr
+    else:
+        assert result.exit_code == 2 and project.run_dirs() == []
+        assert ".gitignore" in result.stderr and "agent-config" in result.stderr
+
+
+def test_a_negated_agent_config_line_is_named(project: Project, cli) -> None:
+    project.write(".gitignore", "/agent-config\n*.pyc\n!/agent-config\n")
+    result = cli()
+    assert result.exit_code == 2
+    assert "a later line re-includes the folder (line 3: !/agent-config)" in result.stderr
+    assert "remove that line, or put /agent-config after it" in result.stderr
+
+
+def test_leading_whitespace_is_named(project: Project, cli) -> None:
+    project.write(".gitignore", "  /agent-config\n")
+    result = cli()
+    assert result.exit_code == 2
+    assert ".gitignore line 1 ('  /agent-config') does not match agent-config" in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("damage", "fragment"),
+    [
+        (lambda p: ((p.root / "build.sh").unlink(), (p.root / "build.sh").mkdir()), "build.sh is a directory"),
+        (lambda p: ((p.root / "build.sh").unlink(), (p.root / "build.sh").symlink_to("gone.sh")), "a symlink to a"),
+        (lambda p: ((p.root / "build.sh").unlink(), os.mkfifo(p.root / "build.sh")), "build.sh is a special file"),
+        (lambda p: p.write("agent-config/logs", "x"), "agent-config/logs is a file, not a directory"),
+        (lambda p: (shutil.rmtree(p.root / "agent-config"), p.write("agent-config", "x")), "agent-config is a file"),
+    ],
+)
+def test_what_is_in_the_way_is_named(project: Project, cli, damage, fragment: str) -> None:
+    damage(project)
+    result = cli("--json")
+    assert result.exit_code == 2
+    assert fragment in result.stderr and fragment in json.loads(result.stdout)["error"]
 
 
 def test_missing_key(project: Project, cli, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -78,8 +144,9 @@ def test_help_and_setup_errors_do_not_import_the_sdk(project: Project, args: lis
         "from code_commit.cli import main\n"
         f"sys.argv = ['code-commit', *{args!r}]\n"
         "try:\n    main()\nexcept SystemExit as exit:\n    code = exit.code\n"
-        "print('EXIT', code, 'anthropic' in sys.modules, 'httpx2' in sys.modules, file=sys.stderr)\n"
+        "heavy = [m in sys.modules for m in ('anthropic', 'httpx2', 'code_commit.ignore')]\n"
+        "print('EXIT', code, *heavy, file=sys.stderr)\n"
     )
     done = subprocess.run([sys.executable, "-c", probe], cwd=project.root, capture_output=True, text=True)
     expected = 0 if args else 2
-    assert f"EXIT {expected} False False" in done.stderr
+    assert f"EXIT {expected} False False False" in done.stderr, "the .gitignore check did not need the ignore engine"

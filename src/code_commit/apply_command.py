@@ -26,13 +26,14 @@ from .apply import Plan, PlanRefused, Problem, apply_plan, plan_changes
 from .applydir import looks_like_json, parse_applydir
 from .build import BuildResult, run_build
 from .edits import Edit, parse_answer
-from .errors import EXIT_BUILD_FAILS, EXIT_OK, EXIT_REFUSED, AnswerRefused, SetupError
+from .errors import EXIT_BUILD_FAILS, EXIT_OK, EXIT_REFUSED, AnswerRefused, CodeCommitError, SetupError
 from .guard import Guard
 from .journal import recover
-from .logs import LOGS_DIR, Redactor, RunLog, prune_runs
+from .logs import LOGS_DIR, Redactor, RunLog, internal_error, prune_runs
+from .printable import visible
 from .settings import CONFIG_DIR, Settings, load_settings, resolve_api_key
 from .ui import Console
-from .workspace import ProjectLock, _gitignore_problems
+from .workspace import ProjectLock, _gitignore_problems, build_script_problems, config_dir_problems
 
 FORMATS = ("auto", "caret", "json")
 
@@ -79,9 +80,9 @@ def command(
         raise SetupError(f"--format must be one of {', '.join(FORMATS)}, not {answer_format!r}")
     settings = load_settings(root, flags=flags).settings
     if not check:
-        problems = _gitignore_problems(root)
-        if build and not (root / "build.sh").is_file():
-            problems.append("build.sh is missing: --build runs ./build.sh; create it or leave out --build.")
+        problems = config_dir_problems(root) + _gitignore_problems(root)
+        if build:
+            problems += build_script_problems(root, "--build runs ./build.sh; fix it or leave out --build")
         if problems:
             raise SetupError("\n".join(problems))
     text = _read_answer(source)
@@ -98,7 +99,12 @@ def command(
         # Like a run: under the project's lock (the plan is made under it too, so no run changes the
         # files in between), with SIGINT, SIGTERM and --timeout ending it cleanly.
         with stops.watch(settings.timeout), ProjectLock.take(config_dir, settings.wait_lock, console.info):
-            _apply(root, text, fmt, settings, build, redact, console, report)
+            try:
+                _apply(root, text, fmt, settings, build, redact, console, report)
+            except CodeCommitError:
+                raise
+            except Exception as exc:  # a bug or the disk: exit 9, its traceback in the run folder
+                raise internal_error(exc, report.log_dir, redact) from exc
 
     sys.stdout.write(redact(_as_json(report) if as_json else _as_text(report)))
     sys.stdout.flush()
@@ -216,10 +222,13 @@ def _log_applied(log: RunLog, plan: Plan) -> None:
 
 
 def _as_text(report: ApplyReport) -> str:
+    """The report for a person. Every path and message in it may come from the answer: each is made
+    `visible`, so an answer cannot drive the terminal the report is printed on."""
     out: list[str] = []
+    source = visible(report.source)
     if report.problems:
         verdict = "would be refused" if report.checked_only else "was refused; nothing was written"
-        out.append(f"refused: the answer from {report.source} {verdict} ({len(report.problems)} problem(s))\n")
+        out.append(f"refused: the answer from {source} {verdict} ({len(report.problems)} problem(s))\n")
         for number, problem in enumerate(report.problems, start=1):
             where = ", ".join(
                 part
@@ -231,19 +240,17 @@ def _as_text(report: ApplyReport) -> str:
                 )
                 if part
             )
-            out.append(f"problem {number} [{problem.kind}]{': ' + where if where else ''}\n")
-            out.extend(f"  {line}\n" for line in problem.message.split("\n"))
+            out.append(f"problem {number} [{problem.kind}]{': ' + visible(where) if where else ''}\n")
+            out.extend(f"  {visible(line)}\n" for line in problem.message.split("\n"))
         return "".join(out)
     written = sum(c.action == "write" for c in report.changes)
     deleted = len(report.changes) - written
     if report.checked_only:
-        out.append(
-            f"ok: the answer from {report.source} applies cleanly: it writes {written} file(s), deletes {deleted}\n"
-        )
+        out.append(f"ok: the answer from {source} applies cleanly: it writes {written} file(s), deletes {deleted}\n")
     else:
-        out.append(f"applied the answer from {report.source}: {written} file(s) written, {deleted} deleted\n")
-    out.extend(f"  {'would ' if report.checked_only else ''}{c.action} {c.path}\n" for c in report.changes)
-    out.extend(f"  skipped delete of {path}: the file does not exist\n" for path in report.missing_deletes)
+        out.append(f"applied the answer from {source}: {written} file(s) written, {deleted} deleted\n")
+    out.extend(f"  {'would ' if report.checked_only else ''}{c.action} {visible(c.path)}\n" for c in report.changes)
+    out.extend(f"  skipped delete of {visible(path)}: the file does not exist\n" for path in report.missing_deletes)
     if report.build is not None:
         out.append(f"build: {'passes' if report.build.passed else 'fails'} ({report.build.describe()})\n")
     return "".join(out)

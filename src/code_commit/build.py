@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import codecs
 import contextlib
+import dataclasses
+import errno
 import os
 import selectors
 import signal
@@ -54,6 +56,7 @@ class BuildResult:
     output_chars: int
     time_limit: float = 0.0
     lingered: bool = False  # background children still held the output when build.sh ended; killed
+    start_error: str | None = None  # why build.sh could not be started at all, if it could not
 
     @property
     def passed(self) -> bool:
@@ -62,12 +65,52 @@ class BuildResult:
     def describe(self) -> str:
         if self.timed_out:
             return f"build.sh was killed at its time limit of {self.time_limit:g} s (--build-timeout)"
+        if self.start_error is not None:
+            code = self.exit_code
+            return f"build.sh could not be started: {self.start_error} (exit code {code}, as a shell reports it)"
         return f"build.sh exited with code {self.exit_code} after {self.duration:.1f} s"
 
 
 def build_command(root: Path) -> list[str]:
     script = root / "build.sh"
     return ["./build.sh"] if os.access(script, os.X_OK) else ["sh", "build.sh"]
+
+
+def _start(root: Path, env: Mapping[str, str]) -> subprocess.Popen[bytes]:
+    """Start build.sh as a shell would: exec it, and if the kernel cannot (a script with no #! line:
+    ENOEXEC), run it with sh."""
+    command = build_command(root)
+    while True:
+        try:
+            return subprocess.Popen(
+                command,
+                cwd=root,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+                env=build_env(env),
+                start_new_session=True,  # its own process group, killed as one; and no terminal signals
+            )
+        except OSError as exc:
+            if exc.errno != errno.ENOEXEC or command[0] == "sh":
+                raise
+            command = ["sh", "build.sh"]
+
+
+def _why_not_started(root: Path, exc: OSError) -> tuple[int, str]:
+    """The exit code a shell gives a command it cannot run (127: not found, 126: found but not
+    executable), and why, in words."""
+    code = 127 if exc.errno == errno.ENOENT else 126
+    reason = exc.strerror or str(exc)
+    interpreter = None
+    with contextlib.suppress(OSError), open(root / "build.sh", "rb") as fh:
+        first = fh.readline(512)
+        if first.startswith(b"#!"):
+            interpreter = first[2:].strip().decode("utf-8", "backslashreplace")
+    if interpreter and exc.errno in (errno.ENOENT, errno.EACCES):
+        what = "was not found" if exc.errno == errno.ENOENT else "cannot be executed"
+        return code, f"its interpreter {interpreter!r} (its #! line) {what}"
+    return code, reason
 
 
 def build_env(env: Mapping[str, str]) -> dict[str, str]:
@@ -90,17 +133,19 @@ def run_build(
     """
     started = time.monotonic()
     deadline = started + timeout
-    process = subprocess.Popen(
-        build_command(root),
-        cwd=root,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        env=build_env(os.environ if env is None else env),
-        start_new_session=True,  # its own process group, killed as one; and no terminal signals
-    )
-    assert process.stdout is not None
     sink = _RedactingSink(log_path, redact, on_output)
+    try:
+        process = _start(root, os.environ if env is None else env)
+    except OSError as exc:  # a build that cannot start at all is a failed build, as in a shell
+        code, why = _why_not_started(root, exc)
+        result = BuildResult(code, False, time.monotonic() - started, log_path, 0, timeout, start_error=why)
+        sink.write(f"code-commit could not start build.sh: {why}\n".encode())
+        sink.close(f"--- {result.describe()} ---\n")
+        return dataclasses.replace(result, output_chars=sink.chars)
+    except BaseException:
+        sink.close("")
+        raise
+    assert process.stdout is not None
     timed_out = lingered = False
     try:
         with selectors.DefaultSelector() as selector:
@@ -151,7 +196,8 @@ class _RedactingSink:
     """Decodes a byte stream, censors secrets even when split across chunks, and appends to a file."""
 
     def __init__(self, path: Path, redact: Redactor, on_output: Callable[[str], None] | None) -> None:
-        self._file = open(path, "w", encoding="utf-8", newline="")  # noqa: SIM115 - closed in close()
+        # Closed in close(). backslashreplace: no character can make a log write raise.
+        self._file = open(path, "w", encoding="utf-8", errors="backslashreplace", newline="")  # noqa: SIM115
         self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
         self._redact = redact
         self._keep = max((len(s) for s in redact.secrets), default=1) - 1

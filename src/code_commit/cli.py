@@ -6,6 +6,7 @@ model SDK) is imported when a command actually needs it.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 import time
@@ -14,7 +15,7 @@ from typing import Annotated, Any
 
 import typer
 
-from .errors import EXIT_CODE_HELP, EXIT_OK, CodeCommitError, Interrupted, exit_code_for
+from .errors import EXIT_CODE_HELP, EXIT_OK, CodeCommitError, InternalError, Interrupted, exit_code_for
 
 HELP = f"""Ask a model for a change, apply it behind a guard, and repair the build until build.sh passes.
 
@@ -38,7 +39,10 @@ app = typer.Typer(
 
 def _guarded(action: Any, quiet: bool = False, verbose: bool = False, as_json: bool = False) -> int:
     """Run an action and turn every failure into its exit code, with a message on stderr (and,
-    with --json, the run's record on stdout: a failure before the run is a run's ending too)."""
+    with --json, the run's record on stdout: a failure before the run is a run's ending too).
+
+    Any exception nothing expected is the last line of defence's: an internal error (exit 9) with a
+    one-line message, never a traceback and exit 1, which would read as "the build still fails"."""
     from .ui import Console
 
     started = time.monotonic()
@@ -48,17 +52,47 @@ def _guarded(action: Any, quiet: bool = False, verbose: bool = False, as_json: b
     except (CodeCommitError, KeyboardInterrupt) as exc:
         # A stops.Stopped (a KeyboardInterrupt) carries its own error: interrupted, or the time limit.
         error = exc if isinstance(exc, CodeCommitError) else getattr(exc, "error", None) or Interrupted("interrupted")
-        console.error(str(error))
-        if as_json:
-            from .summary import for_error
+    except Exception as exc:
+        from .logs import internal_error
 
-            _stdout(console.redact(for_error(error, exit_code_for(error), time.monotonic() - started).to_json()))
-        return exit_code_for(error)
+        error = internal_error(exc, None, console.redact)
+    with contextlib.suppress(Exception):  # stderr may be what failed; the exit code and the record still count
+        report_error(console, error)
+    if as_json:
+        from .summary import for_error
+
+        _stdout(console.redact(for_error(error, exit_code_for(error), time.monotonic() - started).to_json()))
+    return exit_code_for(error)
+
+
+def report_error(console: Any, error: CodeCommitError) -> None:
+    """The error's one line on stderr; with -v, an internal error's traceback too when no run
+    folder keeps it."""
+    console.error(str(error))
+    if isinstance(error, InternalError) and error.traceback_file is None and error.details:
+        console.detail(error.details)
 
 
 def _stdout(text: str) -> None:
-    sys.stdout.write(text)
+    """Write a result to stdout. A character stdout cannot encode (a lone surrogate from a model's
+    answer, say) is written as a backslash escape rather than ending the run with a traceback."""
+    encoding = getattr(sys.stdout, "encoding", None) or "utf-8"
+    sys.stdout.write(text.encode(encoding, "backslashreplace").decode(encoding, "replace"))
     sys.stdout.flush()
+
+
+def _for_stdout(text: str) -> str:
+    """Text from the model (the --dry-run diff) for stdout: the exact bytes when a program reads
+    them (a patch for git apply); escape sequences made visible when stdout is a terminal."""
+    try:
+        tty = sys.stdout.isatty()
+    except (AttributeError, ValueError):
+        tty = False
+    if not tty:
+        return text
+    from .printable import visible_lines
+
+    return visible_lines(text)
 
 
 QUIET = typer.Option("--quiet", "-q", help="Show only warnings and errors.")
@@ -159,9 +193,9 @@ def main_command(
 
         outcome = execute(workspace, key, settings, console, RunOptions(dry_run, revert_on_failure))
         if outcome.error is not None:
-            console.error(str(outcome.error))
+            report_error(console, outcome.error)
         if outcome.diff is not None and not json_output:
-            _stdout(outcome.diff)
+            _stdout(_for_stdout(outcome.diff))
         if outcome.log_dir is not None:
             console.info(f"logs: {outcome.log_dir}")
         if json_output:
@@ -293,6 +327,9 @@ Exit codes:
   5    the --timeout was reached
   7    the answer was refused (malformed, a guarded path, a search text that does not match
        exactly once): nothing was applied; with --check: it would be refused
+  8    an apply could not be undone (a killed run's, found first, or this one's after a failed
+       write): see the message; run code-commit recover once the cause is fixed
+  9    internal error: a bug, or the environment (disk full, permissions)
   130  interrupted"""
 
 

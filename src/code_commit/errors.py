@@ -42,6 +42,19 @@ class Interrupted(CodeCommitError):
     """SIGINT or SIGTERM stopped the run."""
 
 
+class InternalError(CodeCommitError):
+    """An exception nothing else expected: a bug in code-commit, or its environment (a full disk,
+    permissions). The last line of defence turns it into this, so that the run still ends with its
+    own exit code, a one-line message and its record, never a traceback and exit 1 ("the build
+    still fails"). `details` is the (redacted) traceback; `traceback_file` where it was saved, if it was.
+    """
+
+    def __init__(self, message: str, details: str = "", traceback_file: str | None = None) -> None:
+        super().__init__(message)
+        self.details = details
+        self.traceback_file = traceback_file
+
+
 class AnswerRefused(Exception):
     """The model's answer is malformed or asks for something the guard forbids.
 
@@ -56,6 +69,7 @@ class AnswerRefused(Exception):
 EXIT_OK = 0
 EXIT_BUILD_FAILS = 1
 EXIT_REFUSED = 7  # `code-commit apply` only: in a run, a refused answer uses up an attempt instead
+EXIT_INTERNAL = 9
 
 EXIT_CODES: dict[type[CodeCommitError], int] = {
     SetupError: 2,
@@ -65,13 +79,14 @@ EXIT_CODES: dict[type[CodeCommitError], int] = {
     RunTimeout: 5,
     AllRejected: 6,
     RestoreFailed: 8,
+    InternalError: EXIT_INTERNAL,
     Interrupted: 130,
 }
 
 EXIT_CODE_HELP = """\
 Exit codes:
   0    the build passes
-  1    the build still fails after the repairs
+  1    the build still fails after the repairs, or every answer was refused (no build ran)
   2    usage or setup error; nothing was sent to the model
   3    model service error (authentication, network or overload after retries, prompt too long),
        or the next call could go over --max-cost
@@ -80,6 +95,8 @@ Exit codes:
   6    every change was rejected in review
   7    code-commit apply: the answer was refused; nothing was applied
   8    an apply could not be undone; run code-commit recover once the cause is fixed
+  9    internal error: a bug, or the environment (disk full, permissions); the message says
+       which exception, and the run folder keeps the traceback
   130  interrupted"""
 
 

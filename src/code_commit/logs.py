@@ -19,7 +19,10 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     import logging
 
+    from .errors import InternalError
+
 LOGS_DIR = "logs"
+TRACEBACK_FILE = "traceback.txt"  # an internal error's traceback, in the run folder
 RUN_ID = re.compile(r"\d{8}-\d{6}-\d{6}(-\d{1,2})?")  # new_run_id(), plus RunLog.create's suffix
 
 
@@ -95,7 +98,16 @@ class RunLog:
     @classmethod
     def create(cls, config_dir: Path, redact: Redactor) -> RunLog:
         logs = config_dir / LOGS_DIR
-        logs.mkdir(parents=True, exist_ok=True)
+        try:
+            logs.mkdir(parents=True, exist_ok=True)
+        except (FileExistsError, NotADirectoryError) as exc:  # the setup checks say so first; this is a race
+            from .errors import SetupError
+
+            where = Path(exc.filename or logs)
+            raise SetupError(
+                f"{where} is not a directory: code-commit writes each run's logs in a folder under {logs}; "
+                "move it away or delete it."
+            ) from exc
         run_id = new_run_id()
         for suffix in ("", *(f"-{n}" for n in range(1, 100))):
             folder = logs / (run_id + suffix)
@@ -124,13 +136,44 @@ class RunLog:
     def event(self, message: str) -> None:
         """Append a timestamped line to run.log."""
         line = f"{datetime.now(tz=UTC).strftime('%Y-%m-%dT%H:%M:%S.%fZ')} {self.redact(message)}\n"
-        with open(self.folder / "run.log", "a", encoding="utf-8") as fh:
+        with open(self.folder / "run.log", "a", encoding="utf-8", errors="backslashreplace") as fh:
             fh.write(line)
 
 
+def internal_error(exc: BaseException, folder: Path | None, redact: Redactor) -> InternalError:
+    """The last line of defence: an unexpected exception as an `InternalError` with a one-line
+    message, its traceback (redacted) saved in the run folder when there is one."""
+    import traceback
+
+    from .errors import InternalError
+
+    details = redact("".join(traceback.format_exception(exc)))
+    saved = None
+    if folder is not None:
+        with contextlib.suppress(OSError):  # the disk may be the problem
+            _write_text(folder / TRACEBACK_FILE, details)
+            saved = str(folder / TRACEBACK_FILE)
+    what = " ".join(redact(f"{type(exc).__name__}: {exc}").split())
+    if len(what) > 400:
+        what = what[:400] + "..."
+    if saved:
+        where = f"the traceback is in {saved}"
+    elif folder is not None:
+        where = "its traceback could not be saved in the run folder; run with -v to see it"
+    else:
+        where = "run with -v to see the traceback"
+    return InternalError(
+        f"internal error: {what} (a bug in code-commit, or its environment: a full disk, permissions); {where}",
+        details,
+        saved,
+    )
+
+
 def _write_text(path: Path, text: str) -> None:
+    """Write a log file. A character UTF-8 cannot encode (a lone surrogate in a model's answer) is
+    written as its backslash escape: the bytes stay visible, and a log write never raises for them."""
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with open(fd, "w", encoding="utf-8", newline="") as fh:
+    with open(fd, "w", encoding="utf-8", errors="backslashreplace", newline="") as fh:
         fh.write(text)
 
 

@@ -36,6 +36,12 @@ class Outcome:
     patch: Path | None = None  # --revert-on-failure: the final proposal, saved before reverting
     diff: str | None = None  # --dry-run: what the answer would change
     dry_run: bool = False
+    refusal: str | None = None  # why the answers were refused, when no answer could be applied
+
+    @property
+    def refused(self) -> bool:
+        """No answer was applied, so no build ran: every answer was refused (--dry-run: the one answer)."""
+        return self.error is None and not self.passed and self.last_build is None and self.refusal is not None
 
     @property
     def usage(self) -> Usage:

@@ -9,7 +9,6 @@ prompt all see exactly what was written.
 from __future__ import annotations
 
 import sys
-import unicodedata
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
@@ -21,6 +20,7 @@ from .diffs import change_diff, file_header, hunk_diff, patch_of, plan_changes_o
 from .errors import AllRejected, AnswerRefused, Interrupted
 from .hunks import FileChange, file_change, partial_plan
 from .logs import Redactor, RunLog
+from .printable import visible
 from .settings import Settings
 from .terminal import GONE, Keys, colour_wanted
 from .ui import Console
@@ -207,26 +207,6 @@ class Reviewer:
 
 def _hunks(count: int) -> str:
     return "hunk" if count == 1 else "hunks"
-
-
-def visible(text: str) -> str:
-    """Text safe to show a supervisor: control and format characters (escape sequences, CR, bidi
-    overrides, zero-width characters) are shown as symbols, so an answer cannot hide or disguise
-    a line of the change on the screen. A tab stays a tab."""
-    if text.isprintable():
-        return text
-    out = []
-    for ch in text:
-        code = ord(ch)
-        if ch == "\t" or unicodedata.category(ch) not in ("Cc", "Cf", "Zl", "Zp", "Cs"):
-            out.append(ch)
-        elif code < 0x20:
-            out.append(chr(0x2400 + code))  # the control pictures: ␍ for CR, ␛ for ESC
-        elif code == 0x7F:
-            out.append("\u2421")  # ␡
-        else:
-            out.append(f"<U+{code:04X}>")
-    return "".join(out)
 
 
 def display(diff: str, colour: bool) -> str:

@@ -4,12 +4,16 @@ the run around it: take the lock, recover, loop, record how it ended.
 Control flow by exceptions: a refused answer is `AnswerRefused` (it uses up the attempt and
 its reasons become the next prompt's feedback); anything that ends the run early is a
 `CodeCommitError` (or a `stops.Stopped` from a signal or the time limit), which `execute`
-records in the outcome, so every ending gets the same record and exit code.
+records in the outcome, so every ending gets the same record and exit code. Any other
+exception is a bug or the environment failing (a full disk): `execute` records it as an
+`InternalError` (exit 9), with its traceback in the run folder, and still writes the record.
 """
 
 from __future__ import annotations
 
+import contextlib
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -25,7 +29,7 @@ from .journal import recover
 from .llm import Completion, Provider, make_provider
 from .llm.catalog import Budget, ModelInfo, load_catalog
 from .llm.transport import MAX_CONTINUATIONS
-from .logs import LOGS_DIR, Redactor, RunLog, prune_runs, redacted_logging
+from .logs import LOGS_DIR, Redactor, RunLog, internal_error, prune_runs, redacted_logging
 from .outcome import Outcome, RunOptions
 from .prompts import Feedback, Prompt, SystemPrompts, initial_prompt, load_system_prompts, repair_prompt
 from .review import approve
@@ -64,7 +68,8 @@ def execute(
     provider: Provider | None = None,
 ) -> Outcome:
     """A whole run on a checked setup (see `workspace.check_setup`): take the lock, recover, loop,
-    and record how it ended. Never raises for an ending the user should see: the outcome carries it.
+    and record how it ended. Never raises for an ending the user should see: the outcome carries it,
+    an unexpected exception included (as an `InternalError`).
     """
     started = time.monotonic()
     options = options or RunOptions()
@@ -97,14 +102,24 @@ def execute(
                 (dry_run if options.dry_run else repair_loop)(run)
             except (CodeCommitError, stops.Stopped) as exc:
                 outcome.error = stops.error_of(exc)
+            except Exception as exc:  # the last line of defence: a bug, or the disk, never "build fails"
+                outcome.error = internal_error(exc, log.folder, redact)
             finally:
                 outcome.duration = time.monotonic() - started
                 with stops.shielded(final=True):
-                    report_totals(outcome.calls, outcome.usage, outcome.cost_usd, log, console)
+                    _survive(
+                        outcome,
+                        log,
+                        lambda: report_totals(outcome.calls, outcome.usage, outcome.cost_usd, log, console),
+                    )
                     _finish(workspace, options, log, console, outcome)
     except (CodeCommitError, stops.Stopped) as exc:
         if outcome.log_dir is None:  # no folder yet (setup, lock); later, the record is written and stands
             outcome.error = stops.error_of(exc)
+            outcome.duration = time.monotonic() - started
+    except Exception as exc:
+        if outcome.log_dir is None:
+            outcome.error = internal_error(exc, None, redact)
             outcome.duration = time.monotonic() - started
     return outcome
 
@@ -138,6 +153,10 @@ def repair_loop(run: RunContext) -> None:
             log.write(call, "refused.txt", reasons + "\n")
             console.warn(f"answer refused, nothing was written:\n{reasons}")
             feedback = Feedback(f"Your previous answer was refused; nothing in it was applied.\n{reasons}\n", True)
+            outcome.refusal = (
+                f"no answer could be applied: all {call} were refused, so no build ran; "
+                f"the last one because: {'; '.join(refusal.reasons)}"
+            )
             continue
         finally:
             for warning in [w for w in guard.warnings if w not in warned]:  # invalid ignore lines, once a run
@@ -162,7 +181,10 @@ def repair_loop(run: RunContext) -> None:
             return
         console.info(f"build fails: {result.describe()}")
         feedback = Feedback(output_for_prompt(result, settings.build_output_cap) + approved.note)
-    console.info(f"the build still fails after {settings.max_repairs} repairs")
+    if outcome.last_build is None:
+        console.info(f"no answer could be applied: all {calls} were refused, so no build ran")
+    else:
+        console.info(f"the build still fails after {settings.max_repairs} repairs")
 
 
 def dry_run(run: RunContext) -> None:
@@ -170,11 +192,12 @@ def dry_run(run: RunContext) -> None:
     completion = ask(run, run.initial_prompt(), 1, 1)
     root, log = run.workspace.root, run.log
     try:
-        plan = accept_answer(root, completion, run.settings)
+        plan = accept_answer(root, completion, run.settings, need_blocks=True)
     except AnswerRefused as refusal:
         reasons = "\n".join(f"- {r}" for r in refusal.reasons)
         log.write(1, "refused.txt", reasons + "\n")
         run.console.warn(f"the answer would be refused:\n{reasons}")
+        run.outcome.refusal = f"the answer would be refused: {'; '.join(refusal.reasons)}"
         return
     run.outcome.diff = log.redact(plan_diff(root, plan))  # for reading; the file is byte for byte
     write_patch(log.folder / "dry-run.patch", plan_patch(root, plan, log.redact), log.redact)
@@ -182,8 +205,11 @@ def dry_run(run: RunContext) -> None:
     run.outcome.passed = True
 
 
-def accept_answer(root: Path, completion: Completion, settings: Settings, guard: Guard | None = None) -> Plan:
-    """Parse and guard an answer; raise AnswerRefused if any part of it cannot be applied."""
+def accept_answer(
+    root: Path, completion: Completion, settings: Settings, guard: Guard | None = None, need_blocks: bool = False
+) -> Plan:
+    """Parse and guard an answer; raise AnswerRefused if any part of it cannot be applied (or, with
+    `need_blocks`, if it has no block at all: prose alone is no answer to a dry run)."""
     if completion.stop_reason == "max_tokens":
         raise AnswerRefused(
             f"the answer was still cut off at the output limit ({settings.max_tokens} tokens) after "
@@ -193,6 +219,8 @@ def accept_answer(root: Path, completion: Completion, settings: Settings, guard:
     if completion.stop_reason == "refusal":
         raise AnswerRefused("the model declined to answer (stop reason: refusal), so nothing was applied")
     edits = parse_answer(completion.text)
+    if need_blocks and not edits:
+        raise AnswerRefused("the answer has no ^^^ blocks, so there is nothing to apply")
     guard = guard or Guard(root, settings.protected_patterns)
     return plan_changes(root, edits, guard, allow_delete=settings.allow_delete)
 
@@ -201,7 +229,10 @@ def _record(
     plan: Plan, replacements: dict[str, str | None], outcome: Outcome, log: RunLog, call: int, console: Console
 ) -> None:
     for path, content in plan.final.items():
-        replacements[path] = None if content is None else content.decode("utf-8")
+        if content is None and path in plan.missing_deletes and path not in replacements:
+            continue  # a delete of a file that never existed removed nothing: no FILE REMOVED for it
+        # A reviewed file keeps the original bytes of the hunks rejected, which need not be UTF-8.
+        replacements[path] = None if content is None else content.decode("utf-8", "replace")
     for change in plan.changes:
         if change.content is None:
             outcome.files_deleted.add(change.path)
@@ -221,16 +252,34 @@ def _record(
 
 
 def _finish(workspace: Workspace, options: RunOptions, log: RunLog, console: Console, outcome: Outcome) -> None:
-    """The end of every run that has a folder: revert if asked, then write summary.json."""
+    """The end of every run that has a folder: revert if asked, then write summary.json. Never
+    raises: each step that fails unexpectedly becomes the run's error, unless it already has one."""
     if options.revert_on_failure and not outcome.passed and outcome.originals.files:
-        proposal = outcome.originals.patch(workspace.root, log.redact)  # bytes: byte for byte
-        outcome.patch = write_patch(log.folder / "final.patch", proposal, log.redact)
-        problems = outcome.originals.restore(workspace.root)
-        outcome.reverted = not problems
-        for problem in problems:
-            console.error(f"could not revert {problem}")
-        log.event(f"reverted {len(outcome.originals.files)} file(s); the proposal is in final.patch")
-        console.info(f"reverted the run's changes; its final proposal is saved in {outcome.patch}")
+        _survive(outcome, log, lambda: _revert(workspace, log, console, outcome))
     if outcome.error is not None:
-        log.event(f"run ended: {outcome.error}")
-    log.write_file(SUMMARY_FILE, summarize(outcome).to_json())
+        _survive(outcome, log, lambda: log.event(f"run ended: {outcome.error}"))
+    _survive(outcome, log, lambda: log.write_file(SUMMARY_FILE, summarize(outcome).to_json()))
+
+
+def _revert(workspace: Workspace, log: RunLog, console: Console, outcome: Outcome) -> None:
+    proposal = outcome.originals.patch(workspace.root, log.redact)  # bytes: byte for byte
+    outcome.patch = write_patch(log.folder / "final.patch", proposal, log.redact)
+    problems = outcome.originals.restore(workspace.root)
+    outcome.reverted = not problems
+    for problem in problems:
+        console.error(f"could not revert {problem}")
+    log.event(f"reverted {len(outcome.originals.files)} file(s); the proposal is in final.patch")
+    console.info(f"reverted the run's changes; its final proposal is saved in {outcome.patch}")
+
+
+def _survive(outcome: Outcome, log: RunLog, step: Callable[[], object]) -> None:
+    """A step of a run's ending, which must not stop the steps after it: an unexpected exception
+    becomes the run's error if it has none yet (the first error is the one that explains the run)."""
+    try:
+        step()
+    except Exception as exc:
+        if outcome.error is None:
+            outcome.error = internal_error(exc, log.folder, log.redact)
+        else:  # the first error's traceback stays; this one is only noted, if the disk lets us
+            with contextlib.suppress(Exception):
+                log.event(f"while ending the run: {type(exc).__name__}: {exc}")

@@ -12,8 +12,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .configfile import template as config_template
+from .errors import SetupError
 from .settings import CONFIG_DIR, CONFIG_FILE
-from .workspace import IGNORE_LINES, QUERY_FILE, QUERY_PLACEHOLDER
+from .workspace import QUERY_FILE, QUERY_PLACEHOLDER, _gitignore_problems
 
 QUERY_TEMPLATE = f"""{QUERY_PLACEHOLDER}
 
@@ -58,7 +59,13 @@ class Scaffold:
 
 def init_project(root: Path) -> Scaffold:
     result = Scaffold()
-    (root / CONFIG_DIR).mkdir(exist_ok=True)
+    try:
+        (root / CONFIG_DIR).mkdir(exist_ok=True)
+    except FileExistsError:  # exist_ok covers a folder: something else is there
+        raise SetupError(
+            f"{CONFIG_DIR} exists and is not a directory: code-commit keeps its inputs, keys and logs in "
+            f"{CONFIG_DIR}/; move it away and run code-commit init again."
+        ) from None
     _create(root, QUERY_FILE, QUERY_TEMPLATE, 0o644, result)
     _create(root, f"{CONFIG_DIR}/{CONFIG_FILE}", config_template(), 0o644, result)
     _ignore_agent_config(root, result)
@@ -111,12 +118,20 @@ def _create(root: Path, name: str, text: str, mode: int, result: Scaffold) -> No
 
 
 def _ignore_agent_config(root: Path, result: Scaffold) -> None:
+    """Make git ignore agent-config/: create .gitignore, or append /agent-config to it unless git
+    already ignores the folder (appended last, the line also wins over an earlier `!` line)."""
     path = root / ".gitignore"
-    if not path.exists():
+    if not os.path.lexists(path):
         _create(root, ".gitignore", "/agent-config\n", 0o644, result)
         return
-    text = path.read_text(encoding="utf-8", errors="surrogateescape")
-    if any(line.strip() in IGNORE_LINES for line in text.splitlines()):
+    try:
+        text = path.read_text(encoding="utf-8", errors="surrogateescape")
+    except OSError as exc:
+        raise SetupError(
+            f".gitignore cannot be read ({exc.strerror}): make it a file with the line /agent-config, "
+            "then run code-commit init again."
+        ) from None
+    if not _gitignore_problems(root):
         result.kept.append(".gitignore")
         return
     with open(path, "a", encoding="utf-8", errors="surrogateescape") as fh:

@@ -29,9 +29,11 @@ OUTCOME_NAMES = {
     5: "timeout",
     6: "rejected",
     8: "restore_failed",
+    9: "internal_error",
     130: "interrupted",
 }
 DRY_RUN_NAMES = {0: "acceptable", 1: "refused"}  # --dry-run: is the one answer applicable?
+REFUSED = "refused"  # exit 1 with no build: every answer was refused (--dry-run: the one answer)
 
 
 @dataclass(frozen=True)
@@ -54,7 +56,10 @@ class RunSummary:
     diff: str | None = None  # --dry-run: what the answer would change
 
     def to_json(self) -> str:
-        return json.dumps(dataclasses.asdict(self), indent=2, ensure_ascii=False) + "\n"
+        text = json.dumps(dataclasses.asdict(self), indent=2, ensure_ascii=False) + "\n"
+        # A lone surrogate (from a model's answer) cannot be written as UTF-8: as its \u escape it
+        # is still valid JSON, and reads back as the same string.
+        return text.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 def outcome_name(exit_code: int, dry_run: bool = False) -> str:
@@ -66,10 +71,15 @@ def outcome_name(exit_code: int, dry_run: bool = False) -> str:
 def summarize(outcome: Outcome) -> RunSummary:
     """The record of a run that got as far as taking the lock."""
     build = outcome.last_build
+    if outcome.refused:
+        name, error = REFUSED, outcome.refusal
+    else:
+        name = outcome_name(outcome.exit_code, outcome.dry_run)
+        error = None if outcome.error is None else str(outcome.error)
     return RunSummary(
-        outcome=outcome_name(outcome.exit_code, outcome.dry_run),
+        outcome=name,
         exit_code=outcome.exit_code,
-        error=None if outcome.error is None else str(outcome.error),
+        error=error,
         dry_run=outcome.dry_run,
         attempts=outcome.attempts,
         files_changed=sorted(outcome.files_changed),

@@ -1,4 +1,9 @@
-"""What the user sees while a run goes on, on stderr, every line redacted.
+"""What the user sees while a run goes on, on stderr, every line redacted and made visible.
+
+Much of what the console shows comes from outside: the model's explanation (-v), paths named by
+an answer, refusal reasons quoting them, build.sh's output (-v). Every line is passed through
+`printable.visible`, so none of it can drive the terminal: escape sequences (colours included),
+CR and bidi characters show as symbols (␛, ␍, <U+202E>).
 
 stdout is left for results (`--json`, `--dry-run`'s diff, `config`), so scripts can read it cleanly.
 
@@ -25,6 +30,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TextIO
 
 from .logs import Redactor
+from .printable import visible
 
 if TYPE_CHECKING:
     from .llm.base import Usage
@@ -52,6 +58,14 @@ class Progress:
         parts.append(f"{self.tokens_in:,} in / {self.tokens_out:,} out tokens")
         parts.append("cost n/a" if self.cost_usd is None else f"${self.cost_usd:.2f}")
         return " · ".join(parts)
+
+
+def _lines(text: str) -> list[str]:
+    """The lines of a block; CRLF counts as a line end, and any other CR stays in its line (shown as ␍)."""
+    lines = text.split("\n")
+    if len(lines) > 1 and not lines[-1]:
+        lines.pop()
+    return [line.removesuffix("\r") for line in lines]
 
 
 def is_ci(env: Mapping[str, str]) -> bool:
@@ -102,9 +116,9 @@ class Console:
 
     def detail(self, text: str) -> None:
         """A block shown with -v (an answer's explanation): indented, under the last line."""
-        if self.verbose:
+        if self.verbose and text:
             self._flush_partial()
-            for line in self.redact(text).splitlines():
+            for line in _lines(self.redact(text)):
                 self._line(f"  {line}", "dim")
 
     def warn(self, text: str) -> None:
@@ -115,7 +129,8 @@ class Console:
 
     def show(self, text: str) -> None:
         """A block the user asked to see (--diff), verbatim: no timestamps, shown even when quiet.
-        It may carry its own colours (ANSI); under the live view it scrolls above the status line."""
+        It may carry its own colours (ANSI), so the caller makes everything else in it visible
+        (`review.display` does); under the live view it scrolls above the status line."""
         self._flush_partial()
         if self._rich is not None:
             from rich.text import Text
@@ -131,6 +146,7 @@ class Console:
             return
         *lines, self._partial = (self._partial + chunk).split("\n")
         for line in lines:
+            line = line.removesuffix("\r")  # CRLF ends a line; a lone CR shows as ␍
             self._line(f"  | {line}", style="dim")
 
     def _flush_partial(self) -> None:
@@ -141,10 +157,11 @@ class Console:
     def _emit(self, text: str, style: str = "") -> None:
         self._flush_partial()
         stamp = time.strftime("%H:%M:%S")
-        for line in self.redact(text).splitlines() or [""]:
+        for line in _lines(self.redact(text)):
             self._line(f"{stamp} {line}", style)
 
     def _line(self, line: str, style: str = "") -> None:
+        line = visible(line)
         if self._rich is not None:
             from rich.text import Text
 
@@ -192,7 +209,8 @@ class Console:
         class StatusLine:
             def __rich__(self) -> Spinner:
                 # One line, cut to the terminal's width: a wrapped status line would leave debris.
-                spinner.update(text=Text(self_console.redact(progress.status()), no_wrap=True, overflow="ellipsis"))
+                status = visible(self_console.redact(progress.status()))
+                spinner.update(text=Text(status, no_wrap=True, overflow="ellipsis"))
                 return spinner
 
         self_console = self

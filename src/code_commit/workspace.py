@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import fcntl
 import os
+import stat
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -49,18 +50,67 @@ def check_setup(root: Path, settings: Settings, env: Mapping[str, str]) -> tuple
 
 def open_workspace(root: Path) -> Workspace:
     """Read the inputs; raise one SetupError listing every problem found, with its fix."""
-    problems: list[str] = []
-    query = _read_input(root, QUERY_FILE, "write the change you want in it", problems)
-    if query is not None and QUERY_PLACEHOLDER in query:
-        problems.append(f"{QUERY_FILE} is still the template from code-commit init: write the change you want in it.")
-    codebase = _read_input(root, ROLLUP_FILE, "generate it with ./codeRollup.sh", problems)
+    problems = config_dir_problems(root)
+    query = codebase = None
+    if not problems:  # with agent-config/ not a folder, its files cannot be read either
+        query = _read_input(root, QUERY_FILE, "write the change you want in it", problems)
+        if query is not None and QUERY_PLACEHOLDER in query:
+            problems.append(
+                f"{QUERY_FILE} is still the template from code-commit init: write the change you want in it."
+            )
+        codebase = _read_input(root, ROLLUP_FILE, "generate it with ./codeRollup.sh", problems)
     problems.extend(_gitignore_problems(root))
-    if not (root / "build.sh").is_file():
-        problems.append("build.sh is missing: code-commit judges every change by running ./build.sh; create it.")
+    problems.extend(build_script_problems(root, "code-commit judges every change by running ./build.sh"))
     if problems:
         raise SetupError("\n".join(problems))
     assert query is not None and codebase is not None
     return Workspace(root, query, codebase)
+
+
+def config_dir_problems(root: Path) -> list[str]:
+    """agent-config/ and agent-config/logs/ must be folders where they exist: code-commit writes in them."""
+    logs = f"{CONFIG_DIR}/logs"
+    kind = _kind(root / CONFIG_DIR)
+    if kind not in (None, "a directory"):
+        return [
+            f"{CONFIG_DIR} is {kind}, not a directory: code-commit keeps its inputs, keys and logs in "
+            f"{CONFIG_DIR}/; move it away, then run code-commit init."
+        ]
+    kind = _kind(root / logs)
+    if kind not in (None, "a directory"):
+        return [
+            f"{logs} is {kind}, not a directory: code-commit writes each run's logs in a folder under it; "
+            "move it away or delete it."
+        ]
+    return []
+
+
+def build_script_problems(root: Path, why: str) -> list[str]:
+    """build.sh must be a file (or a symlink to one); say what it is when it is not."""
+    kind = _kind(root / "build.sh")
+    if kind is None:
+        return [f"build.sh is missing: {why}; create it."]
+    if kind != "a file":
+        return [f"build.sh is {kind}, not a file: {why}; make it a script."]
+    return []
+
+
+def _kind(path: Path) -> str | None:
+    """What is at `path`, following symlinks: "a file", "a directory", something else in words, or
+    None when nothing is there."""
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        return "a symlink to a missing file" if os.path.islink(path) else None
+    except NotADirectoryError:
+        return None  # a parent is a file: reported for the parent
+    except OSError as exc:
+        return f"unreadable ({exc.strerror})"
+    if stat.S_ISREG(mode):
+        return "a file"
+    if stat.S_ISDIR(mode):
+        return "a directory"
+    return "a special file (a pipe, socket or device)"
 
 
 def _read_input(root: Path, name: str, fix: str, problems: list[str]) -> str | None:
@@ -75,23 +125,60 @@ def _read_input(root: Path, name: str, fix: str, problems: list[str]) -> str | N
     except UnicodeDecodeError:
         problems.append(f"{name} is not UTF-8 text: {fix}.")
         return None
+    except OSError as exc:
+        problems.append(f"{name} cannot be read ({exc.strerror}): {fix}.")
+        return None
     if not text.strip():
         problems.append(f"{name} is empty: {fix}.")
         return None
     return text
 
 
+IGNORE_FIX = "add a line /agent-config so that keys and logs under agent-config/ are never committed"
+
+
 def _gitignore_problems(root: Path) -> list[str]:
-    fix = "add a line /agent-config so that keys and logs under agent-config/ are never committed"
+    """Would git ignore agent-config/? The root .gitignore must have a /agent-config line, as git
+    reads it, and no later line may re-include the folder."""
+    fix = IGNORE_FIX
     try:
-        lines = (root / ".gitignore").read_text(encoding="utf-8", errors="replace").splitlines()
+        data = (root / ".gitignore").read_bytes()
     except FileNotFoundError:
         return [f".gitignore is missing: create it and {fix}."]
+    except IsADirectoryError:
+        return [f".gitignore is a directory, not a file: replace it with a file and {fix}."]
     except OSError as exc:
         return [f".gitignore cannot be read ({exc.strerror}): {fix}."]
-    if not any(line.strip() in IGNORE_LINES for line in lines):
+    lines = _ignore_lines(data)
+    anchored = [n for n, line in enumerate(lines) if line in IGNORE_LINES]
+    if not anchored:
+        padded = [n for n, line in enumerate(lines) if line.strip() in IGNORE_LINES]
+        if padded:
+            return [
+                f".gitignore line {padded[0] + 1} ({lines[padded[0]]!r}) does not match agent-config: git keeps "
+                f"leading whitespace and trailing tabs as part of a pattern; {fix}."
+            ]
         return [f".gitignore has no /agent-config line: {fix}."]
-    return []
+    negations = [n for n, line in enumerate(lines) if line.startswith("!") and n > anchored[-1]]
+    if not negations:
+        return []  # the folder's own .gitignore decides, and its last word on agent-config ignores it
+    from .ignore import IgnoreRules  # only here: a negation may or may not re-include agent-config
+
+    if IgnoreRules(root).ignored_by(f"{CONFIG_DIR}/anthropic-api-key") is not None:
+        return []
+    later = ", ".join(f"line {n + 1}: {lines[n]}" for n in negations)
+    return [
+        f".gitignore has a /agent-config line, but a later line re-includes the folder ({later}), so git would "
+        "not ignore agent-config/ and its keys and logs could be committed: remove that line, or put "
+        "/agent-config after it."
+    ]
+
+
+def _ignore_lines(data: bytes) -> list[str]:
+    """.gitignore's lines as git reads them: a BOM skipped, CRLF as LF, trailing spaces trimmed (not
+    tabs, not leading whitespace)."""
+    text = data.removeprefix(b"\xef\xbb\xbf").decode("utf-8", "replace")
+    return [line.removesuffix("\r").rstrip(" ") for line in text.split("\n")]
 
 
 LOCK_FILE = "code-commit.lock"

@@ -41,7 +41,7 @@ def run_demo(console: Console, target: Path | None = None) -> int:
 
     answers = [p.read_text(encoding="utf-8") for p in sorted(ANSWERS.glob("*.txt"))]
     provider = ScriptedProvider(answers, pace=PACE_SECONDS if console.live_view else 0.0)
-    settings = Settings(model=MODEL, diff=True)  # the diffs show the repair
+    settings = Settings(model=MODEL, diff=not console.quiet)  # the diffs show the repair; -q: only problems
     outcome = execute(open_workspace(root), None, settings, console, provider=provider)
     if outcome.error is not None:
         console.error(str(outcome.error))
