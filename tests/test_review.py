@@ -218,6 +218,10 @@ def test_review_without_a_terminal_exits_2_before_any_model_call(project: Projec
     assert api.requests == [] and project.run_dirs() == []
     api.reply(FIX)
     assert cli("--no-review").exit_code == 0, "a cron job can switch off a review the config asks for"
+    api.reply("^^^other.txt\nnew\n^^^end\n")
+    result = cli("--dry-run")
+    assert result.exit_code == 0, "a dry run writes nothing, so it has nothing to review"
+    assert "the answer is acceptable" in result.stderr and "+new" in result.stdout
 
 
 def test_diff_prints_what_each_attempt_applied_on_stderr(project: Project, api: FakeAPI, cli) -> None:

@@ -7,6 +7,7 @@ model SDK) is imported when a command actually needs it.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import os
 import sys
 import time
@@ -182,6 +183,8 @@ def main_command(
         root = Path.cwd()
         loaded = load_settings(root, flags=flags)
         settings = loaded.settings
+        if dry_run:  # a dry run writes nothing, so there is nothing to review, whatever the config says
+            settings = dataclasses.replace(settings, review=False)
         if settings.review:
             from .terminal import require_terminal
 
