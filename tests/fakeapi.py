@@ -237,7 +237,8 @@ class FakeAPI:
         delay: float = 0.0,
     ) -> None:
         """An HTTP error. body: a dict (sent as JSON), str or bytes (sent as is), or None for the provider's
-        error JSON with the type that matches code. headers: extra response headers (retry-after, ...)."""
+        error JSON with the type that matches code. headers: extra response headers (retry-after, ...), and
+        a Content-Type other than application/json."""
         self._push(_Step("status", code=code, body=body, headers=dict(headers or {}), delay=delay))
 
     def drop(self, *, delay: float = 0.0) -> None:
@@ -447,7 +448,9 @@ class _Handler(http.server.BaseHTTPRequestHandler):
             body_out = step.body
             if body_out is None:
                 body_out = dialect.error(error_type_for(step.code), f"FakeAPI: scripted HTTP {step.code}")
-            self._send_json(step.code, body_out, {**ids, **step.headers})
+            headers = {**ids, **step.headers}
+            content_type = headers.pop("Content-Type", "application/json")  # a proxy may send HTML, say
+            self._send_json(step.code, body_out, headers, content_type)
         elif step.kind == "drop":
             self._abort()
         elif not streaming:
@@ -524,9 +527,11 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         self._send_head(code, content_type, {**headers, "Content-Length": str(len(body))})
         self.wfile.write(body)
 
-    def _send_json(self, code: int, obj: Any, headers: Mapping[str, str] | None = None) -> None:
+    def _send_json(
+        self, code: int, obj: Any, headers: Mapping[str, str] | None = None, content_type: str = "application/json"
+    ) -> None:
         body = obj if isinstance(obj, bytes) else obj.encode() if isinstance(obj, str) else _encode(obj)
-        self._send_body(code, body, "application/json", headers or {})
+        self._send_body(code, body, content_type, headers or {})
 
     def _send_chunk(self, data: bytes, delay: float) -> None:
         if delay and self.server.api._stopping.wait(delay):

@@ -99,6 +99,18 @@ def test_the_wait_cap_is_a_setting(project: Project, api: FakeAPI, cli, retry_wa
     assert retry_waits == [5.0]
 
 
+# Answers with HTTP 200 that hold no message: what proxies, gateways and captive portals send.
+SSE = {"Content-Type": "text/event-stream"}
+PORTAL = b"<html><body>Sign in to use this network</body></html>"
+PING_ONLY = b'event: ping\ndata: {"type": "ping"}\n\n'
+GARBLED = (
+    b'event: message_start\ndata: {"type": "message_start", "message": {"id": "m", "type": "message", '
+    b'"role": "assistant", "model": "m", "content": [], "stop_reason": null, "stop_sequence": null, '
+    b'"usage": {"input_tokens": 12, "output_tokens": 1}}}\n\n'
+    b"event: content_block_start\ndata: {not json\n\n"
+)
+
+
 @pytest.mark.parametrize(
     "fault",
     [
@@ -108,6 +120,12 @@ def test_the_wait_cap_is_a_setting(project: Project, api: FakeAPI, cli, retry_wa
         pytest.param(lambda api: api.stream_error(PARTIAL, "overloaded_error"), id="overloaded_error event"),
         pytest.param(lambda api: api.stream_error(PARTIAL, "api_error"), id="api_error event"),
         pytest.param(lambda api: api.stream_error(PARTIAL, "rate_limit_error"), id="rate_limit_error event"),
+        pytest.param(lambda api: api.status(200, b""), id="200 with an empty body"),
+        pytest.param(
+            lambda api: api.status(200, PORTAL, {"Content-Type": "text/html"}), id="200 from a captive portal"
+        ),
+        pytest.param(lambda api: api.status(200, PING_ONLY, SSE), id="stream with no message in it"),
+        pytest.param(lambda api: api.status(200, GARBLED, SSE), id="stream with an event that is not JSON"),
     ],
 )
 def test_a_broken_answer_is_retried_and_never_applied(
@@ -438,3 +456,27 @@ def test_no_attempt_waits_for_data_past_the_time_limit(project: Project, api: Fa
     assert len(api.requests) == 1
     assert "Failures: stream stalled (1x)" in result.stderr
     assert "another wait would pass the 0.5 s limit (retry_time)" in result.stderr
+
+
+def test_loading_the_sdk_does_not_count_against_the_retry_time(
+    project: Project, api: FakeAPI, cli, retry_waits: list[float], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Importing the SDK takes seconds on a cold machine: not the service's time, so not retry_time's."""
+    from code_commit.llm.anthropic_api import AnthropicProvider
+
+    project.write("agent-config/config.toml", "retry_time = 10\n")
+    load = AnthropicProvider.client
+
+    def slow_load(self: AnthropicProvider) -> object:
+        if self._client is None:
+            retry_waits.append(60.0)  # the transport's clock moves on a minute while the client loads
+        return load(self)
+
+    monkeypatch.setattr(AnthropicProvider, "client", slow_load)
+    api.status(529)
+    api.reply(FIX)
+
+    result = cli()
+
+    assert result.exit_code == 0, result.stderr
+    assert len(api.requests) == 2

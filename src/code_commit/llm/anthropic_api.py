@@ -7,6 +7,7 @@ them, so attempts never multiply.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from ..errors import ServiceError
@@ -58,7 +59,7 @@ class AnthropicProvider(StreamingProvider):
         self.key = key
         self._client: Any = None
 
-    def _get_client(self) -> Any:
+    def client(self) -> Any:
         if self._client is None:
             import anthropic
 
@@ -78,7 +79,8 @@ class AnthropicProvider(StreamingProvider):
         import anthropic
         import httpx2
 
-        client = self._get_client()
+        client = self.client()
+        started = False
         try:
             with client.messages.stream(
                 model=self.settings.model,
@@ -90,9 +92,14 @@ class AnthropicProvider(StreamingProvider):
                     if event.type == "text":
                         attempt.text(event.text)
                     elif event.type in ("message_start", "message_delta"):
+                        started = True
                         # The counts so far (the SDK folds message_delta's into message_start's): what
                         # this attempt has used if the stream breaks off from here on.
                         attempt.reported(_usage(stream.current_message_snapshot.usage))
+                if not started:
+                    # A 200 with no message in it: a proxy, a gateway or a captive portal answered,
+                    # or the stream was cut before it began.
+                    raise Transient("stream ended early", "the answer ended before it began (no message_start event)")
                 message = stream.get_final_message()
         except anthropic.APIStatusError as exc:
             raise self._status_fault(exc, prompt) from exc
@@ -105,6 +112,8 @@ class AnthropicProvider(StreamingProvider):
             raise Transient("stream stalled", f"no data for {timeout:.1f} s in the middle of the answer") from exc
         except httpx2.TransportError as exc:
             raise Transient("stream broke off", f"{type(exc).__name__}: {exc}") from exc
+        except json.JSONDecodeError as exc:  # a garbled event: the SDK parses each one as it comes
+            raise Transient("stream garbled", f"an event that is not JSON ({exc})") from exc
         except anthropic.APIError as exc:
             raise ServiceError(f"the Anthropic service sent something unusable: {exc}") from exc
         if message.stop_reason is None:

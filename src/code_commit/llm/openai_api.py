@@ -150,7 +150,7 @@ class OpenAIProvider(StreamingProvider):
         self.url = (base_url or settings.base_url or DEFAULT_BASE_URL).rstrip("/") + "/chat/completions"
         self._client: Any = None
 
-    def _get_client(self) -> Any:
+    def client(self) -> Any:
         if self._client is None:
             import httpx
 
@@ -166,7 +166,7 @@ class OpenAIProvider(StreamingProvider):
     def send(self, prompt: Prompt, partial: str, timeout: float, attempt: Attempt) -> Reply:
         import httpx
 
-        client = self._get_client()
+        client = self.client()
         body = request_body(self.settings, prompt, partial)
         try:
             with client.stream(

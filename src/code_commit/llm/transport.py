@@ -27,6 +27,7 @@ from collections import Counter
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
+from typing import Any
 
 from ..errors import BudgetExceeded, ServiceError
 from ..prompts import Prompt
@@ -187,6 +188,11 @@ class StreamingProvider:
         self.settings = settings
         self.hooks = hooks or Hooks()
 
+    def client(self) -> Any:
+        """The provider's client, created on first use: importing an SDK costs over a second, which
+        neither start-up nor the retries' time limit should pay."""
+        return None
+
     def send(self, prompt: Prompt, partial: str, timeout: float, attempt: Attempt) -> Reply:
         """One streamed request for the prompt; with a partial answer, a request for the rest of it. Every
         piece of answer text and every token count the service reports goes to `attempt` as it arrives."""
@@ -254,15 +260,19 @@ class StreamingProvider:
         import tenacity
 
         settings = self.settings
-        started = clock()
+        started: float | None = None  # the retry clock starts once the client is ready
         faults: list[Transient] = []
         chars = self.request_chars(prompt, partial)
 
         def attempt() -> Reply:
+            nonlocal started
+            self.hooks.before_request(chars)  # raises BudgetExceeded: never retried
+            if started is None:
+                self.client()  # importing an SDK takes over a second: not the service's time
+                started = clock()
             # No attempt may wait for data past the time limit of the retries.
             remaining = settings.retry_time - (clock() - started)
             timeout = max(0.001, min(settings.request_timeout, remaining))
-            self.hooks.before_request(chars)  # raises BudgetExceeded: never retried
             call.count(requests=1, retries=1 if faults else 0)
             progress = Attempt(on_text)
             try:
@@ -279,8 +289,11 @@ class StreamingProvider:
             retry_after = fault.retry_after if isinstance(fault, Transient) else None
             return retry_wait(state.attempt_number, retry_after, settings.retry_wait_cap, jitter())
 
+        def elapsed() -> float:
+            return 0.0 if started is None else clock() - started
+
         def stop(state: tenacity.RetryCallState) -> bool:
-            out_of_time = clock() - started + state.upcoming_sleep >= settings.retry_time
+            out_of_time = elapsed() + state.upcoming_sleep >= settings.retry_time
             return state.attempt_number >= settings.retry_attempts or out_of_time
 
         def announce(state: tenacity.RetryCallState) -> None:
@@ -300,7 +313,7 @@ class StreamingProvider:
         try:
             return retrying(attempt)
         except Transient:
-            raise ServiceError(self._give_up_message(faults, clock() - started)) from None
+            raise ServiceError(self._give_up_message(faults, elapsed())) from None
 
     def _give_up_message(self, faults: list[Transient], elapsed: float) -> str:
         settings = self.settings
