@@ -233,6 +233,9 @@ def test_usage_and_setup_errors_exit_2(big: Project, cli, args: list[str], setup
     assert result.exit_code == 2
     assert fragment in result.stderr
     assert status(big) == before and big.run_dirs() == []
+    data = json.loads(cli(*args[:1], "--json", *args[1:], input=EDIT).stdout)
+    assert (data["ok"], data["applied"], data["changes"]) == (False, False, [])
+    assert fragment in data["error"], "a script reading --json gets a report whatever went wrong"
 
 
 def test_the_key_is_censored_in_the_report_and_the_logs(big: Project, cli, monkeypatch) -> None:
@@ -282,6 +285,8 @@ def test_applying_takes_the_projects_lock_but_check_needs_none(big: Project, cli
         assert result.exit_code == 4
         assert "another code-commit run holds this project's lock" in result.stderr
         assert big.read("big.py") == BIG
+        data = json.loads(cli("apply", "--json", "-", input=EDIT).stdout)
+        assert data["ok"] is False and "holds this project's lock" in data["error"]
         assert cli("apply", "--check", "-", input=EDIT).exit_code == 0
 
 
@@ -305,3 +310,12 @@ def test_the_time_limit_ends_apply_with_exit_5(big: Project, cli) -> None:
     assert result.exit_code == 5
     assert "time limit" in result.stderr
     assert "return -7" in big.read("big.py"), "the apply itself was complete before the build began"
+
+
+def test_the_time_limit_still_reports_what_was_applied_with_json(big: Project, cli) -> None:
+    big.build_script("sleep 30\n")
+    result = cli("--timeout", "0.5", "apply", "--build", "--json", "-", input=EDIT)
+    assert result.exit_code == 5
+    data = json.loads(result.stdout)
+    assert data["applied"] is True and data["changes"] == [{"path": "big.py", "action": "write"}]
+    assert data["ok"] is False and "time limit" in data["error"] and data["log_dir"]

@@ -26,7 +26,15 @@ from .apply import Plan, PlanRefused, Problem, apply_plan, plan_changes
 from .applydir import looks_like_json, parse_applydir
 from .build import BuildResult, run_build
 from .edits import Edit, parse_answer
-from .errors import EXIT_BUILD_FAILS, EXIT_OK, EXIT_REFUSED, AnswerRefused, CodeCommitError, SetupError
+from .errors import (
+    EXIT_BUILD_FAILS,
+    EXIT_OK,
+    EXIT_REFUSED,
+    AnswerRefused,
+    CodeCommitError,
+    SetupError,
+    error_of,
+)
 from .guard import Guard
 from .journal import recover
 from .logs import LOGS_DIR, Redactor, RunLog, internal_error, prune_runs
@@ -49,7 +57,7 @@ class ApplyReport:
     """What `apply` did or would do; printed as text or JSON."""
 
     source: str
-    format: str  # "caret" or "json"
+    format: str  # "caret" or "json" ("auto" if the answer was never read)
     checked_only: bool
     applied: bool = False
     changes: tuple[FileChange, ...] = ()
@@ -57,10 +65,11 @@ class ApplyReport:
     problems: tuple[Problem, ...] = ()
     build: BuildResult | None = None
     log_dir: Path | None = None
+    error: str | None = None  # what ended the apply early (a setup error, the lock, --timeout, ...)
 
     @property
     def ok(self) -> bool:
-        return not self.problems and (self.build is None or self.build.passed)
+        return not self.problems and self.error is None and (self.build is None or self.build.passed)
 
 
 def command(
@@ -74,6 +83,33 @@ def command(
     as_json: bool = False,
     answer_format: str = "auto",
 ) -> int:
+    report = ApplyReport(source="standard input" if source == "-" else source, format=answer_format, checked_only=check)
+    try:
+        try:
+            return _command(console, root, source, report, flags, build, as_json)
+        except CodeCommitError:
+            raise
+        except Exception as exc:  # a bug or the disk: exit 9, its traceback in the run folder if there is one
+            raise internal_error(exc, report.log_dir, console.redact) from exc
+    except (CodeCommitError, KeyboardInterrupt) as exc:
+        if as_json:  # a script reading the report gets one whatever ended the apply, with what it did
+            error = error_of(exc)
+            report.error = str(error)
+            sys.stdout.write(console.redact(_as_json(report)))
+            sys.stdout.flush()
+        raise
+
+
+def _command(
+    console: Console,
+    root: Path,
+    source: str,
+    report: ApplyReport,
+    flags: Mapping[str, Any] | None,
+    build: bool,
+    as_json: bool,
+) -> int:
+    check, answer_format = report.checked_only, report.format
     if check and build:
         raise SetupError("--check only validates the answer; it cannot be combined with --build")
     if answer_format not in FORMATS:
@@ -89,8 +125,7 @@ def command(
     redact = Redactor.of([_configured_key(root, settings.provider)])
     console.redact = redact
 
-    fmt = answer_format if answer_format != "auto" else ("json" if looks_like_json(text) else "caret")
-    report = ApplyReport(source="standard input" if source == "-" else source, format=fmt, checked_only=check)
+    fmt = report.format = answer_format if answer_format != "auto" else ("json" if looks_like_json(text) else "caret")
     if check:
         _plan(root, text, fmt, settings, report)
     else:
@@ -99,12 +134,7 @@ def command(
         # Like a run: under the project's lock (the plan is made under it too, so no run changes the
         # files in between), with SIGINT, SIGTERM and --timeout ending it cleanly.
         with stops.watch(settings.timeout), ProjectLock.take(config_dir, settings.wait_lock, console.info):
-            try:
-                _apply(root, text, fmt, settings, build, redact, console, report)
-            except CodeCommitError:
-                raise
-            except Exception as exc:  # a bug or the disk: exit 9, its traceback in the run folder
-                raise internal_error(exc, report.log_dir, redact) from exc
+            _apply(root, text, fmt, settings, build, redact, console, report)
 
     sys.stdout.write(redact(_as_json(report) if as_json else _as_text(report)))
     sys.stdout.flush()
@@ -284,5 +314,6 @@ def _as_json(report: ApplyReport) -> str:
             "log": str(report.build.log_path),
         },
         "log_dir": None if report.log_dir is None else str(report.log_dir),
+        "error": report.error,
     }
     return json.dumps(document, indent=2) + "\n"

@@ -16,7 +16,7 @@ from typing import Annotated, Any
 
 import typer
 
-from .errors import EXIT_CODE_HELP, EXIT_OK, CodeCommitError, InternalError, Interrupted, exit_code_for
+from .errors import EXIT_CODE_HELP, EXIT_OK, CodeCommitError, InternalError, error_of, exit_code_for
 
 HELP = f"""Ask a model for a change, apply it behind a guard, and repair the build until build.sh passes.
 
@@ -51,8 +51,7 @@ def _guarded(action: Any, quiet: bool = False, verbose: bool = False, as_json: b
     try:
         return int(action(console))
     except (CodeCommitError, KeyboardInterrupt) as exc:
-        # A stops.Stopped (a KeyboardInterrupt) carries its own error: interrupted, or the time limit.
-        error = exc if isinstance(exc, CodeCommitError) else getattr(exc, "error", None) or Interrupted("interrupted")
+        error = error_of(exc)
     except Exception as exc:
         from .logs import internal_error
 

@@ -105,3 +105,11 @@ def exit_code_for(error: CodeCommitError) -> int:
         if cls in EXIT_CODES:
             return EXIT_CODES[cls]
     return EXIT_CODES[SetupError]
+
+
+def error_of(exc: CodeCommitError | KeyboardInterrupt) -> CodeCommitError:
+    """The error a run reports for what ended it. A stops.Stopped (a KeyboardInterrupt) carries its
+    own: interrupted, or the time limit; a bare Ctrl-C is an interruption."""
+    if isinstance(exc, CodeCommitError):
+        return exc
+    return getattr(exc, "error", None) or Interrupted("interrupted")
