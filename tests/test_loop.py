@@ -145,10 +145,32 @@ def test_the_repair_prompt_lists_only_real_removals(project: Project, api: FakeA
     api.reply("^^^ghost.txt\n^^^delete\n^^^made.txt\nmade\n^^^end\n")
     api.reply("^^^made.txt\n^^^delete\n")
     api.reply(FIX)
-    assert cli("--json").exit_code == 0
+    result = cli("--json")
+    assert result.exit_code == 0
     second, third = user_text(api.requests[1]), user_text(api.requests[2])
     assert "ghost.txt" not in second and "--- FILE REPLACEMENT [made.txt] ---\nmade\n" in second
     assert "ghost.txt" not in third and "--- FILE REMOVED [made.txt] ---" in third
+    # The record is the tree's net change, as git status shows it: made.txt came and went.
+    assert json.loads(result.stdout)["files_deleted"] == []
+
+
+def test_the_repair_prompt_shows_each_file_as_the_build_left_it(project: Project, api: FakeAPI, cli) -> None:
+    """A formatter or a code generator in build.sh changes what the model wrote: the next edit is
+    matched against the file on disk, so the prompt must show that, not the answer's text."""
+    project.build_script(
+        "[ -f style.txt ] && echo 'formatted by the build' >> style.txt\n"
+        "rm -f temp.txt\n"
+        "ln -sf /etc/hostname linked.txt 2>/dev/null\n"
+        "test -f fixed.txt\n"
+    )
+    api.reply("^^^style.txt\nnope\n^^^end\n^^^temp.txt\nshort-lived\n^^^end\n^^^linked.txt\nmine\n^^^end\n")
+    api.reply(FIX)
+    assert cli().exit_code == 0
+    repair = user_text(api.requests[1])
+    assert "--- FILE REPLACEMENT [style.txt] ---\nnope\nformatted by the build\n" in repair
+    assert "--- FILE REMOVED [temp.txt] ---" in repair and "short-lived" not in repair
+    # A symlink the build put there is never followed into the prompt.
+    assert "--- FILE REMOVED [linked.txt] ---" in repair
 
 
 def test_the_key_never_appears_in_logs_prompts_or_console(project: Project, api: FakeAPI, cli) -> None:

@@ -35,6 +35,7 @@ from .prompts import Feedback, Prompt, SystemPrompts, initial_prompt, load_syste
 from .review import approve
 from .settings import ApiKey, Settings
 from .summary import SUMMARY_FILE, summarize
+from .tree import Tree
 from .ui import Console
 from .workspace import ProjectLock, Workspace
 
@@ -127,7 +128,7 @@ def execute(
 def repair_loop(run: RunContext) -> None:
     """Fills `run.outcome` as it goes, so a run stopped half-way still reports what it did."""
     workspace, settings, log, console, outcome = run.workspace, run.settings, run.log, run.console, run.outcome
-    replacements: dict[str, str | None] = {}  # latest state of every file the run touched
+    touched: set[str] = set()  # every file the run wrote or deleted
     feedback: Feedback | None = None
     warned: set[str] = set()  # guard warnings already shown
     calls = 1 + settings.max_repairs
@@ -135,6 +136,7 @@ def repair_loop(run: RunContext) -> None:
         if feedback is None:
             prompt = run.initial_prompt()
         else:
+            replacements = current_files(workspace.root, touched)  # after the build, which may format them
             prompt = repair_prompt(
                 run.system, feedback, workspace.query, workspace.codebase, replacements, settings.prompt_order
             ).redacted(log.redact)
@@ -147,7 +149,7 @@ def repair_loop(run: RunContext) -> None:
             with stops.shielded():  # a signal waits until the apply is complete (or rolled back) and recorded
                 outcome.originals.remember(workspace.root, approved.plan)
                 apply_plan(workspace.root, approved.plan, log.path(call, "journal"))
-                _record(approved.plan, replacements, outcome, log, call, console)
+                _record(approved.plan, touched, outcome, log, call, console)
         except AnswerRefused as refusal:
             reasons = "\n".join(f"- {r}" for r in refusal.reasons)
             log.write(call, "refused.txt", reasons + "\n")
@@ -225,17 +227,14 @@ def accept_answer(
     return plan_changes(root, edits, guard, allow_delete=settings.allow_delete)
 
 
-def _record(
-    plan: Plan, replacements: dict[str, str | None], outcome: Outcome, log: RunLog, call: int, console: Console
-) -> None:
-    for path, content in plan.final.items():
-        if content is None and path in plan.missing_deletes and path not in replacements:
-            continue  # a delete of a file that never existed removed nothing: no FILE REMOVED for it
-        # A reviewed file keeps the original bytes of the hunks rejected, which need not be UTF-8.
-        replacements[path] = None if content is None else content.decode("utf-8", "replace")
+def _record(plan: Plan, touched: set[str], outcome: Outcome, log: RunLog, call: int, console: Console) -> None:
+    # A delete of a file that never existed removed nothing: no FILE REMOVED for it.
+    touched.update(path for path in plan.final if path not in plan.missing_deletes)
+    created = outcome.originals.created()
     for change in plan.changes:
         if change.content is None:
-            outcome.files_deleted.add(change.path)
+            if change.path not in created:  # one the run created and deleted again is no change at all
+                outcome.files_deleted.add(change.path)
             outcome.files_changed.discard(change.path)
         else:
             outcome.files_changed.add(change.path)
@@ -249,6 +248,21 @@ def _record(
         f"call {call}: applied "
         + ", ".join(f"{'deleted' if c.content is None else 'wrote'} {c.path}" for c in plan.changes)
     )
+
+
+def current_files(root: Path, paths: set[str]) -> dict[str, str | None]:
+    """What each path holds now, as the repair prompt shows it: the file's current data, not what the
+    model wrote (a formatter in build.sh may have changed it). None: there is no regular file there
+    now, or only through a symlink, which is never followed. Bytes that are not UTF-8 show as U+FFFD
+    (a reviewed file keeps the original bytes of the hunks rejected, which need not be UTF-8)."""
+    current: dict[str, str | None] = {}
+    with Tree(root) as tree:
+        for path in sorted(paths):
+            try:
+                current[path] = tree.read(path).decode("utf-8", "replace")
+            except OSError:
+                current[path] = None
+    return current
 
 
 def _finish(workspace: Workspace, options: RunOptions, log: RunLog, console: Console, outcome: Outcome) -> None:
