@@ -228,6 +228,21 @@ def test_prompt_output_over_the_cap_keeps_head_tail_and_error_lines(tmp_path: Pa
     assert "the error-looking lines among them follow" in text
 
 
+@pytest.mark.parametrize(
+    "last",
+    [
+        pytest.param("printf 'progress %02000d\\r' 0; printf 'FINAL SUMMARY: 3 tests broke\\n'", id="a long last line"),
+        pytest.param("head -c 9000 /dev/zero | tr '\\0' 'a'; printf 'FINAL SUMMARY: 3 tests broke'", id="no newline"),
+    ],
+)
+def test_prompt_output_over_the_cap_keeps_the_end_of_a_long_last_line(tmp_path: Path, last: str) -> None:
+    make_build(tmp_path, f'i=0; while [ $i -lt 3000 ]; do echo "noise line $i"; i=$((i+1)); done\n{last}\nexit 1\n')
+    text = output_for_prompt(build(tmp_path), cap=4000)
+    assert text.startswith("noise line 0\n")
+    assert "FINAL SUMMARY: 3 tests broke" in text and "exited with code 1" in text
+    assert len(text) <= 4000 + 200
+
+
 def test_100_mb_of_output_streams_to_the_log_in_bounded_memory(tmp_path: Path) -> None:
     """The build writes 50 MB of lines and a single 50 MB line; the runner's peak RSS stays small."""
     make_build(

@@ -244,11 +244,15 @@ def output_for_prompt(result: BuildResult, cap: int) -> str:
         if size <= cap:
             return fh.read().decode("utf-8", "replace")
         quarter = cap // 4
+        # Whole lines where that keeps most of each end; a long line (a progress bar redrawn with \r,
+        # a one-line JSON report) is cut instead, so that its end still shows.
         head = fh.read(quarter)
-        head = head[: head.rfind(b"\n") + 1] or head
+        end = head.rfind(b"\n") + 1
+        head = head[:end] if end >= len(head) // 2 else head
         fh.seek(size - quarter)
         tail = fh.read()
-        tail = tail[tail.find(b"\n") + 1 :] if b"\n" in tail else tail
+        start = tail.find(b"\n") + 1
+        tail = tail[start:] if 0 < start <= len(tail) // 2 else tail
         errors, skipped = _error_lines(fh, len(head), size - len(tail), cap - 2 * quarter)
     omitted = size - len(head) - len(tail) - sum(map(len, errors))
     parts = [
