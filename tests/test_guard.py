@@ -111,6 +111,12 @@ def test_paths_at_the_limits_pass(root: Path, path: str) -> None:
         "Agent-Config./x",
         "docs/.gitignore:stream",
         ".gitmodules ",
+        # NTFS compares names upper-cased: a dotless ı (U+0131) upper-cases to I, a long ſ to S.
+        "bu\u0131ld.sh",
+        ".g\u0131t/config",
+        "agent-conf\u0131g/x",
+        "LLM\u0131nstructions.md",
+        "U\u017ferSpecification.md",
     ],
 )
 def test_protected_names_are_refused(root: Path, path: str) -> None:

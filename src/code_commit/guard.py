@@ -61,8 +61,10 @@ class Refusal:
 
 def _protected_form(segment: str) -> str:
     """A name as the most permissive file system would resolve it: NFC, case-folded, HFS+
-    ignorables dropped, an NTFS stream suffix (`name:stream`) and trailing dots and spaces dropped."""
-    name = fold(segment).translate(_HFS_IGNORABLE)
+    ignorables dropped, an NTFS stream suffix (`name:stream`) and trailing dots and spaces dropped.
+    Folded again after upper-casing, as NTFS compares names upper-cased: a dotless ı (U+0131) is
+    not an i to casefold(), but upper-cases to I, so `buıld.sh` may be build.sh there."""
+    name = fold(fold(segment).upper()).translate(_HFS_IGNORABLE)
     return name.split(":", 1)[0].rstrip(". ")
 
 
