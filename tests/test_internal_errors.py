@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import errno
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -147,3 +148,25 @@ def test_a_crash_in_the_process_is_exit_9_and_one_line(project: Project) -> None
     assert done.returncode == 9, done.stderr
     assert "Traceback" not in done.stderr
     assert json.loads(done.stdout)["outcome"] == "internal_error"
+
+
+@pytest.mark.parametrize("command", [["--json"], ["apply", "--json", "-"]])
+def test_a_reader_that_went_away_does_not_change_the_exit_code(project: Project, command: list[str]) -> None:
+    """`code-commit --json | head -c 0` in a script: the exit code still says how it ended (here a
+    setup error, 2; click would make a broken pipe exit 1, "the build still fails")."""
+    (project.root / ".gitignore").unlink()
+    read_end, write_end = os.pipe()
+    os.close(read_end)  # the reader is gone before anything is written
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "code_commit", *command],
+            cwd=project.root,
+            stdin=subprocess.DEVNULL,
+            stdout=write_end,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+    finally:
+        os.close(write_end)
+    assert done.returncode == 2, done.stderr
+    assert ".gitignore is missing" in done.stderr and "Traceback" not in done.stderr

@@ -40,7 +40,7 @@ from .journal import recover
 from .logs import LOGS_DIR, Redactor, RunLog, internal_error, prune_runs
 from .printable import visible
 from .settings import CONFIG_DIR, Settings, load_settings, resolve_api_key
-from .ui import Console
+from .ui import Console, to_stdout
 from .workspace import ProjectLock, _gitignore_problems, build_script_problems, config_dir_problems
 
 FORMATS = ("auto", "caret", "json")
@@ -95,8 +95,7 @@ def command(
         if as_json:  # a script reading the report gets one whatever ended the apply, with what it did
             error = error_of(exc)
             report.error = str(error)
-            sys.stdout.write(console.redact(_as_json(report)))
-            sys.stdout.flush()
+            to_stdout(console.redact(_as_json(report)))
         raise
 
 
@@ -136,8 +135,7 @@ def _command(
         with stops.watch(settings.timeout), ProjectLock.take(config_dir, settings.wait_lock, console.info):
             _apply(root, text, fmt, settings, build, redact, console, report)
 
-    sys.stdout.write(redact(_as_json(report) if as_json else _as_text(report)))
-    sys.stdout.flush()
+    to_stdout(redact(_as_json(report) if as_json else _as_text(report)))
     if report.problems:
         return EXIT_REFUSED
     return EXIT_OK if report.ok else EXIT_BUILD_FAILS

@@ -74,11 +74,9 @@ def report_error(console: Any, error: CodeCommitError) -> None:
 
 
 def _stdout(text: str) -> None:
-    """Write a result to stdout. A character stdout cannot encode (a lone surrogate from a model's
-    answer, say) is written as a backslash escape rather than ending the run with a traceback."""
-    encoding = getattr(sys.stdout, "encoding", None) or "utf-8"
-    sys.stdout.write(text.encode(encoding, "backslashreplace").decode(encoding, "replace"))
-    sys.stdout.flush()
+    from .ui import to_stdout
+
+    to_stdout(text)
 
 
 def _for_stdout(text: str) -> str:
