@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from code_commit.matching import (
@@ -55,11 +55,34 @@ def test_an_empty_replacement_removes_the_lines() -> None:
     assert resolve("a\nb\nc\n", "b\n", "").text == "a\nc\n"
 
 
-def test_the_first_stage_that_finds_the_text_decides() -> None:
-    # Ignoring trailing whitespace the search is ambiguous, but its exact form occurs once: it wins.
+def test_a_search_text_a_looser_stage_finds_elsewhere_too_is_refused() -> None:
+    # Its exact form occurs once, but models drop trailing whitespace: line 1 may be the one meant.
     text = "x = 1  \ny = 2\nx = 1\n"
-    result = resolve(text, "x = 1\n", "x = 9\n")
-    assert (result.stage, result.lines, result.text) == (EXACT, Lines(3, 3), "x = 1  \ny = 2\nx = 9\n")
+    with pytest.raises(AmbiguousMatch) as caught:
+        resolve(text, "x = 1\n", "x = 9\n")
+    assert (caught.value.stage, caught.value.locations) == (WHITESPACE, (Lines(1, 1), Lines(3, 3)))
+
+
+def test_a_search_text_with_a_blank_line_that_fits_elsewhere_shifted_is_refused() -> None:
+    # Without its blank line it fits the top-level a() as it is; with it, and shifted 4 columns,
+    # K.a(): two places, so neither may be edited (it used to edit the top-level one).
+    text = "# helpers\ndef a():\n    return 1\n\n\nclass K:\n\n    def a():\n        return 1\n"
+    with pytest.raises(AmbiguousMatch) as caught:
+        resolve(text, "\ndef a():\n    return 1\n", "\ndef a():\n    return 2\n")
+    failure = caught.value
+    assert (failure.stage, failure.locations) == (INDENTATION, (Lines(2, 3), Lines(8, 9)))
+    assert failure.unique_around == (Lines(1, 3), Lines(6, 9))
+    assert "matches 2 places in g.py (ignoring trailing whitespace, line endings and a uniform indentation shift)" in (
+        failure.describe("g.py")
+    )
+
+
+def test_the_strictest_stage_that_finds_the_one_place_decides_how_to_splice() -> None:
+    # Every stage finds line 2 and only it: the exact stage's splice, which keeps the replacement's
+    # trailing whitespace change (it is the model's, not a copying slip).
+    text = "a = 0\nx = 1  \ny = 2\n"
+    result = resolve(text, "x = 1  \n", "x = 1\n")
+    assert (result.stage, result.lines, result.text) == (EXACT, Lines(2, 2), "a = 0\nx = 1\ny = 2\n")
 
 
 # --- stage 2: trailing whitespace and line endings ---
@@ -353,3 +376,119 @@ def perturb(window: list[str], how: str) -> list[str]:
     if how == "blank_ends":
         return ["", *window, ""]
     return window
+
+
+# --- the safety property, by construction: applied only where no stage finds another place ---
+#
+# An oracle written independently of matching.py: every attempt the matcher makes (each stage on the
+# whole search text, and from the whitespace stage on, on the text without its blank end lines), by
+# brute force over every window of the file. A search text must be applied exactly when all of them
+# together find one place, and there.
+
+
+def _oracle_body(line: str) -> str:
+    return line[:-2] if line.endswith("\r\n") else line[:-1] if line.endswith("\n") else line
+
+
+def _oracle_columns(line: str, tab: int) -> int:
+    column = 0
+    for char in line:
+        if char == " ":
+            column += 1
+        elif char == "\t":
+            column += tab - column % tab
+        else:
+            break
+    return column
+
+
+def _oracle_fits(window: list[str], search: list[str], stage: str) -> bool:
+    if stage == EXACT:
+        return window == search
+    if stage == WHITESPACE:
+        return [_oracle_body(w).rstrip() for w in window] == [_oracle_body(s).rstrip() for s in search]
+    if [w.strip() for w in window] != [s.strip() for s in search]:
+        return False
+    pairs = [(w, s) for w, s in zip(window, search, strict=True) if w.strip()]
+    return any(len({_oracle_columns(w, tab) - _oracle_columns(s, tab) for w, s in pairs}) == 1 for tab in (4, 8, 2))
+
+
+def _oracle_places(file_lines: list[str], search: list[str]) -> set[int]:
+    """Where the search text's blank-less core starts, for every window any attempt matches."""
+    lead = next(i for i, line in enumerate(search) if line.strip())
+    trail = next(i for i, line in enumerate(reversed(search)) if line.strip())
+    core = search[lead : len(search) - trail]
+    places = set()
+    for stage in (EXACT, WHITESPACE, INDENTATION):
+        for tried, offset in [(search, lead)] + ([(core, 0)] if stage != EXACT and (lead or trail) else []):
+            for start in range(len(file_lines) - len(tried) + 1):
+                if _oracle_fits(file_lines[start : start + len(tried)], tried, stage):
+                    places.add(start + offset)
+    return places
+
+
+_SHAPES = ["a()", "b()", "if x:", "return 1", "c = [1,  2]"]
+_UNITS = ["    ", "\t", "  "]
+
+
+@st.composite
+def _near_twins(draw):
+    """A file made of copies of one snippet, each re-indented, re-spaced or re-ended a little, between
+    filler lines and blank lines; and a search text: a window of one copy, as a model might copy it."""
+    snippet = draw(st.lists(st.tuples(st.integers(0, 2), st.sampled_from([*_SHAPES, ""])), min_size=1, max_size=4))
+    lines: list[str] = []
+    for _ in range(draw(st.integers(1, 4))):
+        unit, shift = draw(st.sampled_from(_UNITS)), draw(st.integers(0, 2))
+        eol = draw(st.sampled_from(["\n", "\n", "\r\n"]))
+        for level, shape in snippet:
+            trailing = draw(st.sampled_from(["", "", " ", "\t"]))
+            lines.append(
+                (unit * (level + shift) + shape if shape else draw(st.sampled_from(["", "  "]))) + trailing + eol
+            )
+        lines.extend(draw(st.lists(st.sampled_from(["\n", "z()\n", "    a()\n", "  \n"]), max_size=2)))
+    start = draw(st.integers(0, len(lines) - 1))
+    stop = draw(st.integers(start + 1, min(len(lines), start + 5)))
+    window = [_oracle_body(line) for line in lines[start:stop]]
+    how = draw(st.sampled_from(["as is", "dedent", "indent", "tabs", "spaces", "strip trailing", "blank ends"]))
+    if how == "dedent":
+        window = [line[4:] if line.startswith("    ") else line.lstrip("\t") for line in window]
+    elif how == "indent":
+        window = ["    " + line for line in window]
+    elif how == "tabs":
+        window = [line.replace("    ", "\t") for line in window]
+    elif how == "spaces":
+        window = [line.replace("\t", "    ") for line in window]
+    elif how == "strip trailing":
+        window = [line.rstrip() for line in window]
+    elif how == "blank ends":
+        window = [*draw(st.sampled_from([[], [""]])), *window, *draw(st.sampled_from([[], [""], ["", ""]]))]
+    eol = draw(st.sampled_from(["\n", "\r\n"]))
+    return lines, [line + eol for line in window]
+
+
+@settings(max_examples=600, deadline=None)
+@given(_near_twins())
+def test_a_search_text_is_applied_only_where_no_stage_finds_another_place(case) -> None:
+    lines, search = case
+    if not any(line.strip() for line in search):
+        return
+    text = "".join(lines)
+    places = _oracle_places(lines, search)
+    try:
+        result = resolve(text, "".join(search), "".join(search) + "MARKER()\n")
+    except AmbiguousMatch as failure:
+        assert len(places) > 1, f"refused as ambiguous, but only {places} match"
+        assert {lines.first - 1 for lines in failure.locations} == places
+        return
+    except NoMatch:
+        assert not places, f"refused, but {places} match"
+        return
+    assert len(places) == 1, f"applied at {result.lines}, but {sorted(places)} match"
+    (place,) = places
+    core = len(search) - next(i for i, s in enumerate(search) if s.strip())
+    core -= next(i for i, s in enumerate(reversed(search)) if s.strip())
+    assert result.lines.first - 1 <= place and place + core <= result.lines.last
+    new = split_lines(result.text)
+    (at,) = [i for i, line in enumerate(new) if line.strip() == "MARKER()"]
+    assert at >= place + core and not "".join(new[place + core : at]).strip(), "inserted right after the place"
+    assert new[:at] + new[at + 1 :] == lines, "nothing but the inserted line changed, byte for byte"

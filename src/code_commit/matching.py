@@ -1,9 +1,12 @@
 """Finding an edit block's search text in a file and splicing in its replacement. Pure.
 
-Matching is by whole lines: a search text never matches part of a line. Three stages are
-tried in order, and the first stage that finds the search text anywhere decides. It must find
-it exactly once; if it finds it more than once, the edit is refused as ambiguous (a looser
-stage would only find more places):
+Matching is by whole lines: a search text never matches part of a line. There are three
+stages, each looser than the last. A search text is applied only if all of them together find
+it at exactly one place: a strict stage finding it once is not enough when a looser one finds
+it somewhere else too, since the model may have meant that other place (its copy of the file
+may have lost trailing whitespace or indentation there). More than one place is refused as
+ambiguous. The strictest stage that finds the one place decides how the replacement is spliced
+in:
 
 1. exact: byte for byte;
 2. whitespace: ignoring trailing whitespace and line endings (``\\r\\n``, ``\\n``, none);
@@ -164,7 +167,8 @@ class AmbiguousMatch(MatchFailure):
         return (
             f"the search text matches {len(self.locations)} places in {path} ({STAGE_NAMES[self.stage]}): "
             f"{_join(shown)}. It must match exactly one, so add unchanged lines around the change{advice}. "
-            f"Any {self.min_context} consecutive lines of {path} are unique."
+            f"Any {self.min_context} consecutive lines of {path} are unique, even ignoring indentation and "
+            "trailing whitespace, if the first and the last of them are not blank."
         )
 
 
@@ -224,7 +228,13 @@ class _Found:
     shift: int = 0  # columns added to the search text's indentation to reach the file's
 
 
+def _keys(lines: Sequence[str], stage: str) -> list[str]:
+    key = _key(stage)
+    return [key(line) for line in lines]
+
+
 def _find(file_lines: list[str], keys: list[str], search: list[str], stage: str) -> list[_Found]:
+    """Every place `search` matches in the file at `stage`; `keys` are the file's lines as that stage sees them."""
     key = _key(stage)
     wanted = [key(line) for line in search]
     n = len(wanted)
@@ -239,6 +249,19 @@ def _find(file_lines: list[str], keys: list[str], search: list[str], stage: str)
         if shift is not None:
             found.append(_Found(start, *shift))
     return found
+
+
+def _found_at(file_lines: list[str], search: list[str], stage: str, start: int) -> _Found | None:
+    """The match of `search` at `start` in the file at `stage`, if it matches there."""
+    if start < 0 or start + len(search) > len(file_lines):
+        return None
+    window = file_lines[start : start + len(search)]
+    if _keys(window, stage) != _keys(search, stage):
+        return None
+    if stage != INDENTATION:
+        return _Found(start)
+    shift = _uniform_shift(window, search)
+    return None if shift is None else _Found(start, *shift)
 
 
 def _uniform_shift(file_lines: Sequence[str], search: Sequence[str]) -> tuple[int, int] | None:
@@ -265,6 +288,17 @@ def _blank_ends(search: list[str]) -> tuple[int, int] | None:
     return (lead, trail) if lead or trail else None
 
 
+def _attempts(ends: tuple[int, int] | None) -> list[tuple[str, tuple[int, int]]]:
+    """The stages in order, each on the whole search text and then, if it has blank lines at its
+    ends, without them: (stage, (blank lines left out at the start, at the end))."""
+    attempts = [(EXACT, (0, 0))]
+    for stage in (WHITESPACE, INDENTATION):
+        attempts.append((stage, (0, 0)))
+        if ends:
+            attempts.append((stage, ends))
+    return attempts
+
+
 def resolve(text: str, search: str, replace: str) -> Resolution:
     """Replace the one place `search` matches in `text`; raise a MatchFailure if there is not exactly one."""
     file_lines = split_lines(text)
@@ -273,34 +307,37 @@ def resolve(text: str, search: str, replace: str) -> Resolution:
     if all(_blank(line) for line in search_lines):
         raise BlankSearch("blank search")
     ends = _blank_ends(search_lines)
-    attempts = [(EXACT, (0, 0))]
-    for stage in (WHITESPACE, INDENTATION):
-        attempts.append((stage, (0, 0)))
-        if ends:
-            attempts.append((stage, ends))
-    keys_by_stage: dict[str, list[str]] = {}
-    for stage, (lead, trail) in attempts:
-        if stage not in keys_by_stage:
-            key = _key(stage)
-            keys_by_stage[stage] = [key(line) for line in file_lines]
-        keys = keys_by_stage[stage]
-        core = search_lines[lead : len(search_lines) - trail]
-        found = _find(file_lines, keys, core, stage)
-        if len(found) == 1:
-            # The blank lines left out of the match that the file does have there belong to it.
-            hit, stop = found[0], found[0].start + len(core)
-            while lead and hit.start and _blank(file_lines[hit.start - 1]):
-                hit, lead = dataclasses.replace(hit, start=hit.start - 1), lead - 1
-            while trail and stop < len(file_lines) and _blank(file_lines[stop]):
-                stop, trail = stop + 1, trail - 1
-            new_lines = _splice(file_lines, hit, stop, search_lines, (lead, trail), replace_lines, stage)
-            new_text = "".join(new_lines)
-            if text and not text.endswith("\n") and new_text.endswith("\n"):
-                new_text = _body(new_text)  # the file had no final newline: keep it that way
-            return Resolution(new_text, Lines(hit.start + 1, stop), stage)
-        if found:
-            raise _ambiguous(stage, keys, [hit.start for hit in found], len(core))
-    raise _no_match(file_lines, search_lines, replace_lines)
+    lead, trail = ends or (0, 0)
+    core = search_lines[lead : len(search_lines) - trail]
+    # Every place any stage could find the search text at: the loosest attempt's places, since each
+    # attempt finds a subset of the next one's (an exact match also matches ignoring trailing
+    # whitespace, that with a shift of 0, and a whole search text's blank-less core is found
+    # wherever the search text is). So the search text is applied only if this finds one place,
+    # and then the strictest attempt that finds it there says how to splice the replacement in.
+    places = [hit.start for hit in _find(file_lines, _keys(file_lines, INDENTATION), core, INDENTATION)]
+    if not places:
+        raise _no_match(file_lines, search_lines, replace_lines)
+    if len(places) > 1:
+        raise _ambiguous(file_lines, search_lines, (lead, trail), places)
+    place = places[0]  # where the core starts
+    for stage, (left_lead, left_trail) in _attempts(ends):
+        tried = search_lines[left_lead : len(search_lines) - left_trail]
+        hit = _found_at(file_lines, tried, stage, place - (lead - left_lead))
+        if hit is not None:
+            break
+    else:  # pragma: no cover - the last attempt is the loosest one, which found the place
+        raise AssertionError("the loosest attempt's place is not found again")
+    # The blank lines left out of the match that the file does have there belong to it.
+    stop = hit.start + len(tried)
+    while left_lead and hit.start and _blank(file_lines[hit.start - 1]):
+        hit, left_lead = dataclasses.replace(hit, start=hit.start - 1), left_lead - 1
+    while left_trail and stop < len(file_lines) and _blank(file_lines[stop]):
+        stop, left_trail = stop + 1, left_trail - 1
+    new_lines = _splice(file_lines, hit, stop, search_lines, (left_lead, left_trail), replace_lines, stage)
+    new_text = "".join(new_lines)
+    if text and not text.endswith("\n") and new_text.endswith("\n"):
+        new_text = _body(new_text)  # the file had no final newline: keep it that way
+    return Resolution(new_text, Lines(hit.start + 1, stop), stage)
 
 
 # --- splicing ---
@@ -418,9 +455,12 @@ class _Windows:
             same_hash.append(i)
         return True
 
-    def unique_around(self, starts: Sequence[int], n: int, largest: int) -> tuple[Lines | None, ...]:
+    def unique_around(
+        self, starts: Sequence[int], n: int, largest: int, blank: Sequence[bool]
+    ) -> tuple[Lines | None, ...]:
         """For each location [start, start+n), the smallest window of at most `largest` lines
-        containing it that occurs once in the file (None if there is none that small)."""
+        containing it that occurs once in the file and neither starts nor ends with a blank line
+        (the matcher would try it without those too), or None if there is none that small."""
         total = len(self.ids)
         found: dict[int, Lines] = {}
         for size in range(n + 1, min(largest, total) + 1):
@@ -431,7 +471,11 @@ class _Windows:
                 if start in found:
                     continue
                 # Window starts that contain the location, the most centred first.
-                candidates = [s for s in range(start + n - size, start + 1) if s >= 0 and s + size <= total]
+                candidates = [
+                    s
+                    for s in range(start + n - size, start + 1)
+                    if s >= 0 and s + size <= total and not blank[s] and not blank[s + size - 1]
+                ]
                 candidates.sort(key=lambda s, start=start: abs((start - s) - (s + size - start - n)))
                 for s in candidates:
                     if counts[self.of(s, size)] == 1:  # a hash collision can only make a window look shared
@@ -440,16 +484,29 @@ class _Windows:
         return tuple(found.get(start) for start in starts)
 
 
-def _ambiguous(stage: str, keys: list[str], starts: list[int], n: int) -> AmbiguousMatch:
-    k = calculate_min_context(keys)
-    windows = _Windows(keys)
-    largest = min(k, n + MAX_EXTRA_CONTEXT)
-    return AmbiguousMatch(
-        stage,
-        tuple(Lines(s + 1, s + n) for s in starts),
-        windows.unique_around(starts[:MAX_LOCATIONS_SHOWN], n, largest),
-        k,
-    )
+def _ambiguous(file_lines: list[str], search: list[str], ends: tuple[int, int], places: list[int]) -> AmbiguousMatch:
+    """The failure for a search text whose blank-less core is at `places` (two or more).
+
+    It names the strictest stage that finds every one of them. The advice (the unique window
+    around each place, and how many lines make every window unique) compares lines ignoring
+    indentation and trailing whitespace, as the loosest stage does, so a search text it suggests
+    matches one place whatever stage is tried.
+    """
+    lead, trail = ends
+    core = search[lead : len(search) - trail]
+    wanted = set(places)
+    stage = INDENTATION  # the loosest attempt, which found `places`: not searched again
+    for tried_stage, (left_lead, left_trail) in _attempts(_blank_ends(search))[:-1]:
+        tried = search[left_lead : len(search) - left_trail]
+        found = _find(file_lines, _keys(file_lines, tried_stage), tried, tried_stage)
+        if {hit.start + lead - left_lead for hit in found} == wanted:
+            stage = tried_stage
+            break
+    keys = _keys(file_lines, INDENTATION)
+    n = len(core)
+    # Not capped at min_context: a window of that size may have to grow past blank lines at its ends.
+    around = _Windows(keys).unique_around(places[:MAX_LOCATIONS_SHOWN], n, n + MAX_EXTRA_CONTEXT, [not k for k in keys])
+    return AmbiguousMatch(stage, tuple(Lines(s + 1, s + n) for s in places), around, calculate_min_context(keys))
 
 
 def _no_match(file_lines: list[str], search: list[str], replace: list[str]) -> NoMatch:
