@@ -6,6 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from code_commit import matching
 from code_commit.matching import (
     EXACT,
     INDENTATION,
@@ -247,6 +248,80 @@ def test_no_match_finds_similar_lines_even_when_no_line_is_equal() -> None:
     with pytest.raises(NoMatch) as caught:
         resolve("alpha\nbeta\ngamma\ndelta\n", "gamma!\ndelta!\n", "x\n")
     assert [line.number for line in caught.value.closest] == [3, 4]
+
+
+# --- the no-match report's work is bounded, whatever the input ---
+#
+# It used to diff every window of the file against the search text: minutes for a big file, a
+# big search text or a minified line. Work is counted here, not timed: `_grams` is the report's
+# per-line similarity key, made once for each search line and each file line of a window scored.
+
+MOST_GRAMS = matching.COMPARED_LINES * (1 + matching.CANDIDATES + matching.SAMPLED)
+LONGEST_QUOTE = matching.QUOTED_CHARS + len("[... 1000000 more characters]")
+
+
+@pytest.fixture
+def grams_made(monkeypatch) -> list[int]:
+    """The size of every similarity key the no-match report makes, in order."""
+    sizes: list[int] = []
+    real = matching._grams
+
+    def counted(text: str) -> frozenset[tuple[str, str]]:
+        grams = real(text)
+        sizes.append(len(grams))
+        return grams
+
+    monkeypatch.setattr(matching, "_grams", counted)
+    return sizes
+
+
+def test_no_match_in_a_big_file_compares_a_bounded_number_of_lines_and_still_finds_the_closest(
+    grams_made: list[int],
+) -> None:
+    lines = [f"row_{i} = compute({i}, '{'x' * 300}')\n" for i in range(20_000)]
+    search = lines[12_000:17_000]  # a 5,000-line search text...
+    search[10] = "row_12010 = compute(-1)\n"  # ...that the model got wrong in one line
+    with pytest.raises(NoMatch) as caught:
+        resolve("".join(lines), "".join(search), "x\n")
+    assert 0 < len(grams_made) <= MOST_GRAMS
+    assert max(grams_made) <= matching.COMPARED_CHARS + 1
+    failure = caught.value
+    assert [line.number for line in failure.closest] == list(range(12_001, 12_001 + matching.CLOSEST_SHOWN))
+    assert 0.9 < failure.similarity < 1
+    assert all(len(line.text) <= LONGEST_QUOTE for line in failure.closest)
+    assert failure.closest[0].text.endswith("[... 30 more characters]"), "long lines are quoted shortened"
+
+
+def test_no_match_where_no_line_is_alike_samples_a_bounded_number_of_windows(grams_made: list[int]) -> None:
+    # No equal line and no shared word: no window gets a vote, so none stands out.
+    with pytest.raises(NoMatch) as caught:
+        resolve("".join(f"({')' * (i % 7)}\n" for i in range(20_000)), "( )\n" * 3_000, "x\n")
+    assert 0 < len(grams_made) <= MOST_GRAMS
+    assert caught.value.closest, "the report still quotes the window most alike"
+
+
+def test_no_match_on_a_one_megabyte_line_compares_and_quotes_only_its_start(grams_made: list[int]) -> None:
+    minified = "var a=[" + ",".join(str(i) for i in range(180_000)) + "];"
+    assert len(minified) > 1_000_000
+    with pytest.raises(NoMatch) as caught:
+        resolve(minified + "\n", minified.replace("var a=", "let a=") + "\n", "x\n")
+    assert 0 < len(grams_made) <= MOST_GRAMS
+    assert max(grams_made) <= matching.COMPARED_CHARS + 1
+    failure = caught.value
+    (quoted,) = failure.closest
+    assert quoted.number == 1 and quoted.text.startswith("var a=[0,1,2,") and len(quoted.text) <= LONGEST_QUOTE
+    assert failure.first_line.startswith("let a=[0,1,2,") and len(failure.first_line) <= LONGEST_QUOTE
+    assert len(failure.describe("app.min.js")) < 4 * LONGEST_QUOTE
+
+
+def test_no_match_never_calls_a_window_identical_when_it_differs_past_the_lines_compared() -> None:
+    lines = [f"line {i}\n" for i in range(100)]
+    search = lines[:60]
+    search[50] = "line fifty\n"  # past the first COMPARED_LINES lines
+    with pytest.raises(NoMatch) as caught:
+        resolve("".join(lines), "".join(search), "x\n")
+    assert caught.value.closest[0].number == 1
+    assert "(99% similar)" in caught.value.describe("f.txt")
 
 
 def test_an_ambiguous_match_lists_every_place_and_the_context_that_makes_each_unique() -> None:

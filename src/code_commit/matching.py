@@ -34,9 +34,11 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import re
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from itertools import pairwise
 
 EXACT = "exact"
 WHITESPACE = "whitespace"
@@ -50,8 +52,16 @@ STAGE_NAMES = {
 
 TAB_WIDTHS = (4, 8, 2)
 CLOSEST_SHOWN = 40  # lines of the closest window quoted back to the model at most
+QUOTED_CHARS = 300  # characters of a line quoted in a failure at most
+# The no-match report's bounds on work (see _no_match):
+COMPARED_LINES = 40  # lines of the search text compared with a window of the file
+COMPARED_CHARS = 200  # characters of a line compared
+CANDIDATES = 20  # the windows most lines vote for, scored
+SAMPLED = 200  # windows spread evenly over the file, scored too
+VOTE_BUDGET = 20_000  # votes cast at most (the rarest lines and words first)
 MAX_LOCATIONS_SHOWN = 20  # an ambiguous search text's locations named in the message (all are in the data)
 MAX_EXTRA_CONTEXT = 100  # lines added around a location, at most, when looking for a unique window
+_WORD = re.compile(r"\w+")
 
 
 @dataclass(frozen=True)
@@ -509,15 +519,35 @@ def _ambiguous(file_lines: list[str], search: list[str], ends: tuple[int, int], 
     return AmbiguousMatch(stage, tuple(Lines(s + 1, s + n) for s in places), around, calculate_min_context(keys))
 
 
+def _shorten(text: str) -> str:
+    """A line as a failure quotes it: at most QUOTED_CHARS characters (minified files have huge lines)."""
+    if len(text) <= QUOTED_CHARS:
+        return text
+    return f"{text[:QUOTED_CHARS]}[... {len(text) - QUOTED_CHARS} more characters]"
+
+
+def _grams(text: str) -> frozenset[tuple[str, str]]:
+    """The character pairs of a line's first COMPARED_CHARS characters, padded so that one
+    character has some: a cheap, linear-time similarity key."""
+    text = f" {text[:COMPARED_CHARS]} "
+    return frozenset(pairwise(text))
+
+
 def _no_match(file_lines: list[str], search: list[str], replace: list[str]) -> NoMatch:
     """The window of the file most like the search text, as the no-match failure reports it, and
-    where the replacement already is (ignoring trailing whitespace), if it is there exactly once."""
+    where the replacement already is (ignoring trailing whitespace), if it is there exactly once.
+
+    The work is bounded whatever the input: besides a pass over the file's lines, at most
+    (CANDIDATES + SAMPLED) windows are scored, each on at most COMPARED_LINES lines of at most
+    COMPARED_CHARS characters, with a linear-time line similarity; and at most VOTE_BUDGET votes
+    are cast to find the candidates.
+    """
     already = None
     wanted_replace = [line for line in replace if not _blank(line)]
     if wanted_replace:
         ends = _blank_ends(replace) or (0, 0)
         core_replace = replace[ends[0] : len(replace) - ends[1]]
-        found = _find(file_lines, [line.rstrip() for line in file_lines], core_replace, WHITESPACE)
+        found = _find(file_lines, _keys(file_lines, WHITESPACE), core_replace, WHITESPACE)
         if len(found) == 1:
             already = Lines(found[0].start + 1, found[0].start + len(core_replace))
     core = [line.strip() for line in search]
@@ -525,36 +555,82 @@ def _no_match(file_lines: list[str], search: list[str], replace: list[str]) -> N
         core.pop(0)
     while core and not core[-1]:
         core.pop()
-    first = next(_body(line) for line in search if not _blank(line))
-    keys = [line.strip() for line in file_lines]
+    first = _shorten(next(_body(line) for line in search if not _blank(line)))
+    keys = _keys(file_lines, INDENTATION)
     n = min(len(core), len(keys))
     if not n:
         return NoMatch(first, (), 0.0, already)
-    # Cheap votes first (file lines equal to a search line, by the window start they imply), then
-    # a character-level comparison of the best-voted windows, or of every window if none got a vote.
-    where: dict[str, list[int]] = {}
-    for index, key in enumerate(keys):
-        if key:
-            where.setdefault(key, []).append(index)
-    votes: Counter[int] = Counter()
-    for offset, line in enumerate(core):
-        for index in where.get(line, ()):
-            start = index - offset
-            if 0 <= start <= len(keys) - n:
-                votes[start] += 1
-    starts = [s for s, _ in votes.most_common(20)] or range(len(keys) - n + 1)
-    wanted = "\n".join(core)
-    best, best_ratio = 0, -1.0
-    matcher = difflib.SequenceMatcher(None, autojunk=False)
-    matcher.set_seq2(wanted)
+    compared = core[: min(n, COMPARED_LINES)]
+    starts = _candidate_starts(keys, compared, len(keys) - n + 1)
+    wanted = [_grams(line) for line in compared]
+    grams: dict[int, frozenset[tuple[str, str]]] = {}
+
+    def similarity(start: int) -> float:
+        total = 0.0
+        for offset, (line, line_grams) in enumerate(zip(compared, wanted, strict=True)):
+            key = keys[start + offset]
+            if key == line:
+                total += 1.0
+            elif key and line:
+                if start + offset not in grams:
+                    grams[start + offset] = _grams(key)
+                have = grams[start + offset]
+                # Dice's coefficient of the character pairs; below 1 for lines that differ beyond
+                # the characters compared.
+                total += min(0.99, 2 * len(line_grams & have) / (len(line_grams) + len(have)))
+        return total / len(compared)
+
+    best, best_score = 0, 0.0
     for start in starts:
-        matcher.set_seq1("\n".join(keys[start : start + n]))
-        if matcher.real_quick_ratio() <= best_ratio or matcher.quick_ratio() <= best_ratio:
-            continue
-        ratio = matcher.ratio()
-        if ratio > best_ratio:
-            best, best_ratio = start, ratio
-    if best_ratio <= 0:
+        score = similarity(start)
+        if score > best_score:
+            best, best_score = start, score
+    if best_score <= 0:
         return NoMatch(first, (), 0.0, already)
     shown = range(best, min(best + n, best + CLOSEST_SHOWN))
-    return NoMatch(first, tuple(NumberedLine(i + 1, _body(file_lines[i])) for i in shown), best_ratio, already)
+    closest = tuple(NumberedLine(i + 1, _shorten(_body(file_lines[i]))) for i in shown)
+    # Never "100% similar": the window does not match, though the lines compared may all be equal
+    # (the difference is further down, or the indentation shift is not uniform).
+    return NoMatch(first, closest, min(best_score, 0.99), already)
+
+
+def _candidate_starts(keys: list[str], compared: list[str], count: int) -> list[int]:
+    """Window starts worth scoring, in order: the CANDIDATES that most lines of the search text
+    vote for (a file line equal to a search line, or sharing a word with it, votes for the window
+    that would align the two; the rarest first, at most VOTE_BUDGET votes), then SAMPLED windows
+    spread evenly over the file, in case no line is alike at all."""
+    lines_wanted: dict[str, list[int]] = {}
+    words_wanted: dict[str, list[int]] = {}
+    weight: list[float] = []
+    for offset, line in enumerate(compared):
+        if line:
+            lines_wanted.setdefault(line, []).append(offset)
+        words = set(_WORD.findall(line[:COMPARED_CHARS]))
+        for word in words:
+            words_wanted.setdefault(word, []).append(offset)
+        weight.append(1 / len(words) if words else 0.0)
+    line_hits: dict[str, list[int]] = {}
+    word_hits: dict[str, list[int]] = {}
+    for index, key in enumerate(keys):
+        if key in lines_wanted:
+            line_hits.setdefault(key, []).append(index)
+        for word in words_wanted.keys() & _WORD.findall(key[:COMPARED_CHARS]):
+            word_hits.setdefault(word, []).append(index)
+    # (file lines, search line offsets, weight of each vote): an equal line counts twice a line's words.
+    anchors = [(hits, lines_wanted[line], [2.0] * len(compared)) for line, hits in line_hits.items()]
+    anchors += [(hits, words_wanted[word], weight) for word, hits in word_hits.items()]
+    anchors.sort(key=lambda anchor: len(anchor[0]) * len(anchor[1]))
+    votes: Counter[int] = Counter()
+    budget = VOTE_BUDGET
+    for hits, offsets, weights in anchors:
+        budget -= len(hits) * len(offsets)
+        if budget < 0:
+            break
+        for index in hits:
+            for offset in offsets:
+                if 0 <= index - offset < count:
+                    votes[index - offset] += weights[offset]
+    voted = [start for start, _ in sorted(votes.items(), key=lambda item: (-item[1], item[0]))[:CANDIDATES]]
+    step = max(1, -(-count // SAMPLED))
+    chosen = set(voted)
+    return voted + [start for start in range(0, count, step) if start not in chosen]
