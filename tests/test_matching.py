@@ -86,6 +86,32 @@ def test_the_strictest_stage_that_finds_the_one_place_decides_how_to_splice() ->
     assert (result.stage, result.lines, result.text) == (EXACT, Lines(2, 2), "a = 0\nx = 1\ny = 2\n")
 
 
+# --- a byte-order mark ---
+
+BOM_PY = "\ufeffimport os\nx = 1\n"
+
+
+def test_a_search_text_for_the_first_line_of_a_file_with_a_bom_matches_and_the_bom_stays() -> None:
+    result = resolve(BOM_PY, "import os\n", "import sys\n")
+    assert (result.stage, result.lines, result.text) == (EXACT, Lines(1, 1), "\ufeffimport sys\nx = 1\n")
+
+
+@pytest.mark.parametrize("replace", ["\ufeffimport sys\n", "import sys\n"])
+def test_a_search_text_copied_with_the_bom_matches_and_the_file_keeps_one_bom(replace: str) -> None:
+    result = resolve(BOM_PY, "\ufeffimport os\nx = 1\n", replace + "x = 1\n")
+    assert (result.stage, result.lines, result.text) == (EXACT, Lines(1, 2), "\ufeffimport sys\nx = 1\n")
+
+
+def test_a_bom_in_the_search_text_is_not_added_to_a_file_without_one() -> None:
+    assert resolve("import os\n", "\ufeffimport os\n", "\ufeffimport sys\n").text == "import sys\n"
+
+
+def test_a_bom_is_kept_when_a_later_line_is_edited_and_the_first_line_matched_loosely() -> None:
+    text = "\ufeff  def f():  \r\n      return 1\r\n"
+    result = resolve(text, "def f():\n    return 1\n", "def f():\n    return 2\n")
+    assert (result.stage, result.text) == (INDENTATION, "\ufeff  def f():  \r\n      return 2\r\n")
+
+
 # --- stage 2: trailing whitespace and line endings ---
 
 

@@ -50,6 +50,7 @@ STAGE_NAMES = {
     INDENTATION: "ignoring trailing whitespace, line endings and a uniform indentation shift",
 }
 
+BOM = "\ufeff"  # a byte-order mark: not part of the first line's text
 TAB_WIDTHS = (4, 8, 2)
 CLOSEST_SHOWN = 40  # lines of the closest window quoted back to the model at most
 QUOTED_CHARS = 300  # characters of a line quoted in a failure at most
@@ -310,7 +311,22 @@ def _attempts(ends: tuple[int, int] | None) -> list[tuple[str, tuple[int, int]]]
 
 
 def resolve(text: str, search: str, replace: str) -> Resolution:
-    """Replace the one place `search` matches in `text`; raise a MatchFailure if there is not exactly one."""
+    """Replace the one place `search` matches in `text`; raise a MatchFailure if there is not exactly one.
+
+    A byte-order mark at the start of the file is not part of its first line's text: it is left
+    out of the matching and kept in the file. One at the start of the search text (the file's
+    first line copied with it) is left out too, with the replacement's copy of it, so the file
+    keeps the mark it had, or its lack of one.
+    """
+    bom = BOM if text.startswith(BOM) else ""
+    if search.startswith(BOM):
+        search = search[1:]
+        replace = replace.removeprefix(BOM)
+    result = _resolve(text[len(bom) :], search, replace)
+    return dataclasses.replace(result, text=bom + result.text) if bom else result
+
+
+def _resolve(text: str, search: str, replace: str) -> Resolution:
     file_lines = split_lines(text)
     search_lines = split_lines(search)
     replace_lines = split_lines(replace)
