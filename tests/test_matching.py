@@ -133,6 +133,38 @@ def test_a_crlf_answer_on_an_lf_file_keeps_lf() -> None:
     assert resolve("a\nb\nc\n", "a\r\nb\r\n", "a\r\nB\r\n").text == "a\nB\nc\n"
 
 
+def test_new_lines_get_the_files_line_ending_in_the_exact_stage_too() -> None:
+    # The search text is the file's own line, byte for byte; the replacement's new lines are LF.
+    result = resolve("a = 0\r\nx = 1\r\ny = 2\r\n", "x = 1\r\n", "x = 1\nz = 3\n")
+    assert (result.stage, result.text) == (EXACT, "a = 0\r\nx = 1\r\nz = 3\r\ny = 2\r\n")
+    result = resolve("a\nb\n", "b\n", "b\r\nc\r\n")
+    assert (result.stage, result.text) == (EXACT, "a\nb\nc\n")
+
+
+@given(
+    st.lists(st.sampled_from(["a()", "b()", "  c()", "", "d = 1  "]), min_size=1, max_size=8),
+    st.data(),
+)
+def test_an_edit_never_mixes_line_endings_into_a_file(lines: list[str], data) -> None:
+    """Whatever line endings the answer uses, in its search text or its replacement, the file keeps its own."""
+    eol = data.draw(st.sampled_from(["\n", "\r\n"]))
+    start = data.draw(st.integers(0, len(lines) - 1))
+    window = lines[start : data.draw(st.integers(start + 1, len(lines)))]
+    if not any(line.strip() for line in window):
+        return
+    endings = st.sampled_from(["\n", "\r\n"])
+    search = "".join(line + data.draw(endings) for line in window)
+    added = data.draw(st.lists(st.sampled_from(["new()", "", "  x"]), min_size=1, max_size=3))
+    replace = "".join(line + data.draw(endings) for line in [*window, *added])
+    try:
+        result = resolve("".join(line + eol for line in lines), search, replace)
+    except (NoMatch, AmbiguousMatch):
+        return
+    new = split_lines(result.text)
+    assert len(new) == len(lines) + len(added)
+    assert all(line.endswith(eol) and not line[: -len(eol)].endswith("\r") for line in new), new
+
+
 @pytest.mark.parametrize(
     ("search", "replace", "expected"),
     [

@@ -385,30 +385,29 @@ def _splice(
     """
     lead, trail = ends
     matched = file_lines[hit.start : stop]
-    if stage == EXACT:
-        middle = list(replace)
-    else:
-        # The file line behind each search line (None: a blank line the file does not have there).
-        behind: list[str | None] = [None] * lead + list(matched) + [None] * trail
-        eol = _line_ending(matched, file_lines)
-        tabs = any(_indent(line).startswith("\t") for line in matched if not _blank(line))
-        opcodes = difflib.SequenceMatcher(
-            None, [line.rstrip() for line in search], [line.rstrip() for line in replace], autojunk=False
-        ).get_opcodes()
-        middle = []
-        for op, i1, i2, j1, j2 in opcodes:
-            if op == "equal":
-                # Lines the model repeats unchanged keep the file's own bytes.
-                middle.extend(line for line in behind[i1:i2] if line is not None)
-                continue
-            for line in replace[j1:j2]:
-                body = _body(line)
-                if stage == INDENTATION:
-                    body = _reindent(body, hit, tabs)
-                middle.append(body + eol)
+    # The file line behind each search line (None: a blank line the file does not have there).
+    behind: list[str | None] = [None] * lead + list(matched) + [None] * trail
+    eol = _line_ending(matched, file_lines)
+    tabs = any(_indent(line).startswith("\t") for line in matched if not _blank(line))
+    # In the exact stage the search text is the file's own text, so a replacement line that differs
+    # from it only by trailing whitespace is a change the model means; in the others it is noise.
+    same: Callable[[str], str] = _body if stage == EXACT else str.rstrip
+    opcodes = difflib.SequenceMatcher(
+        None, [same(line) for line in search], [same(line) for line in replace], autojunk=False
+    ).get_opcodes()
+    middle = []
+    for op, i1, i2, j1, j2 in opcodes:
+        if op == "equal":
+            # Lines the model repeats unchanged keep the file's own bytes.
+            middle.extend(line for line in behind[i1:i2] if line is not None)
+            continue
+        for line in replace[j1:j2]:
+            body = _body(line)
+            if stage == INDENTATION:
+                body = _reindent(body, hit, tabs)
+            middle.append(body + eol)  # new lines get the file's line ending, whatever the answer's
     lines = file_lines[: hit.start] + middle + file_lines[stop:]
     # The file's last line may have had no newline and now be followed by others.
-    eol = _line_ending(matched, file_lines)
     return [line if line.endswith("\n") else line + eol for line in lines[:-1]] + lines[-1:]
 
 
