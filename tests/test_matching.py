@@ -260,6 +260,27 @@ def test_a_search_text_without_the_files_blank_line_still_matches() -> None:
     assert resolve("a\n\nb\n", "b\n", "B\n").text == "a\n\nB\n"
 
 
+@pytest.mark.parametrize(
+    ("search", "replace", "expected"),
+    [
+        # The model believes a blank line precedes foo(); the file has none, and gets none.
+        ("\nfoo()\n", "\nfoo()\nbar()\n", "x = 1\nfoo()\nbar()\nbaz()\n"),
+        # A function inserted before foo(), set off by a blank line: the replacement's first blank
+        # line is its copy of the search text's, so that is the one dropped, not the one between.
+        ("\nfoo()\n", "\nnew()\n\nfoo()\n", "x = 1\nnew()\n\nfoo()\nbaz()\n"),
+        # The same at the end: bar() stays set off from foo(), and follows on baz() as foo() did.
+        ("foo()\n\n", "foo()\n\nbar()\n\n", "x = 1\nfoo()\n\nbar()\nbaz()\n"),
+        ("\nfoo()\n\n", "\nfoo()\n\nbar()\n\n", "x = 1\nfoo()\n\nbar()\nbaz()\n"),
+        # A replacement without the blank line: nothing else to drop.
+        ("\nfoo()\n", "foo()\nbar()\n", "x = 1\nfoo()\nbar()\nbaz()\n"),
+    ],
+)
+def test_the_replacements_copy_of_a_blank_line_the_file_lacks_is_the_one_dropped(
+    search: str, replace: str, expected: str
+) -> None:
+    assert resolve("x = 1\nfoo()\nbaz()\n", search, replace).text == expected
+
+
 # --- failures ---
 
 

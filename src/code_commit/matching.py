@@ -15,17 +15,17 @@ in:
    written with spaces matches a tab-indented file). The replacement is re-indented by the
    same shift, in the file's own style (tabs or spaces).
 
-From stage 2 on, a search text that matches nowhere is tried again without the blank lines at
-its ends (models add blank lines the file does not have there); the replacement's copies of
-those blank lines are dropped with them.
+From stage 2 on, a search text is also tried without the blank lines at its ends (models add
+blank lines the file does not have there); the replacement's copies of the ones the file does
+not have are dropped with them: the blank lines at the same end of the replacement first.
 
 Models get line numbers wrong, so nothing here uses them: the search text is the anchor.
 
 Splicing keeps the file's own bytes wherever the replacement repeats a line of the search text
 (found by diffing the search text against the replacement), so in stages 2 and 3 the trailing
 whitespace, tabs and line endings of unchanged lines survive, and `git diff` shows only the
-lines the model meant to change. New lines get the file's line ending. The file's final-newline
-state is kept.
+lines the model meant to change. New lines get the file's line ending, in every stage. The
+file's final-newline state is kept.
 
 There is no fuzzy stage: see the README's matching benchmark for the evidence against one.
 """
@@ -380,10 +380,19 @@ def _splice(
 ) -> list[str]:
     """The file with lines [hit.start, stop) replaced.
 
-    `ends` counts the blank lines at the ends of `search` that the file does not have there:
-    the replacement's copies of them go too.
+    `ends` counts the blank lines at the start and at the end of `search` that the file does not
+    have there (always its outermost ones). The replacement's copies of them go too: first the
+    blank lines at the same end of the replacement, as many as there are (the model's picture of
+    the file has a blank line there, before or after whatever it does not quote, and its
+    replacement keeps it there); then, for any left, the blank lines the diff of the search text
+    against the replacement pairs with them.
     """
     lead, trail = ends
+    drop_lead = min(lead, _leading_blanks(replace))
+    drop_trail = min(trail, _leading_blanks(replace[drop_lead:][::-1]))
+    search = search[drop_lead : len(search) - drop_trail]
+    replace = replace[drop_lead : len(replace) - drop_trail]
+    lead, trail = lead - drop_lead, trail - drop_trail
     matched = file_lines[hit.start : stop]
     # The file line behind each search line (None: a blank line the file does not have there).
     behind: list[str | None] = [None] * lead + list(matched) + [None] * trail
@@ -409,6 +418,10 @@ def _splice(
     lines = file_lines[: hit.start] + middle + file_lines[stop:]
     # The file's last line may have had no newline and now be followed by others.
     return [line if line.endswith("\n") else line + eol for line in lines[:-1]] + lines[-1:]
+
+
+def _leading_blanks(lines: Sequence[str]) -> int:
+    return next((i for i, line in enumerate(lines) if not _blank(line)), len(lines))
 
 
 def _line_ending(matched: list[str], file_lines: list[str]) -> str:
