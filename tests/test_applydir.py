@@ -36,11 +36,10 @@ def test_the_three_actions_map_onto_edit_write_and_delete() -> None:
             "src/main.py",
             (Replacement("def f():\n    return 1\n", "def f():\n    return 2\n"), Replacement("x = 1\n", "")),
         ),
-        WriteFile("src/new.py", "a\n"),
+        WriteFile("src/new.py", "a\n", new_file=True),
         DeleteFile("src/gone.py"),
-        WriteFile("src/implicit.py", "b\nc\n"),
+        WriteFile("src/implicit.py", "b\nc\n", new_file=True),
     ]
-    assert parsed.creates == ("src/new.py", "src/implicit.py")
 
 
 def test_a_fenced_json_answer_is_recognised() -> None:

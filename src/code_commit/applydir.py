@@ -11,8 +11,8 @@
   block, matched like any other (`matching`): `original_lines` is the search text,
   `changed_lines` the replacement.
 - `create_file` (or `replace_lines` whose every `original_lines` is empty, as applydir allows)
-  becomes a whole-file block of the `changed_lines`, which must not be empty; the file must not
-  exist yet (`ApplydirAnswer.creates`, checked against the disk by the caller).
+  becomes a whole-file block of the `changed_lines`, which must not be empty, marked as a new
+  file: the plan refuses it if the file exists (once the guard has accepted the path).
 - `delete_file` becomes a delete block; `changes` is ignored.
 - Lines are strings without their newline (a trailing "\\n" is tolerated and dropped).
   Unknown keys are ignored. Every structural mistake is reported, each naming its entry.
@@ -33,7 +33,6 @@ ACTIONS = ("replace_lines", "create_file", "delete_file")
 @dataclass(frozen=True)
 class ApplydirAnswer:
     edits: list[Edit]
-    creates: tuple[str, ...]  # paths of create_file entries: they must not exist yet
 
 
 def looks_like_json(text: str) -> bool:
@@ -64,7 +63,6 @@ def parse_applydir(text: str) -> ApplydirAnswer:
         raise AnswerRefused("the JSON answer must be an array of file objects")
     problems: list[str] = []
     edits: list[Edit] = []
-    creates: list[str] = []
     for number, entry in enumerate(data, start=1):
         where = f"entry {number}"
         if not isinstance(entry, dict):
@@ -76,6 +74,12 @@ def parse_applydir(text: str) -> ApplydirAnswer:
             continue
         where = f"entry {number} ({path!r})"
         action = entry.get("action", "replace_lines")
+        if not isinstance(action, str):
+            problems.append(
+                f"{where}: 'action' must be one of {', '.join(ACTIONS)} (or left out: {ACTIONS[0]}), "
+                f"not {json.dumps(action)}"
+            )
+            continue
         if action not in ACTIONS:
             problems.append(f"{where}: unknown action {action!r}; use one of {', '.join(ACTIONS)}")
             continue
@@ -94,8 +98,7 @@ def parse_applydir(text: str) -> ApplydirAnswer:
             if not content:
                 problems.append(f"{where}: creating a file needs non-empty changed_lines")
                 continue
-            edits.append(WriteFile(path, content))
-            creates.append(path)
+            edits.append(WriteFile(path, content, new_file=True))
             continue
         empty = [n for n, (original, _) in enumerate(changes, start=1) if not original]
         if empty:
@@ -107,7 +110,7 @@ def parse_applydir(text: str) -> ApplydirAnswer:
         edits.append(EditFile(path, tuple(Replacement("".join(o), "".join(c)) for o, c in changes)))
     if problems:
         raise AnswerRefused(*problems)
-    return ApplydirAnswer(edits, tuple(creates))
+    return ApplydirAnswer(edits)
 
 
 def _changes(value: Any, where: str, problems: list[str]) -> list[tuple[list[str], list[str]]] | None:
