@@ -149,6 +149,13 @@ def test_applydir_json_answers(big: Project, cli) -> None:
     assert big.read("pkg/new.py") == "x\n" and not (big.root / "old.txt").exists()
 
 
+def test_applydir_json_in_a_fence_with_prose_around_it(big: Project, cli) -> None:
+    answer = [{"file": "old.txt", "changes": [{"original_lines": ["old"], "changed_lines": ["new"]}]}]
+    result = cli("apply", "-", input=f"Here is the change:\n```json\n{json.dumps(answer)}\n```\nDone.\n")
+    assert result.exit_code == 0, result.output
+    assert big.read("old.txt") == "new\n"
+
+
 def test_applydir_create_file_on_an_existing_file_is_refused(big: Project, cli) -> None:
     answer = [{"file": "old.txt", "action": "create_file", "changes": [{"original_lines": [], "changed_lines": ["x"]}]}]
     result = cli("apply", "--check", "-", input=json.dumps(answer))

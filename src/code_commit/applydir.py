@@ -7,6 +7,9 @@
       {"file": "src/old.py", "action": "delete_file"}
     ]
 
+- The document is the whole answer, or the one fenced Markdown block in it tagged json or whose
+  body starts with '[' (prose around it is ignored: models explain themselves). An answer with
+  several such blocks is refused: which one the model meant is a guess.
 - `action` defaults to `replace_lines`. Each change becomes a search/replace pair of one edit
   block, matched like any other (`matching`): `original_lines` is the search text,
   `changed_lines` the replacement.
@@ -21,10 +24,11 @@
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from typing import Any
 
-from .edits import DeleteFile, Edit, EditFile, Replacement, WriteFile
+from .edits import MARK, DeleteFile, Edit, EditFile, Replacement, WriteFile
 from .errors import AnswerRefused
 
 ACTIONS = ("replace_lines", "create_file", "delete_file")
@@ -36,29 +40,85 @@ class ApplydirAnswer:
 
 
 def looks_like_json(text: str) -> bool:
-    """Whether an answer is applydir JSON rather than ^^^ blocks: it starts with '[' (fences aside)."""
-    return _unfenced(text).startswith("[")
+    """Whether an answer is applydir JSON rather than ^^^ blocks: it starts with '[', or it has no
+    ^^^ line and holds a fenced block of JSON (one a ^^^ answer holds is file content)."""
+    if text.strip().startswith("["):
+        return True
+    if any(line.startswith(MARK) for line in text.split("\n")):
+        return False
+    return bool(_json_fences(text))
 
 
-def _unfenced(text: str) -> str:
-    """The text without a Markdown code fence around it (models often add one)."""
-    text = text.strip()
-    if text.startswith("```"):
-        lines = text.split("\n")
-        if len(lines) >= 2 and lines[-1].strip() == "```":
-            return "\n".join(lines[1:-1]).strip()
-    return text
+@dataclass(frozen=True)
+class _Fence:
+    """A fenced code block of an answer that may hold the applydir document."""
+
+    first_line: int  # the answer line of its first body line, from 1
+    body: str
+
+
+_OPENING = re.compile(r"(`{3,}|~{3,})\s*([^`\s]*)[^`]*")
+
+
+def _json_fences(text: str) -> list[_Fence]:
+    """The Markdown fenced blocks tagged json or whose body starts with '[' (an applydir document
+    is an array). A fence left open runs to the end of the answer, as in Markdown."""
+    fences: list[_Fence] = []
+    lines = text.split("\n")
+    number = 0
+    while number < len(lines):
+        opening = _OPENING.fullmatch(lines[number].strip())
+        number += 1
+        if opening is None:
+            continue
+        marker, info = opening.group(1), opening.group(2).lower()
+        body_start = number
+        while number < len(lines):
+            closing = lines[number].strip()
+            number += 1
+            if closing.startswith(marker[0] * len(marker)) and not closing.strip(marker[0]):
+                body = "\n".join(lines[body_start : number - 1])
+                break
+        else:
+            body = "\n".join(lines[body_start:])
+        if info == "json" or body.strip().startswith("["):
+            fences.append(_Fence(body_start + 1, body))
+    return fences
+
+
+def _document(text: str) -> tuple[str, int]:
+    """The applydir document of an answer and the answer line it starts on: the whole answer if
+    it starts as JSON does, else the one fenced JSON block in it. Prose around a fence is ignored,
+    but with several fenced JSON blocks the answer is refused rather than one of them guessed at."""
+    if text.strip().startswith(("[", "{")):
+        return text.strip(), len(text[: len(text) - len(text.lstrip())].split("\n"))
+    fences = _json_fences(text)
+    if len(fences) == 1:
+        return fences[0].body, fences[0].first_line
+    if fences:
+        where = ", ".join(str(fence.first_line - 1) for fence in fences)
+        raise AnswerRefused(
+            f"the answer has {len(fences)} fenced JSON blocks (opening on lines {where}); it must hold "
+            "exactly one applydir document, so none of them is applied"
+        )
+    raise AnswerRefused(
+        "the answer holds no applydir JSON: a JSON array of file objects, alone or in one ```json "
+        "fenced block; if it is a ^^^ answer, pass --format caret"
+    )
 
 
 def parse_applydir(text: str) -> ApplydirAnswer:
     """Map an applydir JSON answer onto edits; raise AnswerRefused listing every structural problem."""
+    document, first_line = _document(text)
     try:
-        data = json.loads(_unfenced(text))
+        data = json.loads(document)
     except json.JSONDecodeError as exc:
         raise AnswerRefused(
-            f"the answer is not valid JSON ({exc.msg} at line {exc.lineno}, column {exc.colno}); "
+            f"the answer is not valid JSON ({exc.msg} at line {first_line + exc.lineno - 1}, column {exc.colno}); "
             "if it is a ^^^ answer, pass --format caret"
         ) from exc
+    except RecursionError as exc:  # json's decoder recurses once per level of nesting
+        raise AnswerRefused("the answer's JSON is nested too deeply to be an applydir document") from exc
     if not isinstance(data, list):
         raise AnswerRefused("the JSON answer must be an array of file objects")
     problems: list[str] = []
