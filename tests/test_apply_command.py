@@ -216,6 +216,21 @@ def test_applydir_null_or_missing_fields_are_refused_by_entry(big: Project, cli,
     assert status(big) == before
 
 
+@pytest.mark.parametrize("answer", ['[{"file": "ghost.txt", "action": "delete_file"}]', "^^^ghost.txt\n^^^delete\n"])
+def test_deleting_a_missing_file_is_skipped_and_reported_in_both_formats(big: Project, cli, answer: str) -> None:
+    before = status(big)
+    result = cli("apply", "-", input=answer)
+    assert result.exit_code == 0, result.output
+    assert result.stdout == (
+        "applied the answer from standard input: 0 file(s) written, 0 deleted\n"
+        "  skipped delete of ghost.txt: the file does not exist\n"
+    )
+    assert "apply: delete of ghost.txt skipped: the file does not exist" in only_run(big)["run.log"]
+    report = json.loads(cli("apply", "--check", "--json", "-", input=answer).stdout)
+    assert (report["ok"], report["changes"], report["missing_deletes"]) == (True, [], ["ghost.txt"])
+    assert status(big) == before
+
+
 def test_applydir_mistakes_are_refused_by_entry(big: Project, cli) -> None:
     result = cli("apply", "--check", "-", input='[{"file": "a", "action": "move"}]')
     assert result.exit_code == 7
