@@ -676,6 +676,12 @@ def test_a_later_whole_file_block_replaces_an_edit(root: Path) -> None:
     assert plan.final == {"keep.txt": b"whole\n"}
 
 
+def test_an_edit_of_the_first_line_of_a_file_with_a_utf8_bom_keeps_the_bom(root: Path) -> None:
+    (root / "bom.py").write_bytes(b"\xef\xbb\xbfimport os\nx = 1\n")
+    plan = plan_changes(root, [edit("bom.py", ("import os\n", "import sys\n"))], Guard(root))
+    assert plan.final == {"bom.py": b"\xef\xbb\xbfimport sys\nx = 1\n"}
+
+
 def test_an_edit_that_changes_nothing_is_no_change(root: Path) -> None:
     plan = plan_changes(root, [edit("keep.txt", ("same\n", "same\n"))], Guard(root))
     assert plan.changes == ()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -180,11 +181,86 @@ def test_applydir_json_answers(big: Project, cli) -> None:
     assert big.read("pkg/new.py") == "x\n" and not (big.root / "old.txt").exists()
 
 
+def test_applydir_json_in_a_fence_with_prose_around_it(big: Project, cli) -> None:
+    answer = [{"file": "old.txt", "changes": [{"original_lines": ["old"], "changed_lines": ["new"]}]}]
+    result = cli("apply", "-", input=f"Here is the change:\n```json\n{json.dumps(answer)}\n```\nDone.\n")
+    assert result.exit_code == 0, result.output
+    assert big.read("old.txt") == "new\n"
+
+
 def test_applydir_create_file_on_an_existing_file_is_refused(big: Project, cli) -> None:
     answer = [{"file": "old.txt", "action": "create_file", "changes": [{"original_lines": [], "changed_lines": ["x"]}]}]
     result = cli("apply", "--check", "-", input=json.dumps(answer))
     assert result.exit_code == 7
-    assert "problem 1 [exists]: old.txt\n" in result.stdout and "already exists" in result.stdout
+    assert "problem 1 [exists]: old.txt, block 1\n" in result.stdout and "already exists" in result.stdout
+
+
+CREATE = {"action": "create_file", "changes": [{"original_lines": [], "changed_lines": ["x"]}]}
+
+
+@pytest.mark.parametrize("outside", ["../../../../../../../../etc/passwd", "/etc/passwd"])
+def test_applydir_create_file_outside_the_project_is_refused_by_the_guard_without_a_look(
+    big: Project, cli, monkeypatch, outside: str
+) -> None:
+    # "It already exists" would tell the model what is on the machine: the guard decides first,
+    # and nothing looks at a path it refused.
+    looked_at: list[str] = []
+    for name in ("lstat", "stat"):
+        real = getattr(os, name)
+        monkeypatch.setattr(
+            os, name, lambda path, *a, real=real, **k: looked_at.append(os.fspath(path)) or real(path, *a, **k)
+        )
+    reports = []
+    for path in (outside, outside.replace("passwd", "no-such-file")):
+        result = cli("apply", "--check", "--json", "-", input=json.dumps([{"file": path, **CREATE}]))
+        assert result.exit_code == 7
+        (problem,) = json.loads(result.stdout)["problems"]
+        assert (problem["kind"], problem["path"], problem["block"]) == ("guard", path, 1)
+        reports.append(problem["message"].replace(path, "PATH"))
+    assert reports[0] == reports[1], "the same refusal whether the file exists or not"
+    assert not [path for path in looked_at if "passwd" in path or "no-such-file" in path]
+
+
+def test_applydir_create_file_of_an_existing_protected_file_gets_the_guards_refusal_alone(big: Project, cli) -> None:
+    result = cli("apply", "--check", "-", input=json.dumps([{"file": "build.sh", **CREATE}]))
+    assert result.exit_code == 7
+    assert "(1 problem(s))" in result.stdout and "problem 1 [guard]: build.sh, block 1\n" in result.stdout
+
+
+@pytest.mark.parametrize(
+    ("entry", "fragment"),
+    [
+        ({"file": None, **CREATE}, "entry 1: 'file' must be a non-empty string"),
+        (CREATE, "entry 1: 'file' must be a non-empty string"),
+        ({"file": "n.txt", "action": "create_file"}, "entry 1 ('n.txt'): 'changes' must be a non-empty array"),
+        (
+            {"file": "n.txt", "action": "create_file", "changes": [{"original_lines": [], "changed_lines": None}]},
+            "entry 1 ('n.txt'), change 1: 'changed_lines' must be an array of strings",
+        ),
+        ({"file": "n.txt", "action": None}, "entry 1 ('n.txt'): 'action' must be one of"),
+    ],
+)
+def test_applydir_null_or_missing_fields_are_refused_by_entry(big: Project, cli, entry: dict, fragment: str) -> None:
+    before = status(big)
+    result = cli("apply", "-", input=json.dumps([entry]))
+    assert result.exit_code == 7
+    assert "problem 1 [malformed]\n" in result.stdout and fragment in result.stdout
+    assert status(big) == before
+
+
+@pytest.mark.parametrize("answer", ['[{"file": "ghost.txt", "action": "delete_file"}]', "^^^ghost.txt\n^^^delete\n"])
+def test_deleting_a_missing_file_is_skipped_and_reported_in_both_formats(big: Project, cli, answer: str) -> None:
+    before = status(big)
+    result = cli("apply", "-", input=answer)
+    assert result.exit_code == 0, result.output
+    assert result.stdout == (
+        "applied the answer from standard input: 0 file(s) written, 0 deleted\n"
+        "  skipped delete of ghost.txt: the file does not exist\n"
+    )
+    assert "apply: delete of ghost.txt skipped: the file does not exist" in only_run(big)["run.log"]
+    report = json.loads(cli("apply", "--check", "--json", "-", input=answer).stdout)
+    assert (report["ok"], report["changes"], report["missing_deletes"]) == (True, [], ["ghost.txt"])
+    assert status(big) == before
 
 
 def test_applydir_mistakes_are_refused_by_entry(big: Project, cli) -> None:

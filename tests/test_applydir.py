@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from code_commit.applydir import looks_like_json, parse_applydir
 from code_commit.edits import DeleteFile, EditFile, Replacement, WriteFile
@@ -36,11 +38,10 @@ def test_the_three_actions_map_onto_edit_write_and_delete() -> None:
             "src/main.py",
             (Replacement("def f():\n    return 1\n", "def f():\n    return 2\n"), Replacement("x = 1\n", "")),
         ),
-        WriteFile("src/new.py", "a\n"),
+        WriteFile("src/new.py", "a\n", new_file=True),
         DeleteFile("src/gone.py"),
-        WriteFile("src/implicit.py", "b\nc\n"),
+        WriteFile("src/implicit.py", "b\nc\n", new_file=True),
     ]
-    assert parsed.creates == ("src/new.py", "src/implicit.py")
 
 
 def test_a_fenced_json_answer_is_recognised() -> None:
@@ -48,6 +49,60 @@ def test_a_fenced_json_answer_is_recognised() -> None:
     assert looks_like_json(answer)
     assert parse_applydir(answer).edits == [DeleteFile("a")]
     assert not looks_like_json("Here you go:\n^^^a\n^^^delete\n")
+
+
+DELETE_A = '[{"file": "a", "action": "delete_file"}]'
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        f"Here is the change:\n```json\n{DELETE_A}\n```\nDone.\n",
+        f"Here is the change:\n\n```\n{DELETE_A}\n```\n",  # untagged, but an array
+        f"The fix:\n~~~JSON\n{DELETE_A}\n~~~\n",
+        f"First the test:\n```python\nassert f() == 2\n```\nthen:\n```json\n{DELETE_A}\n```\n",
+    ],
+)
+def test_one_fenced_json_block_with_prose_around_it_is_recognised(answer: str) -> None:
+    assert looks_like_json(answer)
+    assert parse_applydir(answer).edits == [DeleteFile("a")]
+
+
+def test_several_fenced_json_blocks_are_refused_rather_than_guessed_between() -> None:
+    answer = f"Either:\n```json\n{DELETE_A}\n```\nor:\n```json\n{DELETE_A.replace('a', 'b')}\n```\n"
+    assert looks_like_json(answer)
+    with pytest.raises(AnswerRefused) as caught:
+        parse_applydir(answer)
+    assert str(caught.value) == (
+        "the answer has 2 fenced JSON blocks (opening on lines 2, 6); it must hold exactly one applydir "
+        "document, so none of them is applied"
+    )
+
+
+def test_malformed_json_in_a_fence_is_refused_with_its_line_in_the_answer() -> None:
+    with pytest.raises(AnswerRefused) as caught:
+        parse_applydir('Here:\n```json\n[\n  {"file": "a",}\n]\n```\n')
+    assert "the answer is not valid JSON (Expecting property name enclosed in double quotes at line 4" in str(
+        caught.value
+    )
+
+
+def test_json_nested_too_deeply_is_refused_not_a_crash() -> None:
+    with pytest.raises(AnswerRefused) as caught:
+        parse_applydir("[" * 100_000 + "]" * 100_000)
+    assert "nested too deeply" in str(caught.value)
+
+
+def test_prose_alone_is_not_json_and_forced_to_be_says_what_is_missing() -> None:
+    prose = "I looked at the build, and it passes already.\n"
+    assert not looks_like_json(prose)
+    with pytest.raises(AnswerRefused) as caught:
+        parse_applydir(prose)
+    assert "the answer holds no applydir JSON" in str(caught.value) and "--format caret" in str(caught.value)
+
+
+def test_a_fenced_json_block_inside_a_caret_answer_is_file_content() -> None:
+    assert not looks_like_json(f"^^^docs/api.md\nExample:\n```json\n{DELETE_A}\n```\n^^^end\n")
 
 
 @pytest.mark.parametrize(
@@ -90,3 +145,33 @@ def test_every_bad_entry_is_reported_at_once() -> None:
         parse_applydir(answer)
     assert len(caught.value.reasons) == 2
     assert caught.value.reasons[0].startswith("entry 1 ('a')") and caught.value.reasons[1].startswith("entry 3")
+
+
+_PIECES = [
+    "```json",
+    "```",
+    "~~~",
+    "````",
+    "[",
+    "]",
+    "{",
+    "}",
+    '{"file": "a", "action": "delete_file"}',
+    ",",
+    "prose",
+    "^^^a",
+]
+
+
+@given(
+    st.lists(st.one_of(st.sampled_from(_PIECES), st.text(max_size=3)), max_size=12), st.sampled_from(["\n", " ", ""])
+)
+def test_any_text_gives_edits_or_a_clean_refusal(pieces: list[str], separator: str) -> None:
+    text = separator.join(pieces)
+    try:
+        answer = parse_applydir(text)
+    except AnswerRefused as refusal:
+        assert refusal.reasons and all(reason for reason in refusal.reasons)
+        return
+    assert all(isinstance(edit, DeleteFile | EditFile | WriteFile) for edit in answer.edits)
+    looks_like_json(text)

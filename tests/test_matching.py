@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from code_commit import matching
 from code_commit.matching import (
     EXACT,
     INDENTATION,
@@ -55,11 +56,60 @@ def test_an_empty_replacement_removes_the_lines() -> None:
     assert resolve("a\nb\nc\n", "b\n", "").text == "a\nc\n"
 
 
-def test_the_first_stage_that_finds_the_text_decides() -> None:
-    # Ignoring trailing whitespace the search is ambiguous, but its exact form occurs once: it wins.
+def test_a_search_text_a_looser_stage_finds_elsewhere_too_is_refused() -> None:
+    # Its exact form occurs once, but models drop trailing whitespace: line 1 may be the one meant.
     text = "x = 1  \ny = 2\nx = 1\n"
-    result = resolve(text, "x = 1\n", "x = 9\n")
-    assert (result.stage, result.lines, result.text) == (EXACT, Lines(3, 3), "x = 1  \ny = 2\nx = 9\n")
+    with pytest.raises(AmbiguousMatch) as caught:
+        resolve(text, "x = 1\n", "x = 9\n")
+    assert (caught.value.stage, caught.value.locations) == (WHITESPACE, (Lines(1, 1), Lines(3, 3)))
+
+
+def test_a_search_text_with_a_blank_line_that_fits_elsewhere_shifted_is_refused() -> None:
+    # Without its blank line it fits the top-level a() as it is; with it, and shifted 4 columns,
+    # K.a(): two places, so neither may be edited (it used to edit the top-level one).
+    text = "# helpers\ndef a():\n    return 1\n\n\nclass K:\n\n    def a():\n        return 1\n"
+    with pytest.raises(AmbiguousMatch) as caught:
+        resolve(text, "\ndef a():\n    return 1\n", "\ndef a():\n    return 2\n")
+    failure = caught.value
+    assert (failure.stage, failure.locations) == (INDENTATION, (Lines(2, 3), Lines(8, 9)))
+    assert failure.unique_around == (Lines(1, 3), Lines(6, 9))
+    assert "matches 2 places in g.py (ignoring trailing whitespace, line endings and a uniform indentation shift)" in (
+        failure.describe("g.py")
+    )
+
+
+def test_the_strictest_stage_that_finds_the_one_place_decides_how_to_splice() -> None:
+    # Every stage finds line 2 and only it: the exact stage's splice, which keeps the replacement's
+    # trailing whitespace change (it is the model's, not a copying slip).
+    text = "a = 0\nx = 1  \ny = 2\n"
+    result = resolve(text, "x = 1  \n", "x = 1\n")
+    assert (result.stage, result.lines, result.text) == (EXACT, Lines(2, 2), "a = 0\nx = 1\ny = 2\n")
+
+
+# --- a byte-order mark ---
+
+BOM_PY = "\ufeffimport os\nx = 1\n"
+
+
+def test_a_search_text_for_the_first_line_of_a_file_with_a_bom_matches_and_the_bom_stays() -> None:
+    result = resolve(BOM_PY, "import os\n", "import sys\n")
+    assert (result.stage, result.lines, result.text) == (EXACT, Lines(1, 1), "\ufeffimport sys\nx = 1\n")
+
+
+@pytest.mark.parametrize("replace", ["\ufeffimport sys\n", "import sys\n"])
+def test_a_search_text_copied_with_the_bom_matches_and_the_file_keeps_one_bom(replace: str) -> None:
+    result = resolve(BOM_PY, "\ufeffimport os\nx = 1\n", replace + "x = 1\n")
+    assert (result.stage, result.lines, result.text) == (EXACT, Lines(1, 2), "\ufeffimport sys\nx = 1\n")
+
+
+def test_a_bom_in_the_search_text_is_not_added_to_a_file_without_one() -> None:
+    assert resolve("import os\n", "\ufeffimport os\n", "\ufeffimport sys\n").text == "import sys\n"
+
+
+def test_a_bom_is_kept_when_a_later_line_is_edited_and_the_first_line_matched_loosely() -> None:
+    text = "\ufeff  def f():  \r\n      return 1\r\n"
+    result = resolve(text, "def f():\n    return 1\n", "def f():\n    return 2\n")
+    assert (result.stage, result.text) == (INDENTATION, "\ufeff  def f():  \r\n      return 2\r\n")
 
 
 # --- stage 2: trailing whitespace and line endings ---
@@ -81,6 +131,38 @@ def test_an_lf_answer_on_a_crlf_file_keeps_crlf() -> None:
 
 def test_a_crlf_answer_on_an_lf_file_keeps_lf() -> None:
     assert resolve("a\nb\nc\n", "a\r\nb\r\n", "a\r\nB\r\n").text == "a\nB\nc\n"
+
+
+def test_new_lines_get_the_files_line_ending_in_the_exact_stage_too() -> None:
+    # The search text is the file's own line, byte for byte; the replacement's new lines are LF.
+    result = resolve("a = 0\r\nx = 1\r\ny = 2\r\n", "x = 1\r\n", "x = 1\nz = 3\n")
+    assert (result.stage, result.text) == (EXACT, "a = 0\r\nx = 1\r\nz = 3\r\ny = 2\r\n")
+    result = resolve("a\nb\n", "b\n", "b\r\nc\r\n")
+    assert (result.stage, result.text) == (EXACT, "a\nb\nc\n")
+
+
+@given(
+    st.lists(st.sampled_from(["a()", "b()", "  c()", "", "d = 1  "]), min_size=1, max_size=8),
+    st.data(),
+)
+def test_an_edit_never_mixes_line_endings_into_a_file(lines: list[str], data) -> None:
+    """Whatever line endings the answer uses, in its search text or its replacement, the file keeps its own."""
+    eol = data.draw(st.sampled_from(["\n", "\r\n"]))
+    start = data.draw(st.integers(0, len(lines) - 1))
+    window = lines[start : data.draw(st.integers(start + 1, len(lines)))]
+    if not any(line.strip() for line in window):
+        return
+    endings = st.sampled_from(["\n", "\r\n"])
+    search = "".join(line + data.draw(endings) for line in window)
+    added = data.draw(st.lists(st.sampled_from(["new()", "", "  x"]), min_size=1, max_size=3))
+    replace = "".join(line + data.draw(endings) for line in [*window, *added])
+    try:
+        result = resolve("".join(line + eol for line in lines), search, replace)
+    except (NoMatch, AmbiguousMatch):
+        return
+    new = split_lines(result.text)
+    assert len(new) == len(lines) + len(added)
+    assert all(line.endswith(eol) and not line[: -len(eol)].endswith("\r") for line in new), new
 
 
 @pytest.mark.parametrize(
@@ -178,6 +260,27 @@ def test_a_search_text_without_the_files_blank_line_still_matches() -> None:
     assert resolve("a\n\nb\n", "b\n", "B\n").text == "a\n\nB\n"
 
 
+@pytest.mark.parametrize(
+    ("search", "replace", "expected"),
+    [
+        # The model believes a blank line precedes foo(); the file has none, and gets none.
+        ("\nfoo()\n", "\nfoo()\nbar()\n", "x = 1\nfoo()\nbar()\nbaz()\n"),
+        # A function inserted before foo(), set off by a blank line: the replacement's first blank
+        # line is its copy of the search text's, so that is the one dropped, not the one between.
+        ("\nfoo()\n", "\nnew()\n\nfoo()\n", "x = 1\nnew()\n\nfoo()\nbaz()\n"),
+        # The same at the end: bar() stays set off from foo(), and follows on baz() as foo() did.
+        ("foo()\n\n", "foo()\n\nbar()\n\n", "x = 1\nfoo()\n\nbar()\nbaz()\n"),
+        ("\nfoo()\n\n", "\nfoo()\n\nbar()\n\n", "x = 1\nfoo()\n\nbar()\nbaz()\n"),
+        # A replacement without the blank line: nothing else to drop.
+        ("\nfoo()\n", "foo()\nbar()\n", "x = 1\nfoo()\nbar()\nbaz()\n"),
+    ],
+)
+def test_the_replacements_copy_of_a_blank_line_the_file_lacks_is_the_one_dropped(
+    search: str, replace: str, expected: str
+) -> None:
+    assert resolve("x = 1\nfoo()\nbaz()\n", search, replace).text == expected
+
+
 # --- failures ---
 
 
@@ -224,6 +327,80 @@ def test_no_match_finds_similar_lines_even_when_no_line_is_equal() -> None:
     with pytest.raises(NoMatch) as caught:
         resolve("alpha\nbeta\ngamma\ndelta\n", "gamma!\ndelta!\n", "x\n")
     assert [line.number for line in caught.value.closest] == [3, 4]
+
+
+# --- the no-match report's work is bounded, whatever the input ---
+#
+# It used to diff every window of the file against the search text: minutes for a big file, a
+# big search text or a minified line. Work is counted here, not timed: `_grams` is the report's
+# per-line similarity key, made once for each search line and each file line of a window scored.
+
+MOST_GRAMS = matching.COMPARED_LINES * (1 + matching.CANDIDATES + matching.SAMPLED)
+LONGEST_QUOTE = matching.QUOTED_CHARS + len("[... 1000000 more characters]")
+
+
+@pytest.fixture
+def grams_made(monkeypatch) -> list[int]:
+    """The size of every similarity key the no-match report makes, in order."""
+    sizes: list[int] = []
+    real = matching._grams
+
+    def counted(text: str) -> frozenset[tuple[str, str]]:
+        grams = real(text)
+        sizes.append(len(grams))
+        return grams
+
+    monkeypatch.setattr(matching, "_grams", counted)
+    return sizes
+
+
+def test_no_match_in_a_big_file_compares_a_bounded_number_of_lines_and_still_finds_the_closest(
+    grams_made: list[int],
+) -> None:
+    lines = [f"row_{i} = compute({i}, '{'x' * 300}')\n" for i in range(20_000)]
+    search = lines[12_000:17_000]  # a 5,000-line search text...
+    search[10] = "row_12010 = compute(-1)\n"  # ...that the model got wrong in one line
+    with pytest.raises(NoMatch) as caught:
+        resolve("".join(lines), "".join(search), "x\n")
+    assert 0 < len(grams_made) <= MOST_GRAMS
+    assert max(grams_made) <= matching.COMPARED_CHARS + 1
+    failure = caught.value
+    assert [line.number for line in failure.closest] == list(range(12_001, 12_001 + matching.CLOSEST_SHOWN))
+    assert 0.9 < failure.similarity < 1
+    assert all(len(line.text) <= LONGEST_QUOTE for line in failure.closest)
+    assert failure.closest[0].text.endswith("[... 30 more characters]"), "long lines are quoted shortened"
+
+
+def test_no_match_where_no_line_is_alike_samples_a_bounded_number_of_windows(grams_made: list[int]) -> None:
+    # No equal line and no shared word: no window gets a vote, so none stands out.
+    with pytest.raises(NoMatch) as caught:
+        resolve("".join(f"({')' * (i % 7)}\n" for i in range(20_000)), "( )\n" * 3_000, "x\n")
+    assert 0 < len(grams_made) <= MOST_GRAMS
+    assert caught.value.closest, "the report still quotes the window most alike"
+
+
+def test_no_match_on_a_one_megabyte_line_compares_and_quotes_only_its_start(grams_made: list[int]) -> None:
+    minified = "var a=[" + ",".join(str(i) for i in range(180_000)) + "];"
+    assert len(minified) > 1_000_000
+    with pytest.raises(NoMatch) as caught:
+        resolve(minified + "\n", minified.replace("var a=", "let a=") + "\n", "x\n")
+    assert 0 < len(grams_made) <= MOST_GRAMS
+    assert max(grams_made) <= matching.COMPARED_CHARS + 1
+    failure = caught.value
+    (quoted,) = failure.closest
+    assert quoted.number == 1 and quoted.text.startswith("var a=[0,1,2,") and len(quoted.text) <= LONGEST_QUOTE
+    assert failure.first_line.startswith("let a=[0,1,2,") and len(failure.first_line) <= LONGEST_QUOTE
+    assert len(failure.describe("app.min.js")) < 4 * LONGEST_QUOTE
+
+
+def test_no_match_never_calls_a_window_identical_when_it_differs_past_the_lines_compared() -> None:
+    lines = [f"line {i}\n" for i in range(100)]
+    search = lines[:60]
+    search[50] = "line fifty\n"  # past the first COMPARED_LINES lines
+    with pytest.raises(NoMatch) as caught:
+        resolve("".join(lines), "".join(search), "x\n")
+    assert caught.value.closest[0].number == 1
+    assert "(99% similar)" in caught.value.describe("f.txt")
 
 
 def test_an_ambiguous_match_lists_every_place_and_the_context_that_makes_each_unique() -> None:
@@ -353,3 +530,119 @@ def perturb(window: list[str], how: str) -> list[str]:
     if how == "blank_ends":
         return ["", *window, ""]
     return window
+
+
+# --- the safety property, by construction: applied only where no stage finds another place ---
+#
+# An oracle written independently of matching.py: every attempt the matcher makes (each stage on the
+# whole search text, and from the whitespace stage on, on the text without its blank end lines), by
+# brute force over every window of the file. A search text must be applied exactly when all of them
+# together find one place, and there.
+
+
+def _oracle_body(line: str) -> str:
+    return line[:-2] if line.endswith("\r\n") else line[:-1] if line.endswith("\n") else line
+
+
+def _oracle_columns(line: str, tab: int) -> int:
+    column = 0
+    for char in line:
+        if char == " ":
+            column += 1
+        elif char == "\t":
+            column += tab - column % tab
+        else:
+            break
+    return column
+
+
+def _oracle_fits(window: list[str], search: list[str], stage: str) -> bool:
+    if stage == EXACT:
+        return window == search
+    if stage == WHITESPACE:
+        return [_oracle_body(w).rstrip() for w in window] == [_oracle_body(s).rstrip() for s in search]
+    if [w.strip() for w in window] != [s.strip() for s in search]:
+        return False
+    pairs = [(w, s) for w, s in zip(window, search, strict=True) if w.strip()]
+    return any(len({_oracle_columns(w, tab) - _oracle_columns(s, tab) for w, s in pairs}) == 1 for tab in (4, 8, 2))
+
+
+def _oracle_places(file_lines: list[str], search: list[str]) -> set[int]:
+    """Where the search text's blank-less core starts, for every window any attempt matches."""
+    lead = next(i for i, line in enumerate(search) if line.strip())
+    trail = next(i for i, line in enumerate(reversed(search)) if line.strip())
+    core = search[lead : len(search) - trail]
+    places = set()
+    for stage in (EXACT, WHITESPACE, INDENTATION):
+        for tried, offset in [(search, lead)] + ([(core, 0)] if stage != EXACT and (lead or trail) else []):
+            for start in range(len(file_lines) - len(tried) + 1):
+                if _oracle_fits(file_lines[start : start + len(tried)], tried, stage):
+                    places.add(start + offset)
+    return places
+
+
+_SHAPES = ["a()", "b()", "if x:", "return 1", "c = [1,  2]"]
+_UNITS = ["    ", "\t", "  "]
+
+
+@st.composite
+def _near_twins(draw):
+    """A file made of copies of one snippet, each re-indented, re-spaced or re-ended a little, between
+    filler lines and blank lines; and a search text: a window of one copy, as a model might copy it."""
+    snippet = draw(st.lists(st.tuples(st.integers(0, 2), st.sampled_from([*_SHAPES, ""])), min_size=1, max_size=4))
+    lines: list[str] = []
+    for _ in range(draw(st.integers(1, 4))):
+        unit, shift = draw(st.sampled_from(_UNITS)), draw(st.integers(0, 2))
+        eol = draw(st.sampled_from(["\n", "\n", "\r\n"]))
+        for level, shape in snippet:
+            trailing = draw(st.sampled_from(["", "", " ", "\t"]))
+            lines.append(
+                (unit * (level + shift) + shape if shape else draw(st.sampled_from(["", "  "]))) + trailing + eol
+            )
+        lines.extend(draw(st.lists(st.sampled_from(["\n", "z()\n", "    a()\n", "  \n"]), max_size=2)))
+    start = draw(st.integers(0, len(lines) - 1))
+    stop = draw(st.integers(start + 1, min(len(lines), start + 5)))
+    window = [_oracle_body(line) for line in lines[start:stop]]
+    how = draw(st.sampled_from(["as is", "dedent", "indent", "tabs", "spaces", "strip trailing", "blank ends"]))
+    if how == "dedent":
+        window = [line[4:] if line.startswith("    ") else line.lstrip("\t") for line in window]
+    elif how == "indent":
+        window = ["    " + line for line in window]
+    elif how == "tabs":
+        window = [line.replace("    ", "\t") for line in window]
+    elif how == "spaces":
+        window = [line.replace("\t", "    ") for line in window]
+    elif how == "strip trailing":
+        window = [line.rstrip() for line in window]
+    elif how == "blank ends":
+        window = [*draw(st.sampled_from([[], [""]])), *window, *draw(st.sampled_from([[], [""], ["", ""]]))]
+    eol = draw(st.sampled_from(["\n", "\r\n"]))
+    return lines, [line + eol for line in window]
+
+
+@settings(max_examples=600, deadline=None)
+@given(_near_twins())
+def test_a_search_text_is_applied_only_where_no_stage_finds_another_place(case) -> None:
+    lines, search = case
+    if not any(line.strip() for line in search):
+        return
+    text = "".join(lines)
+    places = _oracle_places(lines, search)
+    try:
+        result = resolve(text, "".join(search), "".join(search) + "MARKER()\n")
+    except AmbiguousMatch as failure:
+        assert len(places) > 1, f"refused as ambiguous, but only {places} match"
+        assert {lines.first - 1 for lines in failure.locations} == places
+        return
+    except NoMatch:
+        assert not places, f"refused, but {places} match"
+        return
+    assert len(places) == 1, f"applied at {result.lines}, but {sorted(places)} match"
+    (place,) = places
+    core = len(search) - next(i for i, s in enumerate(search) if s.strip())
+    core -= next(i for i, s in enumerate(reversed(search)) if s.strip())
+    assert result.lines.first - 1 <= place and place + core <= result.lines.last
+    new = split_lines(result.text)
+    (at,) = [i for i, line in enumerate(new) if line.strip() == "MARKER()"]
+    assert at >= place + core and not "".join(new[place + core : at]).strip(), "inserted right after the place"
+    assert new[:at] + new[at + 1 :] == lines, "nothing but the inserted line changed, byte for byte"

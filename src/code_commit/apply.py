@@ -10,11 +10,12 @@ does the same on the next start.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from .edits import DeleteFile, Edit, EditFile
+from .edits import DeleteFile, Edit, EditFile, WriteFile
 from .errors import AnswerRefused, RestoreFailed
 from .guard import Guard
 from .journal import Journal, JournalError, close, describe_error, undo
@@ -39,8 +40,8 @@ class Plan:
 class Problem:
     """One reason an answer is refused, structured for `code-commit apply --check`."""
 
-    # guard, delete_disabled, not_utf8, missing_file, not_text, blank_search, no_match, ambiguous, file_and_folder,
-    # unreadable
+    # guard, delete_disabled, exists, not_utf8, missing_file, not_text, blank_search, no_match, ambiguous,
+    # file_and_folder, unreadable
     kind: str
     message: str  # the whole reason, as the model and the user read it
     path: str | None = None
@@ -91,6 +92,11 @@ def plan_changes(root: Path, edits: Sequence[Edit], guard: Guard, *, allow_delet
             continue
         if isinstance(edit, DeleteFile):
             final[edit.path] = None
+            continue
+        # Only after the guard: "it already exists" about a path it refuses would tell what is there.
+        if isinstance(edit, WriteFile) and edit.new_file and os.path.lexists(root / edit.path):
+            message = f"{edit.path!r}: create_file, but the file already exists; use replace_lines to change it"
+            problems.append(Problem("exists", message, edit.path, block))
             continue
         if isinstance(edit, EditFile):
             content = _resolve_edit(root, edit, block, final, problems)

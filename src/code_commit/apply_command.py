@@ -208,12 +208,9 @@ def _configured_key(root: Path, provider: str) -> str:
 
 def _plan(root: Path, text: str, fmt: str, settings: Settings, report: ApplyReport) -> Plan | None:
     """Parse and check the answer; the plan, or None with `report.problems` saying why."""
-    creates: tuple[str, ...] = ()
     try:
         if fmt == "json":
-            answer = parse_applydir(text)
-            edits: list[Edit] = answer.edits
-            creates = answer.creates
+            edits: list[Edit] = parse_applydir(text).edits
         else:
             edits = parse_answer(text)
     except AnswerRefused as refusal:
@@ -223,20 +220,11 @@ def _plan(root: Path, text: str, fmt: str, settings: Settings, report: ApplyRepo
         what = "entries" if fmt == "json" else "^^^ blocks"
         report.problems = (Problem("empty", f"the answer has no {what}, so there is nothing to apply"),)
         return None
-    problems = [
-        Problem("exists", f"{path!r}: create_file, but the file already exists; use replace_lines to change it", path)
-        for path in creates
-        if os.path.lexists(root / path)
-    ]
-    plan = None
     try:
         plan = plan_changes(root, edits, Guard(root, settings.protected_patterns), allow_delete=settings.allow_delete)
     except PlanRefused as refusal:
-        problems.extend(refusal.problems)
-    if problems:
-        report.problems = tuple(problems)
+        report.problems = refusal.problems
         return None
-    assert plan is not None
     report.changes = tuple(FileChange(c.path, "delete" if c.content is None else "write") for c in plan.changes)
     report.missing_deletes = plan.missing_deletes
     return plan

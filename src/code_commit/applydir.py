@@ -7,12 +7,15 @@
       {"file": "src/old.py", "action": "delete_file"}
     ]
 
+- The document is the whole answer, or the one fenced Markdown block in it tagged json or whose
+  body starts with '[' (prose around it is ignored: models explain themselves). An answer with
+  several such blocks is refused: which one the model meant is a guess.
 - `action` defaults to `replace_lines`. Each change becomes a search/replace pair of one edit
   block, matched like any other (`matching`): `original_lines` is the search text,
   `changed_lines` the replacement.
 - `create_file` (or `replace_lines` whose every `original_lines` is empty, as applydir allows)
-  becomes a whole-file block of the `changed_lines`, which must not be empty; the file must not
-  exist yet (`ApplydirAnswer.creates`, checked against the disk by the caller).
+  becomes a whole-file block of the `changed_lines`, which must not be empty, marked as a new
+  file: the plan refuses it if the file exists (once the guard has accepted the path).
 - `delete_file` becomes a delete block; `changes` is ignored.
 - Lines are strings without their newline (a trailing "\\n" is tolerated and dropped).
   Unknown keys are ignored. Every structural mistake is reported, each naming its entry.
@@ -21,10 +24,11 @@
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from typing import Any
 
-from .edits import DeleteFile, Edit, EditFile, Replacement, WriteFile
+from .edits import MARK, DeleteFile, Edit, EditFile, Replacement, WriteFile
 from .errors import AnswerRefused
 
 ACTIONS = ("replace_lines", "create_file", "delete_file")
@@ -33,38 +37,92 @@ ACTIONS = ("replace_lines", "create_file", "delete_file")
 @dataclass(frozen=True)
 class ApplydirAnswer:
     edits: list[Edit]
-    creates: tuple[str, ...]  # paths of create_file entries: they must not exist yet
 
 
 def looks_like_json(text: str) -> bool:
-    """Whether an answer is applydir JSON rather than ^^^ blocks: it starts with '[' (fences aside)."""
-    return _unfenced(text).startswith("[")
+    """Whether an answer is applydir JSON rather than ^^^ blocks: it starts with '[', or it has no
+    ^^^ line and holds a fenced block of JSON (one a ^^^ answer holds is file content)."""
+    if text.strip().startswith("["):
+        return True
+    if any(line.startswith(MARK) for line in text.split("\n")):
+        return False
+    return bool(_json_fences(text))
 
 
-def _unfenced(text: str) -> str:
-    """The text without a Markdown code fence around it (models often add one)."""
-    text = text.strip()
-    if text.startswith("```"):
-        lines = text.split("\n")
-        if len(lines) >= 2 and lines[-1].strip() == "```":
-            return "\n".join(lines[1:-1]).strip()
-    return text
+@dataclass(frozen=True)
+class _Fence:
+    """A fenced code block of an answer that may hold the applydir document."""
+
+    first_line: int  # the answer line of its first body line, from 1
+    body: str
+
+
+_OPENING = re.compile(r"(`{3,}|~{3,})\s*([^`\s]*)[^`]*")
+
+
+def _json_fences(text: str) -> list[_Fence]:
+    """The Markdown fenced blocks tagged json or whose body starts with '[' (an applydir document
+    is an array). A fence left open runs to the end of the answer, as in Markdown."""
+    fences: list[_Fence] = []
+    lines = text.split("\n")
+    number = 0
+    while number < len(lines):
+        opening = _OPENING.fullmatch(lines[number].strip())
+        number += 1
+        if opening is None:
+            continue
+        marker, info = opening.group(1), opening.group(2).lower()
+        body_start = number
+        while number < len(lines):
+            closing = lines[number].strip()
+            number += 1
+            if closing.startswith(marker[0] * len(marker)) and not closing.strip(marker[0]):
+                body = "\n".join(lines[body_start : number - 1])
+                break
+        else:
+            body = "\n".join(lines[body_start:])
+        if info == "json" or body.strip().startswith("["):
+            fences.append(_Fence(body_start + 1, body))
+    return fences
+
+
+def _document(text: str) -> tuple[str, int]:
+    """The applydir document of an answer and the answer line it starts on: the whole answer if
+    it starts as JSON does, else the one fenced JSON block in it. Prose around a fence is ignored,
+    but with several fenced JSON blocks the answer is refused rather than one of them guessed at."""
+    if text.strip().startswith(("[", "{")):
+        return text.strip(), len(text[: len(text) - len(text.lstrip())].split("\n"))
+    fences = _json_fences(text)
+    if len(fences) == 1:
+        return fences[0].body, fences[0].first_line
+    if fences:
+        where = ", ".join(str(fence.first_line - 1) for fence in fences)
+        raise AnswerRefused(
+            f"the answer has {len(fences)} fenced JSON blocks (opening on lines {where}); it must hold "
+            "exactly one applydir document, so none of them is applied"
+        )
+    raise AnswerRefused(
+        "the answer holds no applydir JSON: a JSON array of file objects, alone or in one ```json "
+        "fenced block; if it is a ^^^ answer, pass --format caret"
+    )
 
 
 def parse_applydir(text: str) -> ApplydirAnswer:
     """Map an applydir JSON answer onto edits; raise AnswerRefused listing every structural problem."""
+    document, first_line = _document(text)
     try:
-        data = json.loads(_unfenced(text))
+        data = json.loads(document)
     except json.JSONDecodeError as exc:
         raise AnswerRefused(
-            f"the answer is not valid JSON ({exc.msg} at line {exc.lineno}, column {exc.colno}); "
+            f"the answer is not valid JSON ({exc.msg} at line {first_line + exc.lineno - 1}, column {exc.colno}); "
             "if it is a ^^^ answer, pass --format caret"
         ) from exc
+    except RecursionError as exc:  # json's decoder recurses once per level of nesting
+        raise AnswerRefused("the answer's JSON is nested too deeply to be an applydir document") from exc
     if not isinstance(data, list):
         raise AnswerRefused("the JSON answer must be an array of file objects")
     problems: list[str] = []
     edits: list[Edit] = []
-    creates: list[str] = []
     for number, entry in enumerate(data, start=1):
         where = f"entry {number}"
         if not isinstance(entry, dict):
@@ -76,6 +134,12 @@ def parse_applydir(text: str) -> ApplydirAnswer:
             continue
         where = f"entry {number} ({path!r})"
         action = entry.get("action", "replace_lines")
+        if not isinstance(action, str):
+            problems.append(
+                f"{where}: 'action' must be one of {', '.join(ACTIONS)} (or left out: {ACTIONS[0]}), "
+                f"not {json.dumps(action)}"
+            )
+            continue
         if action not in ACTIONS:
             problems.append(f"{where}: unknown action {action!r}; use one of {', '.join(ACTIONS)}")
             continue
@@ -94,8 +158,7 @@ def parse_applydir(text: str) -> ApplydirAnswer:
             if not content:
                 problems.append(f"{where}: creating a file needs non-empty changed_lines")
                 continue
-            edits.append(WriteFile(path, content))
-            creates.append(path)
+            edits.append(WriteFile(path, content, new_file=True))
             continue
         empty = [n for n, (original, _) in enumerate(changes, start=1) if not original]
         if empty:
@@ -107,7 +170,7 @@ def parse_applydir(text: str) -> ApplydirAnswer:
         edits.append(EditFile(path, tuple(Replacement("".join(o), "".join(c)) for o, c in changes)))
     if problems:
         raise AnswerRefused(*problems)
-    return ApplydirAnswer(edits, tuple(creates))
+    return ApplydirAnswer(edits)
 
 
 def _changes(value: Any, where: str, problems: list[str]) -> list[tuple[list[str], list[str]]] | None:

@@ -52,6 +52,9 @@ REPLACE = MARK + "replace"
 class WriteFile:
     path: str
     content: str
+    # The answer says the file is new (applydir's create_file): refused if it exists. The plan checks
+    # that only once the guard has accepted the path, so that no answer learns what exists outside it.
+    new_file: bool = False
 
 
 @dataclass(frozen=True)

@@ -1,9 +1,12 @@
 """Finding an edit block's search text in a file and splicing in its replacement. Pure.
 
-Matching is by whole lines: a search text never matches part of a line. Three stages are
-tried in order, and the first stage that finds the search text anywhere decides. It must find
-it exactly once; if it finds it more than once, the edit is refused as ambiguous (a looser
-stage would only find more places):
+Matching is by whole lines: a search text never matches part of a line. There are three
+stages, each looser than the last. A search text is applied only if all of them together find
+it at exactly one place: a strict stage finding it once is not enough when a looser one finds
+it somewhere else too, since the model may have meant that other place (its copy of the file
+may have lost trailing whitespace or indentation there). More than one place is refused as
+ambiguous. The strictest stage that finds the one place decides how the replacement is spliced
+in:
 
 1. exact: byte for byte;
 2. whitespace: ignoring trailing whitespace and line endings (``\\r\\n``, ``\\n``, none);
@@ -12,17 +15,17 @@ stage would only find more places):
    written with spaces matches a tab-indented file). The replacement is re-indented by the
    same shift, in the file's own style (tabs or spaces).
 
-From stage 2 on, a search text that matches nowhere is tried again without the blank lines at
-its ends (models add blank lines the file does not have there); the replacement's copies of
-those blank lines are dropped with them.
+From stage 2 on, a search text is also tried without the blank lines at its ends (models add
+blank lines the file does not have there); the replacement's copies of the ones the file does
+not have are dropped with them: the blank lines at the same end of the replacement first.
 
 Models get line numbers wrong, so nothing here uses them: the search text is the anchor.
 
 Splicing keeps the file's own bytes wherever the replacement repeats a line of the search text
 (found by diffing the search text against the replacement), so in stages 2 and 3 the trailing
 whitespace, tabs and line endings of unchanged lines survive, and `git diff` shows only the
-lines the model meant to change. New lines get the file's line ending. The file's final-newline
-state is kept.
+lines the model meant to change. New lines get the file's line ending, in every stage. The
+file's final-newline state is kept.
 
 There is no fuzzy stage: see the README's matching benchmark for the evidence against one.
 """
@@ -31,9 +34,11 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import re
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from itertools import pairwise
 
 EXACT = "exact"
 WHITESPACE = "whitespace"
@@ -45,10 +50,19 @@ STAGE_NAMES = {
     INDENTATION: "ignoring trailing whitespace, line endings and a uniform indentation shift",
 }
 
+BOM = "\ufeff"  # a byte-order mark: not part of the first line's text
 TAB_WIDTHS = (4, 8, 2)
 CLOSEST_SHOWN = 40  # lines of the closest window quoted back to the model at most
+QUOTED_CHARS = 300  # characters of a line quoted in a failure at most
+# The no-match report's bounds on work (see _no_match):
+COMPARED_LINES = 40  # lines of the search text compared with a window of the file
+COMPARED_CHARS = 200  # characters of a line compared
+CANDIDATES = 20  # the windows most lines vote for, scored
+SAMPLED = 200  # windows spread evenly over the file, scored too
+VOTE_BUDGET = 20_000  # votes cast at most (the rarest lines and words first)
 MAX_LOCATIONS_SHOWN = 20  # an ambiguous search text's locations named in the message (all are in the data)
 MAX_EXTRA_CONTEXT = 100  # lines added around a location, at most, when looking for a unique window
+_WORD = re.compile(r"\w+")
 
 
 @dataclass(frozen=True)
@@ -164,7 +178,8 @@ class AmbiguousMatch(MatchFailure):
         return (
             f"the search text matches {len(self.locations)} places in {path} ({STAGE_NAMES[self.stage]}): "
             f"{_join(shown)}. It must match exactly one, so add unchanged lines around the change{advice}. "
-            f"Any {self.min_context} consecutive lines of {path} are unique."
+            f"Any {self.min_context} consecutive lines of {path} are unique, even ignoring indentation and "
+            "trailing whitespace, if the first and the last of them are not blank."
         )
 
 
@@ -224,7 +239,13 @@ class _Found:
     shift: int = 0  # columns added to the search text's indentation to reach the file's
 
 
+def _keys(lines: Sequence[str], stage: str) -> list[str]:
+    key = _key(stage)
+    return [key(line) for line in lines]
+
+
 def _find(file_lines: list[str], keys: list[str], search: list[str], stage: str) -> list[_Found]:
+    """Every place `search` matches in the file at `stage`; `keys` are the file's lines as that stage sees them."""
     key = _key(stage)
     wanted = [key(line) for line in search]
     n = len(wanted)
@@ -239,6 +260,19 @@ def _find(file_lines: list[str], keys: list[str], search: list[str], stage: str)
         if shift is not None:
             found.append(_Found(start, *shift))
     return found
+
+
+def _found_at(file_lines: list[str], search: list[str], stage: str, start: int) -> _Found | None:
+    """The match of `search` at `start` in the file at `stage`, if it matches there."""
+    if start < 0 or start + len(search) > len(file_lines):
+        return None
+    window = file_lines[start : start + len(search)]
+    if _keys(window, stage) != _keys(search, stage):
+        return None
+    if stage != INDENTATION:
+        return _Found(start)
+    shift = _uniform_shift(window, search)
+    return None if shift is None else _Found(start, *shift)
 
 
 def _uniform_shift(file_lines: Sequence[str], search: Sequence[str]) -> tuple[int, int] | None:
@@ -265,42 +299,71 @@ def _blank_ends(search: list[str]) -> tuple[int, int] | None:
     return (lead, trail) if lead or trail else None
 
 
+def _attempts(ends: tuple[int, int] | None) -> list[tuple[str, tuple[int, int]]]:
+    """The stages in order, each on the whole search text and then, if it has blank lines at its
+    ends, without them: (stage, (blank lines left out at the start, at the end))."""
+    attempts = [(EXACT, (0, 0))]
+    for stage in (WHITESPACE, INDENTATION):
+        attempts.append((stage, (0, 0)))
+        if ends:
+            attempts.append((stage, ends))
+    return attempts
+
+
 def resolve(text: str, search: str, replace: str) -> Resolution:
-    """Replace the one place `search` matches in `text`; raise a MatchFailure if there is not exactly one."""
+    """Replace the one place `search` matches in `text`; raise a MatchFailure if there is not exactly one.
+
+    A byte-order mark at the start of the file is not part of its first line's text: it is left
+    out of the matching and kept in the file. One at the start of the search text (the file's
+    first line copied with it) is left out too, with the replacement's copy of it, so the file
+    keeps the mark it had, or its lack of one.
+    """
+    bom = BOM if text.startswith(BOM) else ""
+    if search.startswith(BOM):
+        search = search[1:]
+        replace = replace.removeprefix(BOM)
+    result = _resolve(text[len(bom) :], search, replace)
+    return dataclasses.replace(result, text=bom + result.text) if bom else result
+
+
+def _resolve(text: str, search: str, replace: str) -> Resolution:
     file_lines = split_lines(text)
     search_lines = split_lines(search)
     replace_lines = split_lines(replace)
     if all(_blank(line) for line in search_lines):
         raise BlankSearch("blank search")
     ends = _blank_ends(search_lines)
-    attempts = [(EXACT, (0, 0))]
-    for stage in (WHITESPACE, INDENTATION):
-        attempts.append((stage, (0, 0)))
-        if ends:
-            attempts.append((stage, ends))
-    keys_by_stage: dict[str, list[str]] = {}
-    for stage, (lead, trail) in attempts:
-        if stage not in keys_by_stage:
-            key = _key(stage)
-            keys_by_stage[stage] = [key(line) for line in file_lines]
-        keys = keys_by_stage[stage]
-        core = search_lines[lead : len(search_lines) - trail]
-        found = _find(file_lines, keys, core, stage)
-        if len(found) == 1:
-            # The blank lines left out of the match that the file does have there belong to it.
-            hit, stop = found[0], found[0].start + len(core)
-            while lead and hit.start and _blank(file_lines[hit.start - 1]):
-                hit, lead = dataclasses.replace(hit, start=hit.start - 1), lead - 1
-            while trail and stop < len(file_lines) and _blank(file_lines[stop]):
-                stop, trail = stop + 1, trail - 1
-            new_lines = _splice(file_lines, hit, stop, search_lines, (lead, trail), replace_lines, stage)
-            new_text = "".join(new_lines)
-            if text and not text.endswith("\n") and new_text.endswith("\n"):
-                new_text = _body(new_text)  # the file had no final newline: keep it that way
-            return Resolution(new_text, Lines(hit.start + 1, stop), stage)
-        if found:
-            raise _ambiguous(stage, keys, [hit.start for hit in found], len(core))
-    raise _no_match(file_lines, search_lines, replace_lines)
+    lead, trail = ends or (0, 0)
+    core = search_lines[lead : len(search_lines) - trail]
+    # Every place any stage could find the search text at: the loosest attempt's places, since each
+    # attempt finds a subset of the next one's (an exact match also matches ignoring trailing
+    # whitespace, that with a shift of 0, and a whole search text's blank-less core is found
+    # wherever the search text is). So the search text is applied only if this finds one place,
+    # and then the strictest attempt that finds it there says how to splice the replacement in.
+    places = [hit.start for hit in _find(file_lines, _keys(file_lines, INDENTATION), core, INDENTATION)]
+    if not places:
+        raise _no_match(file_lines, search_lines, replace_lines)
+    if len(places) > 1:
+        raise _ambiguous(file_lines, search_lines, (lead, trail), places)
+    place = places[0]  # where the core starts
+    for stage, (left_lead, left_trail) in _attempts(ends):
+        tried = search_lines[left_lead : len(search_lines) - left_trail]
+        hit = _found_at(file_lines, tried, stage, place - (lead - left_lead))
+        if hit is not None:
+            break
+    else:  # pragma: no cover - the last attempt is the loosest one, which found the place
+        raise AssertionError("the loosest attempt's place is not found again")
+    # The blank lines left out of the match that the file does have there belong to it.
+    stop = hit.start + len(tried)
+    while left_lead and hit.start and _blank(file_lines[hit.start - 1]):
+        hit, left_lead = dataclasses.replace(hit, start=hit.start - 1), left_lead - 1
+    while left_trail and stop < len(file_lines) and _blank(file_lines[stop]):
+        stop, left_trail = stop + 1, left_trail - 1
+    new_lines = _splice(file_lines, hit, stop, search_lines, (left_lead, left_trail), replace_lines, stage)
+    new_text = "".join(new_lines)
+    if text and not text.endswith("\n") and new_text.endswith("\n"):
+        new_text = _body(new_text)  # the file had no final newline: keep it that way
+    return Resolution(new_text, Lines(hit.start + 1, stop), stage)
 
 
 # --- splicing ---
@@ -317,36 +380,48 @@ def _splice(
 ) -> list[str]:
     """The file with lines [hit.start, stop) replaced.
 
-    `ends` counts the blank lines at the ends of `search` that the file does not have there:
-    the replacement's copies of them go too.
+    `ends` counts the blank lines at the start and at the end of `search` that the file does not
+    have there (always its outermost ones). The replacement's copies of them go too: first the
+    blank lines at the same end of the replacement, as many as there are (the model's picture of
+    the file has a blank line there, before or after whatever it does not quote, and its
+    replacement keeps it there); then, for any left, the blank lines the diff of the search text
+    against the replacement pairs with them.
     """
     lead, trail = ends
+    drop_lead = min(lead, _leading_blanks(replace))
+    drop_trail = min(trail, _leading_blanks(replace[drop_lead:][::-1]))
+    search = search[drop_lead : len(search) - drop_trail]
+    replace = replace[drop_lead : len(replace) - drop_trail]
+    lead, trail = lead - drop_lead, trail - drop_trail
     matched = file_lines[hit.start : stop]
-    if stage == EXACT:
-        middle = list(replace)
-    else:
-        # The file line behind each search line (None: a blank line the file does not have there).
-        behind: list[str | None] = [None] * lead + list(matched) + [None] * trail
-        eol = _line_ending(matched, file_lines)
-        tabs = any(_indent(line).startswith("\t") for line in matched if not _blank(line))
-        opcodes = difflib.SequenceMatcher(
-            None, [line.rstrip() for line in search], [line.rstrip() for line in replace], autojunk=False
-        ).get_opcodes()
-        middle = []
-        for op, i1, i2, j1, j2 in opcodes:
-            if op == "equal":
-                # Lines the model repeats unchanged keep the file's own bytes.
-                middle.extend(line for line in behind[i1:i2] if line is not None)
-                continue
-            for line in replace[j1:j2]:
-                body = _body(line)
-                if stage == INDENTATION:
-                    body = _reindent(body, hit, tabs)
-                middle.append(body + eol)
+    # The file line behind each search line (None: a blank line the file does not have there).
+    behind: list[str | None] = [None] * lead + list(matched) + [None] * trail
+    eol = _line_ending(matched, file_lines)
+    tabs = any(_indent(line).startswith("\t") for line in matched if not _blank(line))
+    # In the exact stage the search text is the file's own text, so a replacement line that differs
+    # from it only by trailing whitespace is a change the model means; in the others it is noise.
+    same: Callable[[str], str] = _body if stage == EXACT else str.rstrip
+    opcodes = difflib.SequenceMatcher(
+        None, [same(line) for line in search], [same(line) for line in replace], autojunk=False
+    ).get_opcodes()
+    middle = []
+    for op, i1, i2, j1, j2 in opcodes:
+        if op == "equal":
+            # Lines the model repeats unchanged keep the file's own bytes.
+            middle.extend(line for line in behind[i1:i2] if line is not None)
+            continue
+        for line in replace[j1:j2]:
+            body = _body(line)
+            if stage == INDENTATION:
+                body = _reindent(body, hit, tabs)
+            middle.append(body + eol)  # new lines get the file's line ending, whatever the answer's
     lines = file_lines[: hit.start] + middle + file_lines[stop:]
     # The file's last line may have had no newline and now be followed by others.
-    eol = _line_ending(matched, file_lines)
     return [line if line.endswith("\n") else line + eol for line in lines[:-1]] + lines[-1:]
+
+
+def _leading_blanks(lines: Sequence[str]) -> int:
+    return next((i for i, line in enumerate(lines) if not _blank(line)), len(lines))
 
 
 def _line_ending(matched: list[str], file_lines: list[str]) -> str:
@@ -418,9 +493,12 @@ class _Windows:
             same_hash.append(i)
         return True
 
-    def unique_around(self, starts: Sequence[int], n: int, largest: int) -> tuple[Lines | None, ...]:
+    def unique_around(
+        self, starts: Sequence[int], n: int, largest: int, blank: Sequence[bool]
+    ) -> tuple[Lines | None, ...]:
         """For each location [start, start+n), the smallest window of at most `largest` lines
-        containing it that occurs once in the file (None if there is none that small)."""
+        containing it that occurs once in the file and neither starts nor ends with a blank line
+        (the matcher would try it without those too), or None if there is none that small."""
         total = len(self.ids)
         found: dict[int, Lines] = {}
         for size in range(n + 1, min(largest, total) + 1):
@@ -431,7 +509,11 @@ class _Windows:
                 if start in found:
                     continue
                 # Window starts that contain the location, the most centred first.
-                candidates = [s for s in range(start + n - size, start + 1) if s >= 0 and s + size <= total]
+                candidates = [
+                    s
+                    for s in range(start + n - size, start + 1)
+                    if s >= 0 and s + size <= total and not blank[s] and not blank[s + size - 1]
+                ]
                 candidates.sort(key=lambda s, start=start: abs((start - s) - (s + size - start - n)))
                 for s in candidates:
                     if counts[self.of(s, size)] == 1:  # a hash collision can only make a window look shared
@@ -440,27 +522,60 @@ class _Windows:
         return tuple(found.get(start) for start in starts)
 
 
-def _ambiguous(stage: str, keys: list[str], starts: list[int], n: int) -> AmbiguousMatch:
-    k = calculate_min_context(keys)
-    windows = _Windows(keys)
-    largest = min(k, n + MAX_EXTRA_CONTEXT)
-    return AmbiguousMatch(
-        stage,
-        tuple(Lines(s + 1, s + n) for s in starts),
-        windows.unique_around(starts[:MAX_LOCATIONS_SHOWN], n, largest),
-        k,
-    )
+def _ambiguous(file_lines: list[str], search: list[str], ends: tuple[int, int], places: list[int]) -> AmbiguousMatch:
+    """The failure for a search text whose blank-less core is at `places` (two or more).
+
+    It names the strictest stage that finds every one of them. The advice (the unique window
+    around each place, and how many lines make every window unique) compares lines ignoring
+    indentation and trailing whitespace, as the loosest stage does, so a search text it suggests
+    matches one place whatever stage is tried.
+    """
+    lead, trail = ends
+    core = search[lead : len(search) - trail]
+    wanted = set(places)
+    stage = INDENTATION  # the loosest attempt, which found `places`: not searched again
+    for tried_stage, (left_lead, left_trail) in _attempts(_blank_ends(search))[:-1]:
+        tried = search[left_lead : len(search) - left_trail]
+        found = _find(file_lines, _keys(file_lines, tried_stage), tried, tried_stage)
+        if {hit.start + lead - left_lead for hit in found} == wanted:
+            stage = tried_stage
+            break
+    keys = _keys(file_lines, INDENTATION)
+    n = len(core)
+    # Not capped at min_context: a window of that size may have to grow past blank lines at its ends.
+    around = _Windows(keys).unique_around(places[:MAX_LOCATIONS_SHOWN], n, n + MAX_EXTRA_CONTEXT, [not k for k in keys])
+    return AmbiguousMatch(stage, tuple(Lines(s + 1, s + n) for s in places), around, calculate_min_context(keys))
+
+
+def _shorten(text: str) -> str:
+    """A line as a failure quotes it: at most QUOTED_CHARS characters (minified files have huge lines)."""
+    if len(text) <= QUOTED_CHARS:
+        return text
+    return f"{text[:QUOTED_CHARS]}[... {len(text) - QUOTED_CHARS} more characters]"
+
+
+def _grams(text: str) -> frozenset[tuple[str, str]]:
+    """The character pairs of a line's first COMPARED_CHARS characters, padded so that one
+    character has some: a cheap, linear-time similarity key."""
+    text = f" {text[:COMPARED_CHARS]} "
+    return frozenset(pairwise(text))
 
 
 def _no_match(file_lines: list[str], search: list[str], replace: list[str]) -> NoMatch:
     """The window of the file most like the search text, as the no-match failure reports it, and
-    where the replacement already is (ignoring trailing whitespace), if it is there exactly once."""
+    where the replacement already is (ignoring trailing whitespace), if it is there exactly once.
+
+    The work is bounded whatever the input: besides a pass over the file's lines, at most
+    (CANDIDATES + SAMPLED) windows are scored, each on at most COMPARED_LINES lines of at most
+    COMPARED_CHARS characters, with a linear-time line similarity; and at most VOTE_BUDGET votes
+    are cast to find the candidates.
+    """
     already = None
     wanted_replace = [line for line in replace if not _blank(line)]
     if wanted_replace:
         ends = _blank_ends(replace) or (0, 0)
         core_replace = replace[ends[0] : len(replace) - ends[1]]
-        found = _find(file_lines, [line.rstrip() for line in file_lines], core_replace, WHITESPACE)
+        found = _find(file_lines, _keys(file_lines, WHITESPACE), core_replace, WHITESPACE)
         if len(found) == 1:
             already = Lines(found[0].start + 1, found[0].start + len(core_replace))
     core = [line.strip() for line in search]
@@ -468,36 +583,82 @@ def _no_match(file_lines: list[str], search: list[str], replace: list[str]) -> N
         core.pop(0)
     while core and not core[-1]:
         core.pop()
-    first = next(_body(line) for line in search if not _blank(line))
-    keys = [line.strip() for line in file_lines]
+    first = _shorten(next(_body(line) for line in search if not _blank(line)))
+    keys = _keys(file_lines, INDENTATION)
     n = min(len(core), len(keys))
     if not n:
         return NoMatch(first, (), 0.0, already)
-    # Cheap votes first (file lines equal to a search line, by the window start they imply), then
-    # a character-level comparison of the best-voted windows, or of every window if none got a vote.
-    where: dict[str, list[int]] = {}
-    for index, key in enumerate(keys):
-        if key:
-            where.setdefault(key, []).append(index)
-    votes: Counter[int] = Counter()
-    for offset, line in enumerate(core):
-        for index in where.get(line, ()):
-            start = index - offset
-            if 0 <= start <= len(keys) - n:
-                votes[start] += 1
-    starts = [s for s, _ in votes.most_common(20)] or range(len(keys) - n + 1)
-    wanted = "\n".join(core)
-    best, best_ratio = 0, -1.0
-    matcher = difflib.SequenceMatcher(None, autojunk=False)
-    matcher.set_seq2(wanted)
+    compared = core[: min(n, COMPARED_LINES)]
+    starts = _candidate_starts(keys, compared, len(keys) - n + 1)
+    wanted = [_grams(line) for line in compared]
+    grams: dict[int, frozenset[tuple[str, str]]] = {}
+
+    def similarity(start: int) -> float:
+        total = 0.0
+        for offset, (line, line_grams) in enumerate(zip(compared, wanted, strict=True)):
+            key = keys[start + offset]
+            if key == line:
+                total += 1.0
+            elif key and line:
+                if start + offset not in grams:
+                    grams[start + offset] = _grams(key)
+                have = grams[start + offset]
+                # Dice's coefficient of the character pairs; below 1 for lines that differ beyond
+                # the characters compared.
+                total += min(0.99, 2 * len(line_grams & have) / (len(line_grams) + len(have)))
+        return total / len(compared)
+
+    best, best_score = 0, 0.0
     for start in starts:
-        matcher.set_seq1("\n".join(keys[start : start + n]))
-        if matcher.real_quick_ratio() <= best_ratio or matcher.quick_ratio() <= best_ratio:
-            continue
-        ratio = matcher.ratio()
-        if ratio > best_ratio:
-            best, best_ratio = start, ratio
-    if best_ratio <= 0:
+        score = similarity(start)
+        if score > best_score:
+            best, best_score = start, score
+    if best_score <= 0:
         return NoMatch(first, (), 0.0, already)
     shown = range(best, min(best + n, best + CLOSEST_SHOWN))
-    return NoMatch(first, tuple(NumberedLine(i + 1, _body(file_lines[i])) for i in shown), best_ratio, already)
+    closest = tuple(NumberedLine(i + 1, _shorten(_body(file_lines[i]))) for i in shown)
+    # Never "100% similar": the window does not match, though the lines compared may all be equal
+    # (the difference is further down, or the indentation shift is not uniform).
+    return NoMatch(first, closest, min(best_score, 0.99), already)
+
+
+def _candidate_starts(keys: list[str], compared: list[str], count: int) -> list[int]:
+    """Window starts worth scoring, in order: the CANDIDATES that most lines of the search text
+    vote for (a file line equal to a search line, or sharing a word with it, votes for the window
+    that would align the two; the rarest first, at most VOTE_BUDGET votes), then SAMPLED windows
+    spread evenly over the file, in case no line is alike at all."""
+    lines_wanted: dict[str, list[int]] = {}
+    words_wanted: dict[str, list[int]] = {}
+    weight: list[float] = []
+    for offset, line in enumerate(compared):
+        if line:
+            lines_wanted.setdefault(line, []).append(offset)
+        words = set(_WORD.findall(line[:COMPARED_CHARS]))
+        for word in words:
+            words_wanted.setdefault(word, []).append(offset)
+        weight.append(1 / len(words) if words else 0.0)
+    line_hits: dict[str, list[int]] = {}
+    word_hits: dict[str, list[int]] = {}
+    for index, key in enumerate(keys):
+        if key in lines_wanted:
+            line_hits.setdefault(key, []).append(index)
+        for word in words_wanted.keys() & _WORD.findall(key[:COMPARED_CHARS]):
+            word_hits.setdefault(word, []).append(index)
+    # (file lines, search line offsets, weight of each vote): an equal line counts twice a line's words.
+    anchors = [(hits, lines_wanted[line], [2.0] * len(compared)) for line, hits in line_hits.items()]
+    anchors += [(hits, words_wanted[word], weight) for word, hits in word_hits.items()]
+    anchors.sort(key=lambda anchor: len(anchor[0]) * len(anchor[1]))
+    votes: Counter[int] = Counter()
+    budget = VOTE_BUDGET
+    for hits, offsets, weights in anchors:
+        budget -= len(hits) * len(offsets)
+        if budget < 0:
+            break
+        for index in hits:
+            for offset in offsets:
+                if 0 <= index - offset < count:
+                    votes[index - offset] += weights[offset]
+    voted = [start for start, _ in sorted(votes.items(), key=lambda item: (-item[1], item[0]))[:CANDIDATES]]
+    step = max(1, -(-count // SAMPLED))
+    chosen = set(voted)
+    return voted + [start for start in range(0, count, step) if start not in chosen]
