@@ -395,3 +395,16 @@ def test_the_time_limit_still_reports_what_was_applied_with_json(big: Project, c
     data = json.loads(result.stdout)
     assert data["applied"] is True and data["changes"] == [{"path": "big.py", "action": "write"}]
     assert data["ok"] is False and "time limit" in data["error"] and data["log_dir"]
+
+
+def test_an_invalid_ignore_line_is_skipped_with_a_warning_as_in_a_run(big: Project, cli) -> None:
+    big.write(".gitignore", "/agent-config\nfoo\\\n")
+    big.commit_all()
+    warning = ".gitignore:2: pattern 'foo\\\\' is skipped, as git skips it"
+    checked = cli("apply", "--check", "--json", "-", input="^^^foo\nc\n^^^end\n")
+    assert checked.exit_code == 0 and warning in checked.stderr
+    assert json.loads(checked.stdout)["warnings"][0].startswith(warning)
+    applied = cli("apply", "-", input="^^^foo\nc\n^^^end\n")
+    assert applied.exit_code == 0 and warning in applied.stderr
+    (run,) = big.run_dirs()
+    assert warning in (run / "run.log").read_text()

@@ -65,6 +65,7 @@ class ApplyReport:
     problems: tuple[Problem, ...] = ()
     build: BuildResult | None = None
     log_dir: Path | None = None
+    warnings: tuple[str, ...] = ()
     error: str | None = None  # what ended the apply early (a setup error, the lock, --timeout, ...)
 
     @property
@@ -127,6 +128,8 @@ def _command(
     fmt = report.format = answer_format if answer_format != "auto" else ("json" if looks_like_json(text) else "caret")
     if check:
         _plan(root, text, fmt, settings, report)
+        for warning in report.warnings:
+            console.warn(warning)
     else:
         config_dir = root / CONFIG_DIR
         config_dir.mkdir(exist_ok=True)
@@ -161,6 +164,9 @@ def _apply(
     for old in prune_runs(root / CONFIG_DIR / LOGS_DIR, settings.keep_runs, log.folder):
         log.event(f"deleted the old run folder {old.name} (keep_runs = {settings.keep_runs})")
     plan = _plan(root, text, fmt, settings, report)
+    for warning in report.warnings:
+        log.event(f"apply: {warning}")
+        console.warn(warning)
     if plan is not None:
         try:
             with stops.shielded():  # a signal waits until the apply is complete (or rolled back)
@@ -220,11 +226,14 @@ def _plan(root: Path, text: str, fmt: str, settings: Settings, report: ApplyRepo
         what = "entries" if fmt == "json" else "^^^ blocks"
         report.problems = (Problem("empty", f"the answer has no {what}, so there is nothing to apply"),)
         return None
+    guard = Guard(root, settings.protected_patterns)
     try:
-        plan = plan_changes(root, edits, Guard(root, settings.protected_patterns), allow_delete=settings.allow_delete)
+        plan = plan_changes(root, edits, guard, allow_delete=settings.allow_delete)
     except PlanRefused as refusal:
         report.problems = refusal.problems
         return None
+    finally:
+        report.warnings = tuple(guard.warnings)  # invalid ignore lines, skipped as git skips them
     report.changes = tuple(FileChange(c.path, "delete" if c.content is None else "write") for c in plan.changes)
     report.missing_deletes = plan.missing_deletes
     return plan
@@ -290,6 +299,7 @@ def _as_json(report: ApplyReport) -> str:
         "format": report.format,
         "changes": plain(report.changes),
         "missing_deletes": list(report.missing_deletes),
+        "warnings": list(report.warnings),
         "problems": plain(report.problems),
         "build": None
         if report.build is None
