@@ -329,6 +329,29 @@ def test_no_match_finds_similar_lines_even_when_no_line_is_equal() -> None:
     assert [line.number for line in caught.value.closest] == [3, 4]
 
 
+# --- finding every place is linear in the file and the search text, not their product ---
+
+
+def test_checking_the_indentation_shift_at_thousands_of_places_measures_each_line_once(monkeypatch) -> None:
+    """A repetitive file and a long search text: 1,501 places, each 1,500 lines long. Measuring the
+    indentation of every line of every place took minutes for bigger files; each line of the file
+    and of the search text is measured once per tab width (counted, not timed)."""
+    measured: list[str] = []
+    real = matching._width
+
+    def counted(indent: str, tab: int) -> int:
+        measured.append(indent)
+        return real(indent, tab)
+
+    monkeypatch.setattr(matching, "_width", counted)
+    file_lines, search_lines = 3_000, 1_500
+    with pytest.raises(AmbiguousMatch) as caught:
+        resolve("    x = 1\n" * file_lines, "x = 1\n" * search_lines, "y\n")
+    assert len(caught.value.locations) == file_lines - search_lines + 1
+    assert caught.value.stage == INDENTATION
+    assert len(measured) <= 4 * len(matching.TAB_WIDTHS) * (file_lines + search_lines)
+
+
 # --- the no-match report's work is bounded, whatever the input ---
 #
 # It used to diff every window of the file against the search text: minutes for a big file, a

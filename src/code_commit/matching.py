@@ -249,17 +249,11 @@ def _find(file_lines: list[str], keys: list[str], search: list[str], stage: str)
     key = _key(stage)
     wanted = [key(line) for line in search]
     n = len(wanted)
-    found: list[_Found] = []
-    for start in range(len(keys) - n + 1):
-        if keys[start] != wanted[0] or keys[start : start + n] != wanted:
-            continue
-        if stage != INDENTATION:
-            found.append(_Found(start))
-            continue
-        shift = _uniform_shift(file_lines[start : start + n], search)
-        if shift is not None:
-            found.append(_Found(start, *shift))
-    return found
+    starts = [s for s in range(len(keys) - n + 1) if keys[s] == wanted[0] and keys[s : s + n] == wanted]
+    if stage != INDENTATION:
+        return [_Found(start) for start in starts]
+    shifts = _Shifts(file_lines, search) if starts else None
+    return [found for start in starts if shifts and (found := shifts.at(start)) is not None]
 
 
 def _found_at(file_lines: list[str], search: list[str], stage: str, start: int) -> _Found | None:
@@ -271,25 +265,53 @@ def _found_at(file_lines: list[str], search: list[str], stage: str, start: int) 
         return None
     if stage != INDENTATION:
         return _Found(start)
-    shift = _uniform_shift(window, search)
-    return None if shift is None else _Found(start, *shift)
+    found = _Shifts(window, search).at(0)
+    return None if found is None else dataclasses.replace(found, start=start)
 
 
-def _uniform_shift(file_lines: Sequence[str], search: Sequence[str]) -> tuple[int, int] | None:
-    """(tab width, shift) if every non-blank line's indentation differs by the same columns.
+class _Shifts:
+    """Whether the indentation of the search text and of a window of the file whose stripped lines
+    equal it differ by the same columns on every non-blank line, and by how many: (tab width, shift).
 
-    A shift of 0 is preferred (tabs written as spaces, or the other way round), then the tab
-    widths in the order of TAB_WIDTHS.
+    A shift of 0 is preferred (tabs written as spaces, or the other way round), then the tab widths
+    in the order of TAB_WIDTHS. The shift is uniform where each non-blank line's indentation step
+    from the non-blank line before it is the same in the window as in the search text; the steps
+    are computed once for the whole file, so checking a window is one list comparison at C speed,
+    not a Python loop (a repetitive file has thousands of places to check).
     """
-    pairs = [(_indent(f), _indent(s)) for f, s in zip(file_lines, search, strict=True) if not _blank(f)]
-    fits: list[tuple[int, int]] = []
-    for tab in TAB_WIDTHS:
-        shifts = {_width(f, tab) - _width(s, tab) for f, s in pairs}
-        if len(shifts) == 1:
-            fits.append((tab, shifts.pop()))
-    if not fits:
-        return None
-    return next((fit for fit in fits if fit[1] == 0), fits[0])
+
+    def __init__(self, file_lines: Sequence[str], search: Sequence[str]) -> None:
+        self.first = next(j for j, line in enumerate(search) if not _blank(line))  # no step before it
+        self.size = len(search)
+        self.file = {tab: _steps(file_lines, tab) for tab in TAB_WIDTHS}
+        self.search = {tab: _steps(search, tab) for tab in TAB_WIDTHS}
+
+    def at(self, start: int) -> _Found | None:
+        first, fits = self.first, []
+        for tab in TAB_WIDTHS:
+            file_widths, file_steps = self.file[tab]
+            widths, steps = self.search[tab]
+            if file_steps[start + first + 1 : start + self.size] == steps[first + 1 :]:
+                fits.append((tab, file_widths[start + first] - widths[first]))
+        if not fits:
+            return None
+        return _Found(start, *next((fit for fit in fits if fit[1] == 0), fits[0]))
+
+
+def _steps(lines: Sequence[str], tab: int) -> tuple[list[int], list[int]]:
+    """Each line's indentation width, and its step from the last non-blank line before it (0 for a
+    blank line: windows that match have their blank lines in the same places)."""
+    widths, steps, last = [], [], None
+    for line in lines:
+        if _blank(line):
+            widths.append(0)
+            steps.append(0)
+            continue
+        width = _width(_indent(line), tab)
+        widths.append(width)
+        steps.append(0 if last is None else width - last)
+        last = width
+    return widths, steps
 
 
 def _blank_ends(search: list[str]) -> tuple[int, int] | None:
