@@ -40,6 +40,18 @@ def test_each_setup_error_exits_2_with_its_fix(project: Project, cli, damage, fr
     assert project.run_dirs() == [], "nothing was logged or sent"
 
 
+@pytest.mark.parametrize("command", [[], ["--dry-run"], ["apply", "-"], ["apply", "--check", "-"]])
+def test_an_index_git_cannot_read_stops_before_any_call(project: Project, cli, command: list[str]) -> None:
+    """The guard would refuse every path (it fails closed without the index), so all four paid calls
+    would be wasted: "dubious ownership" in a container, or a damaged index, is a setup error."""
+    (project.root / ".git" / "index").write_bytes(b"not an index")
+    result = cli(*command, input="^^^new.txt\nx\n^^^end\n")
+    assert result.exit_code == 2, result.output
+    assert "git cannot read this repository's index (git ls-files failed" in result.stderr
+    assert "git config --global --add safe.directory" in result.stderr
+    assert project.run_dirs() == [], "nothing was logged or sent"
+
+
 @pytest.mark.parametrize("line", ["/agent-config", "/agent-config  ", "/agent-config/", "/agent-config/ \r"])
 def test_accepted_gitignore_spellings(project: Project, cli, line: str, monkeypatch: pytest.MonkeyPatch) -> None:
     project.write(".gitignore", f"*.pyc\n{line}\n")

@@ -35,7 +35,7 @@ from .errors import (
     SetupError,
     error_of,
 )
-from .guard import Guard
+from .guard import Guard, check_git_index
 from .journal import recover
 from .logs import LOGS_DIR, Redactor, RunLog, internal_error, prune_runs
 from .printable import visible
@@ -121,6 +121,7 @@ def _command(
             problems += build_script_problems(root, "--build runs ./build.sh; fix it or leave out --build")
         if problems:
             raise SetupError("\n".join(problems))
+    check_git_index(root)
     text = _read_answer(source)
     redact = Redactor.of([_configured_key(root, settings.provider)])
     console.redact = redact

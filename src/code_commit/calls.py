@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from . import stops
-from .errors import CodeCommitError, ServiceError, SetupError
+from .errors import CodeCommitError, ServiceError, SetupError, error_of
 from .llm import Completion, Hooks, Tally, Usage
 from .llm.catalog import Budget, ModelInfo, prompt_too_long, tokens_at_least
 from .logs import RunLog
@@ -116,7 +116,7 @@ def ask(run: RunContext, prompt: Prompt, call: int, calls: int) -> Completion:
         )
         outcome.calls.append(record)
         log.write(call, "usage.txt", _usage_file(record))
-        log.event(f"{_usage_line(record)} error: {stops.error_of(exc)}")
+        log.event(f"{_usage_line(record)} error: {error_of(exc)}")
         raise
     record = CallRecord(
         call,

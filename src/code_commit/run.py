@@ -23,8 +23,8 @@ from .build import output_for_prompt, run_build
 from .calls import CallMeter, ask, check_fits, report_totals
 from .diffs import plan_diff, plan_patch, write_patch
 from .edits import parse_answer
-from .errors import AnswerRefused, CodeCommitError
-from .guard import Guard
+from .errors import AnswerRefused, CodeCommitError, error_of
+from .guard import Guard, check_git_index
 from .journal import recover
 from .llm import Completion, Provider, make_provider
 from .llm.catalog import Budget, ModelInfo, load_catalog
@@ -81,6 +81,7 @@ def execute(
         model = load_catalog(workspace.root).lookup(settings.model)
         first = initial_prompt(system, workspace.query, workspace.codebase, settings.prompt_order).redacted(redact)
         check_fits(first, model, settings)
+        check_git_index(workspace.root)
         with (
             stops.watch(settings.timeout),  # SIGINT/SIGTERM and --timeout end the run through `Stopped`
             console.live(enabled=not settings.review),  # a review owns the terminal
@@ -102,7 +103,7 @@ def execute(
                 run = RunContext(workspace, settings, system, provider, model, meter, log, console, outcome)
                 (dry_run if options.dry_run else repair_loop)(run)
             except (CodeCommitError, stops.Stopped) as exc:
-                outcome.error = stops.error_of(exc)
+                outcome.error = error_of(exc)
             except Exception as exc:  # the last line of defence: a bug, or the disk, never "build fails"
                 outcome.error = internal_error(exc, log.folder, redact)
             finally:
@@ -116,7 +117,7 @@ def execute(
                     _finish(workspace, options, log, console, outcome)
     except (CodeCommitError, stops.Stopped) as exc:
         if outcome.log_dir is None:  # no folder yet (setup, lock); later, the record is written and stands
-            outcome.error = stops.error_of(exc)
+            outcome.error = error_of(exc)
             outcome.duration = time.monotonic() - started
     except Exception as exc:
         if outcome.log_dir is None:

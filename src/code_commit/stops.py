@@ -95,8 +95,3 @@ def shielded(final: bool = False) -> Iterator[None]:
             stop, state.pending = state.pending, None
             if not final:
                 raise stop
-
-
-def error_of(exc: CodeCommitError | Stopped) -> CodeCommitError:
-    """The error to report for a run that ended with `exc`."""
-    return exc.error if isinstance(exc, Stopped) else exc
