@@ -142,6 +142,24 @@ def test_dry_run_prints_the_diff_and_writes_nothing(project: Project, api: FakeA
     git(project.root, "apply", "--check", "out.patch")
 
 
+def test_a_piped_dry_run_diff_is_the_exact_patch_for_any_encoding(project: Project, api: FakeAPI, cli) -> None:
+    latin = "caf\xe9\n".encode("latin-1")
+    (project.root / "latin.txt").write_bytes(latin)
+    (project.root / "img.bin").write_bytes(bytes(range(256)))
+    project.commit_all()
+    api.reply("^^^latin.txt\ncafe\n^^^end\n^^^img.bin\ntext now\n^^^end\n")
+    result = cli("--dry-run")
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout_bytes == (project.run_dirs()[0] / "dry-run.patch").read_bytes()
+    assert b"GIT binary patch" in result.stdout_bytes
+    (project.root / "out.patch").write_bytes(result.stdout_bytes)
+    git(project.root, "apply", "out.patch")
+    assert (project.root / "latin.txt").read_bytes() == b"cafe\n"
+    assert (project.root / "img.bin").read_bytes() == b"text now\n"
+    git(project.root, "apply", "-R", "out.patch")
+    assert (project.root / "latin.txt").read_bytes() == latin
+
+
 def test_dry_run_with_json_and_a_refused_answer(project: Project, api: FakeAPI, cli) -> None:
     api.reply(FIX)
     data = record(cli("--dry-run", "--json"))

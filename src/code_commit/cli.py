@@ -73,24 +73,30 @@ def report_error(console: Any, error: CodeCommitError) -> None:
         console.detail(error.details)
 
 
-def _stdout(text: str) -> None:
+def _stdout(text: str | bytes) -> None:
     from .ui import to_stdout
 
     to_stdout(text)
 
 
-def _for_stdout(text: str) -> str:
-    """Text from the model (the --dry-run diff) for stdout: the exact bytes when a program reads
-    them (a patch for git apply); escape sequences made visible when stdout is a terminal."""
+def _print_proposal(diff: str, patch: Path | None) -> None:
+    """The --dry-run proposal on stdout. For a program (a pipe, a file) the exact patch, byte for
+    byte, as git apply takes it; on a terminal, the diff for reading, escape sequences made visible."""
     try:
         tty = sys.stdout.isatty()
     except (AttributeError, ValueError):
         tty = False
-    if not tty:
-        return text
-    from .printable import visible_lines
+    if tty or patch is None:
+        from .printable import visible_lines
 
-    return visible_lines(text)
+        _stdout(visible_lines(diff) if tty else diff)
+        return
+    try:
+        data = patch.read_bytes()
+    except OSError:
+        _stdout(diff)
+        return
+    _stdout(data)
 
 
 QUIET = typer.Option("--quiet", "-q", help="Show only warnings and errors.")
@@ -195,7 +201,7 @@ def main_command(
         if outcome.error is not None:
             report_error(console, outcome.error)
         if outcome.diff is not None and not json_output:
-            _stdout(_for_stdout(outcome.diff))
+            _print_proposal(outcome.diff, outcome.patch)
         if outcome.log_dir is not None:
             console.info(f"logs: {outcome.log_dir}")
         if json_output:

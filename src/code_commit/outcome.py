@@ -33,7 +33,7 @@ class Outcome:
     duration: float = 0.0
     originals: Originals = field(default_factory=Originals)  # the touched files as they were
     reverted: bool = False
-    patch: Path | None = None  # --revert-on-failure: the final proposal, saved before reverting
+    patch: Path | None = None  # the proposal as a patch: final.patch (--revert-on-failure), dry-run.patch
     diff: str | None = None  # --dry-run: what the answer would change
     dry_run: bool = False
     refusal: str | None = None  # why the answers were refused, when no answer could be applied

@@ -21,7 +21,7 @@ from . import stops
 from .apply import Plan, apply_plan, plan_changes
 from .build import output_for_prompt, run_build
 from .calls import CallMeter, ask, check_fits, report_totals
-from .diffs import plan_diff, plan_patch, write_patch
+from .diffs import change_diff, patch_of, plan_changes_on_disk, write_patch
 from .edits import parse_answer
 from .errors import AnswerRefused, CodeCommitError, error_of
 from .guard import Guard, check_git_index
@@ -202,8 +202,9 @@ def dry_run(run: RunContext) -> None:
         run.console.warn(f"the answer would be refused:\n{reasons}")
         run.outcome.refusal = f"the answer would be refused: {'; '.join(refusal.reasons)}"
         return
-    run.outcome.diff = log.redact(plan_diff(root, plan))  # for reading; the file is byte for byte
-    write_patch(log.folder / "dry-run.patch", plan_patch(root, plan, log.redact), log.redact)
+    changes = plan_changes_on_disk(root, plan)
+    run.outcome.diff = log.redact("".join(change_diff(change) for change in changes))  # for reading
+    run.outcome.patch = write_patch(log.folder / "dry-run.patch", patch_of(root, changes, log.redact), log.redact)
     run.console.info(f"the answer is acceptable: {len(plan.changes)} file(s) would change; nothing was written")
     run.outcome.passed = True
 

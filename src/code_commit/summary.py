@@ -52,7 +52,7 @@ class RunSummary:
     log_dir: str | None = None
     last_build: dict[str, Any] | None = None
     reverted: bool = False
-    patch: str | None = None  # --revert-on-failure: the saved final proposal
+    patch: str | None = None  # the saved proposal: final.patch (--revert-on-failure), dry-run.patch (--dry-run)
     diff: str | None = None  # --dry-run: what the answer would change
 
     def to_json(self) -> str:

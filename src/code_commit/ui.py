@@ -68,14 +68,19 @@ def _lines(text: str) -> list[str]:
     return [line.removesuffix("\r") for line in lines]
 
 
-def to_stdout(text: str) -> None:
-    """Write a result to stdout. A character stdout cannot encode (a lone surrogate from a model's
-    answer, say) is written as a backslash escape rather than ending the run with a traceback. A
-    reader that went away (`| head`) loses the rest, but the exit code still says how the run ended
-    (click would make it 1, "the build still fails")."""
-    encoding = getattr(sys.stdout, "encoding", None) or "utf-8"
+def to_stdout(text: str | bytes) -> None:
+    """Write a result to stdout: bytes as they are (a patch), text in stdout's encoding, where a
+    character it cannot encode (a lone surrogate from a model's answer, say) is written as a
+    backslash escape rather than ending the run with a traceback. A reader that went away
+    (`| head`) loses the rest, but the exit code still says how the run ended (click would make
+    it 1, "the build still fails")."""
     try:
-        sys.stdout.write(text.encode(encoding, "backslashreplace").decode(encoding, "replace"))
+        if isinstance(text, bytes):
+            sys.stdout.flush()
+            sys.stdout.buffer.write(text)
+        else:
+            encoding = getattr(sys.stdout, "encoding", None) or "utf-8"
+            sys.stdout.write(text.encode(encoding, "backslashreplace").decode(encoding, "replace"))
         sys.stdout.flush()
     except BrokenPipeError:
         sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - Python flushes stdout again at exit
