@@ -76,6 +76,13 @@ def test_an_executable_build_sh_without_a_shebang_line_runs_with_sh_as_a_shell_r
             "its interpreter '/nonexistent/interpreter' (its #! line) was not found",
         ),
         ("#!/", 0o755, 126, "its interpreter '/' (its #! line) cannot be executed"),  # a directory
+        (
+            "#!/bin/sh\r",  # saved on Windows: the kernel looks for "/bin/sh\r"
+            0o755,
+            127,
+            "its #! line ends with a carriage return (the file has Windows CRLF line endings), so the "
+            "interpreter it names does not exist; save build.sh with LF line endings",
+        ),
     ],
 )
 def test_a_build_that_cannot_start_is_a_failed_build_whose_log_says_why(
@@ -90,6 +97,14 @@ def test_a_build_that_cannot_start_is_a_failed_build_whose_log_says_why(
     assert f"code-commit could not start build.sh: {why}\n" in log
     assert result.describe() in log and f"exit code {code}" in result.describe()
     assert why in output_for_prompt(result, 10_000), "the repair prompt says why"
+
+
+def test_a_build_sh_run_with_sh_blames_sh_not_its_interpreter_line(tmp_path: Path) -> None:
+    (tmp_path / "build.sh").write_text("#!/nonexistent/interpreter\nexit 0\n")
+    (tmp_path / "build.sh").chmod(0o644)  # not executable: run as `sh build.sh`, so the #! line plays no part
+    result = build(tmp_path, env={"PATH": str(tmp_path / "no-such-dir")})
+    assert result.exit_code == 127 and result.start_error is not None
+    assert result.start_error.startswith("sh: ") and "interpreter" not in result.start_error
 
 
 def test_stdin_is_dev_null_and_keys_are_not_in_the_environment(tmp_path: Path) -> None:

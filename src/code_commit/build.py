@@ -102,15 +102,21 @@ def _why_not_started(root: Path, exc: OSError) -> tuple[int, str]:
     executable), and why, in words."""
     code = 127 if exc.errno == errno.ENOENT else 126
     reason = exc.strerror or str(exc)
-    interpreter = None
+    if build_command(root)[0] == "sh":  # it was not run through its #! line: sh itself failed
+        return code, f"sh: {reason}"
+    line = b""
     with contextlib.suppress(OSError), open(root / "build.sh", "rb") as fh:
-        first = fh.readline(512)
-        if first.startswith(b"#!"):
-            interpreter = first[2:].strip().decode("utf-8", "backslashreplace")
-    if interpreter and exc.errno in (errno.ENOENT, errno.EACCES):
-        what = "was not found" if exc.errno == errno.ENOENT else "cannot be executed"
-        return code, f"its interpreter {interpreter!r} (its #! line) {what}"
-    return code, reason
+        line = fh.readline(512).rstrip(b"\n")
+    if not line.startswith(b"#!") or exc.errno not in (errno.ENOENT, errno.EACCES):
+        return code, reason
+    if line.endswith(b"\r"):
+        return code, (
+            "its #! line ends with a carriage return (the file has Windows CRLF line endings), so the "
+            "interpreter it names does not exist; save build.sh with LF line endings"
+        )
+    interpreter = line[2:].strip().decode("utf-8", "backslashreplace")
+    what = "was not found" if exc.errno == errno.ENOENT else "cannot be executed"
+    return code, f"its interpreter {interpreter!r} (its #! line) {what}"
 
 
 def build_env(env: Mapping[str, str]) -> dict[str, str]:
