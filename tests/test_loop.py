@@ -255,3 +255,30 @@ def test_files_the_run_created_stay_writable_and_deletable_by_later_calls(projec
     assert cli().exit_code == 0
     assert len(api.requests) == 3 and "refused" not in user_text(api.requests[1]) + user_text(api.requests[2])
     assert project.read("made.txt") == "three\n" and not (project.root / "scratch.txt").exists()
+
+
+def test_a_file_an_answer_failed_to_create_is_not_the_runs_to_overwrite_later(
+    project: Project, api: FakeAPI, cli, monkeypatch
+) -> None:
+    """After a failed (rolled back) apply, its new files are not "created by this run": when the
+    build later leaves an untracked file there, an answer may not overwrite it unseen."""
+    from code_commit import run as run_module
+    from code_commit.apply import ApplyFailed
+
+    real, calls = run_module.apply_plan, []
+
+    def fails_first(*args, **kwargs):
+        calls.append(1)
+        if len(calls) == 1:
+            raise ApplyFailed("applying the answer failed (disk full); nothing was changed")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(run_module, "apply_plan", fails_first)
+    project.build_script("echo 'the build made this' > made.txt\ntest -f fixed.txt\n")
+    api.reply("^^^made.txt\nfrom the model\n^^^end\n")  # refused: the write failed
+    api.reply("^^^other.txt\nx\n^^^end\n")  # applied; the build then writes made.txt and fails
+    api.reply("^^^made.txt\nfrom the model\n^^^end\n" + "^^^fixed.txt\nfixed\n^^^end\n")
+    api.reply("^^^fixed.txt\nfixed\n^^^end\n")
+    assert cli().exit_code == 0
+    assert "made.txt is not tracked by git" in logged(project)["03-refused.txt"]
+    assert project.read("made.txt") == "the build made this\n"

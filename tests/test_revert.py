@@ -7,7 +7,9 @@ import os
 import stat
 from pathlib import Path
 
-from code_commit.apply import Change, Plan
+import pytest
+
+from code_commit.apply import ApplyFailed, Change, Plan
 from code_commit.revert import Originals
 
 
@@ -75,3 +77,21 @@ def test_every_folder_the_run_created_is_removed_deepest_first(tmp_path: Path) -
     ], "a folder that is not empty stays, and so do its parents"
     (tmp_path / "a" / "b" / "build-output.o").unlink()
     assert originals.restore(tmp_path) == [] and list(tmp_path.iterdir()) == []
+
+
+def test_originals_are_recorded_all_or_none(tmp_path: Path) -> None:
+    (tmp_path / "a.txt").write_text("a\n")
+    os.mkfifo(tmp_path / "b.txt")  # cannot be read as a file: the answer is refused
+    originals = Originals()
+    with pytest.raises(ApplyFailed, match="could not be recorded"):
+        originals.remember(tmp_path, plan(Change("a.txt", b"x\n"), Change("new.txt", b"y\n"), Change("b.txt", b"z\n")))
+    assert originals.files == {} and originals.created() == frozenset()
+
+
+def test_a_forgotten_apply_leaves_no_record(tmp_path: Path) -> None:
+    originals = Originals()
+    first = originals.remember(tmp_path, plan(Change("kept.txt", b"k\n")))
+    second = originals.remember(tmp_path, plan(Change("kept.txt", b"k2\n"), Change("failed.txt", b"f\n")))
+    assert (first, second) == (["kept.txt"], ["failed.txt"]), "a file is recorded at first sight only"
+    originals.forget(second)  # that apply failed and rolled back
+    assert originals.created() == frozenset({"kept.txt"})

@@ -38,24 +38,31 @@ class Original:
 class Originals:
     files: dict[str, Original] = field(default_factory=dict)
 
-    def remember(self, root: Path, plan: Plan) -> None:
-        """Record the pre-run state of every file `plan` is about to change (first sight only).
+    def remember(self, root: Path, plan: Plan) -> list[str]:
+        """Record the pre-run state of every file `plan` is about to change (first sight only), all
+        or none; return the paths recorded now (`forget` them if the apply then fails).
 
         Raises ApplyFailed (the answer is refused, nothing written) if an original cannot be read:
         a change that could not be reverted is not made."""
         new = [change.path for change in plan.changes if change.path not in self.files]
-        if not new:
-            return
+        recorded: dict[str, Original] = {}
         with Tree(root) as tree:
             for path in new:
                 try:
-                    original = _original(tree, path)
+                    recorded[path] = _original(tree, path)
                 except OSError as exc:
                     raise ApplyFailed(
                         f"applying the answer failed ({describe_error(exc)}): its original could not be "
-                        "recorded for --revert-on-failure; nothing was changed"
+                        "recorded (to revert the change if need be); nothing was changed"
                     ) from exc
-                self.files[path] = original
+        self.files.update(recorded)
+        return new
+
+    def forget(self, paths: list[str]) -> None:
+        """Drop records of files an apply did not change after all (it failed and rolled back): the
+        run never touched them, so they are no files it created, and no revert may touch them."""
+        for path in paths:
+            del self.files[path]
 
     def created(self) -> frozenset[str]:
         """The files the run created (they did not exist when it first touched them)."""

@@ -148,8 +148,12 @@ def repair_loop(run: RunContext) -> None:
             plan = accept_answer(workspace.root, completion, settings, guard)
             approved = approve(workspace.root, plan, call, settings, log, console)  # --review, --diff
             with stops.shielded():  # a signal waits until the apply is complete (or rolled back) and recorded
-                outcome.originals.remember(workspace.root, approved.plan)
-                apply_plan(workspace.root, approved.plan, log.path(call, "journal"))
+                recorded = outcome.originals.remember(workspace.root, approved.plan)
+                try:
+                    apply_plan(workspace.root, approved.plan, log.path(call, "journal"))
+                except AnswerRefused:  # a write failed and everything was put back
+                    outcome.originals.forget(recorded)
+                    raise
                 _record(approved.plan, touched, outcome, log, call, console)
         except AnswerRefused as refusal:
             reasons = "\n".join(f"- {r}" for r in refusal.reasons)
