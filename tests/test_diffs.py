@@ -86,7 +86,7 @@ def test_patches_are_byte_exact_for_any_content_and_undo_with_git_apply_r(tmp_pa
         WriteFile("new.txt", "new\n"),
     ]
     plan = plan_changes(tmp_path, edits, Guard(tmp_path))
-    patch = plan_patch(tmp_path, plan)
+    patch = plan_patch(tmp_path, plan, Redactor())
     assert b"-caf\xe9 cr\xe8me\n" in patch and b"\xef\xbf\xbd" not in patch, "raw bytes, no U+FFFD"
     assert b"GIT binary patch" in patch and b"index " + hashlib.sha1(b"blob 440\0" + BLOB).hexdigest().encode() in patch
     subprocess.run(["git", "apply", "--check", "-"], cwd=tmp_path, input=patch, check=True)
@@ -119,7 +119,7 @@ def test_binary_patches_name_objects_with_the_repositorys_hash(tmp_path: Path) -
     (tmp_path / "img.bin").write_bytes(bytes(range(256)))
     git(tmp_path, "add", "-A")
     plan = plan_changes(tmp_path, [WriteFile("img.bin", "text\n")], Guard(tmp_path))
-    patch = plan_patch(tmp_path, plan)
+    patch = plan_patch(tmp_path, plan, Redactor())
     assert hashlib.sha256(b"blob 256\0" + bytes(range(256))).hexdigest().encode() in patch
     subprocess.run(["git", "apply", "-"], cwd=tmp_path, input=patch, check=True)
     subprocess.run(["git", "apply", "-R", "-"], cwd=tmp_path, input=patch, check=True)

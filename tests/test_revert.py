@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from code_commit.apply import ApplyFailed, Change, Plan
+from code_commit.logs import Redactor
 from code_commit.revert import Originals
 
 
@@ -39,7 +40,7 @@ def test_a_file_replaced_by_a_symlink_is_left_alone(tmp_path: Path) -> None:
     for name in ("a.txt", "new.txt"):  # the build swaps both files for links to a file outside the root
         (root / name).unlink()
         os.symlink(outside, root / name)
-    assert b"VICTIM" not in originals.patch(root)
+    assert b"VICTIM" not in originals.patch(root, Redactor())
     problems = originals.restore(root)
     assert problems == [
         "a.txt: a.txt is a symlink now; left as it is (a revert never follows a symlink)",

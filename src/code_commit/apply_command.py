@@ -259,7 +259,7 @@ def _as_text(report: ApplyReport) -> str:
             where = ", ".join(
                 part
                 for part in (
-                    problem.path and problem.path.encode("utf-8", "backslashreplace").decode(),  # a lone surrogate
+                    problem.path,
                     problem.block and f"block {problem.block}",
                     problem.search and f"search {problem.search}",
                     problem.answer_line and f"answer line {problem.answer_line}",

@@ -38,10 +38,6 @@ _BINARY_LINE = 52  # bytes of compressed data per line of a binary patch, as git
 Redact = Callable[[str], str]
 
 
-def unredacted(text: str) -> str:
-    return text
-
-
 def file_diff(path: str, old: bytes | None, new: bytes | None, mode: int = 0o644) -> str:
     """The diff of one file, for reading; `None` stands for a side where the file does not exist."""
     return change_diff(file_change(path, old, new, mode))
@@ -90,7 +86,7 @@ def hunk_diff(hunk: Hunk) -> str:
     return "".join(parts)
 
 
-def change_patch(change: FileChange, redact: Redact = unredacted, object_format: str = "sha1") -> bytes:
+def change_patch(change: FileChange, redact: Redact, object_format: str = "sha1") -> bytes:
     """One file's change as a patch `git apply` takes, byte for byte (see the module docstring).
 
     `redact` censors secrets inside a binary file's content before it is compressed, where the
@@ -156,7 +152,7 @@ def object_format(root: Path) -> str:
     return "sha1"
 
 
-def patch_of(root: Path, changes: Iterable[FileChange], redact: Redact = unredacted) -> bytes:
+def patch_of(root: Path, changes: Iterable[FileChange], redact: Redact) -> bytes:
     """Every change as one patch, byte for byte (binary files in git's binary form)."""
     fmt = object_format(root)
     return b"".join(change_patch(change, redact, fmt) for change in changes)
@@ -189,6 +185,6 @@ def plan_diff(root: Path, plan: Plan) -> str:
     return "".join(change_diff(change) for change in plan_changes_on_disk(root, plan))
 
 
-def plan_patch(root: Path, plan: Plan, redact: Redact = unredacted) -> bytes:
+def plan_patch(root: Path, plan: Plan, redact: Redact) -> bytes:
     """The patch of every change in the plan, in plan order, byte for byte."""
     return patch_of(root, plan_changes_on_disk(root, plan), redact)

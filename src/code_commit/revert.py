@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .apply import ApplyFailed, Plan
-from .diffs import Redact, change_patch, object_format, unredacted
+from .diffs import Redact, change_patch, object_format
 from .hunks import file_change
 from .journal import describe_error
 from .tree import Tree
@@ -68,7 +68,7 @@ class Originals:
         """The files the run created (they did not exist when it first touched them)."""
         return frozenset(path for path, original in self.files.items() if original.content is None)
 
-    def patch(self, root: Path, redact: Redact = unredacted) -> bytes:
+    def patch(self, root: Path, redact: Redact) -> bytes:
         """The run's net change to the tree, as a git-style patch (`git apply` replays it), byte for
         byte (`diffs.change_patch`; `redact` censors secrets in binary files). A file that now lies
         through or at a symlink is left out (a note at the top says so): never read through."""

@@ -236,6 +236,7 @@ def accept_answer(
 def _record(plan: Plan, touched: set[str], outcome: Outcome, log: RunLog, call: int, console: Console) -> None:
     # A delete of a file that never existed removed nothing: no FILE REMOVED for it.
     touched.update(path for path in plan.final if path not in plan.missing_deletes)
+    outcome.refusal = None  # an answer was applied: the run is no longer one where all were refused
     created = outcome.originals.created()
     for change in plan.changes:
         if change.content is None:
