@@ -33,7 +33,7 @@ def test_the_three_actions_map_onto_edit_write_and_delete() -> None:
         ]
     )
     parsed = parse_applydir(answer)
-    assert parsed.edits == [
+    assert parsed == [
         EditFile(
             "src/main.py",
             (Replacement("def f():\n    return 1\n", "def f():\n    return 2\n"), Replacement("x = 1\n", "")),
@@ -47,7 +47,7 @@ def test_the_three_actions_map_onto_edit_write_and_delete() -> None:
 def test_a_fenced_json_answer_is_recognised() -> None:
     answer = '```json\n[{"file": "a", "action": "delete_file"}]\n```\n'
     assert looks_like_json(answer)
-    assert parse_applydir(answer).edits == [DeleteFile("a")]
+    assert parse_applydir(answer) == [DeleteFile("a")]
     assert not looks_like_json("Here you go:\n^^^a\n^^^delete\n")
 
 
@@ -65,7 +65,7 @@ DELETE_A = '[{"file": "a", "action": "delete_file"}]'
 )
 def test_one_fenced_json_block_with_prose_around_it_is_recognised(answer: str) -> None:
     assert looks_like_json(answer)
-    assert parse_applydir(answer).edits == [DeleteFile("a")]
+    assert parse_applydir(answer) == [DeleteFile("a")]
 
 
 def test_several_fenced_json_blocks_are_refused_rather_than_guessed_between() -> None:
@@ -173,5 +173,5 @@ def test_any_text_gives_edits_or_a_clean_refusal(pieces: list[str], separator: s
     except AnswerRefused as refusal:
         assert refusal.reasons and all(reason for reason in refusal.reasons)
         return
-    assert all(isinstance(edit, DeleteFile | EditFile | WriteFile) for edit in answer.edits)
+    assert all(isinstance(edit, DeleteFile | EditFile | WriteFile) for edit in answer)
     looks_like_json(text)

@@ -217,7 +217,7 @@ def _plan(root: Path, text: str, fmt: str, settings: Settings, report: ApplyRepo
     """Parse and check the answer; the plan, or None with `report.problems` saying why."""
     try:
         if fmt == "json":
-            edits: list[Edit] = parse_applydir(text).edits
+            edits: list[Edit] = parse_applydir(text)
         else:
             edits = parse_answer(text)
     except AnswerRefused as refusal:

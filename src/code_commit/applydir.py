@@ -34,11 +34,6 @@ from .errors import AnswerRefused
 ACTIONS = ("replace_lines", "create_file", "delete_file")
 
 
-@dataclass(frozen=True)
-class ApplydirAnswer:
-    edits: list[Edit]
-
-
 def looks_like_json(text: str) -> bool:
     """Whether an answer is applydir JSON rather than ^^^ blocks: it starts with '[', or it has no
     ^^^ line and holds a fenced block of JSON (one a ^^^ answer holds is file content)."""
@@ -107,7 +102,7 @@ def _document(text: str) -> tuple[str, int]:
     )
 
 
-def parse_applydir(text: str) -> ApplydirAnswer:
+def parse_applydir(text: str) -> list[Edit]:
     """Map an applydir JSON answer onto edits; raise AnswerRefused listing every structural problem."""
     document, first_line = _document(text)
     try:
@@ -170,7 +165,7 @@ def parse_applydir(text: str) -> ApplydirAnswer:
         edits.append(EditFile(path, tuple(Replacement("".join(o), "".join(c)) for o, c in changes)))
     if problems:
         raise AnswerRefused(*problems)
-    return ApplydirAnswer(edits)
+    return edits
 
 
 def _changes(value: Any, where: str, problems: list[str]) -> list[tuple[list[str], list[str]]] | None:
