@@ -408,3 +408,15 @@ def test_an_invalid_ignore_line_is_skipped_with_a_warning_as_in_a_run(big: Proje
     assert applied.exit_code == 0 and warning in applied.stderr
     (run,) = big.run_dirs()
     assert warning in (run / "run.log").read_text()
+
+
+def test_a_path_deeper_than_pythons_recursion_limit_is_applied(big: Project, cli) -> None:
+    """The guard accepts up to 4,096 bytes of path, some 2,000 folders: the apply must walk them all."""
+    deep = "d/" * 1_200 + "f.txt"
+    try:
+        result = cli("apply", "--json", "-", input=f"^^^{deep}\nx\n^^^end\n")
+        assert result.exit_code == 0, result.output
+        assert json.loads(result.stdout)["changes"] == [{"path": deep, "action": "write"}]
+        assert (big.root / deep).read_text() == "x\n"
+    finally:  # Python's rmtree (pytest's clean-up of old temp folders) recurses: rm does not
+        subprocess.run(["rm", "-rf", "d"], cwd=big.root, check=True)

@@ -141,12 +141,20 @@ class Tree:
         if directory in self._fds:
             self._fds.move_to_end(directory)
             return self._fds[directory]
-        parent, _, name = directory.rpartition("/")
-        fd = os.open(name, _DIR_FLAGS, dir_fd=self._dir(parent))
-        self._fds[directory] = fd
-        if len(self._fds) > _MAX_CACHED_DIRS:
-            _, oldest = self._fds.popitem(last=False)
-            os.close(oldest)
+        # Down from the deepest folder already open (usually the parent), one level at a time: not
+        # recursively, since a path the guard accepts can be 2,000 folders deep.
+        missing = []
+        here = directory
+        while here and here not in self._fds:
+            missing.append(here)
+            here = here.rpartition("/")[0]
+        fd = self._dir(here)  # the root, or a cache hit: no recursion
+        for path in reversed(missing):
+            fd = os.open(path.rpartition("/")[2], _DIR_FLAGS, dir_fd=fd)
+            self._fds[path] = fd  # the newest entry: the eviction below never closes it
+            if len(self._fds) > _MAX_CACHED_DIRS:
+                _, oldest = self._fds.popitem(last=False)
+                os.close(oldest)
         return fd
 
     def _split(self, path: str) -> tuple[int, str, str]:
