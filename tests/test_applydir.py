@@ -93,6 +93,27 @@ def test_json_nested_too_deeply_is_refused_not_a_crash() -> None:
     assert "nested too deeply" in str(caught.value)
 
 
+def test_an_integer_python_will_not_convert_is_refused_not_a_crash() -> None:
+    with pytest.raises(AnswerRefused) as caught:
+        parse_applydir('[{"file": "a.txt", "x": ' + "1" * 5_000 + "}]")
+    assert "holds a value Python cannot read" in str(caught.value)
+
+
+@pytest.mark.parametrize(
+    ("line", "is_fence"),
+    [
+        ("```json", True),
+        ("~~~~ json title", True),
+        ("``` js`on", False),  # a backtick fence's info string may hold no backtick
+        ("``", False),
+        ("```" + "a" * 100_000 + "`x", False),  # one pass: the regex it replaced took minutes on this
+    ],
+)
+def test_fence_openings(line: str, is_fence: bool) -> None:
+    closing = line[: len(line) - len(line.lstrip(line[0]))]
+    assert looks_like_json(f"Here:\n{line}\n[]\n{closing}\n") is is_fence
+
+
 def test_prose_alone_is_not_json_and_forced_to_be_says_what_is_missing() -> None:
     prose = "I looked at the build, and it passes already.\n"
     assert not looks_like_json(prose)

@@ -24,7 +24,6 @@
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -52,7 +51,19 @@ class _Fence:
     body: str
 
 
-_OPENING = re.compile(r"(`{3,}|~{3,})\s*([^`\s]*)[^`]*")
+def _opening(line: str) -> tuple[str, str] | None:
+    """(fence marker, info word) if the stripped line opens a fenced block: three or more backticks
+    or tildes, then an info string (for backticks, one without a backtick). By hand, in one pass:
+    the regex it replaced backtracked quadratically on a long line that ends in a backtick."""
+    char = line[:1]
+    if char not in ("`", "~"):
+        return None
+    marker = line[: len(line) - len(line.lstrip(char))]
+    info = line[len(marker) :]
+    if len(marker) < 3 or (char == "`" and "`" in info):
+        return None
+    words = info.split(maxsplit=1)
+    return marker, words[0] if words else ""
 
 
 def _json_fences(text: str) -> list[_Fence]:
@@ -62,11 +73,11 @@ def _json_fences(text: str) -> list[_Fence]:
     lines = text.split("\n")
     number = 0
     while number < len(lines):
-        opening = _OPENING.fullmatch(lines[number].strip())
+        opening = _opening(lines[number].strip())
         number += 1
         if opening is None:
             continue
-        marker, info = opening.group(1), opening.group(2).lower()
+        marker, info = opening[0], opening[1].lower()
         body_start = number
         while number < len(lines):
             closing = lines[number].strip()
@@ -114,6 +125,8 @@ def parse_applydir(text: str) -> list[Edit]:
         ) from exc
     except RecursionError as exc:  # json's decoder recurses once per level of nesting
         raise AnswerRefused("the answer's JSON is nested too deeply to be an applydir document") from exc
+    except ValueError as exc:  # an integer of over 4,300 digits: Python refuses to convert it
+        raise AnswerRefused(f"the answer's JSON holds a value Python cannot read ({exc})") from exc
     if not isinstance(data, list):
         raise AnswerRefused("the JSON answer must be an array of file objects")
     problems: list[str] = []
