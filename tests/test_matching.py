@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import difflib
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -350,6 +352,64 @@ def test_checking_the_indentation_shift_at_thousands_of_places_measures_each_lin
     assert len(caught.value.locations) == file_lines - search_lines + 1
     assert caught.value.stage == INDENTATION
     assert len(measured) <= 4 * len(matching.TAB_WIDTHS) * (file_lines + search_lines)
+
+
+# --- splicing: the diff of the search text against the replacement is bounded ---
+#
+# difflib's search for the longest block of equal lines looks at every pair of equal lines in its
+# range, once per block found: a search text of 1,200 lines of "0" replaced by alternating "0" and
+# "1" took 23 seconds, and 3,000 lines six minutes. Work is counted here: the pairs of equal lines
+# each search may look at.
+
+ZEROS = "0\n" * 1_200
+ALTERNATING = "".join(f"{i % 2}\n" for i in range(1_200))
+
+
+@pytest.fixture
+def diff_work(monkeypatch) -> list[int]:
+    """The pairs of equal lines difflib's searches may look at, summed; the test fails as soon as
+    they pass what a diff linear in the lines may do, rather than run for minutes."""
+    work = [0]
+    real = difflib.SequenceMatcher.find_longest_match
+
+    def counted(self, alo=0, ahi=None, blo=0, bhi=None):
+        ahi = len(self.a) if ahi is None else ahi
+        work[0] += sum(len(self.b2j.get(line, ())) for line in self.a[alo:ahi]) + ahi - alo
+        if work[0] > 10 * matching.DIFF_WORK_PER_LINE * 2_400:
+            pytest.fail(f"the diff's work passed {work[0]} pairs of lines")
+        return real(self, alo, ahi, blo, bhi)
+
+    monkeypatch.setattr(difflib.SequenceMatcher, "find_longest_match", counted)
+    return work
+
+
+def test_a_long_repetitive_replacement_is_spliced_with_linear_work(diff_work: list[int]) -> None:
+    result = resolve(ZEROS, ZEROS, ALTERNATING)
+    assert (result.stage, result.lines, result.text) == (EXACT, Lines(1, 1_200), ALTERNATING)
+    assert 0 < diff_work[0] <= matching.DIFF_WORK_PER_LINE * 2_400
+
+
+def test_past_the_diffs_budget_new_lines_are_still_reindented_with_the_files_line_ending(
+    diff_work: list[int],
+) -> None:
+    # The whole middle counts as replaced: every line is new, so it gets the file's tabs and CRLF.
+    result = resolve("x\r\n" + "\t0\r\n" * 1_200, ZEROS, ALTERNATING)
+    assert result.stage == INDENTATION
+    assert result.text == "x\r\n" + "".join(f"\t{i % 2}\r\n" for i in range(1_200))
+
+
+def test_the_lines_both_start_and_end_with_keep_the_files_bytes_past_the_diffs_budget(
+    diff_work: list[int],
+) -> None:
+    # Trailing whitespace the model's copy lost: the unchanged lines at the ends keep it.
+    text = "def f():  \n" + "    0  \n" * 1_200 + "    return  \n"
+    search = "def f():\n" + "    0\n" * 1_200 + "    return\n"
+    replace = "def f():\n" + "".join(f"    {i % 2}\n" for i in range(1_200)) + "    return\n"
+    result = resolve(text, search, replace)
+    assert result.stage == WHITESPACE
+    new = split_lines(result.text)
+    assert new[0] == "def f():  \n" and new[-1] == "    return  \n"
+    assert [line.rstrip() for line in new[1:-1]] == [f"    {i % 2}" for i in range(1_200)]
 
 
 # --- the no-match report's work is bounded, whatever the input ---

@@ -25,7 +25,8 @@ Splicing keeps the file's own bytes wherever the replacement repeats a line of t
 (found by diffing the search text against the replacement), so in stages 2 and 3 the trailing
 whitespace, tabs and line endings of unchanged lines survive, and `git diff` shows only the
 lines the model meant to change. New lines get the file's line ending, in every stage. The
-file's final-newline state is kept.
+file's final-newline state is kept. The diff's work is linear in the lines: where it would cost
+more (thousands of repeated lines), only the lines the two start and end with count as repeated.
 
 There is no fuzzy stage: see the README's matching benchmark for the evidence against one.
 """
@@ -38,7 +39,7 @@ import re
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from itertools import pairwise
+from itertools import accumulate, pairwise
 
 EXACT = "exact"
 WHITESPACE = "whitespace"
@@ -62,6 +63,8 @@ SAMPLED = 200  # windows spread evenly over the file, scored too
 VOTE_BUDGET = 20_000  # votes cast at most (the rarest lines and words first)
 MAX_LOCATIONS_SHOWN = 20  # an ambiguous search text's locations named in the message (all are in the data)
 MAX_EXTRA_CONTEXT = 100  # lines added around a location, at most, when looking for a unique window
+# The splice's diff gives up past this much work per line it diffs (see _BoundedDiff).
+DIFF_WORK_PER_LINE = 500
 _WORD = re.compile(r"\w+")
 
 
@@ -423,11 +426,8 @@ def _splice(
     # In the exact stage the search text is the file's own text, so a replacement line that differs
     # from it only by trailing whitespace is a change the model means; in the others it is noise.
     same: Callable[[str], str] = _body if stage == EXACT else str.rstrip
-    opcodes = difflib.SequenceMatcher(
-        None, [same(line) for line in search], [same(line) for line in replace], autojunk=False
-    ).get_opcodes()
     middle = []
-    for op, i1, i2, j1, j2 in opcodes:
+    for op, i1, i2, j1, j2 in _opcodes([same(line) for line in search], [same(line) for line in replace]):
         if op == "equal":
             # Lines the model repeats unchanged keep the file's own bytes.
             middle.extend(line for line in behind[i1:i2] if line is not None)
@@ -440,6 +440,62 @@ def _splice(
     lines = file_lines[: hit.start] + middle + file_lines[stop:]
     # The file's last line may have had no newline and now be followed by others.
     return [line if line.endswith("\n") else line + eol for line in lines[:-1]] + lines[-1:]
+
+
+def _opcodes(a: list[str], b: list[str]) -> list[tuple[str, int, int, int, int]]:
+    """How to turn the lines `a` into `b`, as difflib's opcodes, with work linear in the lines.
+
+    The lines both start and end with are equal as they stand; difflib diffs only the ones in
+    between, and if that costs too much (see _BoundedDiff), all of them are taken as replaced.
+    """
+    head = _common_start(a, b)
+    tail = _common_start(a[head:][::-1], b[head:][::-1])
+    a_middle, b_middle = a[head : len(a) - tail], b[head : len(b) - tail]
+    try:
+        middle = _BoundedDiff(a_middle, b_middle).get_opcodes()
+    except _DiffTooCostly:
+        middle = [("replace", 0, len(a_middle), 0, len(b_middle))]
+    opcodes = [("equal", 0, head, 0, head)] if head else []
+    opcodes += [(op, i1 + head, i2 + head, j1 + head, j2 + head) for op, i1, i2, j1, j2 in middle]
+    if tail:
+        opcodes.append(("equal", len(a) - tail, len(a), len(b) - tail, len(b)))
+    return opcodes
+
+
+def _common_start(a: list[str], b: list[str]) -> int:
+    """How many lines `a` and `b` start with that are equal."""
+    return next((i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), min(len(a), len(b)))
+
+
+class _DiffTooCostly(Exception):
+    pass
+
+
+class _BoundedDiff(difflib.SequenceMatcher):
+    """difflib's line diff, which raises _DiffTooCostly rather than do more than
+    DIFF_WORK_PER_LINE units of work per line of its two sequences.
+
+    Each search for the longest block of equal lines looks at every pair of equal lines whose
+    first line is in its range of `a`, and there is a search per block found: with lines repeated
+    in both sequences (a file of "0"s) that is cubic in the lines, minutes for a few thousand. The
+    pairs a search can look at are counted before it runs, so it never starts past the budget.
+    Below about 30 lines a side even the worst case fits.
+    """
+
+    def __init__(self, a: list[str], b: list[str]) -> None:
+        super().__init__(None, a, b, autojunk=False)
+        self.work_left = DIFF_WORK_PER_LINE * (len(a) + len(b))
+        # pairs_before[i]: the pairs of equal lines, one in each sequence, whose line in `a` is before a[i]
+        self.pairs_before = [0, *accumulate(len(self.b2j.get(line, ())) for line in a)]
+
+    def find_longest_match(
+        self, alo: int = 0, ahi: int | None = None, blo: int = 0, bhi: int | None = None
+    ) -> difflib.Match:
+        ahi = len(self.a) if ahi is None else ahi
+        self.work_left -= (ahi - alo) + self.pairs_before[ahi] - self.pairs_before[alo]
+        if self.work_left < 0:
+            raise _DiffTooCostly
+        return super().find_longest_match(alo, ahi, blo, bhi)
 
 
 def _leading_blanks(lines: Sequence[str]) -> int:
