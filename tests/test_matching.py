@@ -528,6 +528,52 @@ def test_a_search_text_found_in_many_places_names_twenty_and_counts_the_rest() -
     assert "Any 3000 consecutive lines of zeros.py are unique" in message
 
 
+def test_the_unique_windows_of_an_ambiguous_match_in_a_long_file_hash_a_bounded_number_of_windows(
+    monkeypatch,
+) -> None:
+    """Each window size tried costs a pass over the file: 100 sizes in a 100,000-line file took 7
+    seconds for one search text of 8 bytes. The windows hashed for them are counted, not timed."""
+    counted: list[int] = []
+    real = matching._Windows.counts
+
+    def counts(self, size: int):
+        result = real(self, size)
+        counted.append(result.total())
+        return result
+
+    monkeypatch.setattr(matching._Windows, "counts", counts)
+    lines = 50_000
+    with pytest.raises(AmbiguousMatch) as caught:
+        resolve("0,0,0,0\n" * lines, "0,0,0,0\n", "1,1,1,1\n")
+    failure = caught.value
+    assert len(failure.locations) == lines and failure.min_context == lines
+    assert failure.unique_around == (None,) * matching.MAX_LOCATIONS_SHOWN, "no window that small is unique"
+    assert 0 < sum(counted) <= matching.UNIQUE_WINDOW_WORK
+
+
+def test_an_ambiguous_match_without_explaining_names_the_places_and_works_out_nothing_more(monkeypatch) -> None:
+    monkeypatch.setattr(matching, "_Windows", None)  # any use of it fails
+    with pytest.raises(AmbiguousMatch) as caught:
+        resolve("x\ny\nx\n", "x\n", "z\n", explain=False)
+    failure = caught.value
+    assert (failure.locations, failure.unique_around, failure.min_context) == ((Lines(1, 1), Lines(3, 3)), (), None)
+    message = failure.describe("f.py")
+    assert "matches 2 places in f.py (exact match): line 1 and line 3" in message
+    assert "worked out for the first 3 failing search texts of an answer only" in message
+    assert "consecutive lines" not in message
+
+
+def test_no_match_without_explaining_quotes_no_lines_but_still_finds_the_replacement(monkeypatch) -> None:
+    monkeypatch.setattr(matching, "_candidate_starts", None)  # any search for the closest lines fails
+    with pytest.raises(NoMatch) as caught:
+        resolve("a = 1\nb = 20\n", "b = 2\n", "b = 20\n", explain=False)
+    failure = caught.value
+    assert (failure.closest, failure.already_there) == ((), Lines(2, 2))
+    message = failure.describe("f.py")
+    assert "the closest lines are quoted for the first 3 failing search texts of an answer only" in message
+    assert "no similar lines" not in message and "already in f.py, at line 2" in message
+
+
 # --- calculate_min_context ---
 
 

@@ -63,6 +63,10 @@ SAMPLED = 200  # windows spread evenly over the file, scored too
 VOTE_BUDGET = 20_000  # votes cast at most (the rarest lines and words first)
 MAX_LOCATIONS_SHOWN = 20  # an ambiguous search text's locations named in the message (all are in the data)
 MAX_EXTRA_CONTEXT = 100  # lines added around a location, at most, when looking for a unique window
+UNIQUE_WINDOW_WORK = 1_000_000  # windows of the file hashed at most when looking for them (see _ambiguous)
+# The failing search texts of an answer whose report includes the parts that cost more than the
+# matching itself: a no-match's closest lines, an ambiguous match's unique windows and min_context.
+EXPLAINED_FAILURES = 3
 # The splice's diff gives up past this much work per line it diffs (see _BoundedDiff).
 DIFF_WORK_PER_LINE = 500
 _WORD = re.compile(r"\w+")
@@ -127,12 +131,14 @@ class NoMatch(MatchFailure):
         closest: tuple[NumberedLine, ...],
         similarity: float,
         already_there: Lines | None = None,
+        explained: bool = True,
     ) -> None:
         super().__init__("no match")
         self.first_line = first_line
         self.closest = closest
         self.similarity = similarity
         self.already_there = already_there  # where the replacement text already is, once, if it is
+        self.explained = explained  # False: the closest lines were not looked for
 
     def describe(self, path: str) -> str:
         text = (
@@ -144,6 +150,11 @@ class NoMatch(MatchFailure):
             text += (
                 f" Its replacement text is already in {path}, at {self.already_there}: if that change is "
                 "already made, leave this pair out."
+            )
+        if not self.explained:
+            return text + (
+                " Copy the search text from the file exactly as it is now (the closest lines are quoted "
+                f"for the first {EXPLAINED_FAILURES} failing search texts of an answer only)."
             )
         if not self.closest:
             return text + f" {path} has no similar lines."
@@ -158,15 +169,19 @@ class AmbiguousMatch(MatchFailure):
     kind = "ambiguous"
 
     def __init__(
-        self, stage: str, locations: tuple[Lines, ...], unique_around: tuple[Lines | None, ...], min_context: int
+        self,
+        stage: str,
+        locations: tuple[Lines, ...],
+        unique_around: tuple[Lines | None, ...],
+        min_context: int | None,
     ) -> None:
         super().__init__("ambiguous")
         self.stage = stage
         self.locations = locations
         # For each of the first MAX_LOCATIONS_SHOWN locations, the smallest unique window containing
-        # it (None: none within MAX_EXTRA_CONTEXT more lines).
+        # it (None: none within the extra lines tried, see _ambiguous); () when not worked out.
         self.unique_around = unique_around
-        self.min_context: int | None = min_context  # calculate_min_context of the file
+        self.min_context = min_context  # calculate_min_context of the file; None when not worked out
 
     def describe(self, path: str) -> str:
         shown = [str(lines) for lines in self.locations[:MAX_LOCATIONS_SHOWN]]
@@ -178,10 +193,17 @@ class AmbiguousMatch(MatchFailure):
             if wider is not None
         )
         advice = f": {hints}" if hints else ""
-        return (
+        text = (
             f"the search text matches {len(self.locations)} places in {path} ({STAGE_NAMES[self.stage]}): "
-            f"{_join(shown)}. It must match exactly one, so add unchanged lines around the change{advice}. "
-            f"Any {self.min_context} consecutive lines of {path} are unique, even ignoring indentation and "
+            f"{_join(shown)}. It must match exactly one, so add unchanged lines around the change{advice}."
+        )
+        if self.min_context is None:
+            return text + (
+                f" (The lines that make a search text unique are worked out for the first {EXPLAINED_FAILURES} "
+                "failing search texts of an answer only.)"
+            )
+        return text + (
+            f" Any {self.min_context} consecutive lines of {path} are unique, even ignoring indentation and "
             "trailing whitespace, if the first and the last of them are not blank."
         )
 
@@ -335,8 +357,12 @@ def _attempts(ends: tuple[int, int] | None) -> list[tuple[str, tuple[int, int]]]
     return attempts
 
 
-def resolve(text: str, search: str, replace: str) -> Resolution:
+def resolve(text: str, search: str, replace: str, explain: bool = True) -> Resolution:
     """Replace the one place `search` matches in `text`; raise a MatchFailure if there is not exactly one.
+
+    `explain=False` leaves out of a failure the parts of its report that cost more than the
+    matching (the closest lines, the unique windows): a caller resolving a whole answer explains
+    only its first EXPLAINED_FAILURES failures, so an answer of many failing pairs stays cheap.
 
     A byte-order mark at the start of the file is not part of its first line's text: it is left
     out of the matching and kept in the file. One at the start of the search text (the file's
@@ -347,11 +373,11 @@ def resolve(text: str, search: str, replace: str) -> Resolution:
     if search.startswith(BOM):
         search = search[1:]
         replace = replace.removeprefix(BOM)
-    result = _resolve(text[len(bom) :], search, replace)
+    result = _resolve(text[len(bom) :], search, replace, explain)
     return dataclasses.replace(result, text=bom + result.text) if bom else result
 
 
-def _resolve(text: str, search: str, replace: str) -> Resolution:
+def _resolve(text: str, search: str, replace: str, explain: bool) -> Resolution:
     file_lines = split_lines(text)
     search_lines = split_lines(search)
     replace_lines = split_lines(replace)
@@ -367,9 +393,9 @@ def _resolve(text: str, search: str, replace: str) -> Resolution:
     # and then the strictest attempt that finds it there says how to splice the replacement in.
     places = [hit.start for hit in _find(file_lines, _keys(file_lines, INDENTATION), core, INDENTATION)]
     if not places:
-        raise _no_match(file_lines, search_lines, replace_lines)
+        raise _no_match(file_lines, search_lines, replace_lines, explain)
     if len(places) > 1:
-        raise _ambiguous(file_lines, search_lines, (lead, trail), places)
+        raise _ambiguous(file_lines, search_lines, (lead, trail), places, explain)
     place = places[0]  # where the core starts
     for stage, (left_lead, left_trail) in _attempts(ends):
         tried = search_lines[left_lead : len(search_lines) - left_trail]
@@ -528,17 +554,7 @@ def calculate_min_context(lines: Sequence[str]) -> int:
     always matches exactly one place. Uniqueness only grows with k, so a binary search works;
     with window hashes each step is linear, so even a file of identical lines is quick.
     """
-    if not lines:
-        return 0
-    windows = _Windows(lines)
-    low, high = 1, len(lines)
-    while low < high:
-        middle = (low + high) // 2
-        if windows.all_unique(middle):
-            high = middle
-        else:
-            low = middle + 1
-    return low
+    return _Windows(lines).min_context()
 
 
 class _Windows:
@@ -559,17 +575,38 @@ class _Windows:
     def of(self, start: int, size: int) -> int:
         return (self.prefix[start + size] - self.prefix[start] * self.powers[size]) % self.MOD
 
+    def hashes(self, size: int) -> list[int]:
+        """The hash of every run of `size` lines, in order (what `of` gives, at a fraction of the cost)."""
+        prefix, power, mod = self.prefix, self.powers[size], self.MOD
+        return [(prefix[i + size] - prefix[i] * power) % mod for i in range(len(self.ids) - size + 1)]
+
     def counts(self, size: int) -> Counter[int]:
-        return Counter(self.of(i, size) for i in range(len(self.ids) - size + 1))
+        return Counter(self.hashes(size))
 
     def all_unique(self, size: int) -> bool:
+        hashes = self.hashes(size)
+        if len(set(hashes)) == len(hashes):
+            return True
         seen: dict[int, list[int]] = {}
-        for i in range(len(self.ids) - size + 1):
-            same_hash = seen.setdefault(self.of(i, size), [])
+        for i, window in enumerate(hashes):
+            same_hash = seen.setdefault(window, [])
             if any(self.ids[j : j + size] == self.ids[i : i + size] for j in same_hash):
                 return False
             same_hash.append(i)
-        return True
+        return True  # only hash collisions: every run is unique
+
+    def min_context(self) -> int:
+        """calculate_min_context of the lines."""
+        if not self.ids:
+            return 0
+        low, high = 1, len(self.ids)
+        while low < high:
+            middle = (low + high) // 2
+            if self.all_unique(middle):
+                high = middle
+            else:
+                low = middle + 1
+        return low
 
     def unique_around(
         self, starts: Sequence[int], n: int, largest: int, blank: Sequence[bool]
@@ -600,13 +637,17 @@ class _Windows:
         return tuple(found.get(start) for start in starts)
 
 
-def _ambiguous(file_lines: list[str], search: list[str], ends: tuple[int, int], places: list[int]) -> AmbiguousMatch:
+def _ambiguous(
+    file_lines: list[str], search: list[str], ends: tuple[int, int], places: list[int], explain: bool
+) -> AmbiguousMatch:
     """The failure for a search text whose blank-less core is at `places` (two or more).
 
     It names the strictest stage that finds every one of them. The advice (the unique window
-    around each place, and how many lines make every window unique) compares lines ignoring
-    indentation and trailing whitespace, as the loosest stage does, so a search text it suggests
-    matches one place whatever stage is tried.
+    around each place, and how many lines make every window unique; only if `explain`) compares
+    lines ignoring indentation and trailing whitespace, as the loosest stage does, so a search
+    text it suggests matches one place whatever stage is tried. Each window size tried for the
+    unique windows costs a pass over the file, so fewer than MAX_EXTRA_CONTEXT more lines are
+    tried in a file so long that they would hash more than UNIQUE_WINDOW_WORK windows.
     """
     lead, trail = ends
     core = search[lead : len(search) - trail]
@@ -618,11 +659,16 @@ def _ambiguous(file_lines: list[str], search: list[str], ends: tuple[int, int], 
         if {hit.start + lead - left_lead for hit in found} == wanted:
             stage = tried_stage
             break
-    keys = _keys(file_lines, INDENTATION)
     n = len(core)
+    locations = tuple(Lines(s + 1, s + n) for s in places)
+    if not explain:
+        return AmbiguousMatch(stage, locations, (), None)
+    keys = _keys(file_lines, INDENTATION)
+    windows = _Windows(keys)
+    extra = min(MAX_EXTRA_CONTEXT, UNIQUE_WINDOW_WORK // len(keys))
     # Not capped at min_context: a window of that size may have to grow past blank lines at its ends.
-    around = _Windows(keys).unique_around(places[:MAX_LOCATIONS_SHOWN], n, n + MAX_EXTRA_CONTEXT, [not k for k in keys])
-    return AmbiguousMatch(stage, tuple(Lines(s + 1, s + n) for s in places), around, calculate_min_context(keys))
+    around = windows.unique_around(places[:MAX_LOCATIONS_SHOWN], n, n + extra, [not k for k in keys])
+    return AmbiguousMatch(stage, locations, around, windows.min_context())
 
 
 def _shorten(text: str) -> str:
@@ -639,9 +685,10 @@ def _grams(text: str) -> frozenset[tuple[str, str]]:
     return frozenset(pairwise(text))
 
 
-def _no_match(file_lines: list[str], search: list[str], replace: list[str]) -> NoMatch:
-    """The window of the file most like the search text, as the no-match failure reports it, and
-    where the replacement already is (ignoring trailing whitespace), if it is there exactly once.
+def _no_match(file_lines: list[str], search: list[str], replace: list[str], explain: bool) -> NoMatch:
+    """The window of the file most like the search text (only if `explain`), as the no-match
+    failure reports it, and where the replacement already is (ignoring trailing whitespace), if it
+    is there exactly once.
 
     The work is bounded whatever the input: besides a pass over the file's lines, at most
     (CANDIDATES + SAMPLED) windows are scored, each on at most COMPARED_LINES lines of at most
@@ -662,6 +709,8 @@ def _no_match(file_lines: list[str], search: list[str], replace: list[str]) -> N
     while core and not core[-1]:
         core.pop()
     first = _shorten(next(_body(line) for line in search if not _blank(line)))
+    if not explain:
+        return NoMatch(first, (), 0.0, already, explained=False)
     keys = _keys(file_lines, INDENTATION)
     n = min(len(core), len(keys))
     if not n:
