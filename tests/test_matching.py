@@ -334,24 +334,52 @@ def test_no_match_finds_similar_lines_even_when_no_line_is_equal() -> None:
 # --- finding every place is linear in the file and the search text, not their product ---
 
 
-def test_checking_the_indentation_shift_at_thousands_of_places_measures_each_line_once(monkeypatch) -> None:
-    """A repetitive file and a long search text: 1,501 places, each 1,500 lines long. Measuring the
-    indentation of every line of every place took minutes for bigger files; each line of the file
-    and of the search text is measured once per tab width (counted, not timed)."""
-    measured: list[str] = []
+@pytest.fixture
+def measured(monkeypatch) -> list[str]:
+    """Every indentation the matcher measures, in order."""
+    indents: list[str] = []
     real = matching._width
 
     def counted(indent: str, tab: int) -> int:
-        measured.append(indent)
+        indents.append(indent)
         return real(indent, tab)
 
     monkeypatch.setattr(matching, "_width", counted)
+    return indents
+
+
+def test_checking_the_indentation_shift_at_thousands_of_places_measures_each_line_once(measured: list[str]) -> None:
+    """A repetitive file and a long search text: 1,501 places, each 1,500 lines long. Measuring the
+    indentation of every line of every place took minutes for bigger files; each line of the file
+    and of the search text is measured once per tab width (counted, not timed)."""
     file_lines, search_lines = 3_000, 1_500
     with pytest.raises(AmbiguousMatch) as caught:
         resolve("    x = 1\n" * file_lines, "x = 1\n" * search_lines, "y\n")
     assert len(caught.value.locations) == file_lines - search_lines + 1
     assert caught.value.stage == INDENTATION
     assert len(measured) <= 4 * len(matching.TAB_WIDTHS) * (file_lines + search_lines)
+
+
+CODE = "".join(f"    x{i} = compute({i})\n" for i in range(10_000))
+
+
+def test_checking_the_indentation_shift_of_one_place_measures_only_its_lines(measured: list[str]) -> None:
+    """The lines outside the places the stripped search text is found at are never measured: each
+    search text measured the whole file, at three tab widths (a thousand of them: half a minute)."""
+    result = resolve(CODE, "x5000 = compute(5000)\nx5001 = compute(5001)\n", "x5000 = 0\nx5001 = 1\n")
+    assert (result.stage, result.lines) == (INDENTATION, Lines(5_001, 5_002))
+    changed = CODE.replace("x5000 = compute(5000)", "x5000 = 0").replace("x5001 = compute(5001)", "x5001 = 1")
+    assert result.text == changed
+    assert 0 < len(measured) <= 2 * len(matching.TAB_WIDTHS) * (2 + 2) + 2
+
+
+def test_search_texts_of_one_line_each_measure_no_line_of_the_file_but_their_own(measured: list[str]) -> None:
+    # One non-blank line has no step to compare with: any shift of it is uniform.
+    text, pairs = CODE, 200
+    for i in range(pairs):
+        text = resolve(text, f"x{i} = compute({i})\n", f"x{i} = compute({i}) + 1\n").text
+    assert text.startswith("    x0 = compute(0) + 1\n") and f"    x{pairs - 1} = compute({pairs - 1}) + 1\n" in text
+    assert len(measured) <= pairs * (2 * len(matching.TAB_WIDTHS) + 1)
 
 
 # --- splicing: the diff of the search text against the replacement is bounded ---

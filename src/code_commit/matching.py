@@ -248,7 +248,7 @@ def _width(indent: str, tab: int) -> int:
 
 def _key(stage: str) -> Callable[[str], str]:
     if stage == EXACT:
-        return lambda line: line
+        return str  # the line as it is (str of a str is the str itself)
     if stage == WHITESPACE:
         return str.rstrip
     return str.strip
@@ -265,20 +265,35 @@ class _Found:
 
 
 def _keys(lines: Sequence[str], stage: str) -> list[str]:
-    key = _key(stage)
-    return [key(line) for line in lines]
+    return list(map(_key(stage), lines))
 
 
-def _find(file_lines: list[str], keys: list[str], search: list[str], stage: str) -> list[_Found]:
-    """Every place `search` matches in the file at `stage`; `keys` are the file's lines as that stage sees them."""
-    key = _key(stage)
-    wanted = [key(line) for line in search]
-    n = len(wanted)
-    starts = [s for s in range(len(keys) - n + 1) if keys[s] == wanted[0] and keys[s : s + n] == wanted]
-    if stage != INDENTATION:
-        return [_Found(start) for start in starts]
-    shifts = _Shifts(file_lines, search) if starts else None
-    return [found for start in starts if shifts and (found := shifts.at(start)) is not None]
+def _find(file_lines: list[str], keys: list[str], search: list[str], stage: str) -> list[int]:
+    """Where every place `search` matches in the file at `stage` starts; `keys` are the file's
+    lines as that stage sees them."""
+    starts = _occurrences(keys, _keys(search, stage))
+    if stage != INDENTATION or not starts or sum(not _blank(line) for line in search) == 1:
+        # One non-blank line has no indentation step to compare: any shift of it is uniform.
+        return starts
+    shifts = _Shifts(file_lines, search, starts)
+    return [start for start in starts if shifts.at(start) is not None]
+
+
+def _occurrences(keys: list[str], wanted: list[str]) -> list[int]:
+    """Where `wanted` occurs in `keys`, in order. `list.index` jumps to each occurrence of its
+    first line at C speed: a Python loop over every line of the file would be the work of a pass
+    per search text (an answer may have a thousand)."""
+    starts: list[int] = []
+    end = max(0, len(keys) - len(wanted) + 1)  # no window starts at or after it
+    start = 0
+    while True:
+        try:
+            start = keys.index(wanted[0], start, end)
+        except ValueError:
+            return starts
+        if keys[start : start + len(wanted)] == wanted:
+            starts.append(start)
+        start += 1
 
 
 def _found_at(file_lines: list[str], search: list[str], stage: str, start: int) -> _Found | None:
@@ -290,7 +305,7 @@ def _found_at(file_lines: list[str], search: list[str], stage: str, start: int) 
         return None
     if stage != INDENTATION:
         return _Found(start)
-    found = _Shifts(window, search).at(0)
+    found = _Shifts(window, search, [0]).at(0)
     return None if found is None else dataclasses.replace(found, start=start)
 
 
@@ -301,14 +316,19 @@ class _Shifts:
     A shift of 0 is preferred (tabs written as spaces, or the other way round), then the tab widths
     in the order of TAB_WIDTHS. The shift is uniform where each non-blank line's indentation step
     from the non-blank line before it is the same in the window as in the search text; the steps
-    are computed once for the whole file, so checking a window is one list comparison at C speed,
-    not a Python loop (a repetitive file has thousands of places to check).
+    are computed once per line of the windows to check (`starts`, in order), so checking a window
+    is one list comparison at C speed, not a Python loop (a repetitive file has thousands of
+    places to check). Lines outside the windows are not measured at all (a thousand search texts
+    for one line each measured the whole file a thousand times): the window's first non-blank line
+    has no step to compare, and each later line's last non-blank line before it is in the window,
+    so each run of overlapping windows is measured on its own, from its first non-blank line.
     """
 
-    def __init__(self, file_lines: Sequence[str], search: Sequence[str]) -> None:
+    def __init__(self, file_lines: Sequence[str], search: Sequence[str], starts: Sequence[int]) -> None:
         self.first = next(j for j, line in enumerate(search) if not _blank(line))  # no step before it
         self.size = len(search)
-        self.file = {tab: _steps(file_lines, tab) for tab in TAB_WIDTHS}
+        spans = _merged([(start + self.first, start + self.size) for start in starts])
+        self.file = {tab: _steps_within(file_lines, spans, tab) for tab in TAB_WIDTHS}
         self.search = {tab: _steps(search, tab) for tab in TAB_WIDTHS}
 
     def at(self, start: int) -> _Found | None:
@@ -321,6 +341,25 @@ class _Shifts:
         if not fits:
             return None
         return _Found(start, *next((fit for fit in fits if fit[1] == 0), fits[0]))
+
+
+def _merged(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Ranges [begin, end), in order of `begin`, with the ones that overlap or touch joined."""
+    merged: list[tuple[int, int]] = []
+    for begin, end in spans:
+        if merged and begin <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(merged[-1][1], end))
+        else:
+            merged.append((begin, end))
+    return merged
+
+
+def _steps_within(lines: Sequence[str], spans: list[tuple[int, int]], tab: int) -> tuple[list[int], list[int]]:
+    """_steps of the lines of each span, measured on its own; 0 for every line outside them."""
+    widths, steps = [0] * len(lines), [0] * len(lines)
+    for begin, end in spans:
+        widths[begin:end], steps[begin:end] = _steps(lines[begin:end], tab)
+    return widths, steps
 
 
 def _steps(lines: Sequence[str], tab: int) -> tuple[list[int], list[int]]:
@@ -391,7 +430,7 @@ def _resolve(text: str, search: str, replace: str, explain: bool) -> Resolution:
     # whitespace, that with a shift of 0, and a whole search text's blank-less core is found
     # wherever the search text is). So the search text is applied only if this finds one place,
     # and then the strictest attempt that finds it there says how to splice the replacement in.
-    places = [hit.start for hit in _find(file_lines, _keys(file_lines, INDENTATION), core, INDENTATION)]
+    places = _find(file_lines, _keys(file_lines, INDENTATION), core, INDENTATION)
     if not places:
         raise _no_match(file_lines, search_lines, replace_lines, explain)
     if len(places) > 1:
@@ -463,9 +502,10 @@ def _splice(
             if stage == INDENTATION:
                 body = _reindent(body, hit, tabs)
             middle.append(body + eol)  # new lines get the file's line ending, whatever the answer's
-    lines = file_lines[: hit.start] + middle + file_lines[stop:]
-    # The file's last line may have had no newline and now be followed by others.
-    return [line if line.endswith("\n") else line + eol for line in lines[:-1]] + lines[-1:]
+    # The file's last line, the one line that may have no newline, may now be followed by new
+    # ones; it is in `middle` then (a kept line), so the lines around need no look.
+    middle = [line if line.endswith("\n") else line + eol for line in middle[:-1]] + middle[-1:]
+    return file_lines[: hit.start] + middle + file_lines[stop:]
 
 
 def _opcodes(a: list[str], b: list[str]) -> list[tuple[str, int, int, int, int]]:
@@ -656,7 +696,7 @@ def _ambiguous(
     for tried_stage, (left_lead, left_trail) in _attempts(_blank_ends(search))[:-1]:
         tried = search[left_lead : len(search) - left_trail]
         found = _find(file_lines, _keys(file_lines, tried_stage), tried, tried_stage)
-        if {hit.start + lead - left_lead for hit in found} == wanted:
+        if {start + lead - left_lead for start in found} == wanted:
             stage = tried_stage
             break
     n = len(core)
@@ -702,7 +742,7 @@ def _no_match(file_lines: list[str], search: list[str], replace: list[str], expl
         core_replace = replace[ends[0] : len(replace) - ends[1]]
         found = _find(file_lines, _keys(file_lines, WHITESPACE), core_replace, WHITESPACE)
         if len(found) == 1:
-            already = Lines(found[0].start + 1, found[0].start + len(core_replace))
+            already = Lines(found[0] + 1, found[0] + len(core_replace))
     core = [line.strip() for line in search]
     while core and not core[0]:
         core.pop(0)
