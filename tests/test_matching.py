@@ -171,17 +171,61 @@ def test_an_edit_never_mixes_line_endings_into_a_file(lines: list[str], data) ->
     ("search", "replace", "expected"),
     [
         ("b\nc\n", "b\nC\n", "a\nb\nC"),  # the last line changes: still no final newline
-        ("c\n", "", "a\nb"),  # the last line goes: the new last line loses its newline
         ("a\n", "A\n", "A\nb\nc"),  # an edit elsewhere leaves the end alone
         ("c\n", "c\nd\n", "a\nb\nc\nd"),
+        ("b\nc\n", "B\n", "a\nB"),  # the new last line is the replacement's: no newline either
     ],
 )
 def test_a_file_without_a_final_newline_keeps_it_that_way(search: str, replace: str, expected: str) -> None:
     assert resolve("a\nb\nc", search, replace).text == expected
 
 
-def test_the_final_newline_is_kept_when_the_file_has_one() -> None:
-    assert resolve("a\nb\n", "b\n", "B\n").text == "a\nB\n"
+@pytest.mark.parametrize(
+    ("text", "search", "expected"),
+    [
+        ("a\nb\nc", "c\n", "a\nb\n"),
+        ("a\nb\nc", "b\nc\n", "a\n"),
+        ("keep1\n\n\nlast", "last\n", "keep1\n\n\n"),  # an untouched blank line is not lost
+        ("alpha\r\nbeta", "beta", "alpha\r\n"),  # an untouched line keeps its CRLF
+        ("alpha\r\nbeta", "beta\n", "alpha\r\n"),
+    ],
+)
+def test_removing_the_last_line_leaves_the_line_before_it_untouched(text: str, search: str, expected: str) -> None:
+    """The file then ends with a newline: `git diff` shows only the removed lines, where taking the
+    newline off the line before them would show that line changed too."""
+    assert resolve(text, search, "").text == expected
+
+
+@given(
+    st.lists(st.sampled_from(["\n", "\r\n"]), min_size=1, max_size=8),
+    st.data(),
+)
+def test_an_edit_changes_no_byte_of_the_lines_outside_its_window(endings: list[str], data) -> None:
+    """Whatever the window, the replacement and the file's final newline, the lines before and
+    after the window keep their bytes, line endings included, and a missing final newline stays
+    missing where the last line is untouched or rewritten."""
+    lines = [f"line {i}{eol}" for i, eol in enumerate(endings)]
+    if data.draw(st.booleans(), label="no final newline"):
+        lines[-1] = lines[-1].rstrip("\r\n")
+    start = data.draw(st.integers(0, len(lines) - 1))
+    stop = data.draw(st.integers(start + 1, len(lines)))
+    window = [line.rstrip("\r\n") for line in lines[start:stop]]
+    search = "".join(line + data.draw(st.sampled_from(["\n", "\r\n"])) for line in window)
+    new = data.draw(st.lists(st.sampled_from(["new()", "", "line 0"]), max_size=3))
+    result = resolve("".join(lines), search, "".join(f"{line}\n" for line in new))
+    assert result.lines == Lines(start + 1, stop)
+    after = split_lines(result.text)
+    assert after[:start] == lines[:start]
+    kept = len(lines) - stop
+    if kept:
+        assert after[len(after) - kept :] == lines[stop:]
+        assert [line.rstrip("\r\n") for line in after[start:-kept]] == new
+    elif not new:
+        assert after == lines[:start], "the last lines removed, and nothing else changed"
+    elif new[-1] == "new()" and not lines[-1].endswith("\n"):
+        # The last line rewritten: its replacement has no newline either.
+        assert [line.rstrip("\r\n") for line in after[start:]] == new
+        assert not result.text.endswith("\n")
 
 
 # --- stage 3: a uniform indentation shift ---

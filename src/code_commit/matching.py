@@ -24,8 +24,10 @@ Models get line numbers wrong, so nothing here uses them: the search text is the
 Splicing keeps the file's own bytes wherever the replacement repeats a line of the search text
 (found by diffing the search text against the replacement), so in stages 2 and 3 the trailing
 whitespace, tabs and line endings of unchanged lines survive, and `git diff` shows only the
-lines the model meant to change. New lines get the file's line ending, in every stage. The
-file's final-newline state is kept. The diff's work is linear in the lines: where it would cost
+lines the model meant to change. New lines get the file's line ending, in every stage. A file
+without a final newline keeps having none where the replacement writes its last line; where the
+replacement removes the last line, the line that becomes the last one keeps its line ending (an
+untouched line stays untouched). The diff's work is linear in the lines: where it would cost
 more (thousands of repeated lines), only the lines the two start and end with count as repeated.
 
 There is no fuzzy stage: see the README's matching benchmark for the evidence against one.
@@ -450,10 +452,7 @@ def _resolve(text: str, search: str, replace: str, explain: bool) -> Resolution:
     while left_trail and stop < len(file_lines) and _blank(file_lines[stop]):
         stop, left_trail = stop + 1, left_trail - 1
     new_lines = _splice(file_lines, hit, stop, search_lines, (left_lead, left_trail), replace_lines, stage)
-    new_text = "".join(new_lines)
-    if text and not text.endswith("\n") and new_text.endswith("\n"):
-        new_text = _body(new_text)  # the file had no final newline: keep it that way
-    return Resolution(new_text, Lines(hit.start + 1, stop), stage)
+    return Resolution("".join(new_lines), Lines(hit.start + 1, stop), stage)
 
 
 # --- splicing ---
@@ -469,6 +468,12 @@ def _splice(
     stage: str,
 ) -> list[str]:
     """The file with lines [hit.start, stop) replaced.
+
+    A file without a final newline keeps having none if its last line is now one the replacement
+    wrote. If the replacement removes the last line, the line that becomes the last one is left
+    as it is, line ending included: the file then ends with a newline, but `git diff` shows only
+    the lines the model changed, as it does elsewhere (dropping that line's newline would show it
+    changed, though the model did not touch it).
 
     `ends` counts the blank lines at the start and at the end of `search` that the file does not
     have there (always its outermost ones). The replacement's copies of them go too: first the
@@ -491,20 +496,26 @@ def _splice(
     # In the exact stage the search text is the file's own text, so a replacement line that differs
     # from it only by trailing whitespace is a change the model means; in the others it is noise.
     same: Callable[[str], str] = _body if stage == EXACT else str.rstrip
-    middle = []
+    middle: list[str] = []
+    ends_new = False  # whether the last line of `middle` is one the replacement wrote
     for op, i1, i2, j1, j2 in _opcodes([same(line) for line in search], [same(line) for line in replace]):
         if op == "equal":
             # Lines the model repeats unchanged keep the file's own bytes.
-            middle.extend(line for line in behind[i1:i2] if line is not None)
+            kept = [line for line in behind[i1:i2] if line is not None]
+            middle.extend(kept)
+            ends_new = ends_new and not kept
             continue
         for line in replace[j1:j2]:
             body = _body(line)
             if stage == INDENTATION:
                 body = _reindent(body, hit, tabs)
             middle.append(body + eol)  # new lines get the file's line ending, whatever the answer's
+            ends_new = True
     # The file's last line, the one line that may have no newline, may now be followed by new
     # ones; it is in `middle` then (a kept line), so the lines around need no look.
     middle = [line if line.endswith("\n") else line + eol for line in middle[:-1]] + middle[-1:]
+    if ends_new and stop == len(file_lines) and not file_lines[-1].endswith("\n"):
+        middle[-1] = _body(middle[-1])  # the new last line, like the one it replaces, has no newline
     return file_lines[: hit.start] + middle + file_lines[stop:]
 
 
