@@ -426,6 +426,43 @@ def test_search_texts_of_one_line_each_measure_no_line_of_the_file_but_their_own
     assert len(measured) <= pairs * (2 * len(matching.TAB_WIDTHS) + 1)
 
 
+def test_a_long_search_text_at_thousands_of_places_is_found_with_linear_work(monkeypatch) -> None:
+    """10,001 places for a 10,000-line search text in a file of 20,000 equal lines: comparing each
+    place whole, its lines and then its indentation steps, is a billion comparisons (5 seconds;
+    a 100 KB answer took minutes). Counted, not timed: the items read of the file's lines as the
+    stages see them and of its indentation steps."""
+    read = [0]
+
+    class Counted(list):
+        """A list that counts the items read from it: one per index, a slice's length."""
+
+        def __getitem__(self, index):
+            item = super().__getitem__(index)
+            read[0] += len(item) if isinstance(index, slice) else 1
+            return item
+
+    occurrences, steps_within = matching._occurrences, matching._steps_within
+    monkeypatch.setattr(matching, "_occurrences", lambda items, wanted: occurrences(Counted(items), wanted))
+    monkeypatch.setattr(matching, "_steps_within", lambda *args: tuple(map(Counted, steps_within(*args))))
+    file_lines, search_lines = 20_000, 10_000
+    with pytest.raises(AmbiguousMatch) as caught:
+        resolve("    0\n" * file_lines, "0\n" * search_lines, "1\n", explain=False)
+    assert len(caught.value.locations) == file_lines - search_lines + 1
+    assert caught.value.stage == INDENTATION
+    passes = 2 + 2 * len(matching.TAB_WIDTHS)  # the lines, and per tab width the steps, each twice
+    assert read[0] <= passes * (matching.MATCH_WORK_PER_ITEM + 4) * (file_lines + search_lines)
+
+
+@pytest.mark.parametrize("work", [0, 1, matching.MATCH_WORK_PER_ITEM])
+@given(st.lists(st.sampled_from("ab"), max_size=30), st.lists(st.sampled_from("ab"), min_size=1, max_size=4))
+def test_occurrences_are_every_place_however_they_are_found(work: int, items: list[str], wanted: list[str]) -> None:
+    # With no work allowed at C speed, Knuth-Morris-Pratt finds them all; with a little, it takes over part way.
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(matching, "MATCH_WORK_PER_ITEM", work)
+        found = matching._occurrences(items, wanted)
+    assert found == [i for i in range(len(items) - len(wanted) + 1) if items[i : i + len(wanted)] == wanted]
+
+
 # --- splicing: the diff of the search text against the replacement is bounded ---
 #
 # difflib's search for the longest block of equal lines looks at every pair of equal lines in its

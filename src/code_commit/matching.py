@@ -42,6 +42,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from itertools import accumulate, pairwise
+from typing import Any
 
 EXACT = "exact"
 WHITESPACE = "whitespace"
@@ -71,6 +72,8 @@ UNIQUE_WINDOW_WORK = 1_000_000  # windows of the file hashed at most when lookin
 EXPLAINED_FAILURES = 3
 # The splice's diff gives up past this much work per line it diffs (see _BoundedDiff).
 DIFF_WORK_PER_LINE = 500
+# Items compared at C speed per item of both sequences before _occurrences turns to a linear search.
+MATCH_WORK_PER_ITEM = 32
 _WORD = re.compile(r"\w+")
 
 
@@ -281,21 +284,54 @@ def _find(file_lines: list[str], keys: list[str], search: list[str], stage: str)
     return [start for start in starts if shifts.at(start) is not None]
 
 
-def _occurrences(keys: list[str], wanted: list[str]) -> list[int]:
-    """Where `wanted` occurs in `keys`, in order. `list.index` jumps to each occurrence of its
-    first line at C speed: a Python loop over every line of the file would be the work of a pass
-    per search text (an answer may have a thousand)."""
+def _occurrences(items: list[Any], wanted: list[Any]) -> list[int]:
+    """Where `wanted` (not empty) occurs in `items`, in order, with work linear in both.
+
+    `list.index` jumps to each place the first item of `wanted` is at, and the window there is
+    compared whole, both at C speed: a Python loop over every line of the file would be the work
+    of a pass per search text (an answer may have a thousand). But a long search text in a
+    repetitive file has thousands of places, each compared over thousands of lines: once the
+    comparing passes MATCH_WORK_PER_ITEM items per item of both, the rest is found with
+    Knuth-Morris-Pratt, a Python loop, but linear.
+    """
+    n = len(wanted)
+    work_left = MATCH_WORK_PER_ITEM * (len(items) + n)
     starts: list[int] = []
-    end = max(0, len(keys) - len(wanted) + 1)  # no window starts at or after it
+    end = max(0, len(items) - n + 1)  # no window starts at or after it
     start = 0
     while True:
         try:
-            start = keys.index(wanted[0], start, end)
+            start = items.index(wanted[0], start, end)
         except ValueError:
             return starts
-        if keys[start : start + len(wanted)] == wanted:
+        work_left -= n
+        if work_left < 0:
+            return starts + _knuth_morris_pratt(items, wanted, start)
+        if items[start : start + n] == wanted:
             starts.append(start)
         start += 1
+
+
+def _knuth_morris_pratt(items: list[Any], wanted: list[Any], begin: int) -> list[int]:
+    """Where `wanted` (not empty) occurs in `items` from `begin` on, in time linear in both."""
+    # border[i]: the longest proper prefix of wanted[: i + 1] that is also a suffix of it, its length
+    border, k = [0] * len(wanted), 0
+    for i in range(1, len(wanted)):
+        while k and wanted[i] != wanted[k]:
+            k = border[k - 1]
+        if wanted[i] == wanted[k]:
+            k += 1
+        border[i] = k
+    found, k = [], 0
+    for i in range(begin, len(items)):
+        while k and items[i] != wanted[k]:
+            k = border[k - 1]
+        if items[i] == wanted[k]:
+            k += 1
+        if k == len(wanted):
+            found.append(i - k + 1)
+            k = border[k - 1]
+    return found
 
 
 def _found_at(file_lines: list[str], search: list[str], stage: str, start: int) -> _Found | None:
@@ -317,28 +353,40 @@ class _Shifts:
 
     A shift of 0 is preferred (tabs written as spaces, or the other way round), then the tab widths
     in the order of TAB_WIDTHS. The shift is uniform where each non-blank line's indentation step
-    from the non-blank line before it is the same in the window as in the search text; the steps
-    are computed once per line of the windows to check (`starts`, in order), so checking a window
-    is one list comparison at C speed, not a Python loop (a repetitive file has thousands of
-    places to check). Lines outside the windows are not measured at all (a thousand search texts
-    for one line each measured the whole file a thousand times): the window's first non-blank line
-    has no step to compare, and each later line's last non-blank line before it is in the window,
-    so each run of overlapping windows is measured on its own, from its first non-blank line.
+    from the non-blank line before it is the same in the window as in the search text. The steps
+    are computed once per line of the windows to check (`starts`, in order), and where the search
+    text's steps occur among them is found once (_occurrences, linear), so checking a window is a
+    set lookup (a repetitive file has thousands of places to check, each maybe thousands of lines
+    long). Lines outside the windows are not measured at all (a thousand search texts for one
+    line each measured the whole file a thousand times): the window's first non-blank line has
+    no step to compare, and each later line's last non-blank line before it is in the window, so
+    each run of overlapping windows is measured on its own, from its first non-blank line.
     """
 
     def __init__(self, file_lines: Sequence[str], search: Sequence[str], starts: Sequence[int]) -> None:
         self.first = next(j for j, line in enumerate(search) if not _blank(line))  # no step before it
-        self.size = len(search)
-        spans = _merged([(start + self.first, start + self.size) for start in starts])
-        self.file = {tab: _steps_within(file_lines, spans, tab) for tab in TAB_WIDTHS}
-        self.search = {tab: _steps(search, tab) for tab in TAB_WIDTHS}
+        spans = _merged([(start + self.first, start + len(search)) for start in starts])
+        self.widths: dict[int, tuple[list[int], list[int]]] = {}  # per tab: the file's and the search text's
+        # Per tab, where in the file the search text's steps after its first non-blank line start
+        # (None: it has none to compare, so anywhere).
+        self.steps_at: dict[int, set[int] | None] = {}
+        for tab in TAB_WIDTHS:
+            file_widths, file_steps = _steps_within(file_lines, spans, tab)
+            widths, steps = _steps(search, tab)
+            self.widths[tab] = (file_widths, widths)
+            wanted = steps[self.first + 1 :]
+            self.steps_at[tab] = (
+                {begin + i for begin, end in spans for i in _occurrences(file_steps[begin:end], wanted)}
+                if wanted
+                else None
+            )
 
     def at(self, start: int) -> _Found | None:
         first, fits = self.first, []
         for tab in TAB_WIDTHS:
-            file_widths, file_steps = self.file[tab]
-            widths, steps = self.search[tab]
-            if file_steps[start + first + 1 : start + self.size] == steps[first + 1 :]:
+            steps_at = self.steps_at[tab]
+            if steps_at is None or start + first + 1 in steps_at:
+                file_widths, widths = self.widths[tab]
                 fits.append((tab, file_widths[start + first] - widths[first]))
         if not fits:
             return None
