@@ -683,22 +683,39 @@ class _Windows:
         return Counter(self.hashes(size))
 
     def all_unique(self, size: int) -> bool:
-        hashes = self.hashes(size)
-        if len(set(hashes)) == len(hashes):
-            return True
+        """Whether every run of `size` lines occurs once; it stops at the first repeat."""
+        prefix, power, mod, ids = self.prefix, self.powers[size], self.MOD, self.ids
+        first_with: dict[int, int] = {}  # a hash -> the first run with it
+        for i in range(len(ids) - size + 1):
+            j = first_with.setdefault((prefix[i + size] - prefix[i] * power) % mod, i)
+            if j != i:
+                return ids[j : j + size] != ids[i : i + size] and self._all_unique_despite_collisions(size)
+        return True
+
+    def _all_unique_despite_collisions(self, size: int) -> bool:
+        """all_unique, for when two different runs share a hash: each run compared with every
+        earlier one of its hash."""
         seen: dict[int, list[int]] = {}
-        for i, window in enumerate(hashes):
+        for i, window in enumerate(self.hashes(size)):
             same_hash = seen.setdefault(window, [])
             if any(self.ids[j : j + size] == self.ids[i : i + size] for j in same_hash):
                 return False
             same_hash.append(i)
-        return True  # only hash collisions: every run is unique
+        return True
 
     def min_context(self) -> int:
-        """calculate_min_context of the lines."""
+        """calculate_min_context of the lines.
+
+        A size that is too small usually shows a repeat early, but one big enough costs a whole
+        pass: so sizes double from 1 until one is unique (a file's min_context is small unless
+        it is very repetitive), and a binary search finishes between the last two.
+        """
         if not self.ids:
             return 0
-        low, high = 1, len(self.ids)
+        too_small, size = 0, 1
+        while not self.all_unique(size):
+            too_small, size = size, min(2 * size, len(self.ids))  # all of them together are unique
+        low, high = too_small + 1, size
         while low < high:
             middle = (low + high) // 2
             if self.all_unique(middle):
