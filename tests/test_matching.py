@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+from collections import Counter
 
 import pytest
 from hypothesis import given, settings
@@ -681,6 +682,63 @@ def test_no_match_without_explaining_quotes_no_lines_but_still_finds_the_replace
     message = failure.describe("f.py")
     assert "the closest lines are quoted for the first 3 failing search texts of an answer only" in message
     assert "no similar lines" not in message and "already in f.py, at line 2" in message
+
+
+def test_in_a_long_file_the_unique_windows_are_found_among_the_few_places_and_to_its_very_end(
+    monkeypatch,
+) -> None:
+    """Two places in a long file: only the windows at the other place are compared, not every
+    window of the file (counted); the copies of "p", "a", "b" at the end are not unique either."""
+    counted: list[int] = []
+    real = matching._Windows.counts
+
+    def counts(self, size: int):
+        counted.append(size)
+        return real(self, size)
+
+    monkeypatch.setattr(matching._Windows, "counts", counts)
+    filler = [f"f{i}" for i in range(20_000)]
+    lines = [*filler[:50], "p", "a", "b", *filler[50:], "p", "a", "b"]
+    with pytest.raises(AmbiguousMatch) as caught:
+        resolve("".join(f"{line}\n" for line in lines), "a\n", "x\n")
+    failure = caught.value
+    assert failure.locations == (Lines(52, 52), Lines(len(lines) - 1, len(lines) - 1))
+    assert failure.unique_around == (Lines(50, 52), Lines(len(lines) - 3, len(lines) - 1))
+    assert counted == [], "no pass over the file"
+
+
+@given(st.lists(st.sampled_from(["a", "b", "  a", "c", ""]), min_size=2, max_size=40), st.data())
+def test_the_unique_window_around_each_place_is_the_smallest_unique_one(lines: list[str], data) -> None:
+    """Checked by brute force over every window, comparing lines without their indentation."""
+    search = data.draw(st.lists(st.sampled_from(["a", "b", "c"]), min_size=1, max_size=2))
+    try:
+        resolve("".join(f"{line}\n" for line in lines), "".join(f"{line}\n" for line in search), "x\n")
+    except AmbiguousMatch as caught:
+        failure = caught
+    except NoMatch:
+        return
+    else:
+        return
+    keys = [line.strip() for line in lines]
+
+    def unique_windows(size: int) -> set[int]:
+        windows = Counter(tuple(keys[s : s + size]) for s in range(len(keys) - size + 1))
+        return {s for s in range(len(keys) - size + 1) if windows[tuple(keys[s : s + size])] == 1}
+
+    n = len(search)
+    for place, around in zip(failure.locations, failure.unique_around, strict=False):
+        start = place.first - 1
+        for size in range(n + 1, len(keys) + 1):
+            fits = [
+                s
+                for s in unique_windows(size) & set(range(start + n - size, start + 1))
+                if keys[s] and keys[s + size - 1]
+            ]
+            if fits:
+                assert around is not None and around.last - around.first + 1 == size and around.first - 1 in fits
+                break
+        else:
+            assert around is None
 
 
 # --- calculate_min_context ---

@@ -66,7 +66,7 @@ SAMPLED = 200  # windows spread evenly over the file, scored too
 VOTE_BUDGET = 20_000  # votes cast at most (the rarest lines and words first)
 MAX_LOCATIONS_SHOWN = 20  # an ambiguous search text's locations named in the message (all are in the data)
 MAX_EXTRA_CONTEXT = 100  # lines added around a location, at most, when looking for a unique window
-UNIQUE_WINDOW_WORK = 1_000_000  # windows of the file hashed at most when looking for them (see _ambiguous)
+UNIQUE_WINDOW_WORK = 500_000  # windows of the file hashed at most when looking for them (see unique_around)
 # The failing search texts of an answer whose report includes the parts that cost more than the
 # matching itself: a no-match's closest lines, an ambiguous match's unique windows and min_context.
 EXPLAINED_FAILURES = 3
@@ -184,7 +184,7 @@ class AmbiguousMatch(MatchFailure):
         self.stage = stage
         self.locations = locations
         # For each of the first MAX_LOCATIONS_SHOWN locations, the smallest unique window containing
-        # it (None: none within the extra lines tried, see _ambiguous); () when not worked out.
+        # it (None: none within the extra lines tried, see _Windows.unique_around); () when not worked out.
         self.unique_around = unique_around
         self.min_context = min_context  # calculate_min_context of the file; None when not worked out
 
@@ -725,32 +725,57 @@ class _Windows:
         return low
 
     def unique_around(
-        self, starts: Sequence[int], n: int, largest: int, blank: Sequence[bool]
+        self, starts: Sequence[int], n: int, largest: int, blank: Sequence[bool], core_at: Sequence[int]
     ) -> tuple[Lines | None, ...]:
         """For each location [start, start+n), the smallest window of at most `largest` lines
         containing it that occurs once in the file and neither starts nor ends with a blank line
-        (the matcher would try it without those too), or None if there is none that small."""
-        total = len(self.ids)
+        (the matcher would try it without those too); None if there is none that small, or if
+        finding it would hash more than UNIQUE_WINDOW_WORK windows.
+
+        `core_at` is every place the lines of a location occur. A window equal to one around a
+        location has them at the same offset, so it starts at one of those places, minus the
+        offset: where they are few, only the windows there are compared (a search text at two
+        places in a long file); where they are many, every window of the size is counted, a pass
+        over the file.
+        """
         found: dict[int, Lines] = {}
-        for size in range(n + 1, min(largest, total) + 1):
-            if len(found) == len(starts):
+        work_left = UNIQUE_WINDOW_WORK
+        for size in range(n + 1, min(largest, len(self.ids)) + 1):
+            pending = [start for start in starts if start not in found]
+            if not pending:
                 break
-            counts = self.counts(size)
-            for start in starts:
-                if start in found:
-                    continue
-                # Window starts that contain the location, the most centred first.
-                candidates = [
-                    s
-                    for s in range(start + n - size, start + 1)
-                    if s >= 0 and s + size <= total and not blank[s] and not blank[s + size - 1]
-                ]
-                candidates.sort(key=lambda s, start=start: abs((start - s) - (s + size - start - n)))
-                for s in candidates:
-                    if counts[self.of(s, size)] == 1:  # a hash collision can only make a window look shared
+            compared = len(pending) * (size - n + 1) * len(core_at)  # at most, window by window
+            every = len(self.ids) - size + 1
+            work_left -= min(compared, every)
+            if work_left < 0:
+                break
+            counts = self.counts(size) if every < compared else None
+            for start in pending:
+                for s in self._around(start, n, size, blank):
+                    if self._occurs_once(s, size, start - s, core_at, counts):
                         found[start] = Lines(s + 1, s + size)
                         break
         return tuple(found.get(start) for start in starts)
+
+    def _around(self, start: int, n: int, size: int, blank: Sequence[bool]) -> list[int]:
+        """Where the windows of `size` lines that contain [start, start+n), and neither start nor
+        end with a blank line, start: the most centred first."""
+        last = len(self.ids) - size
+        around = [
+            s for s in range(max(0, start + n - size), min(start, last) + 1) if not blank[s] and not blank[s + size - 1]
+        ]
+        return sorted(around, key=lambda s: abs((start - s) - (s + size - start - n)))
+
+    def _occurs_once(self, s: int, size: int, offset: int, core_at: Sequence[int], counts: Counter[int] | None) -> bool:
+        """Whether the window [s, s+size), whose location's lines are at `offset` in it, occurs
+        nowhere else: by `counts` of every window's hash if given, else by the windows at the
+        other places of those lines. A hash collision can only make a window look shared."""
+        window = self.of(s, size)
+        if counts is not None:
+            return counts[window] == 1
+        last = len(self.ids) - size
+        others = (q - offset for q in core_at)
+        return not any(other != s and 0 <= other <= last and self.of(other, size) == window for other in others)
 
 
 def _ambiguous(
@@ -761,9 +786,7 @@ def _ambiguous(
     It names the strictest stage that finds every one of them. The advice (the unique window
     around each place, and how many lines make every window unique; only if `explain`) compares
     lines ignoring indentation and trailing whitespace, as the loosest stage does, so a search
-    text it suggests matches one place whatever stage is tried. Each window size tried for the
-    unique windows costs a pass over the file, so fewer than MAX_EXTRA_CONTEXT more lines are
-    tried in a file so long that they would hash more than UNIQUE_WINDOW_WORK windows.
+    text it suggests matches one place whatever stage is tried.
     """
     lead, trail = ends
     core = search[lead : len(search) - trail]
@@ -781,9 +804,12 @@ def _ambiguous(
         return AmbiguousMatch(stage, locations, (), None)
     keys = _keys(file_lines, INDENTATION)
     windows = _Windows(keys)
-    extra = min(MAX_EXTRA_CONTEXT, UNIQUE_WINDOW_WORK // len(keys))
+    # Every place the core's lines are, whatever their indentation (`places` leaves out the ones
+    # whose shift is not uniform): a window equal to one around a place is at one of these.
+    core_at = _occurrences(keys, _keys(core, INDENTATION))
     # Not capped at min_context: a window of that size may have to grow past blank lines at its ends.
-    around = windows.unique_around(places[:MAX_LOCATIONS_SHOWN], n, n + extra, [not k for k in keys])
+    blank = [not k for k in keys]
+    around = windows.unique_around(places[:MAX_LOCATIONS_SHOWN], n, n + MAX_EXTRA_CONTEXT, blank, core_at)
     return AmbiguousMatch(stage, locations, around, windows.min_context())
 
 
