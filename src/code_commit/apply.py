@@ -19,7 +19,7 @@ from .edits import DeleteFile, Edit, EditFile, WriteFile
 from .errors import AnswerRefused, RestoreFailed
 from .guard import Guard
 from .journal import Journal, JournalError, close, describe_error, undo
-from .matching import Lines, MatchFailure, NumberedLine, resolve
+from .matching import EXPLAINED_FAILURES, AmbiguousMatch, Lines, MatchFailure, NoMatch, NumberedLine, resolve
 from .tree import Tree
 
 
@@ -56,6 +56,9 @@ class Problem:
 
     def __str__(self) -> str:
         return self.message
+
+
+MATCH_FAILURES = (NoMatch.kind, AmbiguousMatch.kind)  # the kinds of problem whose report is costly
 
 
 class PlanRefused(AnswerRefused):
@@ -185,8 +188,11 @@ def _resolve_edit(
     failed = False
     count = len(edit.replacements)
     for number, pair in enumerate(edit.replacements, start=1):
+        # Only the answer's first few failures get the costly parts of a report: an answer of many
+        # failing pairs (a few bytes each) must not cost a pass over the file per window size each.
+        explain = sum(problem.kind in MATCH_FAILURES for problem in problems) < EXPLAINED_FAILURES
         try:
-            text = resolve(text, pair.search, pair.replace).text
+            text = resolve(text, pair.search, pair.replace, explain).text
         except MatchFailure as failure:
             failed = True
             where = f"{path!r}: block {block} (an edit block), search {number} of {count}"
