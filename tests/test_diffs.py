@@ -8,13 +8,21 @@ import subprocess
 import zlib
 from pathlib import Path
 
-from code_commit.apply import plan_changes
-from code_commit.diffs import plan_diff, plan_patch, write_patch
+from code_commit.apply import Plan, plan_changes
+from code_commit.diffs import Redact, change_diff, patch_of, plan_changes_on_disk, write_patch
 from code_commit.edits import DeleteFile, WriteFile
 from code_commit.guard import Guard
 from code_commit.logs import Redactor, censor
 
 from support import git
+
+
+def plan_diff(root: Path, plan: Plan) -> str:
+    return "".join(change_diff(change) for change in plan_changes_on_disk(root, plan))
+
+
+def plan_patch(root: Path, plan: Plan, redact: Redact) -> bytes:
+    return patch_of(root, plan_changes_on_disk(root, plan), redact)
 
 
 def test_plan_diff_applies_cleanly_with_git_apply(tmp_path: Path) -> None:

@@ -2,12 +2,12 @@
 
 Two forms of the same diff:
 
-- **patches** (`change_patch`, `plan_patch`, `patch_of`), as bytes: byte for byte what the
+- **patches** (`change_patch`, `patch_of`), as bytes: byte for byte what the
   files hold, whatever their encoding, so `git apply` and `git apply -R` reproduce them exactly.
   A file git treats as binary (it holds a NUL byte) gets git's binary form (`GIT binary patch`,
   both directions, with the full `index` line git requires), as `git diff --binary` writes it.
   These are what the log folder keeps (`NN-changes.diff`, `final.patch`, `dry-run.patch`).
-- **diffs for reading** (`change_diff`, `plan_diff`, `hunk_diff`), as text: bytes that are not
+- **diffs for reading** (`change_diff`, `hunk_diff`), as text: bytes that are not
   UTF-8 show as U+FFFD, and a binary file shows as `Binary files ... differ`, as `git diff` does.
 
 Git-style headers (`diff --git`, `new file mode`, `deleted file mode`) make every change
@@ -178,13 +178,3 @@ def plan_changes_on_disk(root: Path, plan: Plan) -> list[FileChange]:
             old, mode = None, 0o644
         changes.append(file_change(change.path, old, change.content, mode))
     return changes
-
-
-def plan_diff(root: Path, plan: Plan) -> str:
-    """The diff of every change in the plan, in plan order, for reading."""
-    return "".join(change_diff(change) for change in plan_changes_on_disk(root, plan))
-
-
-def plan_patch(root: Path, plan: Plan, redact: Redact) -> bytes:
-    """The patch of every change in the plan, in plan order, byte for byte."""
-    return patch_of(root, plan_changes_on_disk(root, plan), redact)
