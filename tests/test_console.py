@@ -97,16 +97,21 @@ def test_verbose_shows_the_answer_and_the_build_output(project: Project, api: Fa
     assert "checking the fix" not in quiet.stderr and "Adding" not in quiet.stderr
 
 
+HEAVY = ("rich", "code_commit.run", "code_commit.apply", "code_commit.ignore", "anthropic", "httpx2")
+
+
 @pytest.mark.parametrize("args", [["--help"], []])
 def test_help_and_setup_errors_import_neither_rich_nor_the_run(project: Project, args: list[str]) -> None:
-    """Start-up stays light: rich and the run's modules load only once the setup checks pass."""
+    """Start-up stays light: rich, the run's modules, the SDK and the ignore engine load only once
+    the setup checks pass (the .gitignore check does not need the engine)."""
     (project.root / "build.sh").unlink()
     probe = (
         "import sys\n"
         "from code_commit.cli import main\n"
         f"sys.argv = ['code-commit', *{args!r}]\n"
+        f"HEAVY = {HEAVY!r}\n"
         "try:\n    main()\nexcept SystemExit as exit:\n    code = exit.code\n"
-        "heavy = sorted(m for m in ('rich', 'code_commit.run', 'code_commit.apply', 'anthropic') if m in sys.modules)\n"
+        "heavy = sorted(m for m in HEAVY if m in sys.modules)\n"
         "print('EXIT', code, heavy, file=sys.stderr)\n"
     )
     # On a pseudo-terminal, where a run would get the live view.

@@ -6,7 +6,6 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 
 import pytest
 
@@ -146,19 +145,3 @@ def test_help_lists_the_exit_codes(cli) -> None:
     assert result.exit_code == 0
     for code in ("0 ", "1 ", "2 ", "3 ", "4 ", "5 ", "6 ", "130"):
         assert f"  {code}" in result.stdout
-
-
-@pytest.mark.parametrize("args", [["--help"], []])
-def test_help_and_setup_errors_do_not_import_the_sdk(project: Project, args: list[str]) -> None:
-    (project.root / "build.sh").unlink()
-    probe = (
-        "import sys\n"
-        "from code_commit.cli import main\n"
-        f"sys.argv = ['code-commit', *{args!r}]\n"
-        "try:\n    main()\nexcept SystemExit as exit:\n    code = exit.code\n"
-        "heavy = [m in sys.modules for m in ('anthropic', 'httpx2', 'code_commit.ignore')]\n"
-        "print('EXIT', code, *heavy, file=sys.stderr)\n"
-    )
-    done = subprocess.run([sys.executable, "-c", probe], cwd=project.root, capture_output=True, text=True)
-    expected = 0 if args else 2
-    assert f"EXIT {expected} False False False" in done.stderr, "the .gitignore check did not need the ignore engine"
