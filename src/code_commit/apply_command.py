@@ -24,13 +24,14 @@ from typing import Any
 from . import stops
 from .apply import Plan, PlanRefused, Problem, apply_plan, plan_changes
 from .applydir import looks_like_json, parse_applydir
-from .build import BuildResult, run_build
+from .build import BuildResult
 from .edits import Edit, parse_answer
 from .errors import (
     EXIT_BUILD_FAILS,
     EXIT_OK,
     EXIT_REFUSED,
     AnswerRefused,
+    BuildTampered,
     CodeCommitError,
     SetupError,
     error_of,
@@ -39,7 +40,9 @@ from .guard import Guard, check_git_index
 from .journal import recover
 from .logs import LOGS_DIR, Redactor, RunLog, internal_error, prune_runs
 from .printable import visible
+from .sandbox import Sandbox, choose
 from .settings import CONFIG_DIR, Settings, load_settings, resolve_api_key
+from .tamper import checked_build, not_dumpable
 from .ui import Console, to_stdout
 from .workspace import ProjectLock, _gitignore_problems, build_script_problems, config_dir_problems
 
@@ -122,6 +125,8 @@ def _command(
         if problems:
             raise SetupError("\n".join(problems))
     check_git_index(root)
+    # Probed only when a build will run: `require` without a working sandbox is exit 2, before any write.
+    sandbox = choose(settings.sandbox) if build else None
     text = _read_answer(source)
     redact = Redactor.of([_configured_key(root, settings.provider)])
     console.redact = redact
@@ -136,8 +141,12 @@ def _command(
         config_dir.mkdir(exist_ok=True)
         # Like a run: under the project's lock (the plan is made under it too, so no run changes the
         # files in between), with SIGINT, SIGTERM and --timeout ending it cleanly.
-        with stops.watch(settings.timeout), ProjectLock.take(config_dir, settings.wait_lock, console.info):
-            _apply(root, text, fmt, settings, build, redact, console, report)
+        with (
+            stops.watch(settings.timeout),
+            not_dumpable(),
+            ProjectLock.take(config_dir, settings.wait_lock, console.info),
+        ):
+            _apply(root, text, fmt, settings, sandbox, redact, console, report)
 
     to_stdout(redact(_as_json(report) if as_json else _as_text(report)))
     if report.problems:
@@ -150,11 +159,12 @@ def _apply(
     text: str,
     fmt: str,
     settings: Settings,
-    build: bool,
+    sandbox: Sandbox | None,
     redact: Redactor,
     console: Console,
     report: ApplyReport,
 ) -> None:
+    """`sandbox`: what --build's build runs under; None without --build."""
     log = RunLog.create(root / CONFIG_DIR, redact)
     report.log_dir = log.folder
     log.write_file("answer.txt", text)
@@ -180,16 +190,19 @@ def _apply(
     if report.problems:
         log.write_file("refused.txt", "".join(f"- {p.message}\n" for p in report.problems))
         log.event(f"apply: refused ({len(report.problems)} problem(s)); nothing was written")
-    elif build:
+    elif sandbox is not None:
+        log.event(f"apply: the build runs under {sandbox.describe()}")
+        if sandbox.problem is not None:
+            console.warn(f"the build runs without a sandbox, with your full rights: {sandbox.problem}")
         console.info("running build.sh")
-        report.build = run_build(
-            root,
-            log.folder / "build.txt",
-            redact,
-            settings.build_timeout,
-            on_output=console.build_output,
-            linger=settings.build_linger,
-        )
+        try:
+            build_log = log.folder / "build.txt"
+            report.build = checked_build(
+                root, log.folder, build_log, redact, settings, sandbox, console.build_output, console.warn
+            )
+        except BuildTampered as tampered:
+            log.event(f"apply: {tampered}")
+            raise
         log.event(f"apply: {report.build.describe()}")
     console.info(f"logs: {log.folder.relative_to(root)}")
 
@@ -309,6 +322,7 @@ def _as_json(report: ApplyReport) -> str:
             "exit_code": report.build.exit_code,
             "timed_out": report.build.timed_out,
             "log": str(report.build.log_path),
+            "sandbox": report.build.sandbox,
         },
         "log_dir": None if report.log_dir is None else str(report.log_dir),
         "error": report.error,

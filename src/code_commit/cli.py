@@ -159,10 +159,25 @@ def main_command(
     max_cost: Annotated[
         float | None, typer.Option(help="Budget in US dollars: stop (exit 3) before a call that could go over it.")
     ] = None,
+    sandbox: Annotated[
+        str | None,
+        typer.Option(help="Where build.sh runs: auto (bubblewrap when it works), require (else exit 2), off."),
+    ] = None,
+    sandbox_network: Annotated[
+        bool | None,
+        typer.Option("--sandbox-network/--no-sandbox-network", help="Let a sandboxed build use the network."),
+    ] = None,
+    sandbox_writable: Annotated[
+        list[str] | None,
+        typer.Option(help="An extra path a sandboxed build may write, outside the project (repeatable)."),
+    ] = None,
     quiet: Annotated[bool, QUIET] = False,
     verbose: Annotated[bool, VERBOSE] = False,
 ) -> None:
     flags = {
+        "sandbox": sandbox,
+        "sandbox_network": sandbox_network,
+        "sandbox_writable": sandbox_writable or None,
         "model": model,
         "max_tokens": max_tokens,
         "base_url": base_url,
@@ -336,6 +351,8 @@ Exit codes:
   8    an apply could not be undone (a killed run's, found first, or this one's after a failed
        write): see the message; run code-commit recover once the cause is fixed
   9    internal error: a bug, or the environment (disk full, permissions)
+  10   with --build: the build changed build.sh, an ignore file, git's hooks or config, or
+       agent-config/; the message names each changed path
   130  interrupted"""
 
 

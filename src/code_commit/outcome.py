@@ -37,6 +37,7 @@ class Outcome:
     diff: str | None = None  # --dry-run: what the answer would change
     dry_run: bool = False
     refusal: str | None = None  # why the answers were refused, when no answer could be applied
+    sandbox: str | None = None  # what builds run under (sandbox.Sandbox.describe); None: no build can run
 
     @property
     def refused(self) -> bool:

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from . import stops
 from .apply import Plan, apply_plan, plan_changes
-from .build import output_for_prompt, run_build
+from .build import output_for_prompt
 from .calls import CallMeter, ask, check_fits, report_totals
 from .diffs import change_diff, patch_of, plan_changes_on_disk, write_patch
 from .edits import parse_answer
@@ -33,8 +33,10 @@ from .logs import LOGS_DIR, Redactor, RunLog, internal_error, prune_runs, redact
 from .outcome import Outcome, RunOptions
 from .prompts import Feedback, Prompt, SystemPrompts, initial_prompt, load_system_prompts, repair_prompt
 from .review import approve
+from .sandbox import Sandbox, choose
 from .settings import ApiKey, Settings
 from .summary import SUMMARY_FILE, summarize
+from .tamper import checked_build, not_dumpable
 from .tree import Tree
 from .ui import Console
 from .workspace import ProjectLock, Workspace
@@ -53,6 +55,7 @@ class RunContext:
     log: RunLog
     console: Console
     outcome: Outcome
+    sandbox: Sandbox
 
     def initial_prompt(self) -> Prompt:
         return initial_prompt(
@@ -82,7 +85,11 @@ def execute(
         first = initial_prompt(system, workspace.query, workspace.codebase, settings.prompt_order).redacted(redact)
         check_fits(first, model, settings)
         check_git_index(workspace.root)
+        # Probed once, before the first model call: `require` without a working sandbox is exit 2 here.
+        sandbox = choose("off" if options.dry_run else settings.sandbox)
+        outcome.sandbox = None if options.dry_run else sandbox.describe()
         with (
+            not_dumpable(),  # the key in this process's environment and memory, out of same-user reach
             stops.watch(settings.timeout),  # SIGINT/SIGTERM and --timeout end the run through `Stopped`
             console.live(enabled=not settings.review),  # a review owns the terminal
             ProjectLock.take(workspace.config_dir, settings.wait_lock, console.info),
@@ -92,6 +99,10 @@ def execute(
             outcome.log_dir = log.folder
             try:
                 console.info(f"run log: {log.folder.relative_to(workspace.root)}")
+                if not options.dry_run:
+                    log.event(f"sandbox: builds run under {sandbox.describe()}")
+                if sandbox.problem is not None:  # auto without a working sandbox: once a run, with the fix
+                    console.warn(f"builds run without a sandbox, with your full rights: {sandbox.problem}")
                 for line in recover(workspace.root).lines():  # an apply a killed run left half done
                     log.event(f"recovery: {line}")
                     console.warn(f"recovery: {line}")
@@ -100,7 +111,7 @@ def execute(
                 budget = None if settings.max_cost is None else Budget(settings.max_cost, model, settings.max_tokens)
                 meter = CallMeter(log, console, budget)
                 provider = provider or make_provider(settings, key, meter.hooks())
-                run = RunContext(workspace, settings, system, provider, model, meter, log, console, outcome)
+                run = RunContext(workspace, settings, system, provider, model, meter, log, console, outcome, sandbox)
                 (dry_run if options.dry_run else repair_loop)(run)
             except (CodeCommitError, stops.Stopped) as exc:
                 outcome.error = error_of(exc)
@@ -172,13 +183,15 @@ def repair_loop(run: RunContext) -> None:
                 console.warn(warning)
 
         console.step("running build.sh")
-        result = run_build(
+        result = checked_build(
             workspace.root,
+            log.folder,
             log.path(call, "build.txt"),
             log.redact,
-            settings.build_timeout,
+            settings,
+            run.sandbox,
             on_output=console.build_output,
-            linger=settings.build_linger,
+            on_note=lambda note: _once(note, warned, log, console),
         )
         outcome.last_build = result
         log.event(f"call {call}: {result.describe()}")
@@ -192,6 +205,13 @@ def repair_loop(run: RunContext) -> None:
         console.info(f"no answer could be applied: all {calls} were refused, so no build ran")
     else:
         console.info(f"the build still fails after {settings.max_repairs} repairs")
+
+
+def _once(note: str, warned: set[str], log: RunLog, console: Console) -> None:
+    if note not in warned:
+        warned.add(note)
+        log.event(note)
+        console.warn(note)
 
 
 def dry_run(run: RunContext) -> None:

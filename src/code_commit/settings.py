@@ -29,6 +29,7 @@ KEY_FILES = {"anthropic": "anthropic-api-key", "openai": "openai-api-key"}
 KEY_ENV = {"anthropic": "ANTHROPIC_API_KEY", "openai": "OPENAI_API_KEY"}
 MIN_KEY_LENGTH = 8
 PROMPT_ORDERS = ("spec", "cache")
+SANDBOX_MODES = ("auto", "require", "off")  # sandbox.py: what each means
 # Tables of config.toml that are not settings: their own modules read and check them.
 CONFIG_TABLES = ("models",)  # llm/catalog.py: model prices and context windows
 
@@ -91,6 +92,17 @@ class Settings:
     edit_threshold_bytes: int = _setting(
         15000, "The prompt asks for edit blocks, not whole files, for files over this many bytes."
     )
+    sandbox: str = _setting(
+        "auto",
+        "Where build.sh runs: auto (in bubblewrap when it works here, else unsandboxed with a warning), "
+        "require (no working sandbox is a setup error, exit 2: for cron and CI), off (with your full rights).",
+    )
+    sandbox_network: bool = _setting(False, "Whether a sandboxed build may use the network (to fetch dependencies).")
+    sandbox_writable: list[str] = _setting(  # noqa: RUF009 - _setting gives a list a default_factory
+        [],
+        "Extra paths a sandboxed build may write (absolute or ~/...), outside the project: caches.",
+        ["~/.cache/pip", "~/.npm"],
+    )
 
 
 SETTING_NAMES = tuple(f.name for f in dataclasses.fields(Settings))
@@ -144,7 +156,7 @@ def load_settings(
         sources[name] = "flag"
 
     settings = Settings(**values)
-    _validate(settings, sources)
+    _validate(settings, sources, root)
     return LoadedSettings(settings, sources)
 
 
@@ -185,7 +197,7 @@ def _coerce(name: str, value: Any, hint: Any, where: str, from_text: bool = Fals
     raise AssertionError(f"unhandled setting type {hint!r}")
 
 
-def _validate(settings: Settings, sources: dict[str, str]) -> None:
+def _validate(settings: Settings, sources: dict[str, str], root: Path) -> None:
     def bad(name: str, why: str) -> SetupError:
         return SetupError(f"setting {name} (from {sources[name]}): {why}.")
 
@@ -232,6 +244,14 @@ def _validate(settings: Settings, sources: dict[str, str]) -> None:
         raise bad("edit_threshold_lines", "must be at least 1")
     if settings.edit_threshold_bytes < 1:
         raise bad("edit_threshold_bytes", "must be at least 1")
+    if settings.sandbox not in SANDBOX_MODES:
+        raise bad("sandbox", f"must be one of {', '.join(SANDBOX_MODES)}, not {settings.sandbox!r}")
+    if settings.sandbox_writable:
+        from .sandbox import writable_problem
+    for path in settings.sandbox_writable:
+        problem = writable_problem(path, root)
+        if problem:
+            raise bad("sandbox_writable", problem)
     if settings.protected_patterns:
         from .ignore import pattern_problem  # compiles its regexes on import: only when needed
     for pattern in settings.protected_patterns:
