@@ -70,24 +70,31 @@ def _gitdir_of(dot_git: Path) -> Path | None:
 
 
 def _git_files(root: Path) -> tuple[tuple[Path, ...], bool]:
-    """Every .gitignore, .gitattributes and .gitmodules git would read in the tree: tracked ones and
-    untracked ones that are not ignored (git reads no ignore file inside an ignored folder). Without
-    a repository (or git), a bounded walk finds them."""
-    pathspecs = [f":(glob)**/{name}" for name in GIT_FILES]
-    try:
-        listed = subprocess.run(
-            ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard", "--", *pathspecs],
-            cwd=root,
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            timeout=LIST_TIMEOUT,
-            check=False,
-        )
-    except (OSError, subprocess.TimeoutExpired):
-        listed = None
-    if listed is not None and listed.returncode == 0:
-        names = sorted({os.fsdecode(n) for n in listed.stdout.split(b"\0") if n})
-        return tuple(root / n for n in names[:MAX_ENTRIES]), len(names) > MAX_ENTRIES
+    """Every .gitignore, .gitattributes and .gitmodules git would read in the tree: tracked ones,
+    untracked ones, and ignored ones (a .gitignore holding `*` ignores itself, and git still reads
+    it), but none inside an ignored folder, where git reads nothing. Without a repository (or git),
+    a bounded walk finds them."""
+    pathspecs = ["--", *(f":(glob)**/{name}" for name in GIT_FILES)]
+    names: set[str] = set()
+    for listing in (["--cached", "--others"], ["--others", "--ignored", "--directory"]):
+        try:
+            listed = subprocess.run(
+                ["git", "ls-files", "-z", "--exclude-standard", *listing, *pathspecs],
+                cwd=root,
+                stdin=subprocess.DEVNULL,
+                capture_output=True,
+                timeout=LIST_TIMEOUT,
+                check=False,
+            )
+        except (OSError, subprocess.TimeoutExpired):
+            break
+        if listed.returncode != 0:
+            break
+        # --directory lists an ignored folder as "name/", without looking inside: git reads nothing there.
+        names.update(os.fsdecode(n) for n in listed.stdout.split(b"\0") if n and not n.endswith(b"/"))
+    else:
+        ordered = sorted(names)
+        return tuple(root / n for n in ordered[:MAX_ENTRIES]), len(ordered) > MAX_ENTRIES
     found: list[Path] = []
     seen = 0
     for folder, dirs, names in os.walk(root):
