@@ -506,3 +506,95 @@ def test_not_dumpable_is_undone_when_the_run_ends() -> None:
     with not_dumpable():
         assert get_dumpable(3, 0, 0, 0, 0) == 0
     assert get_dumpable(3, 0, 0, 0, 0) == 1
+
+
+# --- settings, `config`, `apply --build`, and when the probe runs ---
+
+
+def fake_bwrap(tmp_path: Path) -> tuple[Path, Path]:
+    """A PATH whose bwrap records each start in a file and fails as one without user namespaces would."""
+    bin_dir = path_without_bwrap(tmp_path)
+    started = tmp_path / "bwrap-started"
+    fake = bin_dir / "bwrap"
+    fake.write_text(
+        f"#!/bin/sh\necho started >> {started}\necho 'bwrap: No permissions to creating new namespace' >&2\nexit 1\n"
+    )
+    fake.chmod(0o755)
+    return bin_dir, started
+
+
+def test_the_probe_runs_only_when_a_build_is_about_to_run(
+    project: Project, cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    bin_dir, started = fake_bwrap(tmp_path)
+    monkeypatch.setenv("PATH", str(bin_dir))
+    answer = tmp_path / "answer.txt"
+    answer.write_text(FIX)
+
+    assert cli("--help").exit_code == 0
+    config = cli("config")
+    assert f"# builds would run under: bubblewrap ({bin_dir / 'bwrap'}), if it can create" in config.stdout
+    assert json.loads(cli("--sandbox", "off", "config", "--json").stdout)["sandbox"].startswith("none (sandbox")
+    assert cli("apply", "--check", str(answer)).exit_code == 0
+    assert cli("apply", str(answer)).exit_code == 0
+    assert not started.exists(), "bwrap was started without a build to run"
+
+    (project.root / "fixed.txt").unlink()
+    result = cli("apply", "--build", str(answer))
+    assert result.exit_code == 0, result.stdout + result.stderr
+    assert started.read_text() == "started\n"  # once
+    assert "the build runs without a sandbox" in result.stderr
+    assert "bwrap said: bwrap: No permissions to creating new namespace" in result.stderr
+
+
+def test_apply_build_is_sandboxed_and_fingerprinted(project: Project, cli, tmp_path: Path) -> None:
+    project.build_script("echo 'exit 0' > build.sh || echo WRITE-FAILED\ntest -f fixed.txt\n")
+    project.commit_all()
+    original = project.read("build.sh")
+    answer = tmp_path / "answer.txt"
+    answer.write_text(FIX)
+
+    sandboxed = cli("apply", "--build", "--json", str(answer))
+    assert sandboxed.exit_code == 0, sandboxed.stderr
+    report = json.loads(sandboxed.stdout)
+    assert report["build"]["sandbox"] == BUBBLEWRAP and report["build"]["passed"]
+    assert project.read("build.sh") == original
+
+    (project.root / "fixed.txt").unlink()
+    unsandboxed = cli("--sandbox", "off", "apply", "--build", "--json", str(answer))
+    assert unsandboxed.exit_code == 10
+    report = json.loads(unsandboxed.stdout)
+    assert report["ok"] is False and "build.sh (changed)" in report["error"]
+    assert "build.sh (changed)" in unsandboxed.stderr
+    assert "build.sh (changed)" in (project.run_dirs()[-1] / "run.log").read_text()
+
+
+@pytest.mark.parametrize(
+    ("args", "env", "message"),
+    [
+        (["--sandbox", "maybe"], {}, "must be one of auto, require, off, not 'maybe'"),
+        (["--sandbox-writable", "cache"], {}, "'cache' is not an absolute path"),
+        (["--sandbox-writable", "{root}/build"], {}, "is inside the project"),
+        (["--sandbox-writable", "{root}/agent-config"], {}, "is inside the project"),
+        ([], {"CODE_COMMIT_SANDBOX_WRITABLE": "~/.cache/pip, {parent}"}, "contains the project"),
+    ],
+)
+def test_bad_sandbox_settings_are_setup_errors(
+    project: Project, cli, args: list[str], env: dict[str, str], message: str
+) -> None:
+    fill = {"root": str(project.root), "parent": str(project.root.parent)}
+    result = cli(*[a.format(**fill) for a in args], "config", env={k: v.format(**fill) for k, v in env.items()})
+    assert result.exit_code == 2
+    assert message in result.stderr
+
+
+def test_extra_writable_paths_are_writable_in_the_sandbox(tmp_path: Path, outside: Path) -> None:
+    (tmp_path / "build.sh").write_text(f"#!/bin/sh\necho cached > {outside}/cache.txt\n")
+    (tmp_path / "build.sh").chmod(0o755)
+    protected = protected_paths(tmp_path)
+    sandbox = choose("require")
+    writable = [str(outside)]
+    build_policy = policy(sandbox, tmp_path, [*protected.files], [tmp_path / "agent-config"], False, writable)
+    assert build_policy is not None
+    assert run_build(tmp_path, tmp_path / "out.txt", Redactor(), 60, sandbox=build_policy).passed
+    assert (outside / "cache.txt").read_text() == "cached\n"

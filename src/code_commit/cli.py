@@ -323,6 +323,7 @@ def config(
 
     def action(console: Any) -> int:
         from .configfile import as_json, report
+        from .sandbox import preview
         from .settings import key_is_optional, load_settings, resolve_api_key
 
         root = Path.cwd()
@@ -333,7 +334,8 @@ def config(
             key = resolve_api_key(root, loaded.settings.provider, optional=optional)
         except CodeCommitError as exc:
             problem = str(exc)
-        _stdout((as_json if json_output else report)(loaded, key, problem))
+        sandbox = preview(loaded.settings.sandbox)
+        _stdout((as_json if json_output else report)(loaded, key, problem, sandbox))
         return 0
 
     raise typer.Exit(_guarded(action))

@@ -189,3 +189,21 @@ def policy(
 def _existing_real(paths: Sequence[Path]) -> tuple[Path, ...]:
     real = (Path(os.path.realpath(p)) for p in paths if os.path.lexists(p))
     return tuple(dict.fromkeys(p for p in real if p.exists()))
+
+
+def preview(mode: str, env: Mapping[str, str] | None = None) -> str:
+    """What a run would use, for `code-commit config`: found on PATH or not, without starting bwrap
+    (a run does that once, before its first build)."""
+    if mode == "off":
+        return Sandbox(mode, NONE).describe()
+    bwrap = find_bwrap(os.environ if env is None else env)
+    if bwrap is not None:
+        return f"bubblewrap ({bwrap}), if it can create its namespaces here: a run checks once, before its first build"
+    why = (
+        f"builds are sandboxed only on Linux so far, not on {sys.platform}"
+        if sys.platform != "linux"
+        else f"bubblewrap (bwrap) is not installed (not on PATH): {INSTALL_FIX}"
+    )
+    if mode == "require":
+        return f"none: a run would stop with exit 2 before any model call: {why}"
+    return f"none: {why}, {OFF_FIX}"
