@@ -598,3 +598,16 @@ def test_extra_writable_paths_are_writable_in_the_sandbox(tmp_path: Path, outsid
     assert build_policy is not None
     assert run_build(tmp_path, tmp_path / "out.txt", Redactor(), 60, sandbox=build_policy).passed
     assert (outside / "cache.txt").read_text() == "cached\n"
+
+
+def test_the_time_limit_kills_a_sandboxed_build_and_everything_it_started(project: Project, api: FakeAPI, cli) -> None:
+    marker = f"600.{uuid.uuid4().int % 10**8}"
+    project.build_script(f"setsid sleep {marker} &\nsleep {marker} &\necho started\nsleep {marker}\n")
+    project.commit_all()
+    api.reply(FIX)
+    result = cli("--build-timeout", "3", "--json", env={"CODE_COMMIT_MAX_REPAIRS": "0"})
+    assert result.exit_code == 1, result.stderr
+    record = json.loads(result.stdout)
+    assert record["last_build"]["timed_out"] and record["last_build"]["sandbox"] == BUBBLEWRAP
+    assert "started" in Path(record["last_build"]["log"]).read_text()
+    assert all_gone(marker), "a process the sandboxed build started outlived it"
