@@ -46,6 +46,7 @@ from pathlib import Path
 from typing import BinaryIO, Protocol
 
 from .errors import SetupError
+from .gitenv import git_env
 
 DEFAULT_OUTPUT = "agent-config/codeRollup.txt"
 DEFAULT_MAX_FILE_SIZE = 256 * 1024
@@ -117,7 +118,7 @@ def list_paths(root: Path) -> list[bytes]:
     argv = ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"]
     try:
         # LC_ALL=C: git's messages are matched below, so they must not be translated.
-        proc = subprocess.run(argv, cwd=root, capture_output=True, env={**os.environ, "LC_ALL": "C"}, check=False)
+        proc = subprocess.run(argv, cwd=root, capture_output=True, env=git_env(LC_ALL="C"), check=False)
     except FileNotFoundError as exc:
         raise SetupError("git is not installed or not on PATH; the rollup asks git which files to include") from exc
     if proc.returncode != 0:
