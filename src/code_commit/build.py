@@ -25,8 +25,9 @@ from pathlib import Path
 from typing import BinaryIO
 
 from .logs import Redactor
+from .secrets import PROVIDER_ENV
 
-SECRET_ENV = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "OPENAI_API_KEY")
+SECRET_ENV = PROVIDER_ENV
 LINGER_SECONDS = 2.0  # after build.sh exits, how long children may keep the pipe open
 CHUNK = 1 << 16
 BLOCK = 1 << 20

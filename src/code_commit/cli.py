@@ -308,17 +308,20 @@ def config(
 
     def action(console: Any) -> int:
         from .configfile import as_json, report
+        from .secrets import collect_secrets
         from .settings import key_is_optional, load_settings, resolve_api_key
 
         root = Path.cwd()
         loaded = load_settings(root, flags=flags)
+        secrets = collect_secrets(root, redact_env=loaded.settings.redact_env)
         key = problem = None
         try:
             optional = key_is_optional(loaded.settings, os.environ)
             key = resolve_api_key(root, loaded.settings.provider, optional=optional)
         except CodeCommitError as exc:
             problem = str(exc)
-        _stdout((as_json if json_output else report)(loaded, key, problem))
+        shown = (as_json if json_output else report)(loaded, key, problem, secrets.sources)
+        _stdout(secrets.redactor(key.value if key else "")(shown))
         return 0
 
     raise typer.Exit(_guarded(action))

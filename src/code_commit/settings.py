@@ -9,6 +9,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import os
+import re
 import types
 import typing
 from collections.abc import Mapping
@@ -28,6 +29,7 @@ DEFAULT_MODEL = "claude-sonnet-5-5"
 KEY_FILES = {"anthropic": "anthropic-api-key", "openai": "openai-api-key"}
 KEY_ENV = {"anthropic": "ANTHROPIC_API_KEY", "openai": "OPENAI_API_KEY"}
 MIN_KEY_LENGTH = 8
+ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 PROMPT_ORDERS = ("spec", "cache")
 # Tables of config.toml that are not settings: their own modules read and check them.
 CONFIG_TABLES = ("models",)  # llm/catalog.py: model prices and context windows
@@ -83,6 +85,12 @@ class Settings:
         [],
         "Extra gitignore-style patterns the model may never write or delete (matched ignoring case).",
         [".github/workflows/**", ".env*"],
+    )
+    redact_env: list[str] = _setting(  # noqa: RUF009 - _setting gives a list a default_factory
+        [],
+        "More environment variables whose values are censored everywhere, besides the provider keys and "
+        "variables named like *_TOKEN, *_SECRET, *_KEY or *PASSWORD* (SECURITY.md: secrets).",
+        ["DATABASE_URL"],
     )
     allow_delete: bool = _setting(True, "Whether an answer may delete files; false refuses every ^^^delete block.")
     edit_threshold_lines: int = _setting(
@@ -232,6 +240,9 @@ def _validate(settings: Settings, sources: dict[str, str]) -> None:
         raise bad("edit_threshold_lines", "must be at least 1")
     if settings.edit_threshold_bytes < 1:
         raise bad("edit_threshold_bytes", "must be at least 1")
+    for name in settings.redact_env:
+        if not ENV_NAME.fullmatch(name):
+            raise bad("redact_env", f"{name!r} is not an environment variable name")
     if settings.protected_patterns:
         from .ignore import pattern_problem  # compiles its regexes on import: only when needed
     for pattern in settings.protected_patterns:
