@@ -403,7 +403,7 @@ def recover(ctx: typer.Context) -> None:
         root = Path.cwd()
         settings = load_settings(root, flags=obj.get("flags")).settings
         with ProjectLock.take(root / CONFIG_DIR, settings.wait_lock, console.info):
-            lines = undo_interrupted(root).lines()
+            lines = undo_interrupted(root, settings.protected_patterns).lines()
         for line in lines:
             console.info(line)
         if not lines:
