@@ -180,6 +180,7 @@ def main_command(
         return
 
     def action(console: Any) -> int:
+        from . import stops
         from .settings import load_settings
         from .workspace import check_setup
 
@@ -192,12 +193,13 @@ def main_command(
             from .terminal import require_terminal
 
             require_terminal(loaded.sources["review"])
-        workspace, key = check_setup(root, settings, os.environ)
+        with stops.watch(settings.timeout):  # the run's time limit covers reading its setup files too
+            workspace, key = check_setup(root, settings, os.environ)
 
-        from .run import RunOptions, execute  # imported only once the setup is known to be good
-        from .summary import summarize
+            from .run import RunOptions, execute  # imported only once the setup is known to be good
+            from .summary import summarize
 
-        outcome = execute(workspace, key, settings, console, RunOptions(dry_run, revert_on_failure))
+            outcome = execute(workspace, key, settings, console, RunOptions(dry_run, revert_on_failure))
         if outcome.error is not None:
             report_error(console, outcome.error)
         if outcome.diff is not None and not json_output:

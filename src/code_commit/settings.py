@@ -124,11 +124,12 @@ def load_settings(
     hints = typing.get_type_hints(Settings)
 
     path = config_path(root)
-    if path.is_file():
+    raw = _read_setup_file(path, "the settings file")
+    if raw is not None:
         import tomllib  # only when there is a file to read: it costs ~10 ms of every start
 
         try:
-            data = tomllib.loads(path.read_text(encoding="utf-8"))
+            data = tomllib.loads(raw.decode("utf-8"))
         except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
             raise SetupError(f"{path}: not valid TOML: {exc}. Fix the file or delete it.") from exc
         for name, value in data.items():
@@ -273,12 +274,13 @@ def resolve_api_key(root: Path, provider: str, env: Mapping[str, str] | None = N
     env = os.environ if env is None else env
     var = KEY_ENV[provider]
     key_file = root / CONFIG_DIR / KEY_FILES[provider]
+    raw = None if env.get(var, "").strip() else _read_setup_file(key_file, "the key file")
     if env.get(var, "").strip():
         key = ApiKey(env[var].strip(), f"environment variable {var}")
-    elif key_file.is_file():
+    elif raw is not None:
         try:
-            text = key_file.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
             raise SetupError(f"cannot read the key file {key_file}: {exc}") from exc
         key = ApiKey(text.strip(), f"key file {CONFIG_DIR}/{KEY_FILES[provider]}")
         if not key.value:
@@ -296,3 +298,16 @@ def resolve_api_key(root: Path, provider: str, env: Mapping[str, str] | None = N
             f"{MIN_KEY_LENGTH} characters with no spaces or control characters."
         )
     return key
+
+
+def _read_setup_file(path: Path, what: str) -> bytes | None:
+    """A setup file's bytes, None if there is none; SetupError naming the path for anything but a
+    regular file (a FIFO there would block a plain open forever) or a file that cannot be read."""
+    from .regular import read_regular
+
+    try:
+        return read_regular(path)
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    except OSError as exc:
+        raise SetupError(f"cannot read {what} {path}: {exc.strerror}; replace it with a regular file.") from exc

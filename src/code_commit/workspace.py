@@ -117,7 +117,7 @@ def _kind(path: Path) -> str | None:
 
 def _read_input(root: Path, name: str, fix: str, problems: list[str]) -> str | None:
     try:
-        text = (root / name).read_text(encoding="utf-8")
+        text = read_regular(root / name).decode("utf-8")  # a FIFO there would block a plain open forever
     except FileNotFoundError:
         problems.append(f"{name} is missing: {fix}.")
         return None
@@ -126,6 +126,9 @@ def _read_input(root: Path, name: str, fix: str, problems: list[str]) -> str | N
         return None
     except UnicodeDecodeError:
         problems.append(f"{name} is not UTF-8 text: {fix}.")
+        return None
+    except NotRegularFile:
+        problems.append(f"{name} is {SPECIAL}, not a file: replace it with a file; {fix}.")
         return None
     except OSError as exc:
         problems.append(f"{name} cannot be read ({exc.strerror}): {fix}.")
