@@ -38,6 +38,7 @@ from .guard import Guard, check_git_index
 from .journal import recover
 from .logs import LOGS_DIR, Redactor, RunLog, internal_error, prune_runs
 from .printable import visible
+from .private import make_private_dirs
 from .secrets import collect_secrets
 from .settings import CONFIG_DIR, Settings, load_settings
 from .ui import Console, to_stdout
@@ -132,7 +133,7 @@ def _command(
             console.warn(warning)
     else:
         config_dir = root / CONFIG_DIR
-        config_dir.mkdir(exist_ok=True)
+        make_private_dirs(config_dir)
         # Like a run: under the project's lock (the plan is made under it too, so no run changes the
         # files in between), with SIGINT, SIGTERM and --timeout ending it cleanly.
         with stops.watch(settings.timeout), ProjectLock.take(config_dir, settings.wait_lock, console.info):

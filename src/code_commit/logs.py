@@ -16,6 +16,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .private import FOLDER_MODE, make_private_dir, make_private_dirs, open_private
+
 if TYPE_CHECKING:
     import logging
 
@@ -99,7 +101,8 @@ class RunLog:
     def create(cls, config_dir: Path, redact: Redactor) -> RunLog:
         logs = config_dir / LOGS_DIR
         try:
-            logs.mkdir(parents=True, exist_ok=True)
+            make_private_dirs(logs)
+            os.chmod(logs, FOLDER_MODE)  # ours alone, even if an older version made it 0755
         except (FileExistsError, NotADirectoryError) as exc:  # the setup checks say so first; this is a race
             from .errors import SetupError
 
@@ -112,7 +115,7 @@ class RunLog:
         for suffix in ("", *(f"-{n}" for n in range(1, 100))):
             folder = logs / (run_id + suffix)
             try:
-                folder.mkdir()
+                make_private_dir(folder)
             except FileExistsError:
                 continue
             return cls(folder, redact)
@@ -136,7 +139,8 @@ class RunLog:
     def event(self, message: str) -> None:
         """Append a timestamped line to run.log."""
         line = f"{datetime.now(tz=UTC).strftime('%Y-%m-%dT%H:%M:%S.%fZ')} {self.redact(message)}\n"
-        with open(self.folder / "run.log", "a", encoding="utf-8", errors="backslashreplace") as fh:
+        fd = open_private(self.folder / "run.log", os.O_WRONLY | os.O_APPEND)
+        with open(fd, "a", encoding="utf-8", errors="backslashreplace") as fh:
             fh.write(line)
 
 
@@ -172,7 +176,7 @@ def internal_error(exc: BaseException, folder: Path | None, redact: Redactor) ->
 def _write_text(path: Path, text: str) -> None:
     """Write a log file. A character UTF-8 cannot encode (a lone surrogate in a model's answer) is
     written as its backslash escape: the bytes stay visible, and a log write never raises for them."""
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    fd = open_private(path, os.O_WRONLY | os.O_TRUNC)
     with open(fd, "w", encoding="utf-8", errors="backslashreplace", newline="") as fh:
         fh.write(text)
 

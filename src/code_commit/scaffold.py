@@ -13,6 +13,7 @@ from pathlib import Path
 
 from .configfile import template as config_template
 from .errors import SetupError
+from .private import FILE_MODE, make_private_dirs
 from .settings import CONFIG_DIR, CONFIG_FILE
 from .workspace import QUERY_FILE, QUERY_PLACEHOLDER, _gitignore_problems
 
@@ -60,14 +61,14 @@ class Scaffold:
 def init_project(root: Path) -> Scaffold:
     result = Scaffold()
     try:
-        (root / CONFIG_DIR).mkdir(exist_ok=True)
+        make_private_dirs(root / CONFIG_DIR)
     except FileExistsError:  # exist_ok covers a folder: something else is there
         raise SetupError(
             f"{CONFIG_DIR} exists and is not a directory: code-commit keeps its inputs, keys and logs in "
             f"{CONFIG_DIR}/; move it away and run code-commit init again."
         ) from None
-    _create(root, QUERY_FILE, QUERY_TEMPLATE, 0o644, result)
-    _create(root, f"{CONFIG_DIR}/{CONFIG_FILE}", config_template(), 0o644, result)
+    _create(root, QUERY_FILE, QUERY_TEMPLATE, FILE_MODE, result)
+    _create(root, f"{CONFIG_DIR}/{CONFIG_FILE}", config_template(), FILE_MODE, result)
     _ignore_agent_config(root, result)
     _create(root, "build.sh", BUILD_TEMPLATE.format(commands=_guess_build(root)), 0o755, result)
     _create(root, "codeRollup.sh", rollup_script(), 0o755, result)
