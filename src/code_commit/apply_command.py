@@ -159,9 +159,8 @@ def _apply(
     report.log_dir = log.folder
     log.write_file("answer.txt", text)
     log.event(f"apply: answer from {report.source} ({fmt} format), no model call")
-    for line in recover(
-        root, settings.protected_patterns
-    ).lines():  # an apply a killed run left half done, as a run does
+    # An apply a killed run left half done, as a run does.
+    for line in recover(root, settings.protected_patterns).lines():
         log.event(f"recovery: {line}")
         console.warn(f"recovery: {line}")
     for old in prune_runs(root / CONFIG_DIR / LOGS_DIR, settings.keep_runs, log.folder):

@@ -95,9 +95,8 @@ def execute(
             outcome.log_dir = log.folder
             try:
                 console.info(f"run log: {log.folder.relative_to(workspace.root)}")
-                for line in recover(
-                    workspace.root, settings.protected_patterns
-                ).lines():  # an apply a killed run left half done
+                # An apply a killed run left half done.
+                for line in recover(workspace.root, settings.protected_patterns).lines():
                     log.event(f"recovery: {line}")
                     console.warn(f"recovery: {line}")
                 for old in prune_runs(workspace.config_dir / LOGS_DIR, settings.keep_runs, log.folder):
