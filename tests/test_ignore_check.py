@@ -58,7 +58,7 @@ def test_a_file_git_tracks_in_agent_config_fails_the_check(project: Project, api
     result = cli()
 
     assert result.exit_code == 2
-    assert "git does not ignore agent-config/config.toml" in result.stderr
+    assert "git does not ignore agent-config/, agent-config/config.toml (git check-ignore" in result.stderr
     assert "git rm -r --cached agent-config" in result.stderr
     assert api.requests == []
 

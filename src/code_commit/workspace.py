@@ -148,6 +148,7 @@ def _written_paths() -> list[str]:
 
     run = f"{CONFIG_DIR}/{LOGS_DIR}/20260101-000000-000000"
     return [
+        f"{CONFIG_DIR}/",
         *(f"{CONFIG_DIR}/{name}" for name in sorted(KEY_FILES.values())),
         f"{CONFIG_DIR}/{CONFIG_FILE}",
         f"{CONFIG_DIR}/{LOCK_FILE}",
@@ -233,7 +234,8 @@ def _not_ignored(root: Path, paths: list[str]) -> list[str]:
     from .ignore import IgnoreRules
 
     rules, prefix = IgnoreRules.for_root(root)
-    return [p for p in paths if rules.ignored_by(prefix + p) is None]
+    # The matcher answers for files; a folder is ignored if the files in it are (git's own rule).
+    return [p for p in paths if not p.endswith("/") and rules.ignored_by(prefix + p) is None]
 
 
 def _ignore_lines(data: bytes) -> list[str]:
