@@ -9,6 +9,7 @@ assertion: a run that ends promptly ends in well under a second."""
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 
@@ -57,3 +58,34 @@ def test_a_fifo_in_place_of_a_setup_file_ends_the_run_with_a_clear_error(
     assert fragment in done.stderr
     assert name in done.stderr
     assert project.run_dirs() == []
+
+
+def test_the_run_s_timer_is_running_while_the_setup_files_are_read(
+    project: Project, cli, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from code_commit import workspace
+    from code_commit.errors import SetupError
+
+    remaining: list[float] = []
+
+    def check_setup(*args: object, **kwargs: object) -> None:
+        remaining.append(signal.getitimer(signal.ITIMER_REAL)[0])
+        raise SetupError("stop here")
+
+    monkeypatch.setattr(workspace, "check_setup", check_setup)
+
+    result = cli("--timeout", "300")
+
+    assert result.exit_code == 2
+    assert remaining and 0 < remaining[0] <= 300
+    assert signal.getitimer(signal.ITIMER_REAL)[0] == 0, "and it is stopped when the command ends"
+
+
+def test_a_watch_inside_a_watch_keeps_the_outer_time_limit() -> None:
+    from code_commit import stops
+
+    with stops.watch(300):
+        with stops.watch(100):
+            pass
+        assert signal.getitimer(signal.ITIMER_REAL)[0] > 100, "the inner watch neither reset nor cancelled it"
+    assert signal.getitimer(signal.ITIMER_REAL)[0] == 0
