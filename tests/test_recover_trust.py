@@ -128,3 +128,21 @@ def test_a_symlinked_folder_under_logs_is_never_followed(project: Project, cli, 
     assert (outside / "01-journal" / "precious.txt").read_text() == "mine\n"
     assert project.read("app.txt") == "hello\n"
     assert (outside / "02-journal" / "manifest.json").exists()
+
+
+def test_a_symlinked_logs_folder_is_never_followed(project: Project, api: FakeAPI, cli, tmp_path: Path) -> None:
+    outside = tmp_path / "outside"
+    (outside / RUN / "01-journal").mkdir(parents=True)
+    (outside / RUN / "01-journal" / "precious.txt").write_text("mine\n")
+    os.chmod(outside, 0o755)
+    os.symlink(outside, project.root / "agent-config" / "logs")
+
+    recovered = cli("recover")
+    run = cli()
+
+    assert recovered.exit_code == 8 and "agent-config/logs is a symlink" in recovered.stderr
+    assert run.exit_code == 2 and "agent-config/logs is a symlink" in run.stderr
+    assert api.requests == []
+    assert (outside / RUN / "01-journal" / "precious.txt").read_text() == "mine\n"
+    assert sorted(p.name for p in outside.iterdir()) == [RUN], "no run folder written through it"
+    assert os.stat(outside).st_mode & 0o777 == 0o755, "nor its mode changed"

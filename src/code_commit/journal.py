@@ -282,7 +282,13 @@ def recover(root: Path, protected_patterns: Sequence[str] = ()) -> RecoveryRepor
 def _journal_folders(logs: Path) -> list[Path]:
     """Every `<run>/NN-journal` folder under logs/, reached without following a symlink: a symlinked
     run or journal folder may point anywhere, and recovery removes folders it finds."""
-    if not stat.S_ISDIR(_lstat_mode(logs)):
+    mode = _lstat_mode(logs)
+    if stat.S_ISLNK(mode):
+        raise RestoreFailed(
+            f"{logs} is a symlink, which recovery never follows: it could lead outside the project. Replace it "
+            "with a folder (move any interrupted apply's journal back into it), then run code-commit recover."
+        )
+    if not stat.S_ISDIR(mode):
         return []
     found = []
     with os.scandir(logs) as runs:

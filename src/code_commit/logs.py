@@ -7,6 +7,7 @@ first, so a key never reaches disk or a terminal except censored to its last two
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import re
 import time
@@ -102,14 +103,16 @@ class RunLog:
         logs = config_dir / LOGS_DIR
         try:
             make_private_dirs(logs)
+            if os.path.islink(logs):  # never written (or chmod'ed) through: it may point anywhere
+                raise NotADirectoryError(errno.ENOTDIR, "a symlink", str(logs))
             os.chmod(logs, FOLDER_MODE)  # ours alone, even if an older version made it 0755
         except (FileExistsError, NotADirectoryError) as exc:  # the setup checks say so first; this is a race
             from .errors import SetupError
 
             where = Path(exc.filename or logs)
             raise SetupError(
-                f"{where} is not a directory: code-commit writes each run's logs in a folder under {logs}; "
-                "move it away or delete it."
+                f"{where} is not a directory (or is a symlink): code-commit writes each run's logs in a folder "
+                f"under {logs}; move it away or delete it."
             ) from exc
         run_id = new_run_id()
         for suffix in ("", *(f"-{n}" for n in range(1, 100))):

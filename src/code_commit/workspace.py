@@ -78,6 +78,11 @@ def config_dir_problems(root: Path) -> list[str]:
             f"{CONFIG_DIR} is {kind}, not a directory: code-commit keeps its inputs, keys and logs in "
             f"{CONFIG_DIR}/; move it away, then run code-commit init."
         ]
+    if os.path.islink(root / logs):  # recovery never follows one: it could lead anywhere
+        return [
+            f"{logs} is a symlink: code-commit keeps its logs and apply journals only in a real folder "
+            "inside the project; replace it with a folder (or delete it)."
+        ]
     kind = _kind(root / logs)
     if kind not in (None, "a directory"):
         return [
