@@ -66,3 +66,26 @@ def test_a_file_git_tracks_in_agent_config_fails_the_check(project: Project, api
 def test_the_check_passes_when_git_ignores_everything(project: Project, api: FakeAPI, cli) -> None:
     api.reply("^^^fixed.txt\nfixed\n^^^end\n")
     assert cli().exit_code == 0
+
+
+def test_init_adds_no_line_that_would_change_nothing(project: Project, cli) -> None:
+    project.write("agent-config/config.toml", "max_repairs = 1\n")
+    git(project.root, "add", "-f", "agent-config/config.toml")
+
+    result = cli("init")
+
+    assert result.exit_code == 0
+    assert project.read(".gitignore") == "/agent-config\n", "the check fails for the tracked file, not the line"
+    assert "kept     .gitignore" in result.stderr
+
+
+def test_init_will_not_append_through_a_symlinked_gitignore(project: Project, cli) -> None:
+    project.write("ignore-rules", "*.pyc\n")
+    (project.root / ".gitignore").unlink()
+    os.symlink("ignore-rules", project.root / ".gitignore")
+
+    result = cli("init")
+
+    assert result.exit_code == 2
+    assert ".gitignore cannot be used (it is a symlink, which git does not read)" in result.stderr
+    assert project.read("ignore-rules") == "*.pyc\n"

@@ -89,3 +89,20 @@ def test_a_watch_inside_a_watch_keeps_the_outer_time_limit() -> None:
             pass
         assert signal.getitimer(signal.ITIMER_REAL)[0] > 100, "the inner watch neither reset nor cancelled it"
     assert signal.getitimer(signal.ITIMER_REAL)[0] == 0
+
+
+def test_init_with_a_fifo_as_gitignore_ends_with_a_clear_error(tmp_path) -> None:
+    os.mkfifo(tmp_path / ".gitignore")
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "code_commit", "init"],
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            timeout=GUARD_SECONDS,
+        )
+    except subprocess.TimeoutExpired:
+        pytest.fail("code-commit init blocked on the FIFO at .gitignore")
+
+    assert done.returncode == 2, done.stderr
+    assert ".gitignore cannot be used" in done.stderr and "not a regular file" in done.stderr

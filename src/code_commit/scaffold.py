@@ -14,8 +14,9 @@ from pathlib import Path
 from .configfile import template as config_template
 from .errors import SetupError
 from .private import FILE_MODE, make_private_dirs
+from .regular import read_regular
 from .settings import CONFIG_DIR, CONFIG_FILE
-from .workspace import QUERY_FILE, QUERY_PLACEHOLDER, _gitignore_problems
+from .workspace import IGNORE_LINES, QUERY_FILE, QUERY_PLACEHOLDER, _gitignore_problems
 
 QUERY_TEMPLATE = f"""{QUERY_PLACEHOLDER}
 
@@ -126,14 +127,16 @@ def _ignore_agent_config(root: Path, result: Scaffold) -> None:
         _create(root, ".gitignore", "/agent-config\n", 0o644, result)
         return
     try:
-        text = path.read_text(encoding="utf-8", errors="surrogateescape")
+        # Not through a symlink, which git does not read, nor from a FIFO, which would block.
+        text = read_regular(path, follow=False).decode("utf-8", "surrogateescape")
     except OSError as exc:
+        why = "it is a symlink, which git does not read" if os.path.islink(path) else exc.strerror
         raise SetupError(
-            f".gitignore cannot be read ({exc.strerror}): make it a file with the line /agent-config, "
+            f".gitignore cannot be used ({why}): make it a file with the line /agent-config, "
             "then run code-commit init again."
         ) from None
-    if not _gitignore_problems(root):
-        result.kept.append(".gitignore")
+    if not _gitignore_problems(root) or text.rstrip("\n").rpartition("\n")[2].rstrip(" \r") in IGNORE_LINES:
+        result.kept.append(".gitignore")  # another line would change nothing: the setup check says what does
         return
     with open(path, "a", encoding="utf-8", errors="surrogateescape") as fh:
         fh.write(("" if text.endswith("\n") or not text else "\n") + "/agent-config\n")
