@@ -177,3 +177,17 @@ def test_apply_censors_every_secret_in_its_report_and_logs(
     assert result.exit_code == 0, result.stderr
     assert GITHUB_TOKEN not in result.stdout + result.stderr + everything_logged(project)
     assert f"notes-{censored(GITHUB_TOKEN)}.txt" in result.stdout
+
+
+def test_which_variable_names_look_secret(tmp_path: Path) -> None:
+    from code_commit.secrets import collect_secrets
+
+    value = "a-long-enough-value-0123"
+    secret = ["GITHUB_TOKEN", "SECRET_KEY_BASE", "AWS_SECRET_ACCESS_KEY", "DB_PASSWORD", "api_key", "NPM_TOKEN_RW"]
+    ordinary = ["SSH_AUTH_SOCK", "KEYBOARD", "TOKENIZER", "CODE_COMMIT_MAX_TOKENS", "SECRETARY", "MONKEY"]
+    env = {name: f"{value}-{name}" for name in secret + ordinary}
+
+    found = collect_secrets(tmp_path, env)
+
+    assert sorted(found.sources) == sorted(f"environment variable {name}" for name in secret)
+    assert sorted(found.values) == sorted(f"{value}-{name}" for name in secret)
