@@ -34,6 +34,7 @@ from .outcome import Outcome, RunOptions
 from .prompts import Feedback, Prompt, SystemPrompts, initial_prompt, load_system_prompts, repair_prompt
 from .review import approve
 from .sandbox import Sandbox, choose
+from .secrets import collect_secrets
 from .settings import ApiKey, Settings
 from .summary import SUMMARY_FILE, summarize
 from .tamper import checked_build, not_dumpable
@@ -80,6 +81,8 @@ def execute(
     console.redact = redact = Redactor.of([key.value] if key else [])
     outcome = Outcome(passed=False, log_dir=None, dry_run=options.dry_run)
     try:
+        secrets = collect_secrets(workspace.root, redact_env=settings.redact_env)
+        console.redact = redact = secrets.redactor(key.value if key else "")
         system = load_system_prompts(settings=settings)
         model = load_catalog(workspace.root).lookup(settings.model)
         first = initial_prompt(system, workspace.query, workspace.codebase, settings.prompt_order).redacted(redact)
@@ -103,7 +106,8 @@ def execute(
                     log.event(f"sandbox: builds run under {sandbox.describe()}")
                 if sandbox.problem is not None:  # auto without a working sandbox: once a run, with the fix
                     console.warn(f"builds run without a sandbox, with your full rights: {sandbox.problem}")
-                for line in recover(workspace.root).lines():  # an apply a killed run left half done
+                # An apply a killed run left half done.
+                for line in recover(workspace.root, settings.protected_patterns).lines():
                     log.event(f"recovery: {line}")
                     console.warn(f"recovery: {line}")
                 for old in prune_runs(workspace.config_dir / LOGS_DIR, settings.keep_runs, log.folder):
