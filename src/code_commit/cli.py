@@ -99,6 +99,62 @@ def _print_proposal(diff: str, patch: Path | None) -> None:
     _stdout(data)
 
 
+# The flags before a subcommand that it honours; any other given there is an error, never ignored.
+_SETTING_FLAGS = frozenset(
+    {"model", "max_tokens", "base_url", "build_timeout", "timeout", "wait_lock", "provider", "prompt_order", "max_cost"}
+)
+_CONSOLE_FLAGS = frozenset({"quiet", "verbose"})
+HONOURED_BEFORE = {
+    "config": _SETTING_FLAGS | {"review", "diff"} | _CONSOLE_FLAGS,  # it shows every setting's value
+    "apply": frozenset({"build_timeout", "timeout", "wait_lock"}) | _CONSOLE_FLAGS,
+    "recover": frozenset({"wait_lock"}) | _CONSOLE_FLAGS,
+    "rollup": _CONSOLE_FLAGS,
+    "init": _CONSOLE_FLAGS,
+    "demo": _CONSOLE_FLAGS,
+}
+# The form that does what a misplaced flag meant, where there is one.
+RIGHT_FORM = {
+    ("apply", "dry_run"): "to validate an answer and write nothing: code-commit apply --check FILE",
+    ("apply", "json_output"): "for the report as JSON: code-commit apply --json FILE",
+    ("apply", "revert_on_failure"): (
+        "apply keeps what it applied; to see first whether an answer applies: code-commit apply --check FILE"
+    ),
+    ("config", "json_output"): "for the settings as JSON: code-commit config --json",
+}
+
+
+def unhonoured_flag(command: str, params: dict[str, Any]) -> str | None:
+    """The error for the first flag given before `command` that the command cannot honour, if any.
+    A --no-review or --no-diff is honoured by every command: none of them reviews or prints diffs."""
+    honoured = HONOURED_BEFORE.get(command, frozenset())
+    for name, value in params.items():
+        if name in honoured or value is None or value is False:
+            continue
+        flag = _flag_name(name, value)
+        form = RIGHT_FORM.get((command, name)) or f"it is a flag of a run: code-commit {flag}"
+        return f"{flag} does nothing for `code-commit {command}`, so nothing was done; {form}."
+    return None
+
+
+def _flag_name(name: str, value: Any) -> str:
+    return {"json_output": "--json"}.get(name, "--" + name.replace("_", "-"))
+
+
+def _console_flags(ctx: typer.Context) -> tuple[bool, bool]:
+    """-q and -v, given before the subcommand."""
+    obj = ctx.obj or {}
+    return obj.get("quiet", False), obj.get("verbose", False)
+
+
+def _fail(message: str) -> Any:
+    def action(console: Any) -> int:
+        from .errors import SetupError
+
+        raise SetupError(message)
+
+    return action
+
+
 QUIET = typer.Option("--quiet", "-q", help="Show only warnings and errors.")
 VERBOSE = typer.Option(
     "--verbose", "-v", help="Also show each answer's explanation and build.sh's output as it runs (--diff: the diffs)."
@@ -177,6 +233,9 @@ def main_command(
     }
     ctx.obj = {"flags": flags, "quiet": quiet, "verbose": verbose}
     if ctx.invoked_subcommand is not None:
+        problem = unhonoured_flag(ctx.invoked_subcommand, ctx.params)
+        if problem:
+            raise typer.Exit(_guarded(_fail(problem), quiet, verbose))
         return
 
     def action(console: Any) -> int:
@@ -213,6 +272,7 @@ def main_command(
 
 @app.command()
 def rollup(
+    ctx: typer.Context,
     output: Annotated[
         Path | None, typer.Option(help="Where to write the rollup. [default: agent-config/codeRollup.txt]")
     ] = None,
@@ -236,11 +296,11 @@ def rollup(
 
         return command(console, Path.cwd(), output, max_file_size)
 
-    raise typer.Exit(_guarded(action))
+    raise typer.Exit(_guarded(action, *_console_flags(ctx)))
 
 
 @app.command()
-def init() -> None:
+def init(ctx: typer.Context) -> None:
     """Set up the current directory for code-commit; never overwrites anything.
 
     Creates agent-config/ with a query.txt template and a config.toml listing every setting at its
@@ -264,7 +324,7 @@ def init() -> None:
             console.info(f"  {number}. {step}")
         return 0
 
-    raise typer.Exit(_guarded(action))
+    raise typer.Exit(_guarded(action, *_console_flags(ctx)))
 
 
 @app.command()
@@ -321,7 +381,7 @@ def config(
         _stdout((as_json if json_output else report)(loaded, key, problem))
         return 0
 
-    raise typer.Exit(_guarded(action))
+    raise typer.Exit(_guarded(action, *_console_flags(ctx)))
 
 
 APPLY_EXIT_CODES = """\
@@ -355,7 +415,8 @@ def apply_command(
     ctx: typer.Context,
     answer: Annotated[str, typer.Argument(metavar="FILE|-", help="The saved answer, or - for standard input.")],
     check: Annotated[
-        bool, typer.Option("--check", help="Validate only: write nothing, report every problem, exit 7 if any.")
+        bool,
+        typer.Option("--check", "--dry-run", help="Validate only: write nothing, report every problem, exit 7 if any."),
     ] = False,
     build: Annotated[bool, typer.Option("--build", help="Run build.sh after applying.")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
@@ -379,7 +440,7 @@ def apply_command(
             answer_format=answer_format,
         )
 
-    raise typer.Exit(_guarded(action, obj.get("quiet", False), obj.get("verbose", False)))
+    raise typer.Exit(_guarded(action, *_console_flags(ctx)))
 
 
 @app.command()
@@ -407,7 +468,7 @@ def recover(ctx: typer.Context) -> None:
             console.info("nothing to recover: no apply was interrupted")
         return EXIT_OK
 
-    raise typer.Exit(_guarded(action))
+    raise typer.Exit(_guarded(action, *_console_flags(ctx)))
 
 
 def main() -> None:
