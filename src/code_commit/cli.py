@@ -252,11 +252,15 @@ def main_command(
 
             require_terminal(loaded.sources["review"])
         workspace, key = check_setup(root, settings, os.environ)
+        from .llm.endpoint import resolve_endpoint
+
+        endpoint = resolve_endpoint(settings.provider, settings.base_url, loaded.sources["base_url"], os.environ)
 
         from .run import RunOptions, execute  # imported only once the setup is known to be good
         from .summary import summarize
 
-        outcome = execute(workspace, key, settings, console, RunOptions(dry_run, revert_on_failure))
+        options = RunOptions(dry_run, revert_on_failure)
+        outcome = execute(workspace, key, settings, console, options, endpoint=endpoint)
         if outcome.error is not None:
             report_error(console, outcome.error)
         if outcome.diff is not None and not json_output:

@@ -28,9 +28,10 @@ from .guard import Guard, check_git_index
 from .journal import recover
 from .llm import Completion, Provider, make_provider
 from .llm.catalog import Budget, ModelInfo, load_catalog
+from .llm.endpoint import Endpoint
 from .llm.transport import MAX_CONTINUATIONS
 from .logs import LOGS_DIR, Redactor, RunLog, internal_error, prune_runs, redacted_logging
-from .outcome import Outcome, RunOptions
+from .outcome import Outcome, RunOptions, Service
 from .prompts import Feedback, Prompt, SystemPrompts, initial_prompt, load_system_prompts, repair_prompt
 from .review import approve
 from .settings import ApiKey, Settings
@@ -67,6 +68,7 @@ def execute(
     console: Console,
     options: RunOptions | None = None,
     provider: Provider | None = None,
+    endpoint: Endpoint | None = None,
 ) -> Outcome:
     """A whole run on a checked setup (see `workspace.check_setup`): take the lock, recover, loop,
     and record how it ended. Never raises for an ending the user should see: the outcome carries it,
@@ -76,6 +78,7 @@ def execute(
     options = options or RunOptions()
     console.redact = redact = Redactor.of([key.value] if key else [])
     outcome = Outcome(passed=False, log_dir=None, dry_run=options.dry_run)
+    outcome.service = Service(settings.provider, settings.model, endpoint.host if endpoint else None)
     try:
         system = load_system_prompts(settings=settings)
         model = load_catalog(workspace.root).lookup(settings.model)
@@ -92,6 +95,8 @@ def execute(
             outcome.log_dir = log.folder
             try:
                 console.info(f"run log: {log.folder.relative_to(workspace.root)}")
+                where = f" at {endpoint.describe()}" if endpoint else ""
+                log.event(f"model {settings.model} from the {settings.provider} service{where}")
                 for line in recover(workspace.root).lines():  # an apply a killed run left half done
                     log.event(f"recovery: {line}")
                     console.warn(f"recovery: {line}")
@@ -99,7 +104,7 @@ def execute(
                     log.event(f"deleted the old run folder {old.name} (keep_runs = {settings.keep_runs})")
                 budget = None if settings.max_cost is None else Budget(settings.max_cost, model, settings.max_tokens)
                 meter = CallMeter(log, console, budget)
-                provider = provider or make_provider(settings, key, meter.hooks())
+                provider = provider or make_provider(settings, key, meter.hooks(), endpoint)
                 run = RunContext(workspace, settings, system, provider, model, meter, log, console, outcome)
                 (dry_run if options.dry_run else repair_loop)(run)
             except (CodeCommitError, stops.Stopped) as exc:

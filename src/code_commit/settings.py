@@ -68,6 +68,11 @@ class Settings:
         None, "Budget in US dollars: the run stops (exit 3) before a request that could go over it.", 5.0
     )
     retry_attempts: int = _setting(10, "Attempts at one model request, the first included, before exit 3.")
+    connect_attempts: int = _setting(
+        3,
+        "Attempts at reaching the model service while the connection is refused, its name does not resolve "
+        "or it does not answer the connection, before exit 3 (a wrong endpoint costs seconds, not minutes).",
+    )
     retry_time: float = _setting(300.0, "Seconds one model request may spend failing and retrying before exit 3.")
     retry_wait_cap: float = _setting(60.0, "Longest single wait between attempts, even if the service asks for more.")
     request_timeout: float = _setting(120.0, "Seconds without any data from the model service before an attempt fails.")
@@ -215,6 +220,8 @@ def _validate(settings: Settings, sources: dict[str, str]) -> None:
         raise bad("max_cost", "must be a positive number of US dollars")
     if settings.retry_attempts < 1:
         raise bad("retry_attempts", "must be at least 1")
+    if settings.connect_attempts < 1:
+        raise bad("connect_attempts", "must be at least 1")
     for name in ("retry_time", "request_timeout"):
         if getattr(settings, name) <= 0:
             raise bad(name, "must be positive")
