@@ -32,6 +32,7 @@ from .llm.endpoint import Endpoint
 from .llm.transport import MAX_CONTINUATIONS
 from .logs import LOGS_DIR, Redactor, RunLog, internal_error, prune_runs, redacted_logging
 from .outcome import Outcome, RunOptions, Service
+from .preflight import untracked_in_rollup, untracked_warning
 from .prompts import Feedback, Prompt, SystemPrompts, initial_prompt, load_system_prompts, repair_prompt
 from .review import approve
 from .settings import ApiKey, Settings
@@ -84,7 +85,10 @@ def execute(
         model = load_catalog(workspace.root).lookup(settings.model)
         first = initial_prompt(system, workspace.query, workspace.codebase, settings.prompt_order).redacted(redact)
         check_fits(first, model, settings)
-        check_git_index(workspace.root)
+        git = check_git_index(workspace.root)
+        untracked = untracked_warning(untracked_in_rollup(workspace.root, git, workspace.codebase))
+        if untracked:
+            console.warn(untracked)
         with (
             stops.watch(settings.timeout),  # SIGINT/SIGTERM and --timeout end the run through `Stopped`
             console.live(enabled=not settings.review),  # a review owns the terminal
@@ -97,6 +101,8 @@ def execute(
                 console.info(f"run log: {log.folder.relative_to(workspace.root)}")
                 where = f" at {endpoint.describe()}" if endpoint else ""
                 log.event(f"model {settings.model} from the {settings.provider} service{where}")
+                if untracked:
+                    log.event(f"warning: {untracked}")
                 for line in recover(workspace.root).lines():  # an apply a killed run left half done
                     log.event(f"recovery: {line}")
                     console.warn(f"recovery: {line}")
