@@ -16,11 +16,12 @@ from typing import Annotated, Any
 
 import typer
 
-from .errors import EXIT_CODE_HELP, EXIT_OK, CodeCommitError, InternalError, error_of, exit_code_for
+from .errors import EXIT_CODE_HELP, EXIT_OK, CodeCommitError, InternalError, SetupError, error_of, exit_code_for
 
 HELP = f"""Ask a model for a change, apply it behind a guard, and repair the build until build.sh passes.
 
-Run it from the project root. It reads agent-config/query.txt and agent-config/codeRollup.txt,
+Run it anywhere in the project: the root is the nearest folder up with agent-config/, else the
+top of the git repository. It reads agent-config/query.txt and agent-config/codeRollup.txt,
 sends them to the model, applies the answer's ^^^path blocks, runs ./build.sh, and sends up to
 three repair queries while the build fails. Logs go to agent-config/logs/<run-id>/.
 
@@ -146,10 +147,20 @@ def _console_flags(ctx: typer.Context) -> tuple[bool, bool]:
     return obj.get("quiet", False), obj.get("verbose", False)
 
 
+def _project_root(console: Any) -> tuple[Path, str | None]:
+    """The project root, found from anywhere in the project as git finds its repository, and the
+    line that says so when it is not the current folder (also shown, then, on the console)."""
+    from .projectroot import find_project_root
+
+    root = find_project_root(Path.cwd())
+    if root.found:
+        console.info(root.note())
+        return root.path, root.note()
+    return root.path, None
+
+
 def _fail(message: str) -> Any:
     def action(console: Any) -> int:
-        from .errors import SetupError
-
         raise SetupError(message)
 
     return action
@@ -242,7 +253,7 @@ def main_command(
         from .settings import load_settings
         from .workspace import check_setup
 
-        root = Path.cwd()
+        root, found = _project_root(console)
         loaded = load_settings(root, flags=flags)
         settings = loaded.settings
         if dry_run:  # a dry run writes nothing, so there is nothing to review, whatever the config says
@@ -251,7 +262,12 @@ def main_command(
             from .terminal import require_terminal
 
             require_terminal(loaded.sources["review"])
-        workspace, key = check_setup(root, settings, os.environ)
+        try:
+            workspace, key = check_setup(root, settings, os.environ)
+        except SetupError as exc:
+            if found:  # inputs missing in a folder the user did not name: say which
+                raise SetupError(f"{exc}\n({found})") from None
+            raise
         from .llm.endpoint import resolve_endpoint
 
         endpoint = resolve_endpoint(settings.provider, settings.base_url, loaded.sources["base_url"], os.environ)
@@ -291,14 +307,15 @@ def rollup(
 ) -> None:
     """Write agent-config/codeRollup.txt: every file git tracks or would show as untracked, framed for the model.
 
-    Run it from the project root (./codeRollup.sh does). Binary files, symlinks and files over the
+    Run it anywhere in the project (the root is found as for a run). Binary files, symlinks and files over the
     size cap are listed as omitted; agent-config/ is never included.
     """
 
     def action(console: Any) -> int:
         from .rollup import command
 
-        return command(console, Path.cwd(), output, max_file_size)
+        target = None if output is None else Path.cwd() / output  # as given: relative to where it was typed
+        return command(console, _project_root(console)[0], target, max_file_size)
 
     raise typer.Exit(_guarded(action, *_console_flags(ctx)))
 
@@ -313,9 +330,11 @@ def init(ctx: typer.Context) -> None:
     """
 
     def action(console: Any) -> int:
+        from .projectroot import check_init_here
         from .scaffold import init_project, next_steps
 
         root = Path.cwd()
+        check_init_here(root)
         result = init_project(root)
         for name in result.created:
             console.info(f"created  {name}")
@@ -374,7 +393,7 @@ def config(
         from .configfile import as_json, report
         from .settings import key_is_optional, load_settings, resolve_api_key
 
-        root = Path.cwd()
+        root = _project_root(console)[0]
         loaded = load_settings(root, flags=flags)
         key = problem = None
         try:
@@ -435,7 +454,7 @@ def apply_command(
 
         return command(
             console,
-            Path.cwd(),
+            _project_root(console)[0],
             answer,
             flags=obj.get("flags"),
             check=check,
@@ -452,8 +471,7 @@ def recover(ctx: typer.Context) -> None:
     """Undo an apply that a killed run left half done, from its journal in agent-config/logs/.
 
     Every run does this itself before its first model call; this does it now, without a run. Files
-    changed by hand since the interruption are left as they are and listed. Run it from the project
-    root. Exit 8 if an apply cannot be undone.
+    changed by hand since the interruption are left as they are and listed. Exit 8 if an apply cannot be undone.
     """
     obj = ctx.obj or {}
 
@@ -462,7 +480,7 @@ def recover(ctx: typer.Context) -> None:
         from .settings import CONFIG_DIR, load_settings
         from .workspace import ProjectLock
 
-        root = Path.cwd()
+        root = _project_root(console)[0]
         settings = load_settings(root, flags=obj.get("flags")).settings
         with ProjectLock.take(root / CONFIG_DIR, settings.wait_lock, console.info):
             lines = undo_interrupted(root).lines()
