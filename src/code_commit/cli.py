@@ -166,6 +166,14 @@ def _fail(message: str) -> Any:
     return action
 
 
+def _print_version(value: bool) -> None:
+    if value:
+        from . import __version__
+
+        _stdout(f"code-commit {__version__}\n")
+        raise typer.Exit(EXIT_OK)
+
+
 QUIET = typer.Option("--quiet", "-q", help="Show only warnings and errors.")
 VERBOSE = typer.Option(
     "--verbose", "-v", help="Also show each answer's explanation and build.sh's output as it runs (--diff: the diffs)."
@@ -228,6 +236,9 @@ def main_command(
     ] = None,
     quiet: Annotated[bool, QUIET] = False,
     verbose: Annotated[bool, VERBOSE] = False,
+    version: Annotated[
+        bool, typer.Option("--version", callback=_print_version, is_eager=True, help="Print the version and exit.")
+    ] = False,
 ) -> None:
     flags = {
         "model": model,

@@ -46,6 +46,7 @@ from pathlib import Path
 from typing import BinaryIO, Protocol
 
 from .errors import SetupError
+from .words import count
 
 DEFAULT_OUTPUT = "agent-config/codeRollup.txt"
 DEFAULT_MAX_FILE_SIZE = 256 * 1024
@@ -76,7 +77,7 @@ class Rollup:
 
     def summary(self) -> str:
         return (
-            f"rollup: {self.included} files included, {self.omitted} omitted, "
+            f"rollup: {count(self.included, 'file')} included, {self.omitted} omitted, "
             f"{self.size:,} bytes written to {self.output}"
         )
 

@@ -39,6 +39,7 @@ from .settings import ApiKey, Settings
 from .summary import SUMMARY_FILE, summarize
 from .tree import Tree
 from .ui import Console
+from .words import count
 from .workspace import ProjectLock, Workspace
 
 
@@ -220,7 +221,7 @@ def dry_run(run: RunContext) -> None:
     changes = plan_changes_on_disk(root, plan)
     run.outcome.diff = log.redact("".join(change_diff(change) for change in changes))  # for reading
     run.outcome.patch = write_patch(log.folder / "dry-run.patch", patch_of(root, changes, log.redact), log.redact)
-    run.console.info(f"the answer is acceptable: {len(plan.changes)} file(s) would change; nothing was written")
+    run.console.info(f"the answer is acceptable: {count(len(plan.changes), 'file')} would change; nothing was written")
     run.outcome.passed = True
 
 
@@ -261,7 +262,7 @@ def _record(plan: Plan, touched: set[str], outcome: Outcome, log: RunLog, call: 
         log.event(f"call {call}: delete of {path} skipped: the file does not exist")
     written = sum(c.content is not None for c in plan.changes)
     deleted = len(plan.changes) - written
-    console.info(f"applied: {written} file(s) written, {deleted} deleted")
+    console.info(f"applied: {count(written, 'file')} written, {deleted} deleted")
     log.event(
         f"call {call}: applied "
         + ", ".join(f"{'deleted' if c.content is None else 'wrote'} {c.path}" for c in plan.changes)
@@ -300,7 +301,7 @@ def _revert(workspace: Workspace, log: RunLog, console: Console, outcome: Outcom
     outcome.reverted = not problems
     for problem in problems:
         console.error(f"could not revert {problem}")
-    log.event(f"reverted {len(outcome.originals.files)} file(s); the proposal is in final.patch")
+    log.event(f"reverted {count(len(outcome.originals.files), 'file')}; the proposal is in final.patch")
     console.info(f"reverted the run's changes; its final proposal is saved in {outcome.patch}")
 
 

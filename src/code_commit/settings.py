@@ -174,20 +174,43 @@ def _coerce(name: str, value: Any, hint: Any, where: str, from_text: bool = Fals
                 return False
             raise ValueError("expected true or false")
         if base is int:
-            if isinstance(value, bool) or not isinstance(value, int | str):
-                raise ValueError("expected a whole number")
+            if isinstance(value, bool) or not isinstance(value, int | str) or not _is_whole(value):
+                raise ValueError(f"expected a whole number, like {_default_of(name)}")
             return int(value)
         if base is float:
-            if isinstance(value, bool) or not isinstance(value, int | float | str):
-                raise ValueError("expected a number")
+            if isinstance(value, bool) or not isinstance(value, int | float | str) or not _is_number(value):
+                raise ValueError(f"expected a number, like {_default_of(name)}")
             return float(value)
         if base is str:
             if not isinstance(value, str):
                 raise ValueError("expected a string")
             return value
     except ValueError as exc:
-        raise SetupError(f"{where}: bad value {value!r} for {name}: {exc}.") from exc
+        shown = repr(value) if isinstance(value, str) else str(value).lower() if isinstance(value, bool) else value
+        raise SetupError(f"{where}: bad value {shown} for {name}: {exc}.") from exc
     raise AssertionError(f"unhandled setting type {hint!r}")
+
+
+def _is_whole(value: int | str) -> bool:
+    """An int, or text that int() reads in plain words: digits with an optional sign (Python's own
+    error text, `invalid literal for int() with base 10`, is no message for a person)."""
+    return isinstance(value, int) or value.strip().lstrip("+-").isdigit()
+
+
+def _is_number(value: float | str) -> bool:
+    if not isinstance(value, str):
+        return True
+    try:
+        float(value)
+    except ValueError:
+        return False
+    return True
+
+
+def _default_of(name: str) -> Any:
+    field_ = next(f for f in dataclasses.fields(Settings) if f.name == name)
+    default = field_.default if field_.default is not None else field_.metadata.get("example")
+    return default
 
 
 def _validate(settings: Settings, sources: dict[str, str]) -> None:
