@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import importlib.metadata
+import json
 import os
 import subprocess
 import sys
@@ -110,6 +111,13 @@ def test_quiet_demo_still_says_where_the_project_is(tmp_path: Path, cli) -> None
     result = cli("demo", "-q", "--dir", str(target))
     assert result.exit_code == 0, result.stderr
     assert result.stderr.splitlines() == [f"demo project: {target}"]
+    (run,) = (target / "agent-config" / "logs").iterdir()
+    summary = json.loads((run / "summary.json").read_text())
+    assert (summary["provider"], summary["model"], summary["endpoint_host"]) == (
+        "scripted",
+        "scripted-demo-model",
+        None,
+    )
 
 
 def test_the_demo_names_a_command_that_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -97,7 +97,8 @@ def split(old: bytes | None, new: bytes | None, context: int = CONTEXT) -> tuple
     a, b = split_lines(old), split_lines(new)
     if a == b:
         return ()
-    found = git_hunks(old or b"", new or b"", context)
+    # A file created, emptied or deleted is one hunk of all its lines, as git has it: no need to ask.
+    found = git_hunks(old, new, context) if a and b else None
     if found is not None:
         hunks = tuple(Hunk(h.old_start, h.new_start, h.lines, h.heading) for h in found)
         if _consistent(hunks, a, b):

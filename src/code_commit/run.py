@@ -80,7 +80,8 @@ def execute(
     options = options or RunOptions()
     console.redact = redact = Redactor.of([key.value] if key else [])
     outcome = Outcome(passed=False, log_dir=None, dry_run=options.dry_run)
-    outcome.service = Service(settings.provider, settings.model, endpoint.host if endpoint else None)
+    served_by = settings.provider if provider is None else str(getattr(provider, "name", type(provider).__name__))
+    outcome.service = Service(served_by, settings.model, endpoint.host if endpoint else None)
     try:
         system = load_system_prompts(settings=settings)
         model = load_catalog(workspace.root).lookup(settings.model)
