@@ -131,13 +131,13 @@ def unhonoured_flag(command: str, params: dict[str, Any]) -> str | None:
     for name, value in params.items():
         if name in honoured or value is None or value is False:
             continue
-        flag = _flag_name(name, value)
+        flag = _flag_name(name)
         form = RIGHT_FORM.get((command, name)) or f"it is a flag of a run: code-commit {flag}"
         return f"{flag} does nothing for `code-commit {command}`, so nothing was done; {form}."
     return None
 
 
-def _flag_name(name: str, value: Any) -> str:
+def _flag_name(name: str) -> str:
     return {"json_output": "--json"}.get(name, "--" + name.replace("_", "-"))
 
 
@@ -318,8 +318,8 @@ def rollup(
 ) -> None:
     """Write agent-config/codeRollup.txt: every file git tracks or would show as untracked, framed for the model.
 
-    Run it anywhere in the project (the root is found as for a run). Binary files, symlinks and files over the
-    size cap are listed as omitted; agent-config/ is never included.
+    Run it anywhere in the project (the root is found as for a run). Binary files, symlinks and
+    files over the size cap are listed as omitted; agent-config/ is never included.
     """
 
     def action(console: Any) -> int:
@@ -482,7 +482,8 @@ def recover(ctx: typer.Context) -> None:
     """Undo an apply that a killed run left half done, from its journal in agent-config/logs/.
 
     Every run does this itself before its first model call; this does it now, without a run. Files
-    changed by hand since the interruption are left as they are and listed. Exit 8 if an apply cannot be undone.
+    changed by hand since the interruption are left as they are and listed. Exit 8 if an apply
+    cannot be undone.
     """
     obj = ctx.obj or {}
 

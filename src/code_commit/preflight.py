@@ -34,11 +34,14 @@ def untracked_in_rollup(root: Path, setup: GitSetup | None, codebase: str) -> li
             "the project's files first (git add -A && git commit -m 'Initial commit'), then run code-commit."
         )
     shown = dict.fromkeys(_HEADER.findall(codebase))
-    return [
-        path
-        for path in shown
-        if prefix + path not in setup.tracked and os.path.isfile(root / path) and not os.path.islink(root / path)
-    ]
+    return [path for path in shown if prefix + path not in setup.tracked and _project_file(root, path)]
+
+
+def _project_file(root: Path, path: str) -> bool:
+    """A regular file inside the project: a header-like line in some file's content may name anything."""
+    if path.startswith("/") or ".." in path.split("/"):
+        return False
+    return os.path.isfile(root / path) and not os.path.islink(root / path)
 
 
 def untracked_warning(paths: list[str]) -> str | None:

@@ -102,7 +102,7 @@ def execute(
             try:
                 console.info(f"run log: {log.folder.relative_to(workspace.root)}")
                 where = f" at {endpoint.describe()}" if endpoint else ""
-                log.event(f"model {settings.model} from the {settings.provider} service{where}")
+                log.event(f"model {settings.model} from the {served_by} service{where}")
                 if untracked:
                     log.event(f"warning: {untracked}")
                 for line in recover(workspace.root).lines():  # an apply a killed run left half done

@@ -208,9 +208,9 @@ def _is_number(value: float | str) -> bool:
 
 
 def _default_of(name: str) -> Any:
-    field_ = next(f for f in dataclasses.fields(Settings) if f.name == name)
-    default = field_.default if field_.default is not None else field_.metadata.get("example")
-    return default
+    """The setting's default (or, for one unset by default, its example): a value that reads."""
+    setting = next(f for f in dataclasses.fields(Settings) if f.name == name)
+    return setting.default if setting.default is not None else setting.metadata.get("example")
 
 
 def _validate(settings: Settings, sources: dict[str, str]) -> None:

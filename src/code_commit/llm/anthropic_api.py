@@ -155,7 +155,8 @@ class AnthropicProvider(StreamingProvider):
                 raise Transient(f"{kind} in a JSON answer", text)
             raise ServiceError(f"the Anthropic service answered with {kind}: {text}")
         try:
-            assert isinstance(message, dict) and message["type"] == "message"
+            if not isinstance(message, dict) or message["type"] != "message":
+                raise TypeError("not a message")
             blocks = [b for b in message["content"] if isinstance(b, dict) and b.get("type") == "text"]
             text = "".join(str(block["text"]) for block in blocks)
             stop_reason = message["stop_reason"]
@@ -166,7 +167,7 @@ class AnthropicProvider(StreamingProvider):
                 cache_write_tokens=int(usage.get("cache_creation_input_tokens") or 0),
                 cache_read_tokens=int(usage.get("cache_read_input_tokens") or 0),
             )
-        except (AssertionError, KeyError, TypeError, ValueError, AttributeError):
+        except (KeyError, TypeError, ValueError, AttributeError):
             raise ServiceError(
                 f"the Anthropic service ({self._where()}) answered with JSON that is not a Messages API message; "
                 "check --base-url"
