@@ -104,3 +104,54 @@ def test_flags_a_subcommand_honours_still_work(project: Project, cli) -> None:
     quiet = cli("-q", "rollup")
     assert quiet.exit_code == 0 and quiet.stderr == ""
     assert cli("rollup").stderr != "", "without -q, rollup reports what it wrote"
+
+
+# The spec, written out independently of cli.py: what each subcommand does with a flag given before it.
+FLAG_ARGS = {
+    "--model": ["claude-x"],
+    "--max-tokens": ["100"],
+    "--base-url": ["http://127.0.0.1:9"],
+    "--build-timeout": ["5"],
+    "--timeout": ["5"],
+    "--wait-lock": ["1"],
+    "--json": [],
+    "--dry-run": [],
+    "--revert-on-failure": [],
+    "--review": [],
+    "--diff": [],
+    "--provider": ["anthropic"],
+    "--prompt-order": ["cache"],
+    "--max-cost": ["2"],
+}
+SETTINGS = {"--model", "--max-tokens", "--base-url", "--build-timeout", "--timeout", "--wait-lock"}
+SETTINGS |= {"--provider", "--prompt-order", "--max-cost"}
+HONOURED = {
+    "config": SETTINGS | {"--review", "--diff"},
+    "apply": {"--build-timeout", "--timeout", "--wait-lock"},
+    "recover": {"--wait-lock"},
+    "rollup": set(),
+    "init": set(),
+    "demo": set(),
+}
+COMMAND_ARGS = {"apply": ["-"], "demo": ["--dir", "demo-here"]}
+
+
+@pytest.mark.parametrize(
+    ("command", "flag"),
+    [(command, flag) for command in HONOURED for flag in FLAG_ARGS if flag not in HONOURED[command]],
+)
+def test_every_flag_a_subcommand_cannot_honour_is_refused(project: Project, cli, command: str, flag: str) -> None:
+    before = snapshot(project)
+    result = cli(flag, *FLAG_ARGS[flag], command, *COMMAND_ARGS.get(command, []), input=ANSWER)
+    assert result.exit_code == 2, result.output
+    assert f"{flag} does nothing for `code-commit {command}`" in result.stderr
+    assert snapshot(project) == before
+
+
+def test_the_table_above_covers_every_flag_of_a_run() -> None:
+    import typer
+
+    from code_commit.cli import app
+
+    flags = {opt for param in typer.main.get_command(app).params for opt in param.opts if opt.startswith("--")}
+    assert flags - {"--quiet", "--verbose", "--help", "--version"} == set(FLAG_ARGS)
