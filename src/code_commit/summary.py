@@ -55,6 +55,9 @@ class RunSummary:
     reverted: bool = False
     patch: str | None = None  # the saved proposal: final.patch (--revert-on-failure), dry-run.patch (--dry-run)
     diff: str | None = None  # --dry-run: what the answer would change
+    provider: str | None = None
+    model: str | None = None
+    endpoint_host: str | None = None  # host[:port] of the model service
     sandbox: str | None = None  # what the run's builds ran under; why none, when a sandbox was wanted
     tampered: list[str] = field(default_factory=list)  # exit 10: each path the build changed
 
@@ -106,6 +109,7 @@ def summarize(outcome: Outcome) -> RunSummary:
         reverted=outcome.reverted,
         patch=None if outcome.patch is None else str(outcome.patch),
         diff=outcome.diff,
+        **(plain(outcome.service) if outcome.service else {}),
         sandbox=outcome.sandbox,
         tampered=outcome.error.paths if isinstance(outcome.error, BuildTampered) else [],
     )
