@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from . import stops
-from .apply import Plan, PlanRefused, Problem, apply_plan, plan_changes
+from .apply import MatchLimits, Plan, PlanRefused, Problem, apply_plan, plan_changes
 from .applydir import looks_like_json, parse_applydir
 from .build import BuildResult, run_build
 from .edits import Edit, parse_answer
@@ -229,7 +229,7 @@ def _plan(root: Path, text: str, fmt: str, settings: Settings, report: ApplyRepo
         return None
     guard = Guard(root, settings.protected_patterns)
     try:
-        plan = plan_changes(root, edits, guard, allow_delete=settings.allow_delete)
+        plan = plan_changes(root, edits, guard, allow_delete=settings.allow_delete, limits=MatchLimits.of(settings))
     except PlanRefused as refusal:
         report.problems = refusal.problems
         return None

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from . import stops
-from .apply import Plan, apply_plan, plan_changes
+from .apply import MatchLimits, Plan, apply_plan, plan_changes
 from .build import output_for_prompt, run_build
 from .calls import CallMeter, ask, check_fits, report_totals
 from .diffs import change_diff, patch_of, plan_changes_on_disk, write_patch
@@ -230,7 +230,7 @@ def accept_answer(
     if need_blocks and not edits:
         raise AnswerRefused("the answer has no ^^^ blocks, so there is nothing to apply")
     guard = guard or Guard(root, settings.protected_patterns)
-    return plan_changes(root, edits, guard, allow_delete=settings.allow_delete)
+    return plan_changes(root, edits, guard, allow_delete=settings.allow_delete, limits=MatchLimits.of(settings))
 
 
 def _record(plan: Plan, touched: set[str], outcome: Outcome, log: RunLog, call: int, console: Console) -> None:
