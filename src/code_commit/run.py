@@ -28,12 +28,12 @@ from .guard import Guard, check_git_index
 from .journal import recover
 from .llm import Completion, Provider, make_provider
 from .llm.catalog import Budget, ModelInfo, load_catalog
-from .llm.transport import MAX_CONTINUATIONS
+from .llm.transport import ANSWER_TOO_LARGE, MAX_CONTINUATIONS
 from .logs import LOGS_DIR, Redactor, RunLog, internal_error, prune_runs, redacted_logging
 from .outcome import Outcome, RunOptions
 from .prompts import Feedback, Prompt, SystemPrompts, initial_prompt, load_system_prompts, repair_prompt
 from .review import approve
-from .settings import ApiKey, Settings
+from .settings import ApiKey, Settings, answer_byte_cap
 from .summary import SUMMARY_FILE, summarize
 from .tree import Tree
 from .ui import Console
@@ -223,6 +223,12 @@ def accept_answer(
             f"the answer was still cut off at the output limit ({settings.max_tokens} tokens) after "
             f"{completion.continuations} continuation(s) of at most {MAX_CONTINUATIONS}, so none of it was "
             "applied; give fewer or smaller files"
+        )
+    if completion.stop_reason == ANSWER_TOO_LARGE:
+        raise AnswerRefused(
+            f"the answer was longer than code-commit reads ({answer_byte_cap(settings, MAX_CONTINUATIONS):,} bytes, "
+            "max_answer_bytes), so the rest of it was not read and none of it was applied; give fewer or smaller "
+            "files, or edit blocks instead of whole files"
         )
     if completion.stop_reason == "refusal":
         raise AnswerRefused("the model declined to answer (stop reason: refusal), so nothing was applied")
