@@ -189,6 +189,7 @@ def _apply(
             settings.build_timeout,
             on_output=console.build_output,
             linger=settings.build_linger,
+            log_cap=settings.build_log_cap,
         )
         log.event(f"apply: {report.build.describe()}")
     console.info(f"logs: {log.folder.relative_to(root)}")

@@ -179,6 +179,7 @@ def repair_loop(run: RunContext) -> None:
             settings.build_timeout,
             on_output=console.build_output,
             linger=settings.build_linger,
+            log_cap=settings.build_log_cap,
         )
         outcome.last_build = result
         log.event(f"call {call}: {result.describe()}")

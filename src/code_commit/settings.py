@@ -58,7 +58,8 @@ class Settings:
         60000, "Characters of build output (or of a refused answer's reasons) passed to a repair prompt."
     )
     build_log_cap: int = _setting(
-        50_000_000, "Bytes of build output kept in each NN-build.txt: its head and its tail, with a marker for the cut."
+        20_000_000,
+        "Characters of build output kept in each NN-build.txt: its first and last halves, with a marker for the cut.",
     )
     max_answer_bytes: int | None = _setting(
         None,
@@ -263,7 +264,7 @@ def _validate(settings: Settings, sources: dict[str, str]) -> None:
     if settings.unattended_timeout < 0:
         raise bad("unattended_timeout", "must be 0 (no limit) or a positive number of seconds")
     if settings.build_log_cap < 100_000:
-        raise bad("build_log_cap", "must be at least 100000 bytes")
+        raise bad("build_log_cap", "must be at least 100000 characters")
     if settings.max_answer_bytes is not None and settings.max_answer_bytes < 1000:
         raise bad("max_answer_bytes", "must be at least 1000 bytes (leave it unset for the default)")
     if settings.max_failed_pairs < 1:
