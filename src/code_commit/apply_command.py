@@ -39,7 +39,8 @@ from .guard import Guard, check_git_index
 from .journal import recover
 from .logs import LOGS_DIR, Redactor, RunLog, internal_error, prune_runs
 from .printable import visible
-from .settings import CONFIG_DIR, Settings, load_settings, resolve_api_key
+from .settings import CONFIG_DIR, Settings, load_settings, resolve_api_key, run_time_limit
+from .terminal import unattended
 from .ui import Console, to_stdout
 from .workspace import ProjectLock, _gitignore_problems, build_script_problems, config_dir_problems
 
@@ -136,7 +137,10 @@ def _command(
         config_dir.mkdir(exist_ok=True)
         # Like a run: under the project's lock (the plan is made under it too, so no run changes the
         # files in between), with SIGINT, SIGTERM and --timeout ending it cleanly.
-        with stops.watch(settings.timeout), ProjectLock.take(config_dir, settings.wait_lock, console.info):
+        with (
+            stops.watch(*run_time_limit(settings, unattended())),
+            ProjectLock.take(config_dir, settings.wait_lock, console.info),
+        ):
             _apply(root, text, fmt, settings, build, redact, console, report)
 
     to_stdout(redact(_as_json(report) if as_json else _as_text(report)))

@@ -115,7 +115,11 @@ def main_command(
         float | None, typer.Option(help="Seconds before build.sh's process group is killed. [default: 1800]")
     ] = None,
     timeout: Annotated[
-        float | None, typer.Option(help="Seconds the whole run may take, lock wait included; then exit 5.")
+        float | None,
+        typer.Option(
+            help="Seconds the whole run may take, lock wait included; then exit 5. 0: no limit. "
+            "[default: none at a terminal, unattended_timeout (7200) without one]"
+        ),
     ] = None,
     wait_lock: Annotated[
         float | None,

@@ -33,8 +33,9 @@ from .logs import LOGS_DIR, Redactor, RunLog, internal_error, prune_runs, redact
 from .outcome import Outcome, RunOptions
 from .prompts import Feedback, Prompt, SystemPrompts, initial_prompt, load_system_prompts, repair_prompt
 from .review import approve
-from .settings import ApiKey, Settings, answer_byte_cap
+from .settings import ApiKey, Settings, answer_byte_cap, run_time_limit
 from .summary import SUMMARY_FILE, summarize
+from .terminal import unattended
 from .tree import Tree
 from .ui import Console
 from .workspace import ProjectLock, Workspace
@@ -82,8 +83,9 @@ def execute(
         first = initial_prompt(system, workspace.query, workspace.codebase, settings.prompt_order).redacted(redact)
         check_fits(first, model, settings)
         check_git_index(workspace.root)
+        limit, limit_source = run_time_limit(settings, unattended())
         with (
-            stops.watch(settings.timeout),  # SIGINT/SIGTERM and --timeout end the run through `Stopped`
+            stops.watch(limit, limit_source),  # SIGINT/SIGTERM and the time limit end the run through `Stopped`
             console.live(enabled=not settings.review),  # a review owns the terminal
             ProjectLock.take(workspace.config_dir, settings.wait_lock, console.info),
             redacted_logging(redact),
@@ -92,6 +94,10 @@ def execute(
             outcome.log_dir = log.folder
             try:
                 console.info(f"run log: {log.folder.relative_to(workspace.root)}")
+                if limit is not None and settings.timeout is None:
+                    note = f"no terminal (cron, CI): the run's time limit is {limit:g} s ({limit_source})"
+                    log.event(note)
+                    console.info(note)
                 for line in recover(workspace.root).lines():  # an apply a killed run left half done
                     log.event(f"recovery: {line}")
                     console.warn(f"recovery: {line}")
@@ -156,13 +162,13 @@ def repair_loop(run: RunContext) -> None:
                     raise
                 _record(approved.plan, touched, outcome, log, call, console)
         except AnswerRefused as refusal:
-            reasons = "\n".join(f"- {r}" for r in refusal.reasons)
-            log.write(call, "refused.txt", reasons + "\n")
+            log.write(call, "refused.txt", "".join(f"- {r}\n" for r in refusal.reasons))  # every reason
+            reasons = listed(refusal.reasons, settings.build_output_cap)
             console.warn(f"answer refused, nothing was written:\n{reasons}")
-            feedback = Feedback(f"Your previous answer was refused; nothing in it was applied.\n{reasons}\n", True)
+            feedback = Feedback(f"Your previous answer was refused; nothing in it was applied.\n{reasons}", True)
             outcome.refusal = (
                 f"no answer could be applied: all {call} were refused, so no build ran; "
-                f"the last one because: {'; '.join(refusal.reasons)}"
+                f"the last one because: {listed(refusal.reasons, settings.build_output_cap, '; ')}"
             )
             continue
         finally:
@@ -202,16 +208,39 @@ def dry_run(run: RunContext) -> None:
     try:
         plan = accept_answer(root, completion, run.settings, need_blocks=True)
     except AnswerRefused as refusal:
-        reasons = "\n".join(f"- {r}" for r in refusal.reasons)
-        log.write(1, "refused.txt", reasons + "\n")
-        run.console.warn(f"the answer would be refused:\n{reasons}")
-        run.outcome.refusal = f"the answer would be refused: {'; '.join(refusal.reasons)}"
+        log.write(1, "refused.txt", "".join(f"- {r}\n" for r in refusal.reasons))
+        cap = run.settings.build_output_cap
+        run.console.warn(f"the answer would be refused:\n{listed(refusal.reasons, cap)}")
+        run.outcome.refusal = f"the answer would be refused: {listed(refusal.reasons, cap, '; ')}"
         return
     changes = plan_changes_on_disk(root, plan)
     run.outcome.diff = log.redact("".join(change_diff(change) for change in changes))  # for reading
     run.outcome.patch = write_patch(log.folder / "dry-run.patch", patch_of(root, changes, log.redact), log.redact)
     run.console.info(f"the answer is acceptable: {len(plan.changes)} file(s) would change; nothing was written")
     run.outcome.passed = True
+
+
+def listed(reasons: tuple[str, ...], cap: int, separator: str = "") -> str:
+    """A refusal's reasons for a prompt, the console or the record, in about `cap` characters: the
+    first ones in full, then how many more there were (all of them are in NN-refused.txt)."""
+    parts: list[str] = []
+    used = 0
+    for number, reason in enumerate(reasons):
+        item = reason if separator else f"- {reason}\n"
+        if used + len(item) > cap:
+            if not parts:  # one reason longer than the cap: its start
+                parts.append(item[: cap // 2] + " [...]" + ("" if separator else "\n"))
+                number += 1
+            rest = len(reasons) - number
+            if rest:
+                parts.append(
+                    f"[... and {rest:,} more reason(s), left out here: this list is capped at "
+                    f"{cap:,} characters (build_output_cap) ...]" + ("" if separator else "\n")
+                )
+            break
+        parts.append(item)
+        used += len(item) + len(separator)
+    return separator.join(parts)
 
 
 def accept_answer(

@@ -125,6 +125,16 @@ SETTING_NAMES = tuple(f.name for f in dataclasses.fields(Settings))
 ANSWER_BYTES_PER_TOKEN = 16  # generous: a token is about 4 bytes of text
 
 
+def run_time_limit(settings: Settings, unattended: bool) -> tuple[float | None, str]:
+    """The run's time limit and the setting it comes from: timeout if set (0: none); unset, none at a
+    terminal and unattended_timeout (0: none) without one, so a cron job or CI run cannot hang for ever."""
+    if settings.timeout is not None:
+        return settings.timeout or None, "--timeout"
+    if unattended and settings.unattended_timeout:
+        return settings.unattended_timeout, "unattended_timeout: no terminal; --timeout 0 turns it off"
+    return None, "--timeout"
+
+
 def answer_byte_cap(settings: Settings, continuations: int) -> int:
     """The answer text read at most: max_answer_bytes, or enough for max_tokens in every request of
     an answer (the first and its `continuations`), at a generous size per token."""
