@@ -7,11 +7,10 @@ over the 256 KiB cap, all committed, so both commands see the same file list.
 
 from __future__ import annotations
 
-import subprocess
 import tempfile
 from pathlib import Path
 
-from .harness import REPO, Command, Row, bench_env, side_by_side
+from .harness import REPO, Command, Row, commit_fixture, side_by_side
 
 REFERENCE = "git ls-files -z | xargs -0 cat > /dev/null"
 FILES = 20000
@@ -36,9 +35,7 @@ def generate(root: Path, files: int) -> int:
         put(f"assets/image{i}.bin", bytes(range(256)) * 256)  # 64 KiB, NUL bytes: binary
     for i in range(3):
         put(f"data/big{i}.csv", b"a,b,c,d,e,f,g,h\n" * 65536)  # 1 MiB, over the cap
-    env = bench_env()
-    for argv in (["git", "init", "-q"], ["git", "add", "-A"], ["git", "commit", "-qm", "bench"]):
-        subprocess.run(argv, cwd=root, env=env, check=True)
+    commit_fixture(root)
     return total
 
 

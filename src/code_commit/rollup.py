@@ -46,6 +46,9 @@ from pathlib import Path
 from typing import BinaryIO, Protocol
 
 from .errors import SetupError
+from .gitenv import git_env
+from .private import FILE_MODE, make_private_dirs
+from .settings import CONFIG_DIR
 
 DEFAULT_OUTPUT = "agent-config/codeRollup.txt"
 DEFAULT_MAX_FILE_SIZE = 256 * 1024
@@ -89,15 +92,19 @@ def write_rollup(root: Path, output: Path | None = None, max_file_size: int | No
         raise SetupError(f"the maximum file size must be 0 or more bytes, not {max_file_size}")
     target = root / (output if output is not None else DEFAULT_OUTPUT)
     paths = list_paths(root)  # before creating anything, so a non-repository leaves no trace
+    own = _relative_to(target, root)
+    private = own is not None and own.startswith(CONFIG_DIR.encode() + b"/")  # agent-config/ is owner-only
     try:
-        target.parent.mkdir(parents=True, exist_ok=True)
+        if private:
+            make_private_dirs(target.parent)
+        else:
+            target.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise SetupError(f"cannot create {target.parent}: {exc.strerror}") from exc
-    own = _relative_to(target, root)
     if own is not None:  # an output inside the tree must not roll itself up on the next run
         paths = [p for p in paths if p != own]
     result = Rollup(output if output is not None else Path(DEFAULT_OUTPUT))
-    with _atomic_output(target) as out:
+    with _atomic_output(target, FILE_MODE if private else 0o666 & ~_umask()) as out:
         _render(root, paths, max_file_size, out, result)
         result.size = out.tell()
     return result
@@ -117,7 +124,7 @@ def list_paths(root: Path) -> list[bytes]:
     argv = ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"]
     try:
         # LC_ALL=C: git's messages are matched below, so they must not be translated.
-        proc = subprocess.run(argv, cwd=root, capture_output=True, env={**os.environ, "LC_ALL": "C"}, check=False)
+        proc = subprocess.run(argv, cwd=root, capture_output=True, env=git_env(LC_ALL="C"), check=False)
     except FileNotFoundError as exc:
         raise SetupError("git is not installed or not on PATH; the rollup asks git which files to include") from exc
     if proc.returncode != 0:
@@ -244,7 +251,7 @@ def _relative_to(target: Path, root: Path) -> bytes | None:
 
 
 @contextlib.contextmanager
-def _atomic_output(target: Path) -> Iterator[BinaryIO]:
+def _atomic_output(target: Path, mode: int) -> Iterator[BinaryIO]:
     """A buffered file that replaces `target` only once it is complete, so a reader (or a run
     that fails half-way) never sees half a rollup. No fsync: the file can always be regenerated."""
     import tempfile
@@ -256,7 +263,7 @@ def _atomic_output(target: Path) -> Iterator[BinaryIO]:
     try:
         with open(fd, "wb", buffering=_WRITE_BUFFER) as out:
             yield out
-        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes it 0600; give it a new file's usual mode
+        os.chmod(tmp, mode)  # mkstemp makes it 0600
         os.replace(tmp, target)
     except BaseException as exc:
         with contextlib.suppress(OSError):
