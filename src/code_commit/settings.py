@@ -73,7 +73,7 @@ class Settings:
         10, "Failing search/replace pairs after which the rest of an answer's pairs are not tried (it is refused)."
     )
     match_work: int = _setting(
-        10_000_000,
+        5_000_000,
         "Lines of files matched at most for one answer (each search/replace pair costs a pass over its file); "
         "past it the answer is refused.",
     )
