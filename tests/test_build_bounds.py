@@ -149,3 +149,14 @@ def test_the_repair_prompt_gets_no_escapes(project: Project, api: FakeAPI, cli) 
     repair = "".join(b["text"] for m in api.requests[1].json["messages"] for b in m["content"])
     assert "FAILED tests/test_a.py::test_b" in repair and "NO_COLOR=1" in repair
     assert not ESCAPE.search(repair)
+
+
+def test_letters_whose_lower_case_is_longer_do_not_shift_the_lines_kept(tmp_path: Path) -> None:
+    """ "İ".lower() is two characters: the search for error words must not move the lines it keeps."""
+    make_build(
+        tmp_path,
+        "i=0; while [ $i -lt 3000 ]; do echo \"İİİİ noise $i\"; i=$((i+1)); done\necho 'İİ fatal thing'\n"
+        'i=0; while [ $i -lt 3000 ]; do echo "İİİİ noise $i"; i=$((i+1)); done\nexit 1\n',
+    )
+    text = output_for_prompt(run(tmp_path), 4000)
+    assert "\nİİ fatal thing\n" in text

@@ -33,7 +33,6 @@ from .settings import Settings
 SECRET_ENV = PROVIDER_ENV
 LINGER_SECONDS = 2.0  # after build.sh exits, how long children may keep the pipe open
 CHUNK = 1 << 16
-BLOCK = 1 << 20
 LOG_CAP = Settings.build_log_cap  # characters of output kept in the log, head and tail
 # Searched in lower-cased text: words that mark a line worth keeping when the output is cut, if there
 # is room after the diagnostics.
@@ -69,6 +68,8 @@ DIAGNOSTIC_MARKERS = (
 DIAGNOSTIC_LINE_STARTS = ("E   ", "error:", "error[", "ERROR ", "ERROR:", "FAIL ", "FAIL:", "Error:", "fatal:")
 KEEP_CHARS = 1 << 16  # of each kind, the first and the last lines kept up to this many characters each
 MAX_LINE = 2000  # characters of a kept line
+# Lower-cases ASCII letters only: str.lower can change a string's length ("İ"), and offsets must hold.
+_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
 # Escape sequences: CSI (colours, cursor moves), OSC/DCS/PM/APC strings (titles, hyperlinks), and the
 # two-character ones; 0x9b is CSI's one-character form.
 _ESCAPE_WHOLE = re.compile(
@@ -417,7 +418,7 @@ class _DiagnosticScan:
             return
         strong = _line_starts(data, DIAGNOSTIC_MARKERS, line_start=False)
         strong |= _line_starts(data, DIAGNOSTIC_LINE_STARTS, line_start=True)
-        weak = _line_starts(data.lower(), ERROR_WORDS, line_start=False) - strong
+        weak = _line_starts(data.translate(_ASCII_LOWER), ERROR_WORDS, line_start=False) - strong
         for starts, keeper in ((strong, self.strong), (weak, self.weak)):
             items = []
             for at in sorted(starts):
