@@ -49,6 +49,7 @@ from .errors import SetupError
 from .gitenv import git_env
 from .private import FILE_MODE, make_private_dirs
 from .settings import CONFIG_DIR
+from .words import count
 
 DEFAULT_OUTPUT = "agent-config/codeRollup.txt"
 DEFAULT_MAX_FILE_SIZE = 256 * 1024
@@ -79,7 +80,7 @@ class Rollup:
 
     def summary(self) -> str:
         return (
-            f"rollup: {self.included} files included, {self.omitted} omitted, "
+            f"rollup: {count(self.included, 'file')} included, {self.omitted} omitted, "
             f"{self.size:,} bytes written to {self.output}"
         )
 
