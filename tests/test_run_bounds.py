@@ -98,3 +98,23 @@ def test_the_default_limit_stops_a_run_and_names_its_setting(project: Project, a
 def test_a_negative_time_limit_is_a_setup_error(project: Project, cli) -> None:
     result = cli("--timeout", "-1")
     assert result.exit_code != 0 and "timeout" in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [
+        ("build_log_cap", "99999"),
+        ("max_answer_bytes", "999"),
+        ("max_failed_pairs", "0"),
+        ("match_work", "999"),
+        ("unattended_timeout", "-1"),
+        ("unattended_timeout", "inf"),
+        ("timeout", "-0.5"),
+    ],
+)
+def test_every_new_bound_is_validated(tmp_path, name: str, value: str) -> None:
+    from code_commit.errors import SetupError
+    from code_commit.settings import load_settings
+
+    with pytest.raises(SetupError, match=f"setting {name} "):
+        load_settings(tmp_path, env={f"CODE_COMMIT_{name.upper()}": value})
