@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from . import stops
-from .apply import Plan, PlanRefused, Problem, apply_plan, plan_changes
+from .apply import MatchLimits, Plan, PlanRefused, Problem, apply_plan, plan_changes
 from .applydir import looks_like_json, parse_applydir
 from .build import BuildResult, run_build
 from .edits import Edit, parse_answer
@@ -40,7 +40,8 @@ from .logs import LOGS_DIR, Redactor, RunLog, internal_error, prune_runs
 from .printable import visible
 from .private import make_private_dirs
 from .secrets import collect_secrets
-from .settings import CONFIG_DIR, Settings, load_settings
+from .settings import CONFIG_DIR, Settings, load_settings, run_time_limit
+from .terminal import unattended
 from .ui import Console, to_stdout
 from .words import count
 from .workspace import ProjectLock, _gitignore_problems, build_script_problems, config_dir_problems
@@ -137,7 +138,10 @@ def _command(
         make_private_dirs(config_dir)
         # Like a run: under the project's lock (the plan is made under it too, so no run changes the
         # files in between), with SIGINT, SIGTERM and --timeout ending it cleanly.
-        with stops.watch(settings.timeout), ProjectLock.take(config_dir, settings.wait_lock, console.info):
+        with (
+            stops.watch(*run_time_limit(settings, unattended())),
+            ProjectLock.take(config_dir, settings.wait_lock, console.info),
+        ):
             _apply(root, text, fmt, settings, build, redact, console, report)
 
     to_stdout(redact(_as_json(report) if as_json else _as_text(report)))
@@ -191,6 +195,7 @@ def _apply(
             settings.build_timeout,
             on_output=console.build_output,
             linger=settings.build_linger,
+            log_cap=settings.build_log_cap,
         )
         log.event(f"apply: {report.build.describe()}")
     console.info(f"logs: {log.folder.relative_to(root)}")
@@ -223,7 +228,7 @@ def _plan(root: Path, text: str, fmt: str, settings: Settings, report: ApplyRepo
         return None
     guard = Guard(root, settings.protected_patterns)
     try:
-        plan = plan_changes(root, edits, guard, allow_delete=settings.allow_delete)
+        plan = plan_changes(root, edits, guard, allow_delete=settings.allow_delete, limits=MatchLimits.of(settings))
     except PlanRefused as refusal:
         report.problems = refusal.problems
         return None
