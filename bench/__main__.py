@@ -1,6 +1,6 @@
 """Run every benchmark scenario and print one table.
 
-    .venv/bin/python -m bench [--repeat N] [--only startup,apply,rollup,build,tokens]
+    .venv/bin/python -m bench [--repeat N] [--only startup,apply,hostile,rollup,build,tokens]
 
 Each comparison is measured side by side in the same run (alternating runs, best of N), on data
 the scenario generates itself in a temporary directory.
@@ -18,7 +18,7 @@ import traceback
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 
-from . import apply, build_output, rollup, startup, tokens
+from . import apply, build_output, hostile_answers, rollup, startup, tokens
 from .harness import Row, error_row, format_header, format_row
 
 Scenario = Callable[[int], Iterable[Row]]
@@ -26,6 +26,7 @@ Scenario = Callable[[int], Iterable[Row]]
 SCENARIOS: dict[str, Scenario] = {
     "startup": startup.run,
     "apply": apply.run,
+    "hostile": hostile_answers.run,
     "rollup": rollup.run,
     "build": build_output.run,
     "tokens": tokens.run,

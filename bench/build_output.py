@@ -1,8 +1,11 @@
-"""Build-output handling: a 100 MB build log captured to the run log, then compacted for a prompt.
+"""Build-output handling: 100 MB of build output captured to the run log, then compacted for a prompt.
 
+Two builds: quiet noise with 40 diagnostics in it, and the audit's case, 100 MB of `gcc ... -Werror
+...` compile lines (each merely containing "error") with 40 real `path:line:col: error:` diagnostics.
 Ours: build.run_build + build.output_for_prompt in a fresh interpreter (time and peak RSS).
 Reference: the same build.sh with its output sent to /dev/null (the cost of producing it).
-Targets: peak memory below 100 MB, and every error line kept in the compacted prompt section.
+Targets: peak memory below 100 MB, the log no larger than build_log_cap, and at least 35 of the
+40 diagnostics in the compacted prompt section (before the fix, 0 of 40 in the -Werror case).
 """
 
 from __future__ import annotations
@@ -28,22 +31,35 @@ text = output_for_prompt(result, 60000)
 """
 
 
-def _build_script(megabytes: int) -> str:
+NOISE = {
+    "quiet": "ok: compiling module, nothing to see here",
+    "gcc -Werror": "gcc -O2 -Wall -Wextra -Werror -Iinclude -DNDEBUG -c src/module.c -o build/module.o",
+}
+KEPT_TARGET = 35
+
+
+def _build_script(megabytes: int, noise: str) -> str:
     # Noise from `yes`, with numbered error lines spread through it.
     chunk = megabytes * 2**20 // (ERROR_LINES + 1)
     parts = ["#!/bin/sh"]
     for i in range(ERROR_LINES):
-        parts.append(f"yes 'ok: compiling module, nothing to see here' | head -c {chunk}")
-        parts.append(f"echo 'src/mod{i}.c:{i + 1}: error: failure number {i}'")
-    parts.append(f"yes 'ok: linking' | head -c {chunk}")
+        parts.append(f"yes '{noise}' | head -c {chunk}")
+        parts.append(f"echo 'src/mod{i}.c:{i + 1}:7: error: failure number {i}'")
+    parts.append(f"yes '{noise}' | head -c {chunk}")
     parts.append("exit 1")
     return "\n".join(parts) + "\n"
 
 
 def run(repeat: int, megabytes: int = MEGABYTES) -> list[Row]:
+    return [_row(repeat, megabytes, kind) for kind in NOISE]
+
+
+def _row(repeat: int, megabytes: int, kind: str) -> Row:
+    from code_commit.build import LOG_CAP
+
     with tempfile.TemporaryDirectory(prefix="bench-build-") as tmp:
         root = Path(tmp)
-        (root / "build.sh").write_text(_build_script(megabytes))
+        (root / "build.sh").write_text(_build_script(megabytes, NOISE[kind]))
         (root / "build.sh").chmod(0o755)
         commands = {
             "ours": Command([sys.executable, "-c", DRIVER, str(root)], root),
@@ -51,17 +67,16 @@ def run(repeat: int, megabytes: int = MEGABYTES) -> list[Row]:
         }
         best = side_by_side(repeat, commands)
         prompt = (root / "prompt.txt").read_text()
+        log_size = (root / "build.txt").stat().st_size
         kept = sum(f"error: failure number {i}\n" in prompt for i in range(ERROR_LINES))
     rss = best["ours"].peak_rss
-    met = rss < 100 * 2**20 and kept == ERROR_LINES
-    return [
-        Row(
-            f"build output: capture + compact {megabytes} MB",
-            f"{megabytes} MB",
-            best["ours"].seconds,
-            best["reference"].seconds,
-            rss,
-            note=f"{kept}/{ERROR_LINES} error lines kept; prompt section {len(prompt):,} chars",
-            target=f"RSS < 100 MiB and all errors kept: {'met' if met else 'MISSED'}",
-        )
-    ]
+    met = rss < 100 * 2**20 and kept >= KEPT_TARGET and log_size <= LOG_CAP + 1000
+    return Row(
+        f"build output: capture + compact {megabytes} MB, {kind} noise",
+        f"{megabytes} MB",
+        best["ours"].seconds,
+        best["reference"].seconds,
+        rss,
+        note=f"{kept}/{ERROR_LINES} diagnostics kept; prompt section {len(prompt):,} chars; log {log_size:,} B",
+        target=f"RSS < 100 MiB, log <= build_log_cap, >= {KEPT_TARGET} diagnostics kept: {'met' if met else 'MISSED'}",
+    )

@@ -25,6 +25,7 @@ Every request is recorded before its answer starts, so it is visible as soon as 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import http.server
 import json
 import selectors
@@ -67,6 +68,7 @@ USAGE_KEYS = ("input_tokens", "output_tokens", "cache_creation_input_tokens", "c
 
 # A streamed answer is split into this many text deltas (fewer if the text is shorter).
 STREAM_PIECES = 4
+ENDLESS_SAFETY_STOP = 1 << 26  # bytes: an endless() stream ends here even if the client never stops reading
 
 # Errors that only mean the client went away (timed out, was closed, or we cut it off on purpose).
 _DISCONNECTS = (BrokenPipeError, ConnectionResetError, ConnectionAbortedError, TimeoutError)
@@ -125,6 +127,7 @@ class _Step:
     delay: float = 0.0  # before the answer starts
     chunk_delay: float = 0.0  # before each stream event
     stall: float = 0.0  # cut only: after the partial text, before the cut
+    one_line: bool = False  # endless only: one event line that never ends, instead of endless events
     clean: bool = False  # cut only: end the body properly instead of dropping the connection
     whole: bool = False  # reply only: one JSON body even to a streaming request
 
@@ -138,6 +141,7 @@ class FakeAPI:
         self._requests: list[RecordedRequest] = []
         self._unscripted = 0
         self._ids = 0
+        self.endless_sent: list[int] = []  # per endless() step served: body bytes written before the client left
         self._stopping = threading.Event()  # also interrupts scripted delays, so stop() never waits them out
         self._server: _Server | None = None
         self._accept_thread: threading.Thread | None = None
@@ -283,6 +287,12 @@ class FakeAPI:
                 clean=clean,
             )
         )
+
+    def endless(self, piece: str = "x" * 1000, *, one_line: bool = False) -> None:
+        """A stream that never ends: after the opening events, `piece` as text delta after text delta;
+        one_line=True: one event line that never ends instead. Written until the client closes the
+        connection (or ENDLESS_SAFETY_STOP bytes); the bytes written are appended to `endless_sent`."""
+        self._push(_Step("endless", text=piece, one_line=one_line))
 
     def stream_error(
         self,
@@ -477,6 +487,9 @@ class _Handler(http.server.BaseHTTPRequestHandler):
                 self._abort()
             else:
                 self._send_body(200, payload, "application/json", ids)
+        elif step.kind == "endless":
+            self._send_head(200, "text/event-stream; charset=utf-8", {**ids, "Transfer-Encoding": "chunked"})
+            self._send_endless(dialect, step)
         else:
             self._send_head(200, "text/event-stream; charset=utf-8", {**ids, "Transfer-Encoding": "chunked"})
             for event in dialect.opening(step):
@@ -550,6 +563,24 @@ class _Handler(http.server.BaseHTTPRequestHandler):
             raise ConnectionAbortedError("FakeAPI stopped")
         self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
 
+    def _send_endless(self, dialect: _Dialect, step: _Step) -> None:
+        sent = 0
+        try:
+            for event in dialect.opening(dataclasses.replace(step, text="")):
+                self._send_chunk(event, 0.0)
+                sent += len(event)
+            repeated = b"x" * 65536 if step.one_line else dialect.text_event(step.text) * 64
+            if step.one_line:
+                self._send_chunk(b'data: {"text": "', 0.0)
+            while sent < ENDLESS_SAFETY_STOP and not self.server.api._stopping.is_set():
+                self._send_chunk(repeated, 0.0)
+                sent += len(repeated)
+        except OSError:
+            pass  # the client closed the connection: what it would not read is never sent
+        finally:
+            self.server.api.endless_sent.append(sent)
+            self._abort()
+
     def _abort(self) -> None:
         """Close the connection now, mid-exchange: the client sees the peer vanish."""
         self.close_connection = True
@@ -618,6 +649,9 @@ class _Dialect:
     def in_stream_error(self, step: _Step) -> list[bytes]:
         raise NotImplementedError
 
+    def text_event(self, piece: str) -> bytes:
+        raise NotImplementedError
+
 
 class _AnthropicDialect(_Dialect):
     @staticmethod
@@ -676,6 +710,9 @@ class _AnthropicDialect(_Dialect):
 
     def in_stream_error(self, step: _Step) -> list[bytes]:
         return [self._event(_anthropic_error(step.error_type, step.message))]
+
+    def text_event(self, piece: str) -> bytes:
+        return self._event({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": piece}})
 
 
 class _OpenAIDialect(_Dialect):
@@ -744,3 +781,6 @@ class _OpenAIDialect(_Dialect):
 
     def in_stream_error(self, step: _Step) -> list[bytes]:
         return [self._data(self.error(step.error_type, step.message))]
+
+    def text_event(self, piece: str) -> bytes:
+        return self._chunk({"content": piece}, None)

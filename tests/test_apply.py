@@ -20,7 +20,7 @@ import pytest
 
 from code_commit import matching
 from code_commit import tree as tree_module
-from code_commit.apply import ApplyFailed, Change, Plan, PlanRefused, apply_plan, plan_changes
+from code_commit.apply import ApplyFailed, Change, MatchLimits, Plan, PlanRefused, apply_plan, plan_changes
 from code_commit.edits import DeleteFile, EditFile, Replacement, WriteFile
 from code_commit.errors import AnswerRefused, RestoreFailed
 from code_commit.guard import Guard
@@ -755,7 +755,9 @@ def test_only_the_first_failures_of_an_answer_get_the_costly_parts_of_their_repo
     (root / "dup.txt").write_text("".join(f"x\ny{i}\n" for i in range(50)))
     pairs = [("x\n", "z\n"), ("y7 changed\n", "w\n")] * 10
     with pytest.raises(PlanRefused) as caught:
-        plan_changes(root, [edit("dup.txt", *pairs[:7]), edit("dup.txt", *pairs[7:])], Guard(root))
+        plan_changes(
+            root, [edit("dup.txt", *pairs[:7]), edit("dup.txt", *pairs[7:])], Guard(root), limits=MatchLimits(20, 10**7)
+        )
     problems = caught.value.problems
     assert [p.kind for p in problems] == ["ambiguous", "no_match"] * 10
     explained, rest = problems[: matching.EXPLAINED_FAILURES], problems[matching.EXPLAINED_FAILURES :]

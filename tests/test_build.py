@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from code_commit.build import output_for_prompt, run_build
+from code_commit.build import LOG_CAP, output_for_prompt, run_build
 from code_commit.logs import Redactor
 
 KEY = "sk-ant-api03-VERYSECRETVALUE-xy"
@@ -238,9 +238,9 @@ def test_prompt_output_over_the_cap_keeps_head_tail_and_error_lines(tmp_path: Pa
     log = (tmp_path / "build.txt").read_text()
     head, tail = text.split("\n[... ", 1)[0], text.rsplit("...]\n", 1)[1]
     assert log.startswith(head) and log.endswith(tail)
-    left_out = int(text.split("[... ", 1)[1].split(" bytes", 1)[0].replace(",", ""))
+    left_out = int(text.split("[... ", 1)[1].split(" characters", 1)[0].replace(",", ""))
     assert left_out == len(log) - len(head) - len(tail) - sum(map(len, error_lines)), "the marker is exact"
-    assert "the error-looking lines among them follow" in text
+    assert "the diagnostics and error-looking lines among them follow" in text
 
 
 @pytest.mark.parametrize(
@@ -280,7 +280,11 @@ def test_100_mb_of_output_streams_to_the_log_in_bounded_memory(tmp_path: Path) -
     """)
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     chars, peak_kib = map(int, done.stdout.split())
-    assert chars > 100_000_000 and (tmp_path / "build.txt").stat().st_size > 100_000_000, "the log has it all"
+    log = tmp_path / "build.txt"
+    assert chars > 100_000_000 and log.stat().st_size < LOG_CAP + 1000, "the log keeps its head and tail only"
+    with open(log, "rb") as fh:
+        fh.seek(LOG_CAP // 2)
+        assert b"characters of build output out of this log here (build_log_cap)" in fh.read(1000)
     assert peak_kib < 80 * 1024, f"peak RSS {peak_kib} KiB: the output was held in memory"
 
 
@@ -297,7 +301,7 @@ def test_compaction_finds_error_lines_across_block_boundaries_and_counts_what_di
     for i in range(5, 60000, 10007):
         assert f"FAILED: case {i}\n" in text
     small = output_for_prompt(result, cap=200)  # 100 bytes for error lines: the sixth does not fit
-    assert "[... and 1 more error-looking lines ...]" in small
+    assert "[... and 1 more diagnostic lines, left out ...]" in small
 
 
 def test_output_without_newlines_still_compacts(tmp_path: Path) -> None:

@@ -21,6 +21,7 @@ from .errors import AnswerRefused, RestoreFailed
 from .guard import Guard
 from .journal import Journal, JournalError, close, describe_error, undo
 from .matching import EXPLAINED_FAILURES, AmbiguousMatch, Lines, MatchFailure, NoMatch, NumberedLine, resolve
+from .settings import Settings
 from .tree import Tree
 
 
@@ -62,6 +63,31 @@ class Problem:
 MATCH_FAILURES = (NoMatch.kind, AmbiguousMatch.kind)  # the kinds of problem whose report is costly
 
 
+@dataclass(frozen=True)
+class MatchLimits:
+    """What matching one answer may cost. An answer with one failing pair is refused anyway, so past
+    `failed_pairs` failures the rest are not tried; and every pair costs a pass over its file, so the
+    lines matched in all (`work`: the file's lines plus the pair's own, per pair) are bounded too."""
+
+    failed_pairs: int
+    work: int
+
+    @classmethod
+    def of(cls, settings: Settings) -> MatchLimits:
+        return cls(settings.max_failed_pairs, settings.match_work)
+
+
+@dataclass
+class MatchWork:
+    """What matching an answer cost, counted as `MatchLimits` counts it (pass one to `plan_changes` to read it)."""
+
+    pairs: int = 0  # search/replace pairs tried
+    lines: int = 0  # lines matched in all
+    failed: int = 0  # pairs that failed
+    unchecked: int = 0  # pairs not tried: past the failure or the work limit
+    stopped: str = ""  # which limit ended the matching, if one did: "failed_pairs" or "work"
+
+
 class PlanRefused(AnswerRefused):
     """The answer's edits cannot all be applied; `problems` says why, one entry per reason."""
 
@@ -71,11 +97,22 @@ class PlanRefused(AnswerRefused):
         self.problems = tuple(unique)
 
 
-def plan_changes(root: Path, edits: Sequence[Edit], guard: Guard, *, allow_delete: bool = True) -> Plan:
+def plan_changes(
+    root: Path,
+    edits: Sequence[Edit],
+    guard: Guard,
+    *,
+    allow_delete: bool = True,
+    limits: MatchLimits | None = None,
+    work: MatchWork | None = None,
+) -> Plan:
     """Check every edit and compute the answer's net effect; raise PlanRefused listing all refusals.
 
-    Edit blocks are resolved here, against each file as the earlier blocks of the answer left it.
+    Edit blocks are resolved here, against each file as the earlier blocks of the answer left it,
+    within `limits` (by default the settings' defaults); `work` is filled in with what it cost.
     """
+    limits = limits or MatchLimits.of(Settings())
+    work = MatchWork() if work is None else work
     problems: list[Problem] = []
     final: dict[str, bytes | None] = {}
     for block, edit in enumerate(edits, start=1):
@@ -103,7 +140,7 @@ def plan_changes(root: Path, edits: Sequence[Edit], guard: Guard, *, allow_delet
             problems.append(Problem("exists", message, edit.path, block))
             continue
         if isinstance(edit, EditFile):
-            content = _resolve_edit(root, edit, block, final, problems)
+            content = _resolve_edit(root, edit, block, final, problems, limits, work)
         elif elided := _elided(root, edit, block, final):
             problems.append(elided)
             continue
@@ -111,6 +148,8 @@ def plan_changes(root: Path, edits: Sequence[Edit], guard: Guard, *, allow_delet
             content = _encode(edit.path, edit.content, block, problems)
         if content is not None:
             final[edit.path] = content
+    if work.unchecked:
+        problems.append(_unchecked(work, limits))
     written = {path for path, content in final.items() if content is not None}
     for path in written:
         parts = path.split("/")
@@ -136,6 +175,21 @@ def plan_changes(root: Path, edits: Sequence[Edit], guard: Guard, *, allow_delet
     if problems:
         raise PlanRefused(problems)
     return Plan(final, tuple(changes), tuple(missing))
+
+
+def _unchecked(work: MatchWork, limits: MatchLimits) -> Problem:
+    if work.stopped == "failed_pairs":
+        why = (
+            f"the answer is refused after its first {limits.failed_pairs} failing search texts "
+            "(max_failed_pairs), so the rest were not looked for"
+        )
+    else:
+        why = (
+            f"matching them would have taken more than the {limits.work:,} lines of matching one answer may cost "
+            f"(match_work: each search/replace pair costs a pass over its file); use fewer search/replace pairs "
+            "in a large file (one pair can replace many neighbouring lines), or give the whole file"
+        )
+    return Problem("unchecked", f"{work.unchecked} search/replace pair(s) of the answer were not checked: {why}")
 
 
 def _elided(root: Path, edit: WriteFile, block: int, final: dict[str, bytes | None]) -> Problem | None:
@@ -185,9 +239,16 @@ def _encode(path: str, text: str, block: int, problems: list[Problem]) -> bytes 
 
 
 def _resolve_edit(
-    root: Path, edit: EditFile, block: int, final: dict[str, bytes | None], problems: list[Problem]
+    root: Path,
+    edit: EditFile,
+    block: int,
+    final: dict[str, bytes | None],
+    problems: list[Problem],
+    limits: MatchLimits,
+    work: MatchWork,
 ) -> bytes | None:
-    """The file's bytes after the edit block, or None after adding a problem for every pair that fails."""
+    """The file's bytes after the edit block, or None after adding a problem for every pair that fails
+    (within `limits`: the pairs past them are only counted, in `work.unchecked`)."""
     path = edit.path
     earlier = path in final  # an earlier block of this answer already changed the file
     try:
@@ -218,6 +279,14 @@ def _resolve_edit(
     failed = False
     count = len(edit.replacements)
     for number, pair in enumerate(edit.replacements, start=1):
+        cost = text.count("\n") + pair.search.count("\n") + pair.replace.count("\n") + 1
+        if work.stopped or work.lines + cost > limits.work:
+            work.stopped = work.stopped or "work"
+            work.unchecked += len(edit.replacements) - number + 1
+            failed = True
+            break
+        work.pairs += 1
+        work.lines += cost
         # Only the answer's first few failures get the costly parts of a report: an answer of many
         # failing pairs (a few bytes each) must not cost a pass over the file per window size each.
         explain = sum(problem.kind in MATCH_FAILURES for problem in problems) < EXPLAINED_FAILURES
@@ -225,6 +294,9 @@ def _resolve_edit(
             text = resolve(text, pair.search, pair.replace, explain).text
         except MatchFailure as failure:
             failed = True
+            work.failed += 1
+            if work.failed >= limits.failed_pairs:
+                work.stopped = "failed_pairs"
             where = f"{path!r}: block {block} (an edit block), search {number} of {count}"
             if pair.line is not None:
                 where += f" (answer line {pair.line})"

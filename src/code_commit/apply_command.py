@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from . import stops
-from .apply import Plan, PlanRefused, Problem, apply_plan, plan_changes
+from .apply import MatchLimits, Plan, PlanRefused, Problem, apply_plan, plan_changes
 from .applydir import looks_like_json, parse_applydir
 from .build import BuildResult
 from .edits import Edit, parse_answer
@@ -42,8 +42,9 @@ from .printable import visible
 from .private import make_private_dirs
 from .sandbox import Sandbox, choose
 from .secrets import collect_secrets
-from .settings import CONFIG_DIR, Settings, load_settings
+from .settings import CONFIG_DIR, Settings, load_settings, run_time_limit
 from .tamper import checked_build, not_dumpable
+from .terminal import unattended
 from .ui import Console, to_stdout
 from .words import count
 from .workspace import ProjectLock, _gitignore_problems, build_script_problems, config_dir_problems
@@ -143,7 +144,7 @@ def _command(
         # Like a run: under the project's lock (the plan is made under it too, so no run changes the
         # files in between), with SIGINT, SIGTERM and --timeout ending it cleanly.
         with (
-            stops.watch(settings.timeout),
+            stops.watch(*run_time_limit(settings, unattended())),
             not_dumpable(),
             ProjectLock.take(config_dir, settings.wait_lock, console.info),
         ):
@@ -236,7 +237,7 @@ def _plan(root: Path, text: str, fmt: str, settings: Settings, report: ApplyRepo
         return None
     guard = Guard(root, settings.protected_patterns)
     try:
-        plan = plan_changes(root, edits, guard, allow_delete=settings.allow_delete)
+        plan = plan_changes(root, edits, guard, allow_delete=settings.allow_delete, limits=MatchLimits.of(settings))
     except PlanRefused as refusal:
         report.problems = refusal.problems
         return None

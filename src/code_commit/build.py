@@ -22,35 +22,85 @@ import selectors
 import signal
 import subprocess
 import time
+from collections import deque
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO
 
 from .logs import Redactor
 from .private import open_private
 from .sandbox import SandboxPolicy, wrap
 from .secrets import PROVIDER_ENV
+from .settings import Settings
 
 SECRET_ENV = PROVIDER_ENV
 LINGER_SECONDS = 2.0  # after build.sh exits, how long children may keep the pipe open
 CHUNK = 1 << 16
-BLOCK = 1 << 20
-# Searched in lower-cased bytes: words that mark a line worth keeping when the output is cut.
+LOG_CAP = Settings.build_log_cap  # characters of output kept in the log, head and tail
+# Searched in lower-cased text: words that mark a line worth keeping when the output is cut, if there
+# is room after the diagnostics.
 ERROR_WORDS = (
-    b"error",
-    b"fail",
-    b"panic",
-    b"traceback",
-    b"exception",
-    b"fatal",
-    b"assert",
-    b"undefined",
-    b"cannot",
-    b"not found",
-    b"denied",
-    b"segmentation",
+    "error",
+    "fail",
+    "panic",
+    "traceback",
+    "exception",
+    "fatal",
+    "assert",
+    "undefined",
+    "cannot",
+    "not found",
+    "denied",
+    "segmentation",
 )
+# Lines shaped like compiler and test diagnostics, kept before any line that merely contains a word
+# like "error" (a `gcc ... -Werror ...` command line): found anywhere in a line...
+DIAGNOSTIC_MARKERS = (
+    ": error:",
+    ": fatal error:",
+    ": undefined reference",
+    "error[E",
+    "FAILED",
+    "--- FAIL",
+    "Traceback (most recent call last)",
+    "panicked at",
+    "AssertionError",
+    "npm ERR!",
+)
+# ... or at its start.
+DIAGNOSTIC_LINE_STARTS = ("E   ", "error:", "error[", "ERROR ", "ERROR:", "FAIL ", "FAIL:", "Error:", "fatal:")
+KEEP_CHARS = 1 << 16  # of each kind, the first and the last lines kept up to this many characters each
+MAX_LINE = 2000  # characters of a kept line
+# Lower-cases ASCII letters only: str.lower can change a string's length ("İ"), and offsets must hold.
+_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+# Escape sequences: CSI (colours, cursor moves), OSC/DCS/PM/APC strings (titles, hyperlinks), and the
+# two-character ones; 0x9b is CSI's one-character form.
+_ESCAPE_WHOLE = re.compile(
+    r"\x1b\[[0-?]*[ -/]*[@-~]|\x9b[0-?]*[ -/]*[@-~]|\x1b[\]PX^_][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[ -/]*[0-OQ-WYZ\\`-~]"
+)
+# The same, also matching an unterminated string or a lone ESC at the end of the output.
+_ESCAPE = re.compile(_ESCAPE_WHOLE.pattern + r"|\x1b[\]PX^_][^\x07\x1b]*|\x1b|\x9b")
+MAX_ESCAPE = 4096  # characters an escape sequence cut by a chunk boundary is held back for, at most
+
+
+@dataclass(frozen=True)
+class Kept:
+    """Lines of one kind seen in a build's output: the first and the last ones, up to a size each,
+    with their offsets in the output (in characters), and how many there were in all."""
+
+    first: tuple[tuple[int, str], ...] = ()
+    last: tuple[tuple[int, str], ...] = ()
+    seen: int = 0
+
+
+@dataclass(frozen=True)
+class BuildOutput:
+    """What the sink noted about the output as it streamed: the log keeps only its head and tail."""
+
+    diagnostics: Kept = Kept()  # lines shaped like compiler and test diagnostics
+    mentions: Kept = Kept()  # other lines containing a word such as "error"
+    cut: int = 0  # characters left out of the log (build_log_cap)
+    trailer: int = 0  # characters the log has after the output: the markers code-commit added
 
 
 @dataclass(frozen=True)
@@ -63,6 +113,7 @@ class BuildResult:
     time_limit: float = 0.0
     lingered: bool = False  # background children still held the output when build.sh ended; killed
     start_error: str | None = None  # why build.sh could not be started at all, if it could not
+    output: BuildOutput = BuildOutput()
     sandbox: str = "none"  # what it ran under: "bubblewrap" or "none"
 
     @property
@@ -144,7 +195,9 @@ def _why_not_started(root: Path, exc: OSError) -> tuple[int, str]:
 
 
 def build_env(env: Mapping[str, str]) -> dict[str, str]:
-    return {k: v for k, v in env.items() if k not in SECRET_ENV and not k.startswith("CODE_COMMIT_")}
+    """The build's environment: no keys, no settings; NO_COLOR=1, as the output is read by a model."""
+    kept = {k: v for k, v in env.items() if k not in SECRET_ENV and not k.startswith("CODE_COMMIT_")}
+    return {**kept, "NO_COLOR": "1"}
 
 
 def run_build(
@@ -155,6 +208,7 @@ def run_build(
     env: Mapping[str, str] | None = None,
     on_output: Callable[[str], None] | None = None,
     linger: float = LINGER_SECONDS,
+    log_cap: int = LOG_CAP,
     sandbox: SandboxPolicy | None = None,
 ) -> BuildResult:
     """Run build.sh, stream its output (redacted) to `log_path`, and end with its exit status.
@@ -164,7 +218,7 @@ def run_build(
     """
     started = time.monotonic()
     deadline = started + timeout
-    sink = _RedactingSink(log_path, redact, on_output)
+    sink = _RedactingSink(log_path, redact, on_output, log_cap)
     kind = "none" if sandbox is None else "bubblewrap"
     try:
         process = _start(root, os.environ if env is None else env, sandbox)
@@ -176,7 +230,7 @@ def run_build(
         result = BuildResult(code, False, duration, log_path, 0, timeout, start_error=why, sandbox=kind)
         sink.write(f"code-commit could not start build.sh: {why}\n".encode())
         sink.close(f"--- {result.describe()} ---\n")
-        return dataclasses.replace(result, output_chars=sink.chars)
+        return dataclasses.replace(result, output_chars=sink.chars, output=sink.output)
     except BaseException:
         sink.close("")
         raise
@@ -229,7 +283,7 @@ def run_build(
         else ""
     )
     sink.close(f"\n{note}--- {result.describe()} ---\n")
-    return result
+    return dataclasses.replace(result, output=sink.output)
 
 
 def _kill_group(process: subprocess.Popen[bytes]) -> None:
@@ -238,22 +292,35 @@ def _kill_group(process: subprocess.Popen[bytes]) -> None:
 
 
 class _RedactingSink:
-    """Decodes a byte stream, censors secrets even when split across chunks, and appends to a file."""
+    """Decodes a byte stream, strips terminal escape sequences, censors secrets even when split across
+    chunks, notes the diagnostic lines as they pass, and appends to a file: all of it up to half of
+    `log_cap` characters, then only the last half (kept in memory), written with a marker at the end."""
 
-    def __init__(self, path: Path, redact: Redactor, on_output: Callable[[str], None] | None) -> None:
+    def __init__(
+        self, path: Path, redact: Redactor, on_output: Callable[[str], None] | None, log_cap: int = LOG_CAP
+    ) -> None:
         # Closed in close(). backslashreplace: no character can make a log write raise.
         fd = open_private(path, os.O_WRONLY | os.O_TRUNC)
         self._file = open(fd, "w", encoding="utf-8", errors="backslashreplace", newline="")  # noqa: SIM115
         self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
         self._redact = redact
         self._keep = max((len(s) for s in redact.secrets), default=1) - 1
+        self._raw = ""  # an escape sequence that may go on in the next chunk
         self._pending = ""
         self._on_output = on_output
+        self._head_left = log_cap // 2
+        self._tail_cap = log_cap - log_cap // 2
+        self._tail: deque[str] = deque()
+        self._tail_chars = 0
+        self._head_chars = 0
+        self._escapes = 0
+        self._scan = _DiagnosticScan()
         self.chars = 0
+        self.output = BuildOutput()
 
     def write(self, chunk: bytes) -> None:
-        text = self._pending + self._decoder.decode(chunk)
-        text = self._redact(text)
+        text = self._strip(self._raw + self._decoder.decode(chunk), final=False)
+        text = self._redact(self._pending + text)
         # Hold back a secret's length minus one, in case a secret straddles this chunk and the next.
         cut = max(len(text) - self._keep, 0)
         self._emit(text[:cut])
@@ -262,95 +329,222 @@ class _RedactingSink:
     def flush(self) -> None:
         """Write out what was held back: the output has ended."""
         if not self._file.closed:
-            self._emit(self._redact(self._pending + self._decoder.decode(b"", final=True)))
+            text = self._strip(self._raw + self._decoder.decode(b"", final=True), final=True)
+            self._emit(self._redact(self._pending + text))
             self._pending = ""
+            self._scan.end(self.chars)
 
     def close(self, trailer: str) -> None:
         if self._file.closed:
             return
         self.flush()
+        cut = self.chars - self._head_chars - self._tail_chars
+        if cut > 0:
+            self._file.write(
+                f"\n[... code-commit left {cut:,} characters of build output out of this log here "
+                "(build_log_cap) ...]\n"
+            )
+        self._file.writelines(self._tail)
+        if self._escapes:
+            trailer += (
+                f"--- {self._escapes:,} terminal escape sequence(s) (colours, cursor moves) were removed from "
+                "the build's output ---\n"
+            )
         self._file.write(trailer)
         self._file.close()
+        self.output = BuildOutput(self._scan.strong.result(), self._scan.weak.result(), cut, len(trailer))
+
+    def _strip(self, text: str, final: bool) -> str:
+        """`text` without escape sequences; one that may be cut off at its end is held back (in `_raw`)."""
+        self._raw = ""
+        if not final:
+            last = max(text.rfind("\x1b"), text.rfind("\x9b"))
+            if last >= 0 and len(text) - last < MAX_ESCAPE and not _ESCAPE_WHOLE.match(text, last):
+                text, self._raw = text[:last], text[last:]
+        stripped, count = _ESCAPE.subn("", text)
+        self._escapes += count
+        return stripped
 
     def _emit(self, text: str) -> None:
+        if not text:
+            return
+        whole = text
+        self._scan.feed(text, self.chars)
+        self.chars += len(text)
+        if self._head_left:
+            head = text[: self._head_left]
+            self._head_left -= len(head)
+            self._head_chars += len(head)
+            self._file.write(head)
+            text = text[len(head) :]
         if text:
-            self.chars += len(text)
-            self._file.write(text)
-            if self._on_output:
-                self._on_output(text)
+            self._tail.append(text)
+            self._tail_chars += len(text)
+            while self._tail_chars - len(self._tail[0]) >= self._tail_cap:
+                self._tail_chars -= len(self._tail.popleft())
+            if self._tail_chars > self._tail_cap:  # trim the oldest chunk to the cap exactly
+                extra = self._tail_chars - self._tail_cap
+                self._tail[0] = self._tail[0][extra:]
+                self._tail_chars -= extra
+        if self._on_output:
+            self._on_output(whole)
+
+
+class _Keeper:
+    """The first and the last lines of one kind, up to KEEP_CHARS characters each: bounded memory."""
+
+    def __init__(self) -> None:
+        self.first: list[tuple[int, str]] = []
+        self.first_chars = 0
+        self.last: deque[tuple[int, str]] = deque()
+        self.last_chars = 0
+        self.seen = 0
+
+    def add(self, items: list[tuple[int, str]]) -> None:
+        self.seen += len(items)
+        taken = 0
+        for item in items:
+            if self.first_chars + len(item[1]) > KEEP_CHARS:
+                break
+            self.first.append(item)
+            self.first_chars += len(item[1])
+            taken += 1
+        newest: list[tuple[int, str]] = []
+        size = 0
+        for item in reversed(items[taken:]):  # only what can still be among the last ones
+            size += len(item[1])
+            if size > KEEP_CHARS:
+                break
+            newest.append(item)
+        for item in reversed(newest):
+            self.last.append(item)
+            self.last_chars += len(item[1])
+        while self.last and self.last_chars > KEEP_CHARS:
+            self.last_chars -= len(self.last.popleft()[1])
+
+    def result(self) -> Kept:
+        return Kept(tuple(self.first), tuple(self.last), self.seen)
+
+
+class _DiagnosticScan:
+    """Finds, line by line as the output streams, the diagnostics and the lines mentioning errors.
+
+    Searched a chunk at a time with str.find per marker (C speed), not one regex call per line."""
+
+    def __init__(self) -> None:
+        self.strong = _Keeper()
+        self.weak = _Keeper()
+        self._carry = ""  # the start of a line whose end has not come yet
+
+    def feed(self, text: str, offset: int) -> None:
+        data = self._carry + text
+        end = data.rfind("\n") + 1
+        self._scan(data[:end], offset - len(self._carry))
+        # Of a line longer than MAX_LINE only the start is carried: memory stays bounded (and its
+        # offset reads a little late, which only matters for a line that long).
+        self._carry = data[end:][:MAX_LINE]
+
+    def end(self, offset: int) -> None:
+        if self._carry:
+            self._scan(self._carry + "\n", offset - len(self._carry))
+            self._carry = ""
+
+    def _scan(self, data: str, offset: int) -> None:
+        if not data:
+            return
+        strong = _line_starts(data, DIAGNOSTIC_MARKERS, line_start=False)
+        strong |= _line_starts(data, DIAGNOSTIC_LINE_STARTS, line_start=True)
+        weak = _line_starts(data.translate(_ASCII_LOWER), ERROR_WORDS, line_start=False) - strong
+        for starts, keeper in ((strong, self.strong), (weak, self.weak)):
+            items = []
+            for at in sorted(starts):
+                stop = data.find("\n", at)
+                line = data[at : stop + 1] if stop - at < MAX_LINE else data[at : at + MAX_LINE] + " [...]\n"
+                items.append((offset + at, line))
+            keeper.add(items)
+
+
+def _line_starts(data: str, words: tuple[str, ...], line_start: bool) -> set[int]:
+    """Start offsets of the lines of `data` containing one of `words` (line_start: beginning with one)."""
+    starts: set[int] = set()
+    for word in words:
+        if line_start and data.startswith(word):
+            starts.add(0)
+        needle = "\n" + word if line_start else word
+        found = data.find(needle)
+        while found >= 0:
+            line = found + 1 if line_start else data.rfind("\n", 0, found) + 1
+            starts.add(line)
+            line_end = data.find("\n", found + len(needle))
+            found = -1 if line_end < 0 else data.find(needle, line_end if line_start else line_end + 1)
+    return starts
 
 
 def output_for_prompt(result: BuildResult, cap: int) -> str:
     """The build output for a repair prompt: all of it up to about `cap` characters; above that, the
-    head, the tail, and every error-looking line between them that fits, with markers saying what
-    was left out. Reads the log in blocks, so memory stays bounded for any output size.
+    head, the tail, and between them the diagnostics the build printed in the part left out (the
+    first and the last ones), then other lines mentioning errors if there is room, with markers
+    saying what was left out. Reads only the two ends of the log, so memory stays bounded.
     """
     size = result.log_path.stat().st_size
+    output = result.output
     with open(result.log_path, "rb") as fh:
-        if size <= cap:
+        if size <= cap and not output.cut:
             return fh.read().decode("utf-8", "replace")
         quarter = cap // 4
         # Whole lines where that keeps most of each end; a long line (a progress bar redrawn with \r,
         # a one-line JSON report) is cut instead, so that its end still shows.
-        head = fh.read(quarter)
-        end = head.rfind(b"\n") + 1
-        head = head[:end] if end >= len(head) // 2 else head
-        fh.seek(size - quarter)
-        tail = fh.read()
-        start = tail.find(b"\n") + 1
-        tail = tail[start:] if 0 < start <= len(tail) // 2 else tail
-        errors, skipped = _error_lines(fh, len(head), size - len(tail), cap - 2 * quarter)
-    omitted = size - len(head) - len(tail) - sum(map(len, errors))
+        raw_head = fh.read(quarter)
+        end = raw_head.rfind(b"\n") + 1
+        raw_head = raw_head[:end] if end >= len(raw_head) // 2 else raw_head
+        fh.seek(max(size - quarter, 0))
+        raw_tail = fh.read()
+        start = raw_tail.find(b"\n") + 1
+        raw_tail = raw_tail[start:] if 0 < start <= len(raw_tail) // 2 else raw_tail
+    head, tail = raw_head.decode("utf-8", "replace"), raw_tail.decode("utf-8", "replace")
+    # The part of the output between the two ends, in the output's own offsets.
+    low, high = len(head), result.output_chars - max(len(tail) - output.trailer, 0)
+    room = cap - len(head) - len(tail)
+    strong, strong_left = _pick(output.diagnostics, low, high, room)
+    weak, weak_left = _pick(output.mentions, low, high, room - sum(map(len, strong)), tail_half=False)
+    shown = strong + weak
+    omitted = max(high - low - sum(map(len, shown)), 0)
+    what = (
+        "the diagnostics and error-looking lines among them follow" if shown else "nothing in it looked like an error"
+    )
+    left = [
+        f"{n:,} more {kind}" for n, kind in ((strong_left, "diagnostic lines"), (weak_left, "error-looking lines")) if n
+    ]
     parts = [
         head,
-        f"\n[... {omitted:,} bytes of build output left out; the error-looking lines among them follow ...]\n".encode(),
-        *errors,
-        f"[... and {skipped:,} more error-looking lines ...]\n".encode() if skipped else b"",
-        b"[... end of the left-out part ...]\n",
+        f"\n[... {omitted:,} characters of build output left out; {what} ...]\n",
+        *strong,
+        *weak,
+        f"[... and {' and '.join(left)}, left out ...]\n" if left else "",
+        "[... end of the left-out part ...]\n",
         tail,
     ]
-    return b"".join(parts).decode("utf-8", "replace")
+    return "".join(parts)
 
 
-def _error_lines(fh: BinaryIO, start: int, end: int, budget: int) -> tuple[list[bytes], int]:
-    """Lines in [start, end) that look like errors, up to `budget` bytes, and how many did not fit.
-
-    Searched a 1 MiB block at a time at C speed, not one regex call per line.
-    """
-    kept: list[bytes] = []
-    used = skipped = 0
-    fh.seek(start)
-    carry = b""
-    position = start
-    while position < end:
-        block = fh.read(min(BLOCK, end - position))
-        if not block:
+def _pick(kept: Kept, low: int, high: int, room: int, tail_half: bool = True) -> tuple[list[str], int]:
+    """The lines of `kept` between the offsets low and high that fit in `room` characters, in order:
+    the first ones in half of it and the last ones in the rest (tail_half; else the first ones, then
+    the last ones only if room is left), and how many lines in that range were not taken."""
+    outside = sum(not low <= at < high for at, _ in kept.first + kept.last)
+    between = kept.seen - outside  # every line seen in the range, kept or not
+    items = [line for at, line in kept.first + kept.last if low <= at < high]
+    used = front = 0
+    for line in items:
+        if used + len(line) > (room // 2 if tail_half else room):
             break
-        position += len(block)
-        data = carry + block
-        cut = len(data) if position >= end else data.rfind(b"\n") + 1
-        if cut == 0 and len(data) > BLOCK:  # a line longer than a block: take it in pieces, memory stays bounded
-            cut = len(data)
-        data, carry = data[:cut], data[cut:]
-        for line_start in sorted(_matching_line_starts(data.lower())):
-            line_end = data.find(b"\n", line_start)
-            line = data[line_start : len(data) if line_end < 0 else line_end + 1]
-            if used + len(line) <= budget:
-                kept.append(line if line.endswith(b"\n") else line + b"\n")
-                used += len(line)
-            else:
-                skipped += 1
-    return kept, skipped
-
-
-def _matching_line_starts(lowered: bytes) -> set[int]:
-    """Start offsets of the lines containing an error word. bytes.find per word scans at memchr
-    speed; one regex alternation over the same block is several times slower."""
-    starts: set[int] = set()
-    for word in ERROR_WORDS:
-        found = lowered.find(word)
-        while found >= 0:
-            starts.add(lowered.rfind(b"\n", 0, found) + 1)
-            line_end = lowered.find(b"\n", found)
-            found = -1 if line_end < 0 else lowered.find(word, line_end)
-    return starts
+        used += len(line)
+        front += 1
+    back = 0
+    for line in reversed(items[front:]):
+        if used + len(line) > room:
+            break
+        used += len(line)
+        back += 1
+    chosen = items[:front] + items[len(items) - back :]
+    return chosen, max(between - len(chosen), 0)

@@ -191,7 +191,11 @@ def main_command(
         float | None, typer.Option(help="Seconds before build.sh's process group is killed. [default: 1800]")
     ] = None,
     timeout: Annotated[
-        float | None, typer.Option(help="Seconds the whole run may take, lock wait included; then exit 5.")
+        float | None,
+        typer.Option(
+            help="Seconds the whole run may take, lock wait included; then exit 5. 0: no limit. "
+            "[default: none at a terminal, unattended_timeout (7200) without one]"
+        ),
     ] = None,
     wait_lock: Annotated[
         float | None,
@@ -278,7 +282,8 @@ def main_command(
 
     def action(console: Any) -> int:
         from . import stops
-        from .settings import load_settings
+        from .settings import load_settings, run_time_limit
+        from .terminal import unattended
         from .workspace import check_setup
 
         root, found = _project_root(console)
@@ -290,7 +295,8 @@ def main_command(
             from .terminal import require_terminal
 
             require_terminal(loaded.sources["review"])
-        with stops.watch(settings.timeout):  # the run's time limit covers reading its setup files too
+        # The run's time limit covers reading its setup files too.
+        with stops.watch(*run_time_limit(settings, unattended())):
             try:
                 workspace, key = check_setup(root, settings, os.environ)
             except SetupError as exc:

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from . import stops
-from .apply import Plan, apply_plan, plan_changes
+from .apply import MatchLimits, Plan, apply_plan, plan_changes
 from .build import output_for_prompt
 from .calls import CallMeter, ask, check_fits, report_totals
 from .diffs import change_diff, patch_of, plan_changes_on_disk, write_patch
@@ -29,7 +29,7 @@ from .journal import recover
 from .llm import Completion, Provider, make_provider
 from .llm.catalog import Budget, ModelInfo, load_catalog
 from .llm.endpoint import Endpoint
-from .llm.transport import MAX_CONTINUATIONS
+from .llm.transport import ANSWER_TOO_LARGE, MAX_CONTINUATIONS
 from .logs import LOGS_DIR, Redactor, RunLog, internal_error, prune_runs, redacted_logging
 from .outcome import Outcome, RunOptions, Service
 from .preflight import untracked_in_rollup, untracked_warning
@@ -37,9 +37,10 @@ from .prompts import Feedback, Prompt, SystemPrompts, initial_prompt, load_syste
 from .review import approve
 from .sandbox import Sandbox, choose
 from .secrets import collect_secrets
-from .settings import ApiKey, Settings
+from .settings import ApiKey, Settings, answer_byte_cap, run_time_limit
 from .summary import SUMMARY_FILE, summarize
 from .tamper import checked_build, not_dumpable
+from .terminal import unattended
 from .tree import Tree
 from .ui import Console
 from .words import count
@@ -97,12 +98,13 @@ def execute(
         untracked = untracked_warning(untracked_in_rollup(workspace.root, git, workspace.codebase))
         if untracked:
             console.warn(untracked)
+        limit, limit_source = run_time_limit(settings, unattended())
         # Probed once, before the first model call: `require` without a working sandbox is exit 2 here.
         sandbox = choose("off" if options.dry_run else settings.sandbox)
         outcome.sandbox = None if options.dry_run else sandbox.describe()
         with (
             not_dumpable(),  # the key in this process's environment and memory, out of same-user reach
-            stops.watch(settings.timeout),  # SIGINT/SIGTERM and --timeout end the run through `Stopped`
+            stops.watch(limit, limit_source),  # SIGINT/SIGTERM and the time limit end the run through `Stopped`
             console.live(enabled=not settings.review),  # a review owns the terminal
             ProjectLock.take(workspace.config_dir, settings.wait_lock, console.info),
             redacted_logging(redact),
@@ -119,6 +121,10 @@ def execute(
                     log.event(f"sandbox: builds run under {sandbox.describe()}")
                 if sandbox.problem is not None:  # auto without a working sandbox: once a run, with the fix
                     console.warn(f"builds run without a sandbox, with your full rights: {sandbox.problem}")
+                if limit is not None and settings.timeout is None:
+                    note = f"no terminal (cron, CI): the run's time limit is {limit:g} s ({limit_source})"
+                    log.event(note)
+                    console.info(note)
                 # An apply a killed run left half done.
                 for line in recover(workspace.root, settings.protected_patterns).lines():
                     log.event(f"recovery: {line}")
@@ -184,13 +190,13 @@ def repair_loop(run: RunContext) -> None:
                     raise
                 _record(approved.plan, touched, outcome, log, call, console)
         except AnswerRefused as refusal:
-            reasons = "\n".join(f"- {r}" for r in refusal.reasons)
-            log.write(call, "refused.txt", reasons + "\n")
+            log.write(call, "refused.txt", "".join(f"- {r}\n" for r in refusal.reasons))  # every reason
+            reasons = listed(refusal.reasons, settings.build_output_cap)
             console.warn(f"answer refused, nothing was written:\n{reasons}")
-            feedback = Feedback(f"Your previous answer was refused; nothing in it was applied.\n{reasons}\n", True)
+            feedback = Feedback(f"Your previous answer was refused; nothing in it was applied.\n{reasons}", True)
             outcome.refusal = (
                 f"no answer could be applied: all {call} were refused, so no build ran; "
-                f"the last one because: {'; '.join(refusal.reasons)}"
+                f"the last one because: {listed(refusal.reasons, settings.build_output_cap, '; ')}"
             )
             continue
         finally:
@@ -238,16 +244,39 @@ def dry_run(run: RunContext) -> None:
     try:
         plan = accept_answer(root, completion, run.settings, need_blocks=True)
     except AnswerRefused as refusal:
-        reasons = "\n".join(f"- {r}" for r in refusal.reasons)
-        log.write(1, "refused.txt", reasons + "\n")
-        run.console.warn(f"the answer would be refused:\n{reasons}")
-        run.outcome.refusal = f"the answer would be refused: {'; '.join(refusal.reasons)}"
+        log.write(1, "refused.txt", "".join(f"- {r}\n" for r in refusal.reasons))
+        cap = run.settings.build_output_cap
+        run.console.warn(f"the answer would be refused:\n{listed(refusal.reasons, cap)}")
+        run.outcome.refusal = f"the answer would be refused: {listed(refusal.reasons, cap, '; ')}"
         return
     changes = plan_changes_on_disk(root, plan)
     run.outcome.diff = log.redact("".join(change_diff(change) for change in changes))  # for reading
     run.outcome.patch = write_patch(log.folder / "dry-run.patch", patch_of(root, changes, log.redact), log.redact)
     run.console.info(f"the answer is acceptable: {count(len(plan.changes), 'file')} would change; nothing was written")
     run.outcome.passed = True
+
+
+def listed(reasons: tuple[str, ...], cap: int, separator: str = "") -> str:
+    """A refusal's reasons for a prompt, the console or the record, in about `cap` characters: the
+    first ones in full, then how many more there were (all of them are in NN-refused.txt)."""
+    parts: list[str] = []
+    used = 0
+    for number, reason in enumerate(reasons):
+        item = reason if separator else f"- {reason}\n"
+        if used + len(item) > cap:
+            if not parts:  # one reason longer than the cap: its start
+                parts.append(item[: cap // 2] + " [...]" + ("" if separator else "\n"))
+                number += 1
+            rest = len(reasons) - number
+            if rest:
+                parts.append(
+                    f"[... and {rest:,} more reason(s), left out here: this list is capped at "
+                    f"{cap:,} characters (build_output_cap) ...]" + ("" if separator else "\n")
+                )
+            break
+        parts.append(item)
+        used += len(item) + len(separator)
+    return separator.join(parts)
 
 
 def accept_answer(
@@ -261,13 +290,19 @@ def accept_answer(
             f"{completion.continuations} continuation(s) of at most {MAX_CONTINUATIONS}, so none of it was "
             "applied; give fewer or smaller files"
         )
+    if completion.stop_reason == ANSWER_TOO_LARGE:
+        raise AnswerRefused(
+            f"the answer was longer than code-commit reads ({answer_byte_cap(settings, MAX_CONTINUATIONS):,} bytes, "
+            "max_answer_bytes), so the rest of it was not read and none of it was applied; give fewer or smaller "
+            "files, or edit blocks instead of whole files"
+        )
     if completion.stop_reason == "refusal":
         raise AnswerRefused("the model declined to answer (stop reason: refusal), so nothing was applied")
     edits = parse_answer(completion.text)
     if need_blocks and not edits:
         raise AnswerRefused("the answer has no ^^^ blocks, so there is nothing to apply")
     guard = guard or Guard(root, settings.protected_patterns)
-    return plan_changes(root, edits, guard, allow_delete=settings.allow_delete)
+    return plan_changes(root, edits, guard, allow_delete=settings.allow_delete, limits=MatchLimits.of(settings))
 
 
 def _record(plan: Plan, touched: set[str], outcome: Outcome, log: RunLog, call: int, console: Console) -> None:

@@ -57,7 +57,27 @@ class Settings:
     )
     max_repairs: int = _setting(3, "Repair queries after the initial one (the spec's three).")
     build_timeout: float = _setting(1800.0, "Seconds before build.sh's whole process group is killed.")
-    build_output_cap: int = _setting(60000, "Characters of build output passed to a repair prompt.")
+    build_output_cap: int = _setting(
+        60000, "Characters of build output (or of a refused answer's reasons) passed to a repair prompt."
+    )
+    build_log_cap: int = _setting(
+        20_000_000,
+        "Characters of build output kept in each NN-build.txt: its first and last halves, with a marker for the cut.",
+    )
+    max_answer_bytes: int | None = _setting(
+        None,
+        "Bytes of answer text read at most, continuations included; past it the answer is refused. Unset means "
+        "max_tokens x 16 x 4 (the first request and its 3 continuations).",
+        2_048_000,
+    )
+    max_failed_pairs: int = _setting(
+        10, "Failing search/replace pairs after which the rest of an answer's pairs are not tried (it is refused)."
+    )
+    match_work: int = _setting(
+        5_000_000,
+        "Lines of files matched at most for one answer (each search/replace pair costs a pass over its file); "
+        "past it the answer is refused.",
+    )
     review: bool = _setting(
         False, "Ask at the terminal which hunks of each answer to apply, before anything is written."
     )
@@ -83,7 +103,15 @@ class Settings:
         2.0, "Seconds build.sh's background children may keep its output open after it exits; then they are killed."
     )
     timeout: float | None = _setting(
-        None, "Seconds the whole run may take, lock wait included (exit 5); unset means no limit.", 3600
+        None,
+        "Seconds the whole run may take, lock wait included (exit 5); 0 means no limit; unset means no limit "
+        "at a terminal, and unattended_timeout without one.",
+        3600,
+    )
+    unattended_timeout: float = _setting(
+        7200.0,
+        "The run's time limit when timeout is unset and standard input or output is not a terminal "
+        "(cron, CI); 0 means no limit.",
     )
     wait_lock: float = _setting(0.0, "Seconds to wait for another run's lock; 0 gives up at once (exit 4).")
     keep_runs: int = _setting(50, "Run folders kept under agent-config/logs/, newest first; 0 keeps them all.")
@@ -119,6 +147,25 @@ class Settings:
 
 
 SETTING_NAMES = tuple(f.name for f in dataclasses.fields(Settings))
+ANSWER_BYTES_PER_TOKEN = 16  # generous: a token is about 4 bytes of text
+
+
+def run_time_limit(settings: Settings, unattended: bool) -> tuple[float | None, str]:
+    """The run's time limit and the setting it comes from: timeout if set (0: none); unset, none at a
+    terminal and unattended_timeout (0: none) without one, so a cron job or CI run cannot hang for ever."""
+    if settings.timeout is not None:
+        return settings.timeout or None, "--timeout"
+    if unattended and settings.unattended_timeout:
+        return settings.unattended_timeout, "unattended_timeout: no terminal; --timeout 0 turns it off"
+    return None, "--timeout"
+
+
+def answer_byte_cap(settings: Settings, continuations: int) -> int:
+    """The answer text read at most: max_answer_bytes, or enough for max_tokens in every request of
+    an answer (the first and its `continuations`), at a generous size per token."""
+    if settings.max_answer_bytes is not None:
+        return settings.max_answer_bytes
+    return settings.max_tokens * ANSWER_BYTES_PER_TOKEN * (1 + continuations)
 
 
 @dataclass(frozen=True)
@@ -238,7 +285,7 @@ def _validate(settings: Settings, sources: dict[str, str], root: Path) -> None:
     def bad(name: str, why: str) -> SetupError:
         return SetupError(f"setting {name} (from {sources[name]}): {why}.")
 
-    for name in ("build_timeout", "build_linger", "timeout", "wait_lock"):
+    for name in ("build_timeout", "build_linger", "timeout", "unattended_timeout", "wait_lock"):
         value = getattr(settings, name)
         if value is not None and not math.isfinite(value):  # "nan" and "inf" parse as floats
             raise bad(name, "must be a finite number of seconds")
@@ -273,8 +320,18 @@ def _validate(settings: Settings, sources: dict[str, str], root: Path) -> None:
         raise bad("retry_wait_cap", "must be at least 0")
     if settings.build_linger < 0:
         raise bad("build_linger", "must be 0 or more")
-    if settings.timeout is not None and settings.timeout <= 0:
-        raise bad("timeout", "must be positive (leave it unset for no limit)")
+    if settings.timeout is not None and settings.timeout < 0:
+        raise bad("timeout", "must be 0 (no limit) or a positive number of seconds")
+    if settings.unattended_timeout < 0:
+        raise bad("unattended_timeout", "must be 0 (no limit) or a positive number of seconds")
+    if settings.build_log_cap < 100_000:
+        raise bad("build_log_cap", "must be at least 100000 characters")
+    if settings.max_answer_bytes is not None and settings.max_answer_bytes < 1000:
+        raise bad("max_answer_bytes", "must be at least 1000 bytes (leave it unset for the default)")
+    if settings.max_failed_pairs < 1:
+        raise bad("max_failed_pairs", "must be at least 1")
+    if settings.match_work < 1000:
+        raise bad("match_work", "must be at least 1000 lines")
     if settings.wait_lock < 0:
         raise bad("wait_lock", "must be 0 or more")
     if settings.keep_runs < 0:

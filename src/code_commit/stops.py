@@ -37,12 +37,13 @@ class Stopped(KeyboardInterrupt):
 @dataclass
 class _Watch:
     timeout: float | None
+    source: str = "--timeout"  # the setting the limit came from, for the message
     shield_depth: int = 0
     pending: Stopped | None = None
 
     def on_signal(self, signum: int, frame: FrameType | None) -> None:
         if signum == signal.SIGALRM:
-            stop = Stopped(RunTimeout(f"the run's time limit of {self.timeout:g} s was reached (--timeout)"))
+            stop = Stopped(RunTimeout(f"the run's time limit of {self.timeout:g} s was reached ({self.source})"))
         else:
             stop = Stopped(Interrupted(f"interrupted by {signal.Signals(signum).name}"))
         if self.shield_depth:
@@ -55,7 +56,7 @@ _active: _Watch | None = None
 
 
 @contextlib.contextmanager
-def watch(timeout: float | None) -> Iterator[None]:
+def watch(timeout: float | None, source: str = "--timeout") -> Iterator[None]:
     """Turn SIGINT, SIGTERM and, after `timeout` seconds, SIGALRM into `Stopped` until the block ends."""
     global _active
     # Signal handlers are main-thread only. Inside another watch, its timer already runs: the run's
@@ -63,7 +64,7 @@ def watch(timeout: float | None) -> Iterator[None]:
     if threading.current_thread() is not threading.main_thread() or _active is not None:
         yield
         return
-    state = _Watch(timeout)
+    state = _Watch(timeout, source)
     previous = {sig: signal.signal(sig, state.on_signal) for sig in (*SIGNALS, signal.SIGALRM)}
     _active = state
     try:

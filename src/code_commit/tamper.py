@@ -56,6 +56,7 @@ def checked_build(
             settings.build_timeout,
             on_output=on_output,
             linger=settings.build_linger,
+            log_cap=settings.build_log_cap,
             sandbox=build_policy,
         )
     except BaseException as stopped:

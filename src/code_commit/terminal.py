@@ -27,6 +27,11 @@ def colour_wanted(stream: TextIO) -> bool:
     return _isatty(stream)
 
 
+def unattended() -> bool:
+    """No one at a terminal: standard input or output is not one (cron, CI, a pipe)."""
+    return not (_isatty(sys.stdin) and _isatty(sys.stdout))
+
+
 def require_terminal(source: str) -> None:
     """Review asks questions: refuse to start, before any model call, where nobody can answer them."""
     missing = [name for name, stream in (("stdin", sys.stdin), ("stderr", sys.stderr)) if not _isatty(stream)]

@@ -22,6 +22,7 @@ from .transport import (
     Reply,
     StreamingProvider,
     Transient,
+    bounded_responses,
     parse_retry_after,
     status_is_transient,
 )
@@ -63,11 +64,16 @@ class AnthropicProvider(StreamingProvider):
     def client(self) -> Any:
         if self._client is None:
             import anthropic
+            import httpx2
 
             # Created once per run (it costs ~65 ms). The key goes in the constructor, so the SDK sends
             # it in a header, never in a URL, and never through extra_headers (which its debug log prints).
             url = self.endpoint.url if self.endpoint else None
-            self._client = anthropic.Anthropic(api_key=self.key.value, base_url=url, max_retries=0)
+            # The SDK's own HTTP client, with its defaults, every response body read through a byte cap.
+            http_client = anthropic.DefaultHttpxClient(event_hooks=bounded_responses(httpx2, self.raw_cap))
+            self._client = anthropic.Anthropic(
+                api_key=self.key.value, base_url=url, max_retries=0, http_client=http_client
+            )
         return self._client
 
     def partial_for_request(self, text: str) -> str:

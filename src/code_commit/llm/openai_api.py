@@ -33,6 +33,7 @@ from .transport import (
     Reply,
     StreamingProvider,
     Transient,
+    bounded_responses,
     parse_retry_after,
     status_is_transient,
 )
@@ -155,7 +156,7 @@ class OpenAIProvider(StreamingProvider):
             # The key travels only in the Authorization header. With no key configured (a local server)
             # no Authorization header is sent at all.
             headers = {"Authorization": f"Bearer {self.key.value}"} if self.key.value else {}
-            self._client = httpx.Client(headers=headers)
+            self._client = httpx.Client(headers=headers, event_hooks=bounded_responses(httpx, self.raw_cap))
         return self._client
 
     def request_chars(self, prompt: Prompt, partial: str) -> int:

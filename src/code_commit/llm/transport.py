@@ -15,7 +15,11 @@ Here:
   alike) and told the usage after it: an answered request's counts, and what a failed attempt is known
   to have used (`Attempt.used`);
 - the call's running counts (requests, retries, continuations) go to the hooks as they change, so a
-  call that fails still reports how many requests it made.
+  call that fails still reports how many requests it made;
+- an answer's size is bounded: past `answer_byte_cap` bytes of text (continuations included) the
+  stream is closed and the answer ends with the stop reason ANSWER_TOO_LARGE, which the run refuses;
+  and every response body is read through `bounded_responses`, which closes it past RAW_BYTES_PER_ANSWER_BYTE
+  times that many bytes whatever they hold (an event that never ends, endless pings), so memory stays flat.
 """
 
 from __future__ import annotations
@@ -31,12 +35,16 @@ from typing import Any
 
 from ..errors import BudgetExceeded, ServiceError
 from ..prompts import Prompt
-from ..settings import Settings
+from ..settings import Settings, answer_byte_cap
 from .base import Completion, Hooks, Tally, Usage
 from .catalog import tokens_at_most
 from .endpoint import Endpoint
 
 MAX_CONTINUATIONS = 3
+ANSWER_TOO_LARGE = "answer_too_large"  # the stop reason of an answer read up to its cap, and no further
+# Bytes of one response body read at most, per byte of answer text allowed: room for the event framing
+# around the text (about 100 bytes an event, an event every few tokens) and for escaped characters.
+RAW_BYTES_PER_ANSWER_BYTE = 8
 BACKOFF_BASE = 1.0  # seconds before the second attempt, doubling after each failure (then jittered)
 
 # Never retried, whatever the headers say: the same request would fail the same way.
@@ -58,20 +66,54 @@ class Reply:
     usage: Usage
 
 
+class AnswerTooLarge(Exception):
+    """The answer (or a response body) passed its size cap: the rest is not read."""
+
+
+def bounded_responses(httpx: Any, cap: int) -> dict[str, list[Callable[[Any], None]]]:
+    """`event_hooks` for an httpx (or httpx2) client: every response body is read through a counter
+    that raises AnswerTooLarge once more than `cap` bytes have come, before they reach any parser."""
+
+    class Bounded(httpx.SyncByteStream):  # type: ignore[misc, name-defined]
+        def __init__(self, inner: Any) -> None:
+            self.inner = inner
+
+        def __iter__(self) -> Any:
+            read = 0
+            for chunk in self.inner:
+                read += len(chunk)
+                if read > cap:
+                    raise AnswerTooLarge(f"the response passed {cap:,} bytes")
+                yield chunk
+
+        def close(self) -> None:
+            self.inner.close()
+
+    def bound(response: Any) -> None:
+        response.stream = Bounded(response.stream)
+
+    return {"response": [bound]}
+
+
 class Attempt:
     """One HTTP attempt as it streams in. `send` hands it every piece of answer text (`text`, which also
     passes it on to the console) and every token count the service reports on the way (`reported`:
     Anthropic's message_start and message_delta, an OpenAI usage chunk), so that an attempt that breaks
     off can still say what it used (`used`)."""
 
-    def __init__(self, on_text: Callable[[str], None] | None) -> None:
+    def __init__(self, on_text: Callable[[str], None] | None, byte_cap: int | None = None) -> None:
         self._on_text = on_text
         self.chars = 0  # characters of answer text received
+        self.bytes = 0  # the same, in UTF-8 bytes
+        self._byte_cap = byte_cap  # past this many bytes of text the attempt raises AnswerTooLarge
         self._reported: Usage | None = None
         self._chars_reported = 0  # characters received when the service last reported its counts
 
     def text(self, piece: str) -> None:
         self.chars += len(piece)
+        self.bytes += len(piece.encode("utf-8", "surrogatepass"))
+        if self._byte_cap is not None and self.bytes > self._byte_cap:
+            raise AnswerTooLarge(f"the answer passed {self._byte_cap:,} bytes")
         if self._on_text:
             self._on_text(piece)
 
@@ -196,8 +238,19 @@ class StreamingProvider:
 
     def client(self) -> Any:
         """The provider's client, created on first use: importing an SDK costs over a second, which
-        neither start-up nor the retries' time limit should pay."""
+        neither start-up nor the retries' time limit should pay. Its responses must be read through
+        `bounded_responses(httpx, self.raw_cap)`."""
         return None
+
+    @property
+    def answer_cap(self) -> int:
+        """Bytes of answer text read at most, continuations included."""
+        return answer_byte_cap(self.settings, MAX_CONTINUATIONS)
+
+    @property
+    def raw_cap(self) -> int:
+        """Bytes of one response body read at most."""
+        return self.answer_cap * RAW_BYTES_PER_ANSWER_BYTE
 
     def send(self, prompt: Prompt, partial: str, timeout: float, attempt: Attempt) -> Reply:
         """One streamed request for the prompt; with a partial answer, a request for the rest of it. Every
@@ -221,13 +274,21 @@ class StreamingProvider:
         started = clock()
         call = _Call(self.hooks)
         text = ""
+        received = 0  # bytes of answer text in `text`
         reply: Reply | None = None
+        stop_reason = ""
         while True:
             # What goes back is the provider's to say (Anthropic's prefill may not end in white space);
             # `text` itself always keeps every character the service sent.
             partial = self.partial_for_request(text) if reply else ""
             try:
-                part = self._send_with_retries(prompt, partial, on_text, call)
+                part = self._send_with_retries(prompt, partial, on_text, call, self.answer_cap - received)
+            except AnswerTooLarge as exc:
+                # Not worth another attempt: the same request would bring the same flood. The answer is
+                # what came before this request; the run refuses it by its stop reason.
+                self.hooks.notify(f"stopped reading the answer: {exc} (max_answer_bytes)")
+                stop_reason = ANSWER_TOO_LARGE
+                break
             except (BudgetExceeded, Rejected) as exc:
                 if reply is None:
                     raise
@@ -241,6 +302,7 @@ class StreamingProvider:
             reply = part
             call.charge(part.usage)
             text = self.join(text, part.text)
+            received += len(part.text.encode("utf-8", "surrogatepass"))
             continuations = call.tally.continuations
             if part.stop_reason != "max_tokens" or continuations == MAX_CONTINUATIONS or not text.strip():
                 break
@@ -250,7 +312,7 @@ class StreamingProvider:
             )
         return Completion(
             text=text,
-            stop_reason=reply.stop_reason,
+            stop_reason=stop_reason or (reply.stop_reason if reply else ANSWER_TOO_LARGE),
             usage=call.usage,
             duration=clock() - started,
             requests=call.tally.requests,
@@ -259,7 +321,7 @@ class StreamingProvider:
         )
 
     def _send_with_retries(
-        self, prompt: Prompt, partial: str, on_text: Callable[[str], None] | None, call: _Call
+        self, prompt: Prompt, partial: str, on_text: Callable[[str], None] | None, call: _Call, byte_cap: int
     ) -> Reply:
         """One request, retried on transient faults. Before every attempt the budget may veto it; every
         attempt sent is counted, and what a failed one used is charged."""
@@ -280,7 +342,7 @@ class StreamingProvider:
             remaining = settings.retry_time - (clock() - started)
             timeout = max(0.001, min(settings.request_timeout, remaining))
             call.count(requests=1, retries=1 if faults else 0)
-            progress = Attempt(on_text)
+            progress = Attempt(on_text, byte_cap)
             try:
                 return self.send(prompt, partial, timeout, progress)
             except BaseException as exc:

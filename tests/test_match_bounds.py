@@ -1,0 +1,98 @@
+"""Matching an answer is bounded: past `max_failed_pairs` failures the rest are not tried, and the lines
+matched in all stay under `match_work`. Counted through `apply.resolve` (every pair goes through it)
+and the `MatchWork` record, never timed."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from code_commit import apply
+from code_commit.apply import MatchLimits, MatchWork, PlanRefused, plan_changes
+from code_commit.edits import EditFile, Replacement
+from code_commit.guard import Guard
+from code_commit.settings import Settings
+
+from support import Project
+
+
+def _ambiguous_answer(pairs: int) -> str:
+    return "^^^big.py\n" + "^^^search\nx = 1\n^^^replace\ny = 1\n" * pairs + "^^^end\n"
+
+
+@pytest.fixture
+def counted(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The lines of the file each search/replace pair was matched against."""
+    lines: list[int] = []
+    real = apply.resolve
+
+    def resolve(text: str, *args, **kwargs):
+        lines.append(text.count("\n"))
+        return real(text, *args, **kwargs)
+
+    monkeypatch.setattr(apply, "resolve", resolve)
+    return lines
+
+
+@pytest.mark.parametrize("as_json", [False, True])
+def test_an_answer_of_a_thousand_failing_pairs_stops_at_the_first_failures(
+    project: Project, cli, counted: list[int], as_json: bool
+) -> None:
+    """The audit's repro: 1,000 copies of one ambiguous pair on a 20,000-line file (22 s in `apply
+    --check`, 83 s and 700 MB with --json). Only the first max_failed_pairs are worked out."""
+    project.write("big.py", "".join(f"x = {i % 10}\n" for i in range(20_000)))
+    project.commit_all()
+    limit = Settings().max_failed_pairs
+    flags = ("--json",) if as_json else ()
+    result = cli("apply", "--check", *flags, "-", input=_ambiguous_answer(1000))
+    assert result.exit_code != 0
+    assert len(counted) == limit, "no pair after the limit is matched"
+    unchecked = f"{1000 - limit} search/replace pair(s) of the answer were not checked"
+    if as_json:
+        problems = json.loads(result.stdout)["problems"]
+        assert [p["kind"] for p in problems] == ["ambiguous"] * limit + ["unchecked"]
+        assert problems[-1]["message"].startswith(unchecked)
+    else:
+        assert unchecked in result.stdout and "max_failed_pairs" in result.stdout
+    assert len(result.stdout) < 2_000_000, "the report no longer grows with the pairs"
+
+
+def test_the_failure_limit_is_a_setting(project: Project, cli, counted: list[int]) -> None:
+    project.write("big.py", "".join(f"x = {i % 10}\n" for i in range(100)))
+    project.commit_all()
+    result = cli("apply", "--check", "-", input=_ambiguous_answer(50), env={"CODE_COMMIT_MAX_FAILED_PAIRS": "3"})
+    assert len(counted) == 3
+    assert "47 search/replace pair(s) of the answer were not checked" in result.stdout
+
+
+def test_matching_work_across_an_answer_is_bounded(project: Project, cli, counted: list[int]) -> None:
+    """Pairs that each succeed still cost a pass over their file: the lines matched in all stay under
+    match_work, and the answer is refused with what to do instead."""
+    project.write("big.py", "".join(f"line {i}\n" for i in range(20_000)))
+    project.commit_all()
+    answer = "^^^big.py\n" + "".join(f"^^^search\nline {i * 7}\n^^^replace\nL {i}\n" for i in range(2000)) + "^^^end\n"
+    result = cli("apply", "--check", "-", input=answer, env={"CODE_COMMIT_MATCH_WORK": "1000000"})
+    assert result.exit_code != 0
+    assert sum(counted) <= 1_000_000 and len(counted) == 1_000_000 // 20_003
+    assert f"{2000 - len(counted)} search/replace pair(s) of the answer were not checked" in result.stdout
+    assert "match_work" in result.stdout and "give the whole file" in result.stdout
+    assert project.read("big.py").startswith("line 0\n")
+
+
+def test_work_is_counted_across_blocks_and_the_limit_is_never_passed(tmp_path: Path) -> None:
+    (tmp_path / "a.txt").write_text("".join(f"a{i}\n" for i in range(1000)))
+    (tmp_path / "b.txt").write_text("".join(f"b{i}\n" for i in range(1000)))
+    edits = [
+        EditFile(name, tuple(Replacement(f"{name[0]}{i}\n", f"{name[0]}{i}!\n") for i in range(10)))
+        for name in ("a.txt", "b.txt")
+    ]
+    work = MatchWork()
+    with pytest.raises(PlanRefused) as caught:
+        plan_changes(tmp_path, edits, Guard(tmp_path), limits=MatchLimits(10, 15_000), work=work)
+    assert work.lines <= 15_000 and work.pairs == 14 and work.unchecked == 6 and work.stopped == "work"
+    assert [p.kind for p in caught.value.problems] == ["unchecked"]
+    # Within the limit the same answer applies.
+    plan = plan_changes(tmp_path, edits, Guard(tmp_path), limits=MatchLimits(10, 30_000))
+    assert len(plan.changes) == 2
