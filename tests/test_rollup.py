@@ -203,7 +203,8 @@ def test_oversized_files_are_omitted_with_their_size_and_never_opened(
     repo: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     write(repo, "big.txt", "x" * (312 * 1024))
-    write(repo, "at-cap.py", "y" * (DEFAULT_MAX_FILE_SIZE - 1) + "\n")
+    lines, rest = divmod(DEFAULT_MAX_FILE_SIZE, 100)
+    write(repo, "at-cap.py", ("y" * 99 + "\n") * lines + "z" * (rest - 1) + "\n")  # exactly at the cap
     opened: list[bytes] = []
     real_open = os.open
 
