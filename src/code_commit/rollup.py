@@ -11,9 +11,9 @@ a thousand tiny files do not pay more for their headers than for their content):
     ==> path <==            then the file's bytes, unchanged, plus a "\\n" if they do not end
                             with one (an empty file is a header alone)
     ...                     the included files, in path order
-    --- LEFT OUT ---        then one line per file left out: `path (reason, size)`; past
-    path (reason, size)     MAX_LISTED lines, deeper folders are summed up on one line each:
-    dir/ (N files, size: reason N, ...)
+    --- LEFT OUT ---        then one line per file left out: `path (reason, size)`, but a
+    path (reason, size)     folder that would take more than FOLDER_LINES lines is summed up
+    dir/ (N files, size: N reason, ...)     on one, and the list stops at MAX_LISTED lines
 
 Left out, and listed: what `rollup_exclude` matches; by default (`rollup_rules`, unless
 `rollup_include` matches) lock files, images, translation catalogs, minified and generated files;
@@ -71,10 +71,11 @@ EXCLUDED_DIR = b"agent-config"
 HEADER = b"==> %s <==\n"
 LEFT_OUT_LABEL = b"--- LEFT OUT ---\n"
 MAX_LISTED = 50
+FOLDER_LINES = 8
 # Docs and data take at most CONTEXT_SHARE of the bytes source and tests take, or whatever brings the
 # rollup up to SMALL_ROLLUP bytes: a small project's README costs little and says much.
 CONTEXT_SHARE = 0.15
-SMALL_ROLLUP = 32 * 1024
+SMALL_ROLLUP = 16 * 1024
 KEEP_IN_MEMORY = 64 * 2**20
 OVER_BUDGET = "over the token budget"
 OVER_SHARE = "docs and data over their share"
@@ -345,23 +346,31 @@ def _read_upto(fd: int, expected: int, cap: int) -> bytes:
 
 
 def listing(left_out: list[LeftOut]) -> list[str]:
-    """One line per left-out file, in path order; past MAX_LISTED lines, the files below a depth
-    are summed up by folder, the deepest depth that brings the list within MAX_LISTED."""
-    items = sorted(left_out, key=lambda item: item.path)
-    deepest = max((item.path.count("/") for item in items), default=0)
-    for depth in range(deepest, -1, -1):
-        groups: dict[str, list[LeftOut]] = {}
-        for item in items:
-            parts = item.path.split("/")
-            key = item.path if len(parts) <= depth + 1 else "/".join(parts[: depth + 1]) + "/"
-            groups.setdefault(key, []).append(item)
-        if len(groups) <= MAX_LISTED or depth == 0:
-            break
-    lines = [_line(key, group) for key, group in groups.items()]
-    if len(lines) > MAX_LISTED:  # thousands of files at the top: a count for the rest
-        rest = sum(len(group) for group in list(groups.values())[MAX_LISTED - 1 :])
+    """One line per left-out file, in path order, except that a folder that would take more than
+    FOLDER_LINES lines is summed up on one; past MAX_LISTED lines, a count of the rest."""
+    entries = _entries("", sorted(left_out, key=lambda item: item.path))
+    lines = [_line(key, group) for key, group in entries]
+    if len(lines) > MAX_LISTED:  # thousands of files at the top
+        rest = sum(len(group) for _, group in entries[MAX_LISTED - 1 :])
         lines = [*lines[: MAX_LISTED - 1], f"... and {plural(rest, 'more file')}"]
     return lines
+
+
+def _entries(prefix: str, items: list[LeftOut]) -> list[tuple[str, list[LeftOut]]]:
+    """The listing of the folder `prefix` ("" or "dir/"): (path or "folder/", its files)."""
+    entries: list[tuple[str, list[LeftOut]]] = []
+    folders: dict[str, list[LeftOut]] = {}
+    for item in items:
+        head, slash, _ = item.path[len(prefix) :].partition("/")
+        if slash:
+            folders.setdefault(prefix + head + "/", []).append(item)
+        else:
+            entries.append((item.path, [item]))
+    for folder, inner in folders.items():
+        entries.extend(_entries(folder, inner))
+    if prefix and len(entries) > FOLDER_LINES:
+        return [(prefix, items)]
+    return sorted(entries, key=lambda entry: entry[0])
 
 
 def _line(key: str, group: list[LeftOut]) -> str:
