@@ -12,7 +12,6 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from shaped_projects import SHAPES, everything_share, make, own_share
 from typer.testing import Result
 
 from code_commit import rollup as rollup_module
@@ -20,6 +19,7 @@ from code_commit.rollup import listing, write_rollup
 from code_commit.rollup_rules import Kind, kind_of
 from code_commit.settings import Settings
 
+from shaped_projects import SHAPES, everything_share, make, own_share
 from support import git
 
 OUTPUT = "agent-config/codeRollup.txt"
