@@ -39,7 +39,7 @@ Targets: at least 99% of the applicable cases correct, 0 wrong places.
 `--fuzzy T` adds the experiment the issue allows only on evidence: after the three stages find
 nothing, a fuzzy stage takes the one window of the same length whose similarity (difflib ratio
 of the whitespace-stripped lines) is at least T, if there is exactly one. It is not shipped:
-on the near-twin rows it edits the wrong place (see the README). With --fuzzy the corpus draws
+on the near-twin rows it edits the wrong place (see docs/benchmarks.md). With --fuzzy the corpus draws
 the two extra rows, so the other rows' random draws differ from a run without it.
 """
 

@@ -1,5 +1,5 @@
-"""The README documents every setting, every flag of a run, every field of the JSON record and
-every exit code, and its cron example is valid shell."""
+"""The docs document every setting, every flag of a run, every field of the JSON record and
+every exit code, and the cron example is valid shell."""
 
 from __future__ import annotations
 
@@ -15,24 +15,30 @@ from code_commit.errors import EXIT_CODES
 from code_commit.settings import Settings
 from code_commit.summary import OUTCOME_NAMES, RunSummary
 
-README = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+DOCS = Path(__file__).resolve().parents[1] / "docs"
 
 
-def table_rows(heading: str) -> str:
-    """The text of the section under `heading`, up to the next heading of any level."""
-    section = README.split(heading, 1)[1]
+def table_rows(page: str, heading: str) -> str:
+    """The text of the section of docs/`page` under `heading`, up to the next heading of any level."""
+    section = (DOCS / page).read_text().split(heading, 1)[1]
     return re.split(r"\n#+ ", section, maxsplit=1)[0]
 
 
+def code_block(page: str, heading: str, language: str) -> str:
+    """The first fenced block in `language` after `heading` in docs/`page`."""
+    after = (DOCS / page).read_text().split(heading, 1)[1]
+    return after.split(f"```{language}\n", 1)[1].split("```", 1)[0]
+
+
 def test_every_setting_is_in_the_settings_table() -> None:
-    rows = table_rows("## Settings")
+    rows = table_rows("configuration.md", "## Settings")
     for f in dataclasses.fields(Settings):
         assert f"| `{f.name}` |" in rows, f.name
 
 
 def test_every_flag_of_a_run_is_documented() -> None:
     command = typer.main.get_command(app)
-    rows = table_rows("## Commands and flags")
+    rows = table_rows("configuration.md", "## Commands and flags")
     for param in command.params:
         for opt in param.opts:
             assert f"`{opt}" in rows, opt
@@ -41,7 +47,7 @@ def test_every_flag_of_a_run_is_documented() -> None:
 
 
 def test_every_field_and_outcome_of_the_json_record_is_documented() -> None:
-    rows = table_rows("### The JSON record")
+    rows = table_rows("unattended.md", "## The JSON record")
     for f in dataclasses.fields(RunSummary):
         assert f"`{f.name}`" in rows, f.name
     for name in OUTCOME_NAMES.values():
@@ -50,17 +56,18 @@ def test_every_field_and_outcome_of_the_json_record_is_documented() -> None:
 
 
 def test_the_cron_example_is_valid_shell_using_every_exit_code() -> None:
-    script = README.split("### A cron job", 1)[1].split("```sh\n", 1)[1].split("```", 1)[0]
+    script = code_block("unattended.md", "## A cron job", "sh")
     subprocess.run(["sh", "-n"], input=script, text=True, check=True)
     for code in {1, *EXIT_CODES.values()} - {6}:  # 6 comes from review mode, not run by cron
         assert re.search(rf"^\s+{code}\)", script, re.MULTILINE), code
+    assert "export CODE_COMMIT_SANDBOX=require" in script  # a cron job never runs the model's code unsandboxed
 
 
-def test_the_apply_exit_codes_are_all_in_its_help_and_the_readme() -> None:
-    """`code-commit apply` can end with any of these; its --help and the README's table list each."""
+def test_the_apply_exit_codes_are_all_in_its_help_and_the_docs() -> None:
+    """`code-commit apply` can end with any of these; its --help and the usage page's table list each."""
     from code_commit.cli import APPLY_EXIT_CODES
 
-    rows = table_rows("| `apply` exit code | meaning |")
+    rows = table_rows("usage.md", "| `apply` exit code | meaning |")
     for code in (0, 1, 2, 4, 5, 7, 8, 9, 130):
         assert re.search(rf"^  {code} +\S", APPLY_EXIT_CODES, re.MULTILINE), code
         assert f"\n| {code} |" in rows, code

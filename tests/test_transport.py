@@ -233,9 +233,9 @@ def test_x_should_retry_false_is_obeyed(project: Project, api: FakeAPI, cli) -> 
     assert "HTTP 503" in result.stderr
 
 
-def test_the_readme_s_retry_rules_say_what_x_should_retry_does() -> None:
-    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
-    retries = readme[readme.index("**Retries.**") : readme.index("**Cut-off answers.**")]
+def test_the_usage_docs_retry_rules_say_what_x_should_retry_does() -> None:
+    usage = (Path(__file__).resolve().parents[1] / "docs" / "usage.md").read_text()
+    retries = usage[usage.index("**Retries.**") : usage.index("**Cut-off answers.**")]
     assert "`x-should-retry: false` is not\nretried, 5xx included" in retries
 
 

@@ -30,7 +30,7 @@ replacement removes the last line, the line that becomes the last one keeps its 
 untouched line stays untouched). The diff's work is linear in the lines: where it would cost
 more (thousands of repeated lines), only the lines the two start and end with count as repeated.
 
-There is no fuzzy stage: see the README's matching benchmark for the evidence against one.
+There is no fuzzy stage: see the matching benchmark in docs/benchmarks.md for the evidence against one.
 """
 
 from __future__ import annotations
