@@ -58,12 +58,15 @@ from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import BinaryIO, Protocol
+from typing import TYPE_CHECKING, BinaryIO, Protocol
 
 from .errors import SetupError
 from .llm.catalog import CHARS_PER_TOKEN_HIGH_ESTIMATE, tokens_at_most
 from .rollup_rules import Kind, excluded_by_content, excluded_by_name, kind_of
 from .settings import Settings
+
+if TYPE_CHECKING:
+    from .ignore import PathPatterns
 
 DEFAULT_OUTPUT = "agent-config/codeRollup.txt"
 DEFAULT_MAX_FILE_SIZE = Settings().rollup_max_file_size
@@ -122,7 +125,6 @@ class Rollup:
     size: int = 0  # bytes written to the output
     left_out: list[LeftOut] = field(default_factory=list)
     unframeable: list[bytes] = field(default_factory=list)
-    kinds: Counter[Kind] = field(default_factory=Counter)  # bytes of included content, by kind
 
     @property
     def tokens(self) -> int:
@@ -145,7 +147,7 @@ def plural(count: int, noun: str) -> str:
 def write_rollup(root: Path, output: Path | None = None, settings: Settings | None = None) -> Rollup:
     """Write the rollup of the git work tree at `root`; `output` is relative to `root` unless absolute."""
     settings = settings or Settings()
-    from .ignore import PathPatterns
+    from .ignore import PathPatterns  # compiles its regexes on import: only for a rollup
 
     exclude = PathPatterns(settings.rollup_exclude, "rollup_exclude")
     include = PathPatterns(settings.rollup_include, "rollup_include")
@@ -201,7 +203,7 @@ def list_paths(root: Path) -> list[bytes]:
 
 
 def _judge(
-    root_fd: int, paths: list[bytes], cap: int, exclude: object, include: object, result: Rollup
+    root_fd: int, paths: list[bytes], cap: int, exclude: PathPatterns, include: PathPatterns, result: Rollup
 ) -> list[_Candidate]:
     """Every path either becomes a candidate or is recorded as left out, with its reason."""
     candidates = []
@@ -213,8 +215,8 @@ def _judge(
             result.unframeable.append(path)
             continue
         name = path.decode("utf-8")
-        forced = include.matched_by(name) is not None  # type: ignore[attr-defined]
-        reason = "rollup_exclude" if exclude.matched_by(name) is not None else None  # type: ignore[attr-defined]
+        forced = include.matched_by(name) is not None
+        reason = "rollup_exclude" if exclude.matched_by(name) is not None else None
         if reason is None and not forced:
             reason = excluded_by_name(name)
         if reason is not None:
@@ -278,7 +280,6 @@ def _render(root_fd: int, chosen: list[_Candidate], cap: int, out: BinaryIO, res
         if content and not content.endswith(b"\n"):
             out.write(b"\n")  # so the next header starts on its own line
         result.included += 1
-        result.kinds[candidate.kind] += len(content)
     if result.left_out:
         out.write(LEFT_OUT_LABEL)
         for line in listing(result.left_out):
