@@ -141,10 +141,11 @@ def test_images_translations_minified_generated_and_binary_files_are_left_out_wi
     # Kept: a README written one paragraph a line, and code that merely names the markers.
     write(repo, "README.md", ("A paragraph on one long line. " * 20 + "\n\n") * 10)
     write(repo, "gen.py", 'MARKERS = ("@generated", "DO NOT EDIT")\n')
+    write(repo, "setup.cfg", "[metadata]\n# DO NOT EDIT THIS LINE MANUALLY\nversion = 1.0\n")
 
     write_rollup(repo)
 
-    assert included(repo) == [".gitignore", "README.md", "gen.py"]
+    assert included(repo) == [".gitignore", "README.md", "gen.py", "setup.cfg"]
     assert left_out(repo) == [
         "api.pb.go (generated, 61 bytes)",
         "api_pb2.py (generated, 76 bytes)",

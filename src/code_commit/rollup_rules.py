@@ -5,8 +5,8 @@ first, then tests, then docs, then data), and may get a default reason to be lef
 
 - by name, before it is read: lock files of the common ecosystems, images, translation catalogs,
   minified bundles and source maps;
-- by content: a generated-file marker near the top (`@generated`, `DO NOT EDIT`), or lines so
-  long that the file is minified or machine-written.
+- by content: a generated-file marker in a comment near the top (`@generated`, or "generated"
+  with "DO NOT EDIT"), or lines so long that the file is minified or machine-written.
 
 The kinds are guessed from the path alone, so they are cheap and predictable:
 
@@ -58,8 +58,13 @@ DOC_DIRS = frozenset({"docs", "doc", "documentation"})
 _TEST_NAME = re.compile(r"(^test_.*|.*_test\.[^.]+|.*\.(test|spec)\.[^.]+|^conftest\.py)$")
 
 # A generated file says so near its top; only the first bytes are searched.
-# The marker must stand in a comment line, so code or prose that merely names it is not caught.
-GENERATED_MARKERS = re.compile(rb"^[ \t]*(?:#|//|/\*|\*|<!--|--|;|%).*(?:@generated\b|\bDO NOT EDIT\b)", re.MULTILINE)
+# The marker must stand in a comment line, so code or prose that merely names it is not caught, and
+# "do not edit" counts only beside "generated" ("# DO NOT EDIT THIS LINE MANUALLY" is a hand-kept file).
+GENERATED_MARKERS = re.compile(
+    rb"^[ \t]*(?:#|//|/\*|\*|<!--|--|;|%).*"
+    rb"(?:@generated\b|(?i:generated).*(?i:do not edit)|(?i:do not edit).*(?i:generated))",
+    re.MULTILINE,
+)
 GENERATED_WINDOW = 1024
 # Minified or machine-written: lines this long on average in a file of at least MIN_LONG_LINES_FILE bytes.
 LONG_LINE_MEAN = 300

@@ -104,7 +104,7 @@ class Settings:
     rollup_include: list[str] = _setting(  # noqa: RUF009
         [],
         "code-commit rollup: gitignore-style patterns of files to include although a default rule leaves "
-        "them out (lock files, generated files, data); they come first under the budget.",
+        "them out (lock files, generated files, docs and data over their share); they come first under the budget.",
         ["uv.lock", "docs/**"],
     )
 
