@@ -297,6 +297,14 @@ def test_a_folder_of_many_left_out_files_is_summed_up_on_one_line(repo: Path) ->
     assert left_out(repo) == ["img/ (20 files, 8 KiB: 19 image, 1 binary)"], "now 9 lines for img/: one"
 
 
+def test_a_very_deep_tree_is_listed_without_recursion() -> None:
+    deep = "/".join(["d"] * 1500)  # deeper than Python's recursion limit
+    items = [rollup_module.LeftOut(f"{deep}/f{i}.png", "image", 1) for i in range(3)]
+    items.append(rollup_module.LeftOut("top.png", "image", 1))
+
+    assert listing(items) == [f"{deep}/f{i}.png (image, 1 byte)" for i in range(3)] + ["top.png (image, 1 byte)"]
+
+
 def test_the_list_stops_at_its_limit_with_a_count_of_the_rest() -> None:
     items = [rollup_module.LeftOut(f"f{i:03d}.png", "image", 10) for i in range(120)]
 

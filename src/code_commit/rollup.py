@@ -348,30 +348,32 @@ def _read_upto(fd: int, expected: int, cap: int) -> bytes:
 
 def listing(left_out: list[LeftOut]) -> list[str]:
     """One line per left-out file, in path order, except that a folder that would take more than
-    FOLDER_LINES lines is summed up on one; past MAX_LISTED lines, a count of the rest."""
-    entries = _entries("", sorted(left_out, key=lambda item: item.path))
+    FOLDER_LINES lines is summed up on one; past MAX_LISTED lines, a count of the rest.
+
+    Folders are settled deepest first (no recursion, however deep the tree): a folder's lines are
+    its own files and what each of its subfolders settled to."""
+    below: dict[str, list[LeftOut]] = {}  # folder ("dir/sub/") -> every left-out file under it
+    parent_of: dict[str, str] = {}
+    lines_of: dict[str, list[tuple[str, list[LeftOut]]]] = {"": []}
+    for item in left_out:
+        parent = ""
+        for part in item.path.split("/")[:-1]:
+            folder = parent + part + "/"
+            below.setdefault(folder, []).append(item)
+            parent_of[folder] = parent
+            parent = folder
+        lines_of.setdefault(parent, []).append((item.path, [item]))
+    for folder in sorted(parent_of, key=lambda name: name.count("/"), reverse=True):
+        entries = lines_of.pop(folder, [])
+        if len(entries) > FOLDER_LINES:
+            entries = [(folder, below[folder])]
+        lines_of.setdefault(parent_of[folder], []).extend(entries)
+    entries = sorted(lines_of[""], key=lambda entry: entry[0])
     lines = [_line(key, group) for key, group in entries]
     if len(lines) > MAX_LISTED:  # thousands of files at the top
         rest = sum(len(group) for _, group in entries[MAX_LISTED - 1 :])
         lines = [*lines[: MAX_LISTED - 1], f"... and {plural(rest, 'more file')}"]
     return lines
-
-
-def _entries(prefix: str, items: list[LeftOut]) -> list[tuple[str, list[LeftOut]]]:
-    """The listing of the folder `prefix` ("" or "dir/"): (path or "folder/", its files)."""
-    entries: list[tuple[str, list[LeftOut]]] = []
-    folders: dict[str, list[LeftOut]] = {}
-    for item in items:
-        head, slash, _ = item.path[len(prefix) :].partition("/")
-        if slash:
-            folders.setdefault(prefix + head + "/", []).append(item)
-        else:
-            entries.append((item.path, [item]))
-    for folder, inner in folders.items():
-        entries.extend(_entries(folder, inner))
-    if prefix and len(entries) > FOLDER_LINES:
-        return [(prefix, items)]
-    return sorted(entries, key=lambda entry: entry[0])
 
 
 def _line(key: str, group: list[LeftOut]) -> str:
