@@ -21,7 +21,7 @@ symlinks (never followed), binary files, files over `rollup_max_file_size` (deci
 before anything is read), directories (submodules, nested repositories), other non-regular
 files, unreadable files; and what does not fit. What fits: under `rollup_budget` (estimated
 tokens), files in the order of their rank (what `rollup_include` names, then source, tests,
-docs and data), smaller and shallower first; docs and data together take at most CONTEXT_SHARE
+config, docs and data), smaller and shallower first; config, docs and data take at most CONTEXT_SHARE
 of what source and tests take (or fill the rollup up to SMALL_ROLLUP bytes), since the model is
 there to change code. The list of left-out
 files comes on top of the budget; MAX_LISTED bounds it.
@@ -75,13 +75,13 @@ HEADER = b"==> %s <==\n"
 LEFT_OUT_LABEL = b"--- LEFT OUT ---\n"
 MAX_LISTED = 50
 FOLDER_LINES = 8
-# Docs and data take at most CONTEXT_SHARE of the bytes source and tests take, or whatever brings the
+# Configuration, docs and data take at most CONTEXT_SHARE of the bytes source and tests take, or whatever brings the
 # rollup up to SMALL_ROLLUP bytes: a small project's README costs little and says much.
 CONTEXT_SHARE = 0.15
 SMALL_ROLLUP = 16 * 1024
 KEEP_IN_MEMORY = 64 * 2**20
 OVER_BUDGET = "over the token budget"
-OVER_SHARE = "docs and data over their share"
+OVER_SHARE = "config, docs and data over their share"
 
 # C0 and C1 controls, DEL, and the characters str.splitlines() also breaks lines at.
 _UNFRAMEABLE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
@@ -245,11 +245,11 @@ def _choose(candidates: list[_Candidate], budget: int, result: Rollup) -> list[_
     """What fits, by rank; returned in path order. Docs and data wait until source and tests are in,
     since their share is a share of what those take."""
     room = budget * CHARS_PER_TOKEN_HIGH_ESTIMATE if budget else float("inf")
-    ranked = sorted(candidates, key=lambda c: (not c.forced, c.kind, c.size * (c.path.count(b"/") + 1), c.path))
+    ranked = sorted(candidates, key=lambda c: (not c.forced, c.kind, c.cost * (c.path.count(b"/") + 1), c.path))
     chosen: list[_Candidate] = []
     code = context = 0
     for candidate in ranked:
-        context_file = candidate.kind >= Kind.DOCS and not candidate.forced
+        context_file = candidate.kind >= Kind.CONFIG and not candidate.forced
         if candidate.cost > room:
             result.left_out.append(LeftOut(candidate.path.decode(), OVER_BUDGET, candidate.size))
         elif context_file and context + candidate.cost > max(code * CONTEXT_SHARE, SMALL_ROLLUP - code):

@@ -1,7 +1,7 @@
 """What the rollup leaves out by default, and how it ranks the rest. Pure: paths and bytes in, verdicts out.
 
 Every file the rollup considers gets a kind, which ranks it when the token budget is tight (source
-first, then tests, then docs, then data), and may get a default reason to be left out:
+first, then tests, then configuration, docs and data), and may get a default reason to be left out:
 
 - by name, before it is read: lock files of the common ecosystems, images, translation catalogs,
   minified bundles and source maps;
@@ -12,13 +12,16 @@ The kinds are guessed from the path alone, so they are cheap and predictable:
 
 - test: a code file in a test folder (`tests/`, `test/`, `__tests__/`, `spec/`, ...) or named like
   a test (`test_x.py`, `x_test.go`, `x.test.ts`, `conftest.py`);
+- config: the tools' configuration, not the build's: dotfiles and everything in dot-folders
+  (`.flake8`, `.pre-commit-config.yaml`, `.github/workflows/ci.yml`), and data formats at the
+  top folder that are not a build manifest;
 - docs: Markdown, reStructuredText and plain text outside test folders, anything under `docs/`,
   README, LICENSE and the like;
 - data: data formats (JSON, YAML, TOML, CSV, XML, ...) below the top folder, and every file in a
   test folder that is not code (test vectors, fixtures, samples);
 - source: everything else, including unknown extensions (a language missing from the lists below
-  must not be pushed out as data) and the project's configuration at the top folder or in
-  dot-folders (`pyproject.toml`, `package.json`, `.github/workflows/ci.yml`).
+  must not be pushed out as data) and the build's manifests (`pyproject.toml`, `package.json`,
+  `Cargo.toml`, `requirements.txt`, a Makefile).
 """
 
 # ruff: noqa: SIM905 - word lists read best as words
@@ -53,6 +56,12 @@ DATA_SUFFIXES = frozenset(
     """.json .jsonl .ndjson .json5 .yaml .yml .toml .csv .tsv .xml .ini .cfg .conf .dat .txt .ics .vcf
     .eml .parquet .arrow .npy .pkl .pickle .db .sqlite""".split()
 )
+# Files that say how the project builds: source, whatever their format.
+MANIFESTS = frozenset(
+    """pyproject.toml setup.cfg tox.ini pytest.ini Pipfile package.json tsconfig.json deno.json Cargo.toml
+    go.mod go.work Gemfile composer.json pom.xml build.gradle build.gradle.kts settings.gradle
+    CMakeLists.txt meson.build Makefile GNUmakefile makefile Dockerfile pubspec.yaml mix.exs""".split()
+)
 TEST_DIRS = frozenset("test tests testing __tests__ spec specs testdata test_data e2e".split())
 DOC_DIRS = frozenset({"docs", "doc", "documentation"})
 _TEST_NAME = re.compile(r"(^test_.*|.*_test\.[^.]+|.*\.(test|spec)\.[^.]+|^conftest\.py)$")
@@ -76,8 +85,9 @@ class Kind(enum.IntEnum):
 
     SOURCE = 0
     TEST = 1
-    DOCS = 2
-    DATA = 3
+    CONFIG = 2
+    DOCS = 3
+    DATA = 4
 
     @property
     def label(self) -> str:
@@ -111,9 +121,12 @@ def kind_of(path: str) -> Kind:
     stem = name.lower().split(".", 1)[0]
     if stem in DOC_NAMES or (suffix in DOC_SUFFIXES and not stem.startswith("requirements")):
         return Kind.DOCS
-    configuration = len(parts) == 1 or folders[0].startswith(".")
-    if suffix in DATA_SUFFIXES and not configuration:
-        return Kind.DATA
+    if name in MANIFESTS or stem.startswith("requirements"):
+        return Kind.SOURCE
+    if name.startswith(".") or any(f.startswith(".") for f in folders):
+        return Kind.CONFIG
+    if suffix in DATA_SUFFIXES:
+        return Kind.CONFIG if len(parts) == 1 else Kind.DATA
     return Kind.SOURCE
 
 

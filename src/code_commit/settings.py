@@ -95,7 +95,7 @@ class Settings:
     rollup_budget: int = _setting(
         100_000,
         "code-commit rollup: estimated tokens the rollup may take (0: no limit). When not everything fits, "
-        "source comes first, then tests, then docs and data; the rest is listed by name and size.",
+        "source comes first, then tests, then config, docs and data; the rest is listed by name and size.",
     )
     rollup_max_file_size: int = _setting(256 * 1024, "code-commit rollup: files over this many bytes are left out.")
     rollup_exclude: list[str] = _setting(  # noqa: RUF009
@@ -104,7 +104,8 @@ class Settings:
     rollup_include: list[str] = _setting(  # noqa: RUF009
         [],
         "code-commit rollup: gitignore-style patterns of files to include although a default rule leaves "
-        "them out (lock files, generated files, docs and data over their share); they come first under the budget.",
+        "them out (lock files, generated files, config, docs and data over their share); they come first "
+        "under the budget.",
         ["uv.lock", "docs/**"],
     )
 
