@@ -394,7 +394,7 @@ def test_paths_that_cannot_stand_on_one_line_are_left_out_and_reported(repo: Pat
     ]
     size = len(read(repo))
     assert reporter.lines[-1] == (
-        f"info: rollup: 2 files included, 0 left out; {size} bytes, about {-(-size // 3)} tokens at most, "
+        f"info: rollup: 2 files included, 0 left out; {size} bytes, {-(-size // 3)} tokens at most (estimated), "
         f"written to {OUTPUT}"
     )
 
@@ -502,7 +502,7 @@ def test_wrapper_script_end_to_end(repo: Path) -> None:
     (summary,) = proc.stderr.splitlines()
     assert summary.endswith(
         f"rollup: 3 files included, 1 left out (1 over the size cap); {len(read(repo)):,} bytes, "
-        f"about {-(-len(read(repo)) // 3):,} tokens at most, written to {OUTPUT}"
+        f"{-(-len(read(repo)) // 3):,} tokens at most (estimated), written to {OUTPUT}"
     )
 
 

@@ -136,7 +136,8 @@ class Rollup:
         return (
             f"rollup: {plural(self.included, 'file')} included, {len(self.left_out)} left out"
             + (f" ({why})" if why else "")
-            + f"; {plural(self.size, 'byte')}, about {self.tokens:,} tokens at most, written to {self.output}"
+            + f"; {plural(self.size, 'byte')}, {plural(self.tokens, 'token')} at most (estimated), "
+            + f"written to {self.output}"
         )
 
 
