@@ -21,10 +21,10 @@ symlinks (never followed), binary files, files over `rollup_max_file_size` (deci
 before anything is read), directories (submodules, nested repositories), other non-regular
 files, unreadable files; and what does not fit. What fits: under `rollup_budget` (estimated
 tokens), files in the order of their rank (what `rollup_include` names, then source, tests,
-config, docs and data), smaller and shallower first; config, docs and data take at most CONTEXT_SHARE
-of what source and tests take (or fill the rollup up to SMALL_ROLLUP bytes), since the model is
-there to change code. The list of left-out
-files comes on top of the budget; MAX_LISTED bounds it.
+config, docs and data), cheaper and shallower first; config, docs and data take at most
+CONTEXT_SHARE of what source and tests take (or fill the rollup up to SMALL_ROLLUP bytes), since
+the model is there to change code. The list of left-out files comes on top of the budget;
+MAX_LISTED bounds it.
 
 Left out silently: everything under agent-config/ (the tool's own inputs, keys and logs), the
 output file itself, tracked files deleted from the work tree. Left out with only a warning on
@@ -243,8 +243,8 @@ def _judge(
 
 
 def _choose(candidates: list[_Candidate], budget: int, result: Rollup) -> list[_Candidate]:
-    """What fits, by rank; returned in path order. Docs and data wait until source and tests are in,
-    since their share is a share of what those take."""
+    """What fits, by rank; returned in path order. Config, docs and data rank after source and tests,
+    so those are all in before their share, a share of what source and tests take, is counted."""
     room = budget * CHARS_PER_TOKEN_HIGH_ESTIMATE if budget else float("inf")
     ranked = sorted(candidates, key=lambda c: (not c.forced, c.kind, c.cost * (c.path.count(b"/") + 1), c.path))
     chosen: list[_Candidate] = []
