@@ -10,15 +10,20 @@ from __future__ import annotations
 
 import argparse
 import compileall
+import os
 import platform
+import sys
 import time
-from collections.abc import Callable
+import traceback
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 
 from . import apply, build_output, rollup, startup, tokens
-from .harness import Row, format_table
+from .harness import Row, error_row, format_header, format_row
 
-SCENARIOS: dict[str, Callable[[int], list[Row]]] = {
+Scenario = Callable[[int], Iterable[Row]]
+
+SCENARIOS: dict[str, Scenario] = {
     "startup": startup.run,
     "apply": apply.run,
     "rollup": rollup.run,
@@ -27,27 +32,39 @@ SCENARIOS: dict[str, Callable[[int], list[Row]]] = {
 }
 
 
-def main() -> None:
+def main(argv: Sequence[str] | None = None, scenarios: Mapping[str, Scenario] = SCENARIOS) -> int:
+    """Print the table row by row as each completes; a failing scenario's row shows its error, and
+    the rest still run. Returns 1 if any scenario failed."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=5, help="timed runs of each command (best kept)")
-    parser.add_argument("--only", default=",".join(SCENARIOS), help="comma-separated scenarios to run")
-    args = parser.parse_args()
+    parser.add_argument("--only", default=",".join(scenarios), help="comma-separated scenarios to run")
+    args = parser.parse_args(argv)
+    names = args.only.split(",")
+    if unknown := [name for name in names if name not in scenarios]:
+        parser.error(f"no such scenario: {', '.join(unknown)} (there are {', '.join(scenarios)})")
     # As `pip install` leaves it: code-commit's bytecode compiled, so no run pays for compiling its
     # modules (which a session with PYTHONDONTWRITEBYTECODE=1 would otherwise do every time).
     import code_commit
 
     compileall.compile_dir(Path(code_commit.__file__).parent, quiet=1)
-    rows: list[Row] = []
-    for name in args.only.split(","):
-        started = time.perf_counter()
-        rows += SCENARIOS[name](args.repeat)
-        print(f"# {name}: done in {time.perf_counter() - started:.0f} s", flush=True)
     print(
-        f"\n{time.strftime('%Y-%m-%d')}, {platform.python_implementation()} {platform.python_version()}, "
-        f"{platform.machine()}, {__import__('os').cpu_count()} cores"
+        f"{time.strftime('%Y-%m-%d')}, {platform.python_implementation()} {platform.python_version()}, "
+        f"{platform.machine()}, {os.cpu_count()} cores\n"
     )
-    print(format_table(rows))
+    print(format_header(), flush=True)
+    failed = 0
+    for name in names:
+        started = time.perf_counter()
+        try:
+            for row in scenarios[name](args.repeat):
+                print(format_row(row), flush=True)
+        except Exception as error:  # the table goes on: one broken scenario must not cost the others
+            failed += 1
+            traceback.print_exc(file=sys.stderr)
+            print(format_row(error_row(name, error)), flush=True)
+        print(f"# {name}: done in {time.perf_counter() - started:.0f} s", file=sys.stderr, flush=True)
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -9,12 +9,13 @@ from __future__ import annotations
 import os
 import subprocess
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 from code_commit.diffs import file_diff
 from code_commit.edits import WriteFile, render_answer
 
-from .harness import BIN, Command, Row, bench_env, side_by_side
+from .harness import BIN, Command, Row, bench_env, commit_fixture, side_by_side
 
 SIZES = (100, 1000, 10000)
 FILES_PER_DIR = 100
@@ -42,9 +43,7 @@ def generate(root: Path, files: int) -> tuple[Path, Path]:
         (folder / ".gitignore").write_text("".join(f"*.gen{j}\n/out{j}/\n" for j in range(5)))
     for i, path in enumerate(paths):
         (root / path).write_text(_content(i, "old"))
-    env = bench_env()
-    for argv in (["git", "init", "-q"], ["git", "add", "-A"], ["git", "commit", "-qm", "base"]):
-        subprocess.run(argv, cwd=root, env=env, check=True)
+    commit_fixture(root, "base")
     edits = [WriteFile(path, _content(i, "new")) for i, path in enumerate(paths)]
     answer = root.parent / "answer.txt"
     answer.write_text(render_answer(edits))
@@ -55,8 +54,7 @@ def generate(root: Path, files: int) -> tuple[Path, Path]:
     return answer, patch
 
 
-def run(repeat: int, sizes: tuple[int, ...] = SIZES) -> list[Row]:
-    rows = []
+def run(repeat: int, sizes: tuple[int, ...] = SIZES) -> Iterator[Row]:
     for files in sizes:
         with tempfile.TemporaryDirectory(prefix="bench-apply-") as tmp:
             root = Path(tmp) / "repo"
@@ -78,15 +76,12 @@ def run(repeat: int, sizes: tuple[int, ...] = SIZES) -> list[Row]:
             size = answer.stat().st_size
         per_file = best["ours"].seconds / files * 1e6
         met = best["ours"].seconds <= 2 * best["reference"].seconds
-        rows.append(
-            Row(
-                f"apply: {files:,} files",
-                f"{size / 2**20:.1f} MiB",
-                best["ours"].seconds,
-                best["reference"].seconds,
-                best["ours"].peak_rss,
-                note=f"{per_file:.0f} us/file (git apply {best['reference'].seconds / files * 1e6:.0f})",
-                target=f"<= 2x git apply: {'met' if met else 'MISSED'}",
-            )
+        yield Row(
+            f"apply: {files:,} files",
+            f"{size / 2**20:.1f} MiB",
+            best["ours"].seconds,
+            best["reference"].seconds,
+            best["ours"].peak_rss,
+            note=f"{per_file:.0f} us/file (git apply {best['reference'].seconds / files * 1e6:.0f})",
+            target=f"<= 2x git apply: {'met' if met else 'MISSED'}",
         )
-    return rows

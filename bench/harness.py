@@ -37,6 +37,22 @@ def bench_env(**extra: str) -> dict[str, str]:
     return env
 
 
+def commit_fixture(root: Path, message: str = "bench") -> None:
+    """Make `root` a repository with everything in it committed, and automatic gc off.
+
+    Committing thousands of files otherwise starts `git gc --auto` in the background, which is
+    still writing into .git when the scenario removes its temporary directory: the removal fails.
+    """
+    env = bench_env()
+    for argv in (
+        ["git", "init", "-q"],
+        ["git", "config", "gc.auto", "0"],
+        ["git", "add", "-A"],
+        ["git", "commit", "-qm", message],
+    ):
+        subprocess.run(argv, cwd=root, env=env, check=True)
+
+
 @dataclass(frozen=True)
 class Measure:
     seconds: float
@@ -131,26 +147,34 @@ def _amount(value: float | None, unit: str) -> str:
     return f"{value:.3f}s" if unit == "s" else f"{value:,.0f} {unit}"
 
 
-def format_table(rows: Sequence[Row]) -> str:
-    header = ("scenario", "size", "ours", "reference", "ratio", "peak RSS", "target", "note")
-    lines = [header]
-    for row in rows:
-        lines.append(
-            (
-                row.scenario,
-                row.size,
-                _amount(row.ours, row.unit),
-                _amount(row.reference, row.unit),
-                "" if row.ratio is None else f"{row.ratio:.2f}x",
-                "" if row.peak_rss is None else f"{row.peak_rss / 2**20:.0f} MiB",
-                row.target,
-                row.note,
-            )
+HEADER = ("scenario", "size", "ours", "reference", "ratio", "peak RSS", "target", "note")
+
+
+def format_header() -> str:
+    """The table's header, printed before any row: each row is printed as it completes."""
+    return _line(HEADER) + "\n|" + "|".join("---" for _ in HEADER) + "|"
+
+
+def format_row(row: Row) -> str:
+    return _line(
+        (
+            row.scenario,
+            row.size,
+            _amount(row.ours, row.unit),
+            _amount(row.reference, row.unit),
+            "" if row.ratio is None else f"{row.ratio:.2f}x",
+            "" if row.peak_rss is None else f"{row.peak_rss / 2**20:.0f} MiB",
+            row.target,
+            row.note,
         )
-    widths = [max(len(line[i]) for line in lines) for i in range(len(header))]
-    out = []
-    for n, line in enumerate(lines):
-        out.append("| " + " | ".join(cell.ljust(widths[i]) for i, cell in enumerate(line)) + " |")
-        if n == 0:
-            out.append("|" + "|".join("-" * (w + 2) for w in widths) + "|")
-    return "\n".join(out)
+    )
+
+
+def error_row(scenario: str, error: BaseException) -> Row:
+    """The row of a scenario that failed: its error, on one line (the traceback goes to stderr)."""
+    message = " ".join(f"{type(error).__name__}: {error}".split())
+    return Row(f"{scenario}: FAILED", "", None, None, note=message[:500])
+
+
+def _line(cells: Sequence[str]) -> str:
+    return "| " + " | ".join(cell.replace("|", "\\|") for cell in cells) + " |"

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from code_commit.rollup import write_rollup
 
-from .harness import REPO, Command, Row, bench_env, side_by_side
+from .harness import REPO, Command, Row, bench_env, commit_fixture, side_by_side
 
 REFERENCE = "git ls-files -z | xargs -0 cat > /dev/null"
 FILES = 20000
@@ -45,9 +45,7 @@ def generate(root: Path, files: int) -> int:
         put(f"assets/image{i}.bin", bytes(range(256)) * 256)  # 64 KiB, NUL bytes: binary
     for i in range(3):
         put(f"data/big{i}.csv", b"a,b,c,d,e,f,g,h\n" * 65536)  # 1 MiB, over the cap
-    env = bench_env()
-    for argv in (["git", "init", "-q"], ["git", "add", "-A"], ["git", "commit", "-qm", "bench"]):
-        subprocess.run(argv, cwd=root, env=env, check=True)
+    commit_fixture(root)
     return total
 
 

@@ -402,7 +402,7 @@ def test_paths_that_cannot_stand_on_one_line_are_left_out_and_reported(repo: Pat
 # Output
 
 
-def test_the_default_output_creates_agent_config_with_a_new_files_mode(repo: Path) -> None:
+def test_the_default_output_creates_agent_config_owner_only(repo: Path) -> None:
     assert not (repo / "agent-config").exists()
     old_mask = os.umask(0o022)
     try:
@@ -410,7 +410,8 @@ def test_the_default_output_creates_agent_config_with_a_new_files_mode(repo: Pat
     finally:
         os.umask(old_mask)
 
-    assert stat.S_IMODE((repo / OUTPUT).stat().st_mode) == 0o644
+    assert stat.S_IMODE((repo / OUTPUT).stat().st_mode) == 0o600  # agent-config/ is private
+    assert stat.S_IMODE((repo / "agent-config").stat().st_mode) == 0o700
     assert os.listdir(repo / "agent-config") == ["codeRollup.txt"]  # no temporary file left
 
 

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import os
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -39,7 +38,9 @@ from .guard import Guard, check_git_index
 from .journal import recover
 from .logs import LOGS_DIR, Redactor, RunLog, internal_error, prune_runs
 from .printable import visible
-from .settings import CONFIG_DIR, Settings, load_settings, resolve_api_key
+from .private import make_private_dirs
+from .secrets import collect_secrets
+from .settings import CONFIG_DIR, Settings, load_settings
 from .ui import Console, to_stdout
 from .workspace import ProjectLock, _gitignore_problems, build_script_problems, config_dir_problems
 
@@ -123,8 +124,7 @@ def _command(
             raise SetupError("\n".join(problems))
     check_git_index(root)
     text = _read_answer(source)
-    redact = Redactor.of([_configured_key(root, settings.provider)])
-    console.redact = redact
+    console.redact = redact = collect_secrets(root, redact_env=settings.redact_env).redactor()
 
     fmt = report.format = answer_format if answer_format != "auto" else ("json" if looks_like_json(text) else "caret")
     if check:
@@ -133,7 +133,7 @@ def _command(
             console.warn(warning)
     else:
         config_dir = root / CONFIG_DIR
-        config_dir.mkdir(exist_ok=True)
+        make_private_dirs(config_dir)
         # Like a run: under the project's lock (the plan is made under it too, so no run changes the
         # files in between), with SIGINT, SIGTERM and --timeout ending it cleanly.
         with stops.watch(settings.timeout), ProjectLock.take(config_dir, settings.wait_lock, console.info):
@@ -159,7 +159,8 @@ def _apply(
     report.log_dir = log.folder
     log.write_file("answer.txt", text)
     log.event(f"apply: answer from {report.source} ({fmt} format), no model call")
-    for line in recover(root).lines():  # an apply a killed run left half done, as a run does
+    # An apply a killed run left half done, as a run does.
+    for line in recover(root, settings.protected_patterns).lines():
         log.event(f"recovery: {line}")
         console.warn(f"recovery: {line}")
     for old in prune_runs(root / CONFIG_DIR / LOGS_DIR, settings.keep_runs, log.folder):
@@ -203,14 +204,6 @@ def _read_answer(source: str) -> str:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise SetupError(f"the answer {source} is not UTF-8 text ({exc.reason} at byte {exc.start})") from exc
-
-
-def _configured_key(root: Path, provider: str) -> str:
-    """The API key, if one is configured, so that it is censored; applying needs none."""
-    try:
-        return resolve_api_key(root, provider, os.environ).value
-    except SetupError:
-        return ""
 
 
 def _plan(root: Path, text: str, fmt: str, settings: Settings, report: ApplyReport) -> Plan | None:

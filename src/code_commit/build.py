@@ -25,8 +25,10 @@ from pathlib import Path
 from typing import BinaryIO
 
 from .logs import Redactor
+from .private import open_private
+from .secrets import PROVIDER_ENV
 
-SECRET_ENV = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "OPENAI_API_KEY")
+SECRET_ENV = PROVIDER_ENV
 LINGER_SECONDS = 2.0  # after build.sh exits, how long children may keep the pipe open
 CHUNK = 1 << 16
 BLOCK = 1 << 20
@@ -203,7 +205,8 @@ class _RedactingSink:
 
     def __init__(self, path: Path, redact: Redactor, on_output: Callable[[str], None] | None) -> None:
         # Closed in close(). backslashreplace: no character can make a log write raise.
-        self._file = open(path, "w", encoding="utf-8", errors="backslashreplace", newline="")  # noqa: SIM115
+        fd = open_private(path, os.O_WRONLY | os.O_TRUNC)
+        self._file = open(fd, "w", encoding="utf-8", errors="backslashreplace", newline="")  # noqa: SIM115
         self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
         self._redact = redact
         self._keep = max((len(s) for s in redact.secrets), default=1) - 1

@@ -180,6 +180,7 @@ def main_command(
         return
 
     def action(console: Any) -> int:
+        from . import stops
         from .settings import load_settings
         from .workspace import check_setup
 
@@ -192,12 +193,13 @@ def main_command(
             from .terminal import require_terminal
 
             require_terminal(loaded.sources["review"])
-        workspace, key = check_setup(root, settings, os.environ)
+        with stops.watch(settings.timeout):  # the run's time limit covers reading its setup files too
+            workspace, key = check_setup(root, settings, os.environ)
 
-        from .run import RunOptions, execute  # imported only once the setup is known to be good
-        from .summary import summarize
+            from .run import RunOptions, execute  # imported only once the setup is known to be good
+            from .summary import summarize
 
-        outcome = execute(workspace, key, settings, console, RunOptions(dry_run, revert_on_failure))
+            outcome = execute(workspace, key, settings, console, RunOptions(dry_run, revert_on_failure))
         if outcome.error is not None:
             report_error(console, outcome.error)
         if outcome.diff is not None and not json_output:
@@ -314,17 +316,20 @@ def config(
 
     def action(console: Any) -> int:
         from .configfile import as_json, report
+        from .secrets import collect_secrets
         from .settings import key_is_optional, load_settings, resolve_api_key
 
         root = Path.cwd()
         loaded = load_settings(root, flags=flags)
+        secrets = collect_secrets(root, redact_env=loaded.settings.redact_env)
         key = problem = None
         try:
             optional = key_is_optional(loaded.settings, os.environ)
             key = resolve_api_key(root, loaded.settings.provider, optional=optional)
         except CodeCommitError as exc:
             problem = str(exc)
-        _stdout((as_json if json_output else report)(loaded, key, problem))
+        shown = (as_json if json_output else report)(loaded, key, problem, secrets.sources)
+        _stdout(secrets.redactor(key.value if key else "")(shown))
         return 0
 
     raise typer.Exit(_guarded(action))
@@ -406,7 +411,7 @@ def recover(ctx: typer.Context) -> None:
         root = Path.cwd()
         settings = load_settings(root, flags=obj.get("flags")).settings
         with ProjectLock.take(root / CONFIG_DIR, settings.wait_lock, console.info):
-            lines = undo_interrupted(root).lines()
+            lines = undo_interrupted(root, settings.protected_patterns).lines()
         for line in lines:
             console.info(line)
         if not lines:

@@ -52,7 +52,7 @@ def template() -> str:
     return "".join(parts)
 
 
-def report(loaded: LoadedSettings, key: ApiKey | None, key_problem: str | None) -> str:
+def report(loaded: LoadedSettings, key: ApiKey | None, key_problem: str | None, censored: tuple[str, ...] = ()) -> str:
     """`code-commit config`: the effective settings, where each came from, and the key, censored."""
     names = [f.name for f in dataclasses.fields(Settings)]
     width = max(len(n) for n in [*names, "api_key"])
@@ -70,6 +70,7 @@ def report(loaded: LoadedSettings, key: ApiKey | None, key_problem: str | None) 
         lines.append(f"{'api_key':<{width}} = {json.dumps(censor(key.value))}  # {key.source}\n")
     else:
         lines.append(f"{'api_key':<{width}} = (none)  # {key_problem}\n")
+    lines.append(f"# Censored everywhere (values never shown): {', '.join(censored) or 'nothing found'}\n")
     return "".join(lines)
 
 
@@ -78,7 +79,7 @@ def _no_key_needed(key: ApiKey) -> str:
     return f"not needed for a server at a base URL of your choosing: {key.source}, so none is sent"
 
 
-def as_json(loaded: LoadedSettings, key: ApiKey | None, key_problem: str | None) -> str:
+def as_json(loaded: LoadedSettings, key: ApiKey | None, key_problem: str | None, censored: tuple[str, ...] = ()) -> str:
     settings: Mapping[str, Any] = dataclasses.asdict(loaded.settings)
     if key is not None and not key.value:
         api_key: dict[str, Any] = {"value": None, "needed": False, "source": _no_key_needed(key)}
@@ -89,5 +90,6 @@ def as_json(loaded: LoadedSettings, key: ApiKey | None, key_problem: str | None)
     data = {
         "settings": {name: {"value": value, "source": loaded.sources[name]} for name, value in settings.items()},
         "api_key": api_key,
+        "censored": list(censored),
     }
     return json.dumps(data, indent=2) + "\n"

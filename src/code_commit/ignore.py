@@ -36,6 +36,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .gitenv import git_env
+from .regular import read_regular
+
 GITIGNORE = ".gitignore"
 _BOM = b"\xef\xbb\xbf"
 _SPECIAL = b"*?[\\"
@@ -489,7 +492,7 @@ _GITLINK_MODE = "160000"
 def read_git_setup(top: Path, env: Mapping[str, str] | None = None, repository: bool = True) -> GitSetup:
     """core.excludesFile and core.ignoreCase as git sees them in `top` (includes and all), and, in
     a repository, what its index says: every tracked path, the hidden ones and the submodules."""
-    env = dict(os.environ if env is None else env)
+    env = git_env(env)  # git sees the repository the layout was found in, not one the environment names
     values: dict[str, str] = {}
     try:
         result = subprocess.run(
@@ -684,24 +687,15 @@ class IgnoreRules:
 
 
 def _read_ignore_file(path: Path, follow: bool, name: str, warnings: list[str]) -> bytes | None:
-    flags = os.O_RDONLY | (0 if follow else os.O_NOFOLLOW)
     try:
-        fd = os.open(path, flags)
-    except (FileNotFoundError, NotADirectoryError):
+        return read_regular(path, follow=follow)  # never waits on a FIFO planted as an ignore file
+    except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
         return None
     except OSError as exc:
-        if not follow and exc.errno is not None and os.path.islink(path):
+        if not follow and os.path.islink(path):
             warnings.append(f"{name} is a symlink; git does not read it, so neither does code-commit")
         else:
             warnings.append(f"{name} cannot be read ({exc.strerror}); its patterns are not applied")
-        return None
-    try:
-        with os.fdopen(fd, "rb") as fh:
-            return fh.read()
-    except IsADirectoryError:
-        return None
-    except OSError as exc:
-        warnings.append(f"{name} cannot be read ({exc.strerror}); its patterns are not applied")
         return None
 
 

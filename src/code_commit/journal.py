@@ -35,8 +35,10 @@ from pathlib import Path
 from typing import Protocol
 
 from .errors import RestoreFailed
-from .guard import syntax_refusal
+from .guard import protected_refusal, syntax_refusal
+from .ignore import ProtectedPatterns
 from .logs import LOGS_DIR
+from .regular import read_regular
 from .settings import CONFIG_DIR
 from .tree import SYSCALLS, Tree, digest, fsync_path, write_all
 
@@ -232,25 +234,36 @@ class RecoveryReport:
         return lines
 
 
-def recover(root: Path) -> RecoveryReport:
+def recover(root: Path, protected_patterns: Sequence[str] = ()) -> RecoveryReport:
     """Undo every interrupted apply of this project, newest first. Raises RestoreFailed if one cannot be.
+
+    Nothing under agent-config/logs/ is trusted: the build runs model-written code, which can plant
+    a journal or a symlink there. No symlink is followed on the way to a journal or inside it, and
+    a journal is used only if every path it names passes the guard's rules for an answer
+    (`journal_refusal`); one that does not is reported (RestoreFailed) and left as it is.
 
     Call it with the project's lock held, before anything else changes the tree."""
     report = RecoveryReport()
     logs = root / CONFIG_DIR / LOGS_DIR
     try:
-        folders = sorted(p for p in logs.glob(f"*/*{JOURNAL_SUFFIX}") if p.is_dir() and not p.is_symlink())
+        folders = sorted(_journal_folders(logs))
     except OSError as exc:
         raise RestoreFailed(f"cannot look for interrupted applies in {logs}: {exc.strerror}") from exc
     for folder in reversed(folders):
         manifest_path = folder / MANIFEST
-        if not manifest_path.is_file():
-            if not (folder / CONFLICTS).exists():
+        if not os.path.lexists(manifest_path):
+            if not os.path.lexists(folder / CONFLICTS):
                 _remove_folder(folder)  # the apply committed (or never started) before it was cleaned up
                 report.cleaned.append(folder)
             continue
         try:
-            manifest = Manifest.from_json(manifest_path.read_bytes())
+            manifest = Manifest.from_json(read_regular(manifest_path, follow=False))
+            refusal = journal_refusal(root, folder, manifest, protected_patterns)
+            if refusal is not None:
+                raise RestoreFailed(
+                    f"the journal in {folder} was not written by code-commit: {refusal}. Nothing was restored "
+                    "from it and it is left as it is; look at it (a build may have planted it), then delete it."
+                )
             with Tree(root) as tree:
                 result = undo(tree, folder, manifest)
             close(folder, result)
@@ -264,6 +277,69 @@ def recover(root: Path) -> RecoveryReport:
         report.removed += result.removed
         report.conflicts += result.conflicts
     return report
+
+
+def _journal_folders(logs: Path) -> list[Path]:
+    """Every `<run>/NN-journal` folder under logs/, reached without following a symlink: a symlinked
+    run or journal folder may point anywhere, and recovery removes folders it finds."""
+    mode = _lstat_mode(logs)
+    if stat.S_ISLNK(mode):
+        raise RestoreFailed(
+            f"{logs} is a symlink, which recovery never follows: it could lead outside the project. Replace it "
+            "with a folder (move any interrupted apply's journal back into it), then run code-commit recover."
+        )
+    if not stat.S_ISDIR(mode):
+        return []
+    found = []
+    with os.scandir(logs) as runs:
+        for run in runs:
+            if not run.is_dir(follow_symlinks=False):
+                continue
+            with os.scandir(run.path) as journals:
+                found += [
+                    Path(j.path)
+                    for j in journals
+                    if j.name.endswith(JOURNAL_SUFFIX) and j.is_dir(follow_symlinks=False)
+                ]
+    return found
+
+
+def _lstat_mode(path: Path) -> int:
+    try:
+        return os.lstat(path).st_mode
+    except FileNotFoundError:
+        return 0
+
+
+def journal_refusal(root: Path, folder: Path, manifest: Manifest, protected_patterns: Sequence[str] = ()) -> str | None:
+    """Why recovery may not act on this journal, or None. Its paths must pass the rules every answer
+    passes (syntax, protected names, the user's protected patterns, no symlink along the way) and its
+    saved originals must be regular files in the journal itself: code-commit never writes anything else."""
+    patterns = ProtectedPatterns(protected_patterns)
+    for path in [e.path for e in manifest.entries] + list(manifest.created_dirs):
+        rule = syntax_refusal(path) or protected_refusal(path)
+        if rule is None and (match := patterns.protected_by(path)) is not None:
+            rule = f"it matches the protected pattern {match.pattern!r}"
+        if rule is None:
+            rule = _symlink_along(root, path)
+        if rule is not None:
+            return f"it names {path!r}, which no answer may change ({rule})"
+    for entry in manifest.entries:
+        mode = _lstat_mode(folder / entry.saved) if entry.saved else 0
+        if mode and not stat.S_ISREG(mode):  # missing is fine: an undo moves it back into place
+            return f"its saved original {entry.saved} is not a regular file"
+    return None
+
+
+def _symlink_along(root: Path, path: str) -> str | None:
+    parts = path.split("/")
+    for n in range(1, len(parts)):
+        mode = _lstat_mode(root.joinpath(*parts[:n]))
+        if mode == 0:
+            return None  # missing from here down: nothing to follow
+        if stat.S_ISLNK(mode):
+            return f"{'/'.join(parts[:n])} is a symlink"
+    return None
 
 
 def describe_error(exc: BaseException) -> str:

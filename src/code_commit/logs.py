@@ -7,6 +7,7 @@ first, so a key never reaches disk or a terminal except censored to its last two
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import re
 import time
@@ -15,6 +16,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from .private import FOLDER_MODE, make_private_dir, make_private_dirs, open_private
 
 if TYPE_CHECKING:
     import logging
@@ -99,20 +102,23 @@ class RunLog:
     def create(cls, config_dir: Path, redact: Redactor) -> RunLog:
         logs = config_dir / LOGS_DIR
         try:
-            logs.mkdir(parents=True, exist_ok=True)
+            make_private_dirs(logs)
+            if os.path.islink(logs):  # never written (or chmod'ed) through: it may point anywhere
+                raise NotADirectoryError(errno.ENOTDIR, "a symlink", str(logs))
+            os.chmod(logs, FOLDER_MODE)  # ours alone, even if an older version made it 0755
         except (FileExistsError, NotADirectoryError) as exc:  # the setup checks say so first; this is a race
             from .errors import SetupError
 
             where = Path(exc.filename or logs)
             raise SetupError(
-                f"{where} is not a directory: code-commit writes each run's logs in a folder under {logs}; "
-                "move it away or delete it."
+                f"{where} is not a directory (or is a symlink): code-commit writes each run's logs in a folder "
+                f"under {logs}; move it away or delete it."
             ) from exc
         run_id = new_run_id()
         for suffix in ("", *(f"-{n}" for n in range(1, 100))):
             folder = logs / (run_id + suffix)
             try:
-                folder.mkdir()
+                make_private_dir(folder)
             except FileExistsError:
                 continue
             return cls(folder, redact)
@@ -136,7 +142,8 @@ class RunLog:
     def event(self, message: str) -> None:
         """Append a timestamped line to run.log."""
         line = f"{datetime.now(tz=UTC).strftime('%Y-%m-%dT%H:%M:%S.%fZ')} {self.redact(message)}\n"
-        with open(self.folder / "run.log", "a", encoding="utf-8", errors="backslashreplace") as fh:
+        fd = open_private(self.folder / "run.log", os.O_WRONLY | os.O_APPEND)
+        with open(fd, "a", encoding="utf-8", errors="backslashreplace") as fh:
             fh.write(line)
 
 
@@ -172,7 +179,7 @@ def internal_error(exc: BaseException, folder: Path | None, redact: Redactor) ->
 def _write_text(path: Path, text: str) -> None:
     """Write a log file. A character UTF-8 cannot encode (a lone surrogate in a model's answer) is
     written as its backslash escape: the bytes stay visible, and a log write never raises for them."""
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    fd = open_private(path, os.O_WRONLY | os.O_TRUNC)
     with open(fd, "w", encoding="utf-8", errors="backslashreplace", newline="") as fh:
         fh.write(text)
 

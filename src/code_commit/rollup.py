@@ -61,9 +61,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO, Protocol
 
 from .errors import SetupError
+from .gitenv import git_env
 from .llm.catalog import CHARS_PER_TOKEN_HIGH_ESTIMATE, tokens_at_most
+from .private import FILE_MODE, make_private_dirs
 from .rollup_rules import Kind, excluded_by_content, excluded_by_name, kind_of
-from .settings import Settings
+from .settings import CONFIG_DIR, Settings
 
 if TYPE_CHECKING:
     from .ignore import PathPatterns
@@ -154,11 +156,15 @@ def write_rollup(root: Path, output: Path | None = None, settings: Settings | No
     include = PathPatterns(settings.rollup_include, "rollup_include")
     target = root / (output if output is not None else DEFAULT_OUTPUT)
     paths = list_paths(root)  # before creating anything, so a non-repository leaves no trace
+    own = _relative_to(target, root)
+    private = own is not None and own.startswith(CONFIG_DIR.encode() + b"/")  # agent-config/ is owner-only
     try:
-        target.parent.mkdir(parents=True, exist_ok=True)
+        if private:
+            make_private_dirs(target.parent)
+        else:
+            target.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise SetupError(f"cannot create {target.parent}: {exc.strerror}") from exc
-    own = _relative_to(target, root)
     if own is not None:  # an output inside the tree must not roll itself up on the next run
         paths = [p for p in paths if p != own]
     result = Rollup(output if output is not None else Path(DEFAULT_OUTPUT))
@@ -166,7 +172,7 @@ def write_rollup(root: Path, output: Path | None = None, settings: Settings | No
     try:
         candidates = _judge(root_fd, paths, settings.rollup_max_file_size, exclude, include, result)
         chosen = _choose(candidates, settings.rollup_budget, result)
-        with _atomic_output(target) as out:
+        with _atomic_output(target, FILE_MODE if private else 0o666 & ~_umask()) as out:
             _render(root_fd, chosen, settings.rollup_max_file_size, out, result)
             result.size = out.tell()
     finally:
@@ -188,7 +194,7 @@ def list_paths(root: Path) -> list[bytes]:
     argv = ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"]
     try:
         # LC_ALL=C: git's messages are matched below, so they must not be translated.
-        proc = subprocess.run(argv, cwd=root, capture_output=True, env={**os.environ, "LC_ALL": "C"}, check=False)
+        proc = subprocess.run(argv, cwd=root, capture_output=True, env=git_env(LC_ALL="C"), check=False)
     except FileNotFoundError as exc:
         raise SetupError("git is not installed or not on PATH; the rollup asks git which files to include") from exc
     if proc.returncode != 0:
@@ -435,7 +441,7 @@ def _relative_to(target: Path, root: Path) -> bytes | None:
 
 
 @contextlib.contextmanager
-def _atomic_output(target: Path) -> Iterator[BinaryIO]:
+def _atomic_output(target: Path, mode: int) -> Iterator[BinaryIO]:
     """A buffered file that replaces `target` only once it is complete, so a reader (or a run
     that fails half-way) never sees half a rollup. No fsync: the file can always be regenerated."""
     import tempfile
@@ -447,7 +453,7 @@ def _atomic_output(target: Path) -> Iterator[BinaryIO]:
     try:
         with open(fd, "wb", buffering=_WRITE_BUFFER) as out:
             yield out
-        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes it 0600; give it a new file's usual mode
+        os.chmod(tmp, mode)  # mkstemp makes it 0600
         os.replace(tmp, target)
     except BaseException as exc:
         with contextlib.suppress(OSError):

@@ -33,6 +33,7 @@ from .logs import LOGS_DIR, Redactor, RunLog, internal_error, prune_runs, redact
 from .outcome import Outcome, RunOptions
 from .prompts import Feedback, Prompt, SystemPrompts, initial_prompt, load_system_prompts, repair_prompt
 from .review import approve
+from .secrets import collect_secrets
 from .settings import ApiKey, Settings
 from .summary import SUMMARY_FILE, summarize
 from .tree import Tree
@@ -77,6 +78,8 @@ def execute(
     console.redact = redact = Redactor.of([key.value] if key else [])
     outcome = Outcome(passed=False, log_dir=None, dry_run=options.dry_run)
     try:
+        secrets = collect_secrets(workspace.root, redact_env=settings.redact_env)
+        console.redact = redact = secrets.redactor(key.value if key else "")
         system = load_system_prompts(settings=settings)
         model = load_catalog(workspace.root).lookup(settings.model)
         first = initial_prompt(system, workspace.query, workspace.codebase, settings.prompt_order).redacted(redact)
@@ -92,7 +95,8 @@ def execute(
             outcome.log_dir = log.folder
             try:
                 console.info(f"run log: {log.folder.relative_to(workspace.root)}")
-                for line in recover(workspace.root).lines():  # an apply a killed run left half done
+                # An apply a killed run left half done.
+                for line in recover(workspace.root, settings.protected_patterns).lines():
                     log.event(f"recovery: {line}")
                     console.warn(f"recovery: {line}")
                 for old in prune_runs(workspace.config_dir / LOGS_DIR, settings.keep_runs, log.folder):

@@ -14,8 +14,10 @@ from pathlib import Path
 from .buildguess import Guess, guess_build
 from .configfile import template as config_template
 from .errors import SetupError
+from .private import FILE_MODE, make_private_dirs
+from .regular import read_regular
 from .settings import CONFIG_DIR, CONFIG_FILE
-from .workspace import QUERY_FILE, QUERY_PLACEHOLDER, _gitignore_problems
+from .workspace import IGNORE_LINES, QUERY_FILE, QUERY_PLACEHOLDER, _gitignore_problems
 
 QUERY_TEMPLATE = f"""{QUERY_PLACEHOLDER}
 
@@ -51,14 +53,14 @@ class Scaffold:
 def init_project(root: Path) -> Scaffold:
     result = Scaffold()
     try:
-        (root / CONFIG_DIR).mkdir(exist_ok=True)
+        make_private_dirs(root / CONFIG_DIR)
     except FileExistsError:  # exist_ok covers a folder: something else is there
         raise SetupError(
             f"{CONFIG_DIR} exists and is not a directory: code-commit keeps its inputs, keys and logs in "
             f"{CONFIG_DIR}/; move it away and run code-commit init again."
         ) from None
-    _create(root, QUERY_FILE, QUERY_TEMPLATE, 0o644, result)
-    _create(root, f"{CONFIG_DIR}/{CONFIG_FILE}", config_template(), 0o644, result)
+    _create(root, QUERY_FILE, QUERY_TEMPLATE, FILE_MODE, result)
+    _create(root, f"{CONFIG_DIR}/{CONFIG_FILE}", config_template(), FILE_MODE, result)
     _ignore_agent_config(root, result)
     guess = guess_build(root)
     _create(root, "build.sh", BUILD_TEMPLATE.format(commands=_build_commands(guess)), 0o755, result)
@@ -130,14 +132,16 @@ def _ignore_agent_config(root: Path, result: Scaffold) -> None:
         _create(root, ".gitignore", "/agent-config\n", 0o644, result)
         return
     try:
-        text = path.read_text(encoding="utf-8", errors="surrogateescape")
+        # Not through a symlink, which git does not read, nor from a FIFO, which would block.
+        text = read_regular(path, follow=False).decode("utf-8", "surrogateescape")
     except OSError as exc:
+        why = "it is a symlink, which git does not read" if os.path.islink(path) else exc.strerror
         raise SetupError(
-            f".gitignore cannot be read ({exc.strerror}): make it a file with the line /agent-config, "
+            f".gitignore cannot be used ({why}): make it a file with the line /agent-config, "
             "then run code-commit init again."
         ) from None
-    if not _gitignore_problems(root):
-        result.kept.append(".gitignore")
+    if not _gitignore_problems(root) or text.rstrip("\n").rpartition("\n")[2].rstrip(" \r") in IGNORE_LINES:
+        result.kept.append(".gitignore")  # another line would change nothing: the setup check says what does
         return
     with open(path, "a", encoding="utf-8", errors="surrogateescape") as fh:
         fh.write(("" if text.endswith("\n") or not text else "\n") + "/agent-config\n")

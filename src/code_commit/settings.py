@@ -9,6 +9,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import os
+import re
 import types
 import typing
 from collections.abc import Mapping
@@ -28,6 +29,7 @@ DEFAULT_MODEL = "claude-sonnet-5-5"
 KEY_FILES = {"anthropic": "anthropic-api-key", "openai": "openai-api-key"}
 KEY_ENV = {"anthropic": "ANTHROPIC_API_KEY", "openai": "OPENAI_API_KEY"}
 MIN_KEY_LENGTH = 8
+ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 PROMPT_ORDERS = ("spec", "cache")
 MIN_ROLLUP_BUDGET = 1000  # tokens: below this not even a small project's main files fit
 # Tables of config.toml that are not settings: their own modules read and check them.
@@ -85,6 +87,12 @@ class Settings:
         "Extra gitignore-style patterns the model may never write or delete (matched ignoring case).",
         [".github/workflows/**", ".env*"],
     )
+    redact_env: list[str] = _setting(  # noqa: RUF009 - _setting gives a list a default_factory
+        [],
+        "More environment variables whose values are censored everywhere, besides the provider keys and "
+        "variables named like *_TOKEN, *_SECRET, *_KEY or *PASSWORD* (SECURITY.md: secrets).",
+        ["DATABASE_URL"],
+    )
     allow_delete: bool = _setting(True, "Whether an answer may delete files; false refuses every ^^^delete block.")
     edit_threshold_lines: int = _setting(
         500, "The prompt asks for edit blocks, not whole files, for files over this many lines."
@@ -133,11 +141,12 @@ def load_settings(
     hints = typing.get_type_hints(Settings)
 
     path = config_path(root)
-    if path.is_file():
+    raw = _read_setup_file(path, "the settings file")
+    if raw is not None:
         import tomllib  # only when there is a file to read: it costs ~10 ms of every start
 
         try:
-            data = tomllib.loads(path.read_text(encoding="utf-8"))
+            data = tomllib.loads(raw.decode("utf-8"))
         except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
             raise SetupError(f"{path}: not valid TOML: {exc}. Fix the file or delete it.") from exc
         for name, value in data.items():
@@ -249,6 +258,9 @@ def _validate(settings: Settings, sources: dict[str, str]) -> None:
         raise bad("edit_threshold_lines", "must be at least 1")
     if settings.edit_threshold_bytes < 1:
         raise bad("edit_threshold_bytes", "must be at least 1")
+    for name in settings.redact_env:
+        if not ENV_NAME.fullmatch(name):
+            raise bad("redact_env", f"{name!r} is not an environment variable name")
     if settings.rollup_budget != 0 and settings.rollup_budget < MIN_ROLLUP_BUDGET:
         raise bad("rollup_budget", f"must be 0 (no limit) or at least {MIN_ROLLUP_BUDGET:,} tokens")
     if settings.rollup_max_file_size < 0:
@@ -285,12 +297,13 @@ def resolve_api_key(root: Path, provider: str, env: Mapping[str, str] | None = N
     env = os.environ if env is None else env
     var = KEY_ENV[provider]
     key_file = root / CONFIG_DIR / KEY_FILES[provider]
+    raw = None if env.get(var, "").strip() else _read_setup_file(key_file, "the key file")
     if env.get(var, "").strip():
         key = ApiKey(env[var].strip(), f"environment variable {var}")
-    elif key_file.is_file():
+    elif raw is not None:
         try:
-            text = key_file.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
             raise SetupError(f"cannot read the key file {key_file}: {exc}") from exc
         key = ApiKey(text.strip(), f"key file {CONFIG_DIR}/{KEY_FILES[provider]}")
         if not key.value:
@@ -308,3 +321,16 @@ def resolve_api_key(root: Path, provider: str, env: Mapping[str, str] | None = N
             f"{MIN_KEY_LENGTH} characters with no spaces or control characters."
         )
     return key
+
+
+def _read_setup_file(path: Path, what: str) -> bytes | None:
+    """A setup file's bytes, None if there is none; SetupError naming the path for anything but a
+    regular file (a FIFO there would block a plain open forever) or a file that cannot be read."""
+    from .regular import read_regular
+
+    try:
+        return read_regular(path)
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    except OSError as exc:
+        raise SetupError(f"cannot read {what} {path}: {exc.strerror}; replace it with a regular file.") from exc

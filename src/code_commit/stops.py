@@ -58,7 +58,9 @@ _active: _Watch | None = None
 def watch(timeout: float | None) -> Iterator[None]:
     """Turn SIGINT, SIGTERM and, after `timeout` seconds, SIGALRM into `Stopped` until the block ends."""
     global _active
-    if threading.current_thread() is not threading.main_thread():  # signal handlers are main-thread only
+    # Signal handlers are main-thread only. Inside another watch, its timer already runs: the run's
+    # limit counts from the outer one (the CLI starts it before it reads the setup files).
+    if threading.current_thread() is not threading.main_thread() or _active is not None:
         yield
         return
     state = _Watch(timeout)

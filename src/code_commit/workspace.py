@@ -11,7 +11,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .errors import LockHeld, SetupError
-from .settings import CONFIG_DIR, ApiKey, Settings, key_is_optional, resolve_api_key
+from .gitenv import git_env
+from .regular import SPECIAL, NotRegularFile, read_regular
+from .settings import CONFIG_DIR, CONFIG_FILE, KEY_FILES, ApiKey, Settings, key_is_optional, resolve_api_key
 
 QUERY_FILE = f"{CONFIG_DIR}/query.txt"
 ROLLUP_FILE = f"{CONFIG_DIR}/codeRollup.txt"
@@ -76,6 +78,11 @@ def config_dir_problems(root: Path) -> list[str]:
             f"{CONFIG_DIR} is {kind}, not a directory: code-commit keeps its inputs, keys and logs in "
             f"{CONFIG_DIR}/; move it away, then run code-commit init."
         ]
+    if os.path.islink(root / logs):  # recovery never follows one: it could lead anywhere
+        return [
+            f"{logs} is a symlink: code-commit keeps its logs and apply journals only in a real folder "
+            "inside the project; replace it with a folder (or delete it)."
+        ]
     kind = _kind(root / logs)
     if kind not in (None, "a directory"):
         return [
@@ -115,7 +122,7 @@ def _kind(path: Path) -> str | None:
 
 def _read_input(root: Path, name: str, fix: str, problems: list[str]) -> str | None:
     try:
-        text = (root / name).read_text(encoding="utf-8")
+        text = read_regular(root / name).decode("utf-8")  # a FIFO there would block a plain open forever
     except FileNotFoundError:
         problems.append(f"{name} is missing: {fix}.")
         return None
@@ -124,6 +131,9 @@ def _read_input(root: Path, name: str, fix: str, problems: list[str]) -> str | N
         return None
     except UnicodeDecodeError:
         problems.append(f"{name} is not UTF-8 text: {fix}.")
+        return None
+    except NotRegularFile:
+        problems.append(f"{name} is {SPECIAL}, not a file: replace it with a file; {fix}.")
         return None
     except OSError as exc:
         problems.append(f"{name} cannot be read ({exc.strerror}): {fix}.")
@@ -137,17 +147,44 @@ def _read_input(root: Path, name: str, fix: str, problems: list[str]) -> str | N
 IGNORE_FIX = "add a line /agent-config so that keys and logs under agent-config/ are never committed"
 
 
+def _written_paths() -> list[str]:
+    """A file of each kind code-commit writes under agent-config/: git must ignore every one."""
+    from .logs import LOGS_DIR
+
+    run = f"{CONFIG_DIR}/{LOGS_DIR}/20260101-000000-000000"
+    return [
+        f"{CONFIG_DIR}/",
+        *(f"{CONFIG_DIR}/{name}" for name in sorted(KEY_FILES.values())),
+        f"{CONFIG_DIR}/{CONFIG_FILE}",
+        f"{CONFIG_DIR}/{LOCK_FILE}",
+        QUERY_FILE,
+        ROLLUP_FILE,
+        f"{run}/run.log",
+        f"{run}/01-journal/orig-0",
+    ]
+
+
 def _gitignore_problems(root: Path) -> list[str]:
-    """Would git ignore agent-config/? The root .gitignore must have a /agent-config line, as git
-    reads it, and no later line may re-include the folder."""
+    """Would git ignore agent-config/ and everything code-commit writes there? The root .gitignore
+    must be a file git reads, with a /agent-config line, and git itself must say that it ignores
+    each kind of file code-commit writes there (`git check-ignore`): no later line, nested rule or
+    tracked file may let one be committed."""
     fix = IGNORE_FIX
+    path = root / ".gitignore"
     try:
-        data = (root / ".gitignore").read_bytes()
+        data = read_regular(path, follow=False)  # a FIFO never blocks the check
     except FileNotFoundError:
         return [f".gitignore is missing: create it and {fix}."]
     except IsADirectoryError:
         return [f".gitignore is a directory, not a file: replace it with a file and {fix}."]
     except OSError as exc:
+        if os.path.islink(path):
+            return [
+                ".gitignore is a symlink, and git does not read a .gitignore that is a symlink, so it ignores "
+                f"nothing listed there: replace it with a file and {fix}."
+            ]
+        if isinstance(exc, NotRegularFile):
+            return [f".gitignore is {SPECIAL}, not a file: replace it with a file and {fix}."]
         return [f".gitignore cannot be read ({exc.strerror}): {fix}."]
     lines = _ignore_lines(data)
     anchored = [n for n, line in enumerate(lines) if line in IGNORE_LINES]
@@ -159,19 +196,51 @@ def _gitignore_problems(root: Path) -> list[str]:
                 f"leading whitespace and trailing tabs as part of a pattern; {fix}."
             ]
         return [f".gitignore has no /agent-config line: {fix}."]
-    negations = [n for n, line in enumerate(lines) if line.startswith("!") and n > anchored[-1]]
-    if not negations:
-        return []  # the folder's own .gitignore decides, and its last word on agent-config ignores it
-    from .ignore import IgnoreRules  # only here: a negation may or may not re-include agent-config
-
-    if IgnoreRules(root).ignored_by(f"{CONFIG_DIR}/anthropic-api-key") is not None:
+    exposed = _not_ignored(root, _written_paths())
+    if not exposed:
         return []
-    later = ", ".join(f"line {n + 1}: {lines[n]}" for n in negations)
+    listed = ", ".join(exposed)
+    negations = [n for n, line in enumerate(lines) if line.startswith("!") and n > anchored[-1]]
+    if negations:
+        later = ", ".join(f"line {n + 1}: {lines[n]}" for n in negations)
+        return [
+            f".gitignore has a /agent-config line, but a later line re-includes the folder ({later}), so git would "
+            f"not ignore {listed} and they could be committed: remove that line, or put /agent-config after it."
+        ]
     return [
-        f".gitignore has a /agent-config line, but a later line re-includes the folder ({later}), so git would "
-        "not ignore agent-config/ and its keys and logs could be committed: remove that line, or put "
-        "/agent-config after it."
+        f".gitignore has a /agent-config line, but git does not ignore {listed} (git check-ignore says so: another "
+        "ignore file re-includes them, or git tracks them), so they could be committed: make git ignore all of "
+        f"{CONFIG_DIR}/ (git rm -r --cached {CONFIG_DIR} if it tracks files there)."
     ]
+
+
+def _not_ignored(root: Path, paths: list[str]) -> list[str]:
+    """Which of `paths` git would not ignore, as `git check-ignore` says (a tracked file is never
+    ignored). Outside a repository, or when git cannot answer, code-commit's own matcher, which
+    gives git's verdicts (tests/test_ignore_differential.py); an unreadable index is reported by
+    `guard.check_git_index`."""
+    import subprocess
+
+    try:
+        done = subprocess.run(
+            ["git", "check-ignore", "--stdin", "-z"],
+            input="".join(f"{p}\0" for p in paths).encode(),
+            cwd=root,
+            env=git_env(LC_ALL="C"),
+            capture_output=True,
+            timeout=60,
+            check=False,
+        )
+        if done.returncode in (0, 1):
+            ignored = set(done.stdout.decode("utf-8", "surrogateescape").split("\0"))
+            return [p for p in paths if p not in ignored]
+    except (OSError, subprocess.SubprocessError):
+        pass
+    from .ignore import IgnoreRules
+
+    rules, prefix = IgnoreRules.for_root(root)
+    # The matcher answers for files; a folder is ignored if the files in it are (git's own rule).
+    return [p for p in paths if not p.endswith("/") and rules.ignored_by(prefix + p) is None]
 
 
 def _ignore_lines(data: bytes) -> list[str]:

@@ -15,6 +15,7 @@ import tempfile
 from pathlib import Path
 
 from ..errors import SetupError
+from ..gitenv import git_env
 from ..settings import Settings
 from ..ui import Console
 
@@ -90,6 +91,6 @@ def prepare(target: Path | None) -> Path:
 
 
 def _git(root: Path, *args: str) -> None:
-    done = subprocess.run(["git", *args], cwd=root, capture_output=True, text=True, check=False)
+    done = subprocess.run(["git", *args], cwd=root, capture_output=True, text=True, check=False, env=git_env())
     if done.returncode != 0:
         raise SetupError(f"git {' '.join(args)} failed in {root}: {done.stderr.strip()}")

@@ -1,0 +1,36 @@
+"""The environment of code-commit's own git calls.
+
+code-commit finds the repository around the project from the disk (`ignore.find_git_layout`): the
+nearest `.git` above the root. Variables that point git at another repository, index or object
+store (a git hook sets GIT_DIR and GIT_INDEX_FILE; a user may export them) would give git a
+different view: the guard would read one repository's index while it looks at another's files,
+and call an untracked file tracked. So they are removed from every git call code-commit makes,
+and git sees what the layout discovery sees. The build gets the environment as it is: it is
+the user's to run.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+
+# Each one changes which repository, work tree, index or objects git uses, or where it stops
+# looking for `.git`: all of them would make git disagree with the layout found on disk.
+REPOSITORY_VARIABLES = (
+    "GIT_DIR",
+    "GIT_WORK_TREE",
+    "GIT_INDEX_FILE",
+    "GIT_COMMON_DIR",
+    "GIT_OBJECT_DIRECTORY",
+    "GIT_ALTERNATE_OBJECT_DIRECTORIES",
+    "GIT_NAMESPACE",
+    "GIT_CEILING_DIRECTORIES",
+    "GIT_DISCOVERY_ACROSS_FILESYSTEM",
+    "GIT_PREFIX",
+)
+
+
+def git_env(env: Mapping[str, str] | None = None, **extra: str) -> dict[str, str]:
+    """`env` (default: this process's) without the variables that would make git look elsewhere."""
+    source = os.environ if env is None else env
+    return {k: v for k, v in source.items() if k not in REPOSITORY_VARIABLES} | extra
