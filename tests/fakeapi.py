@@ -126,6 +126,7 @@ class _Step:
     chunk_delay: float = 0.0  # before each stream event
     stall: float = 0.0  # cut only: after the partial text, before the cut
     clean: bool = False  # cut only: end the body properly instead of dropping the connection
+    whole: bool = False  # reply only: one JSON body even to a streaming request
 
 
 class FakeAPI:
@@ -221,11 +222,22 @@ class FakeAPI:
         *,
         delay: float = 0.0,
         chunk_delay: float = 0.0,
+        whole: bool = False,
     ) -> None:
-        """A normal answer. usage overrides any of USAGE_KEYS; a stream splits text into several deltas."""
+        """A normal answer. usage overrides any of USAGE_KEYS; a stream splits text into several deltas.
+        whole=True answers even a streaming request with the complete message as one JSON body
+        (Content-Type application/json), as LiteLLM's proxy does for a mocked model."""
         counts = _counts(text, usage)
         self._push(
-            _Step("reply", text=text, stop_reason=stop_reason, usage=counts, delay=delay, chunk_delay=chunk_delay)
+            _Step(
+                "reply",
+                text=text,
+                stop_reason=stop_reason,
+                usage=counts,
+                delay=delay,
+                chunk_delay=chunk_delay,
+                whole=whole,
+            )
         )
 
     def status(
@@ -453,7 +465,7 @@ class _Handler(http.server.BaseHTTPRequestHandler):
             self._send_json(step.code, body_out, headers, content_type)
         elif step.kind == "drop":
             self._abort()
-        elif not streaming:
+        elif not streaming or step.whole:
             if step.kind == "stream_error":
                 message = "FakeAPI: stream_error() was scripted but the request did not ask to stream"
                 self._send_json(500, dialect.error("api_error", message), {"x-should-retry": "false"})

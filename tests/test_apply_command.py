@@ -44,7 +44,7 @@ def test_apply_a_saved_answer_file(big: Project, cli, tmp_path: Path) -> None:
     assert big.read("big.py") == BIG.replace("return 7\n", "return -7\n")
     assert big.read("new.txt") == "new\n" and not (big.root / "old.txt").exists()
     assert result.stdout.splitlines() == [
-        f"applied the answer from {answer}: 2 file(s) written, 1 deleted",
+        f"applied the answer from {answer}: 2 files written, 1 deleted",
         "  write big.py",
         "  write new.txt",
         "  delete old.txt",
@@ -76,7 +76,7 @@ def test_check_validates_and_writes_nothing(big: Project, cli) -> None:
     result = cli("apply", "--check", "-", input=EDIT + "^^^old.txt\n^^^delete\n")
     assert result.exit_code == 0
     assert result.stdout == (
-        "ok: the answer from standard input applies cleanly: it writes 1 file(s), deletes 1\n"
+        "ok: the answer from standard input applies cleanly: it writes 1 file, deletes 1\n"
         "  would write big.py\n  would delete old.txt\n"
     )
     assert status(big) == before and big.run_dirs() == []
@@ -92,7 +92,7 @@ def test_check_reports_every_problem_as_structured_text_and_exits_7(big: Project
     result = cli("apply", "--check", "-", input=answer)
     assert result.exit_code == 7
     out = result.stdout
-    assert out.startswith("refused: the answer from standard input would be refused (3 problem(s))\n")
+    assert out.startswith("refused: the answer from standard input would be refused (3 problems)\n")
     assert "problem 1 [no_match]: big.py, block 1, search 1, answer line 2\n" in out
     assert "      19| def f7():\n      20|     return 7\n" in out
     assert "problem 2 [blank_search]: big.py, block 2, search 1, answer line 9\n" in out
@@ -224,7 +224,7 @@ def test_applydir_create_file_outside_the_project_is_refused_by_the_guard_withou
 def test_applydir_create_file_of_an_existing_protected_file_gets_the_guards_refusal_alone(big: Project, cli) -> None:
     result = cli("apply", "--check", "-", input=json.dumps([{"file": "build.sh", **CREATE}]))
     assert result.exit_code == 7
-    assert "(1 problem(s))" in result.stdout and "problem 1 [guard]: build.sh, block 1\n" in result.stdout
+    assert "(1 problem)" in result.stdout and "problem 1 [guard]: build.sh, block 1\n" in result.stdout
 
 
 @pytest.mark.parametrize(
@@ -254,7 +254,7 @@ def test_deleting_a_missing_file_is_skipped_and_reported_in_both_formats(big: Pr
     result = cli("apply", "-", input=answer)
     assert result.exit_code == 0, result.output
     assert result.stdout == (
-        "applied the answer from standard input: 0 file(s) written, 0 deleted\n"
+        "applied the answer from standard input: 0 files written, 0 deleted\n"
         "  skipped delete of ghost.txt: the file does not exist\n"
     )
     assert "apply: delete of ghost.txt skipped: the file does not exist" in only_run(big)["run.log"]

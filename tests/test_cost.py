@@ -65,7 +65,7 @@ def test_every_call_reports_its_tokens_and_cost_and_the_run_its_totals(project: 
         f"cached_share=0.56 cost_usd={2 * COST:.6f}"
     ) in log
     assert result.stderr.count(f"9,000 input tokens (56% from cache), 200 output tokens, ~${COST:.4f}") == 2
-    assert f"total for 2 call(s): 18,000 input tokens (56% from cache), 400 output tokens, ~${2 * COST:.4f}" in (
+    assert f"total for 2 calls: 18,000 input tokens (56% from cache), 400 output tokens, ~${2 * COST:.4f}" in (
         result.stderr
     )
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 import subprocess
 import tempfile
 from pathlib import Path
@@ -29,7 +28,7 @@ def edit(text: bytes, *replacements: tuple[int, bytes]) -> bytes:
 def test_changes_seven_lines_apart_are_two_adjacent_hunks_and_either_can_be_taken_alone() -> None:
     new = edit(TWENTY, (2, b"two"), (10, b"ten"))  # lines 3..9 unchanged: more than twice the context
     first, second = split(TWENTY, new)
-    assert first.header == "@@ -1,5 +1,5 @@" and second.header == "@@ -7,7 +7,7 @@"
+    assert first.header == "@@ -1,5 +1,5 @@" and second.header == "@@ -7,7 +7,7 @@ line 6", "with the heading git gives"
     assert first.old_start + len(first.old_lines) == 5 and second.old_start == 6  # one line between them
     assert merge(TWENTY, (first, second), (True, False)) == edit(TWENTY, (2, b"two"))
     assert merge(TWENTY, (first, second), (False, True)) == edit(TWENTY, (10, b"ten"))
@@ -109,15 +108,23 @@ def test_partial_plan_keeps_the_accepted_part_and_reports_disk_for_the_rest() ->
     assert everything == plan
 
 
-def test_file_diff_prints_what_difflib_prints() -> None:
-    """hunks.split replaced difflib.unified_diff inside file_diff: the text must not change."""
+def test_file_diff_prints_what_git_diff_prints(tmp_path: Path) -> None:
+    """The hunks are git's own: the same lines as context, the same headings, byte for byte."""
     old, new = TWENTY + b"tail", edit(TWENTY, (2, b"x"), (12, b"y")) + b"tail\n"
-    expected = "".join(
-        difflib.unified_diff(
-            old.decode().splitlines(keepends=True), new.decode().splitlines(keepends=True), "a/f", "b/f"
-        )
-    ).replace("tail+", "tail\n\\ No newline at end of file\n+")
-    assert file_diff("f", old, new) == "diff --git a/f b/f\n" + expected
+    assert (
+        file_diff("f", old, new).partition("@@")[2]
+        == git_diff_no_index(tmp_path, old, new).partition(b"@@")[2].decode()
+    )
+
+
+def git_diff_no_index(tmp_path: Path, old: bytes, new: bytes) -> bytes:
+    (tmp_path / "old").write_bytes(old)
+    (tmp_path / "new").write_bytes(new)
+    done = subprocess.run(
+        ["git", "diff", "--no-index", "--no-color", "old", "new"], cwd=tmp_path, capture_output=True, check=False
+    )
+    assert done.returncode == 1, done.stderr
+    return done.stdout
 
 
 # Few distinct lines, so that alignments are ambiguous; CRLF and a missing final newline included.

@@ -89,7 +89,7 @@ def test_init_adds_the_line_when_git_would_not_ignore_agent_config(
 def test_init_where_agent_config_is_a_file_is_a_setup_error(tmp_path: Path, cli, monkeypatch) -> None:
     monkeypatch.chdir(tmp_path)
     (tmp_path / "agent-config").write_text("mine\n")
-    result = cli("--json", "init")
+    result = cli("init")
     assert result.exit_code == 2
     assert "agent-config exists and is not a directory" in result.stderr and "move it away" in result.stderr
     assert "Traceback" not in result.stderr

@@ -64,7 +64,7 @@ def test_keys_decide_move_and_finish_with_pending_hunks_counted_as_rejected() ->
     # r on the last item goes round to the first still pending one.
     assert "Progress: 1/4 accepted, 1 rejected, 2 pending\napp.txt: hunk 2 of 2 (pending)" in shown
     assert shown.rstrip().endswith("2 pending hunks not reviewed: counted as rejected")
-    assert "@@ -15,6 +15,6 @@\n line 15\n line 16\n line 17\n-line 18\n+LINE 18\n line 19\n line 20\n(" in shown
+    assert "@@ -15,6 +15,6 @@ line 14\n line 15\n line 16\n line 17\n-line 18\n+LINE 18\n line 19\n line 20\n(" in shown
 
 
 def test_A_and_R_settle_only_what_is_pending_and_decisions_can_be_changed_until_q() -> None:
@@ -151,13 +151,13 @@ def test_only_the_accepted_hunks_are_written_and_the_log_says_who_decided_what(r
 
     events = run.logged("run.log")
     assert "call 1: review: accepted app.txt hunk 1 of 2 @@ -1,5 +1,5 @@" in events
-    assert "call 1: review: rejected app.txt hunk 2 of 2 @@ -15,6 +15,6 @@" in events
+    assert "call 1: review: rejected app.txt hunk 2 of 2 @@ -15,6 +15,6 @@ line 14" in events
     assert "call 1: review: accepted new.txt new file" in events
     assert "call 1: review: rejected (left pending at q) old.txt deleted file" in events
     assert "call 1: review: 2 accepted, 2 rejected (1 left pending at q)" in events
     record = run.logged("01-review.txt")
     assert record.startswith("Review of the answer to call 1: 2 accepted, 2 rejected (1 left pending at q).\n")
-    assert "[rejected app.txt hunk 2 of 2 @@ -15,6 +15,6 @@]\ndiff --git a/app.txt b/app.txt\n" in record
+    assert "[rejected app.txt hunk 2 of 2 @@ -15,6 +15,6 @@ line 14]\ndiff --git a/app.txt b/app.txt\n" in record
     # The log's diff is exactly what was written.
     applied = file_diff("app.txt", TWENTY.encode(), kept.encode()) + file_diff("new.txt", None, b"new\n")
     assert run.logged("01-changes.diff") == applied
@@ -235,7 +235,7 @@ def test_diff_prints_what_each_attempt_applied_on_stderr(project: Project, api: 
     first = result.stderr.index("call 1: the diff it applies:")
     second = result.stderr.index("call 2: the diff it applies:")
     assert first < result.stderr.index("-line 2\n+LINE 2\n") < second
-    assert result.stderr.index("@@ -7,7 +7,6 @@\n line 7\n line 8\n line 9\n-line 10\n") > second
+    assert result.stderr.index("@@ -7,7 +7,6 @@ line 6\n line 7\n line 8\n line 9\n-line 10\n") > second
     assert "+++ b/fixed.txt\n@@ -0,0 +1 @@\n+fixed\n" in result.stderr
     assert TEST_KEY not in result.stderr and "+********" + TEST_KEY[-2:] in result.stderr
     assert "\x1b[" not in result.stderr, "no colour when stderr is not a terminal"

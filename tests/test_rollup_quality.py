@@ -83,6 +83,13 @@ def test_source_and_tests_are_most_of_the_rollup_on_projects_shaped_like_real_li
     assert any(line.startswith(bulk) for line in left_out(repo)), left_out(repo)
 
 
+def test_the_paths_the_headers_show_are_read_back_as_written() -> None:
+    paths = ["a.py", "dir with space/b [1].py", "ünï/c.txt"]
+    text = "".join((rollup_module.HEADER % p.encode()).decode() + "==> not a header\nbody\n" for p in paths)
+
+    assert rollup_module.shown_paths(text + "--- LEFT OUT ---\nd.png (image, 1 byte)\n") == paths
+
+
 def test_the_framing_costs_less_than_the_content_of_many_tiny_files(repo: Path) -> None:
     for i in range(200):
         write(repo, f"src/pkg/m{i:03d}.py", f"X{i} = {i}\n")  # tiny source files: all included

@@ -40,7 +40,7 @@ def test_precedence_flags_over_env_over_file_over_defaults(tmp_path: Path) -> No
         ("model = [1\n", {}, "not valid TOML"),
         ("colour = 1\n", {}, "unknown setting 'colour'"),
         ("max_tokens = 'many'\n", {}, "bad value 'many' for max_tokens"),
-        ("max_tokens = true\n", {}, "bad value True for max_tokens"),
+        ("max_tokens = true\n", {}, "bad value true for max_tokens"),
         ("", {"CODE_COMMIT_BUILD_TIMEOUT": "soon"}, "CODE_COMMIT_BUILD_TIMEOUT"),
         ("max_repairs = 4\n", {}, "between 0 and 3"),
         ("provider = 'gemini'\n", {}, "must be one of"),

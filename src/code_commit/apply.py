@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .edits import DeleteFile, Edit, EditFile, WriteFile
+from .elision import new_placeholders
 from .errors import AnswerRefused, RestoreFailed
 from .guard import Guard
 from .journal import Journal, JournalError, close, describe_error, undo
@@ -40,8 +41,8 @@ class Plan:
 class Problem:
     """One reason an answer is refused, structured for `code-commit apply --check`."""
 
-    # guard, delete_disabled, exists, not_utf8, missing_file, not_text, blank_search, no_match, ambiguous,
-    # file_and_folder, unreadable
+    # guard, delete_disabled, exists, elided, not_utf8, missing_file, not_text, blank_search, no_match,
+    # ambiguous, file_and_folder, unreadable
     kind: str
     message: str  # the whole reason, as the model and the user read it
     path: str | None = None
@@ -103,6 +104,9 @@ def plan_changes(root: Path, edits: Sequence[Edit], guard: Guard, *, allow_delet
             continue
         if isinstance(edit, EditFile):
             content = _resolve_edit(root, edit, block, final, problems)
+        elif elided := _elided(root, edit, block, final):
+            problems.append(elided)
+            continue
         else:
             content = _encode(edit.path, edit.content, block, problems)
         if content is not None:
@@ -132,6 +136,32 @@ def plan_changes(root: Path, edits: Sequence[Edit], guard: Guard, *, allow_delet
     if problems:
         raise PlanRefused(problems)
     return Plan(final, tuple(changes), tuple(missing))
+
+
+def _elided(root: Path, edit: WriteFile, block: int, final: dict[str, bytes | None]) -> Problem | None:
+    """A whole-file block for an existing file with a line standing for code left out, which the
+    file did not already hold: applied, it would delete what the line stands for."""
+    if not new_placeholders(edit.content, ""):  # most answers: no need to read the file
+        return None
+    try:
+        current = final[edit.path] if edit.path in final else _read_existing(root / edit.path)
+    except OSError:
+        return None  # reported as unreadable when the plan compares it with the disk
+    if current is None:
+        return None  # a new file leaves nothing out
+    found = new_placeholders(edit.content, current.decode("utf-8", "replace"))
+    if not found:
+        return None
+    lines = ", ".join(f"line {n}: {line.strip()!r}" for n, line in found[:3])
+    more = f" and {len(found) - 3} more" if len(found) > 3 else ""
+    return Problem(
+        "elided",
+        f"{edit.path!r}: block {block} is a whole-file block, but it leaves code out ({lines}{more}); a "
+        "whole-file block replaces the entire file, so the code such a line stands for would be deleted. "
+        "Change an existing file with an edit block (^^^search/^^^replace pairs), or give every line of it",
+        edit.path,
+        block,
+    )
 
 
 def _unreadable(path: str, exc: OSError, block: int | None) -> Problem:

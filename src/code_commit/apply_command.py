@@ -42,6 +42,7 @@ from .private import make_private_dirs
 from .secrets import collect_secrets
 from .settings import CONFIG_DIR, Settings, load_settings
 from .ui import Console, to_stdout
+from .words import count
 from .workspace import ProjectLock, _gitignore_problems, build_script_problems, config_dir_problems
 
 FORMATS = ("auto", "caret", "json")
@@ -180,7 +181,7 @@ def _apply(
             _log_applied(log, plan)
     if report.problems:
         log.write_file("refused.txt", "".join(f"- {p.message}\n" for p in report.problems))
-        log.event(f"apply: refused ({len(report.problems)} problem(s)); nothing was written")
+        log.event(f"apply: refused ({count(len(report.problems), 'problem')}); nothing was written")
     elif build:
         console.info("running build.sh")
         report.build = run_build(
@@ -247,7 +248,7 @@ def _as_text(report: ApplyReport) -> str:
     source = visible(report.source)
     if report.problems:
         verdict = "would be refused" if report.checked_only else "was refused; nothing was written"
-        out.append(f"refused: the answer from {source} {verdict} ({len(report.problems)} problem(s))\n")
+        out.append(f"refused: the answer from {source} {verdict} ({count(len(report.problems), 'problem')})\n")
         for number, problem in enumerate(report.problems, start=1):
             where = ", ".join(
                 part
@@ -265,9 +266,11 @@ def _as_text(report: ApplyReport) -> str:
     written = sum(c.action == "write" for c in report.changes)
     deleted = len(report.changes) - written
     if report.checked_only:
-        out.append(f"ok: the answer from {source} applies cleanly: it writes {written} file(s), deletes {deleted}\n")
+        out.append(
+            f"ok: the answer from {source} applies cleanly: it writes {count(written, 'file')}, deletes {deleted}\n"
+        )
     else:
-        out.append(f"applied the answer from {source}: {written} file(s) written, {deleted} deleted\n")
+        out.append(f"applied the answer from {source}: {count(written, 'file')} written, {deleted} deleted\n")
     out.extend(f"  {'would ' if report.checked_only else ''}{c.action} {visible(c.path)}\n" for c in report.changes)
     out.extend(f"  skipped delete of {visible(path)}: the file does not exist\n" for path in report.missing_deletes)
     if report.build is not None:

@@ -16,6 +16,7 @@ from .logs import RunLog
 from .prompts import Prompt
 from .settings import Settings
 from .ui import Console
+from .words import count
 
 if TYPE_CHECKING:
     from .run import RunContext
@@ -156,7 +157,7 @@ def _prose(answer: str) -> str:
 def report_totals(calls: list[CallRecord], usage: Usage, cost: float | None, log: RunLog, console: Console) -> None:
     """The run's tokens and estimated cost, on the console and in run.log."""
     if calls:
-        console.info(f"total for {len(calls)} call(s): {usage_summary(usage, cost)}")
+        console.info(f"total for {count(len(calls), 'call')}: {usage_summary(usage, cost)}")
         log.event(f"run total: calls={len(calls)} {_pairs(_usage_fields(usage, cost))}")
 
 

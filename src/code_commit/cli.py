@@ -16,11 +16,12 @@ from typing import Annotated, Any
 
 import typer
 
-from .errors import EXIT_CODE_HELP, EXIT_OK, CodeCommitError, InternalError, error_of, exit_code_for
+from .errors import EXIT_CODE_HELP, EXIT_OK, CodeCommitError, InternalError, SetupError, error_of, exit_code_for
 
 HELP = f"""Ask a model for a change, apply it behind a guard, and repair the build until build.sh passes.
 
-Run it from the project root. It reads agent-config/query.txt and agent-config/codeRollup.txt,
+Run it anywhere in the project: the root is the nearest folder up with agent-config/, else the
+top of the git repository. It reads agent-config/query.txt and agent-config/codeRollup.txt,
 sends them to the model, applies the answer's ^^^path blocks, runs ./build.sh, and sends up to
 three repair queries while the build fails. Logs go to agent-config/logs/<run-id>/.
 
@@ -99,6 +100,80 @@ def _print_proposal(diff: str, patch: Path | None) -> None:
     _stdout(data)
 
 
+# The flags before a subcommand that it honours; any other given there is an error, never ignored.
+_SETTING_FLAGS = frozenset(
+    {"model", "max_tokens", "base_url", "build_timeout", "timeout", "wait_lock", "provider", "prompt_order", "max_cost"}
+)
+_CONSOLE_FLAGS = frozenset({"quiet", "verbose"})
+HONOURED_BEFORE = {
+    "config": _SETTING_FLAGS | {"review", "diff"} | _CONSOLE_FLAGS,  # it shows every setting's value
+    "apply": frozenset({"build_timeout", "timeout", "wait_lock"}) | _CONSOLE_FLAGS,
+    "recover": frozenset({"wait_lock"}) | _CONSOLE_FLAGS,
+    "rollup": _CONSOLE_FLAGS,
+    "init": _CONSOLE_FLAGS,
+    "demo": _CONSOLE_FLAGS,
+}
+# The form that does what a misplaced flag meant, where there is one.
+RIGHT_FORM = {
+    ("apply", "dry_run"): "to validate an answer and write nothing: code-commit apply --check FILE",
+    ("apply", "json_output"): "for the report as JSON: code-commit apply --json FILE",
+    ("apply", "revert_on_failure"): (
+        "apply keeps what it applied; to see first whether an answer applies: code-commit apply --check FILE"
+    ),
+    ("config", "json_output"): "for the settings as JSON: code-commit config --json",
+}
+
+
+def unhonoured_flag(command: str, params: dict[str, Any]) -> str | None:
+    """The error for the first flag given before `command` that the command cannot honour, if any.
+    A --no-review or --no-diff is honoured by every command: none of them reviews or prints diffs."""
+    honoured = HONOURED_BEFORE.get(command, frozenset())
+    for name, value in params.items():
+        if name in honoured or value is None or value is False:
+            continue
+        flag = _flag_name(name)
+        form = RIGHT_FORM.get((command, name)) or f"it is a flag of a run: code-commit {flag}"
+        return f"{flag} does nothing for `code-commit {command}`, so nothing was done; {form}."
+    return None
+
+
+def _flag_name(name: str) -> str:
+    return {"json_output": "--json"}.get(name, "--" + name.replace("_", "-"))
+
+
+def _console_flags(ctx: typer.Context) -> tuple[bool, bool]:
+    """-q and -v, given before the subcommand."""
+    obj = ctx.obj or {}
+    return obj.get("quiet", False), obj.get("verbose", False)
+
+
+def _project_root(console: Any) -> tuple[Path, str | None]:
+    """The project root, found from anywhere in the project as git finds its repository, and the
+    line that says so when it is not the current folder (also shown, then, on the console)."""
+    from .projectroot import find_project_root
+
+    root = find_project_root(Path.cwd())
+    if root.found:
+        console.info(root.note())
+        return root.path, root.note()
+    return root.path, None
+
+
+def _fail(message: str) -> Any:
+    def action(console: Any) -> int:
+        raise SetupError(message)
+
+    return action
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        from . import __version__
+
+        _stdout(f"code-commit {__version__}\n")
+        raise typer.Exit(EXIT_OK)
+
+
 QUIET = typer.Option("--quiet", "-q", help="Show only warnings and errors.")
 VERBOSE = typer.Option(
     "--verbose", "-v", help="Also show each answer's explanation and build.sh's output as it runs (--diff: the diffs)."
@@ -161,6 +236,9 @@ def main_command(
     ] = None,
     quiet: Annotated[bool, QUIET] = False,
     verbose: Annotated[bool, VERBOSE] = False,
+    version: Annotated[
+        bool, typer.Option("--version", callback=_print_version, is_eager=True, help="Print the version and exit.")
+    ] = False,
 ) -> None:
     flags = {
         "model": model,
@@ -177,6 +255,9 @@ def main_command(
     }
     ctx.obj = {"flags": flags, "quiet": quiet, "verbose": verbose}
     if ctx.invoked_subcommand is not None:
+        problem = unhonoured_flag(ctx.invoked_subcommand, ctx.params)
+        if problem:
+            raise typer.Exit(_guarded(_fail(problem), quiet, verbose))
         return
 
     def action(console: Any) -> int:
@@ -184,7 +265,7 @@ def main_command(
         from .settings import load_settings
         from .workspace import check_setup
 
-        root = Path.cwd()
+        root, found = _project_root(console)
         loaded = load_settings(root, flags=flags)
         settings = loaded.settings
         if dry_run:  # a dry run writes nothing, so there is nothing to review, whatever the config says
@@ -194,12 +275,21 @@ def main_command(
 
             require_terminal(loaded.sources["review"])
         with stops.watch(settings.timeout):  # the run's time limit covers reading its setup files too
-            workspace, key = check_setup(root, settings, os.environ)
+            try:
+                workspace, key = check_setup(root, settings, os.environ)
+            except SetupError as exc:
+                if found:  # inputs missing in a folder the user did not name: say which
+                    raise SetupError(f"{exc}\n({found})") from None
+                raise
+            from .llm.endpoint import resolve_endpoint
+
+            endpoint = resolve_endpoint(settings.provider, settings.base_url, loaded.sources["base_url"], os.environ)
 
             from .run import RunOptions, execute  # imported only once the setup is known to be good
             from .summary import summarize
 
-            outcome = execute(workspace, key, settings, console, RunOptions(dry_run, revert_on_failure))
+            options = RunOptions(dry_run, revert_on_failure)
+            outcome = execute(workspace, key, settings, console, options, endpoint=endpoint)
         if outcome.error is not None:
             report_error(console, outcome.error)
         if outcome.diff is not None and not json_output:
@@ -215,6 +305,7 @@ def main_command(
 
 @app.command()
 def rollup(
+    ctx: typer.Context,
     output: Annotated[
         Path | None, typer.Option(help="Where to write the rollup. [default: agent-config/codeRollup.txt]")
     ] = None,
@@ -231,24 +322,25 @@ def rollup(
 ) -> None:
     """Write agent-config/codeRollup.txt: the files git tracks or would show as untracked, framed for the model.
 
-    Run it from the project root (./codeRollup.sh does). Lock files, binary, generated and minified
-    files, images, translation catalogs, rollup_exclude's files and what does not fit the budget are
-    left out and listed at its end; agent-config/ is never included.
+    Run it anywhere in the project (the root is found as for a run). Lock files, binary, generated
+    and minified files, images, translation catalogs, rollup_exclude's files and what does not fit
+    the budget are left out and listed at its end; agent-config/ is never included.
     """
 
     def action(console: Any) -> int:
         from .rollup import command
         from .settings import load_settings
 
-        root = Path.cwd()
+        root = _project_root(console)[0]
+        target = None if output is None else Path.cwd() / output  # as given: relative to where it was typed
         flags = {"rollup_max_file_size": max_file_size, "rollup_budget": budget}
-        return command(console, root, output, load_settings(root, flags=flags).settings)
+        return command(console, root, target, load_settings(root, flags=flags).settings)
 
-    raise typer.Exit(_guarded(action))
+    raise typer.Exit(_guarded(action, *_console_flags(ctx)))
 
 
 @app.command()
-def init() -> None:
+def init(ctx: typer.Context) -> None:
     """Set up the current directory for code-commit; never overwrites anything.
 
     Creates agent-config/ with a query.txt template and a config.toml listing every setting at its
@@ -257,9 +349,11 @@ def init() -> None:
     """
 
     def action(console: Any) -> int:
+        from .projectroot import check_init_here
         from .scaffold import init_project, next_steps
 
         root = Path.cwd()
+        check_init_here(root)
         result = init_project(root)
         for name in result.created:
             console.info(f"created  {name}")
@@ -272,7 +366,7 @@ def init() -> None:
             console.info(f"  {number}. {step}")
         return 0
 
-    raise typer.Exit(_guarded(action))
+    raise typer.Exit(_guarded(action, *_console_flags(ctx)))
 
 
 @app.command()
@@ -319,7 +413,7 @@ def config(
         from .secrets import collect_secrets
         from .settings import key_is_optional, load_settings, resolve_api_key
 
-        root = Path.cwd()
+        root = _project_root(console)[0]
         loaded = load_settings(root, flags=flags)
         secrets = collect_secrets(root, redact_env=loaded.settings.redact_env)
         key = problem = None
@@ -332,7 +426,7 @@ def config(
         _stdout(secrets.redactor(key.value if key else "")(shown))
         return 0
 
-    raise typer.Exit(_guarded(action))
+    raise typer.Exit(_guarded(action, *_console_flags(ctx)))
 
 
 APPLY_EXIT_CODES = """\
@@ -366,7 +460,8 @@ def apply_command(
     ctx: typer.Context,
     answer: Annotated[str, typer.Argument(metavar="FILE|-", help="The saved answer, or - for standard input.")],
     check: Annotated[
-        bool, typer.Option("--check", help="Validate only: write nothing, report every problem, exit 7 if any.")
+        bool,
+        typer.Option("--check", "--dry-run", help="Validate only: write nothing, report every problem, exit 7 if any."),
     ] = False,
     build: Annotated[bool, typer.Option("--build", help="Run build.sh after applying.")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
@@ -381,7 +476,7 @@ def apply_command(
 
         return command(
             console,
-            Path.cwd(),
+            _project_root(console)[0],
             answer,
             flags=obj.get("flags"),
             check=check,
@@ -390,7 +485,7 @@ def apply_command(
             answer_format=answer_format,
         )
 
-    raise typer.Exit(_guarded(action, obj.get("quiet", False), obj.get("verbose", False)))
+    raise typer.Exit(_guarded(action, *_console_flags(ctx)))
 
 
 @app.command()
@@ -398,8 +493,8 @@ def recover(ctx: typer.Context) -> None:
     """Undo an apply that a killed run left half done, from its journal in agent-config/logs/.
 
     Every run does this itself before its first model call; this does it now, without a run. Files
-    changed by hand since the interruption are left as they are and listed. Run it from the project
-    root. Exit 8 if an apply cannot be undone.
+    changed by hand since the interruption are left as they are and listed. Exit 8 if an apply
+    cannot be undone.
     """
     obj = ctx.obj or {}
 
@@ -408,7 +503,7 @@ def recover(ctx: typer.Context) -> None:
         from .settings import CONFIG_DIR, load_settings
         from .workspace import ProjectLock
 
-        root = Path.cwd()
+        root = _project_root(console)[0]
         settings = load_settings(root, flags=obj.get("flags")).settings
         with ProjectLock.take(root / CONFIG_DIR, settings.wait_lock, console.info):
             lines = undo_interrupted(root, settings.protected_patterns).lines()
@@ -418,7 +513,7 @@ def recover(ctx: typer.Context) -> None:
             console.info("nothing to recover: no apply was interrupted")
         return EXIT_OK
 
-    raise typer.Exit(_guarded(action))
+    raise typer.Exit(_guarded(action, *_console_flags(ctx)))
 
 
 def main() -> None:

@@ -98,7 +98,7 @@ def change_patch(change: FileChange, redact: Redact, object_format: str = "sha1"
         return _binary_patch(change, redact, object_format)
     parts = [file_header(change).encode("utf-8")]
     for hunk in change.hunks:
-        parts.append(hunk.header.encode("ascii") + b"\n")
+        parts.append(hunk.header_bytes + b"\n")
         for tag, line in hunk.lines:
             prefix = tag.encode("ascii")
             parts.append(prefix + line if line.endswith(b"\n") else prefix + line + b"\n" + _NO_NEWLINE)

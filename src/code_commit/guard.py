@@ -51,20 +51,23 @@ _HFS_IGNORABLE = dict.fromkeys(
 _MISSING = object()  # a directory that does not exist yet
 
 
-def check_git_index(root: Path) -> None:
+def check_git_index(root: Path) -> GitSetup | None:
     """A setup error, before any model call, where git cannot read the index of the repository
     around `root` ("dubious ownership", a damaged index, no git): the guard fails closed there and
-    would refuse every path of every answer, so every paid call would be wasted."""
+    would refuse every path of every answer, so every paid call would be wasted. Returns what git
+    said (None outside a repository)."""
     layout = find_git_layout(root)
     if layout.common_dir is None:
-        return  # not a repository: there is no index to keep truthful
-    error = read_git_setup(layout.top).index_error
+        return None  # not a repository: there is no index to keep truthful
+    setup = read_git_setup(layout.top)
+    error = setup.index_error
     if error is not None:
         raise SetupError(
             f"git cannot read this repository's index ({error}), so code-commit cannot tell what git "
             "status would show and would refuse every change; run git status to see why and fix it "
             f"(for 'dubious ownership': git config --global --add safe.directory {layout.top})"
         )
+    return setup
 
 
 @dataclass(frozen=True)

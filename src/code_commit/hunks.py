@@ -1,9 +1,10 @@
-"""A file change split into unified-diff hunks, and partial application of a chosen subset (pure).
+"""A file change split into unified-diff hunks, and partial application of a chosen subset.
 
 Everything works on bytes, split at b"\\n" only, so a partly accepted file keeps every byte of
 the original outside the accepted hunks: CRLF endings, a missing final newline and text that is
-not UTF-8 all survive. Hunks are difflib's grouped opcodes with three lines of context, exactly
-the hunks `diffs.file_diff` prints, so what the supervisor accepts is what the diff showed.
+not UTF-8 all survive. Hunks are git's (`gitdiff`; difflib's where git cannot say) with three lines
+of context, exactly the hunks `diffs.file_diff` prints, so what the supervisor accepts is what the
+diff showed.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from .apply import Change, Plan
+from .gitdiff import git_hunks
 
 CONTEXT = 3
 
@@ -22,6 +24,7 @@ class Hunk:
     old_start: int  # 0-based index of the hunk's first line in the old file
     new_start: int  # the same in the new file
     lines: tuple[tuple[str, bytes], ...]  # (" " | "-" | "+", the line with its b"\n" if it has one)
+    heading: bytes = b""  # the section heading git prints after the range (the enclosing function)
 
     @property
     def old_lines(self) -> tuple[bytes, ...]:
@@ -33,7 +36,14 @@ class Hunk:
 
     @property
     def header(self) -> str:
-        return f"@@ -{_range(self.old_start, len(self.old_lines))} +{_range(self.new_start, len(self.new_lines))} @@"
+        """The @@ line for reading: a heading that is not UTF-8 shows as U+FFFD."""
+        return self.header_bytes.decode("utf-8", "replace")
+
+    @property
+    def header_bytes(self) -> bytes:
+        """The @@ line as git writes it, byte for byte."""
+        ranges = f"@@ -{_range(self.old_start, len(self.old_lines))} +{_range(self.new_start, len(self.new_lines))} @@"
+        return ranges.encode("ascii") + (b" " + self.heading if self.heading else b"")
 
 
 def _range(start: int, length: int) -> str:
@@ -82,12 +92,33 @@ def split_lines(data: bytes | None) -> list[bytes]:
 
 
 def split(old: bytes | None, new: bytes | None, context: int = CONTEXT) -> tuple[Hunk, ...]:
-    """The hunks of the change from `old` to `new` (None is an absent file: no lines)."""
+    """The hunks of the change from `old` to `new` (None is an absent file: no lines): git's own
+    (`gitdiff`), so a diff shown here is the one `git diff` shows; where git cannot say, difflib's."""
     a, b = split_lines(old), split_lines(new)
     if a == b:
         return ()
+    # A file created, emptied or deleted is one hunk of all its lines, as git has it: no need to ask.
+    found = git_hunks(old, new, context) if a and b else None
+    if found is not None:
+        hunks = tuple(Hunk(h.old_start, h.new_start, h.lines, h.heading) for h in found)
+        if _consistent(hunks, a, b):
+            return hunks
+    return _difflib_split(a, b, context)
+
+
+def _consistent(hunks: Sequence[Hunk], a: list[bytes], b: list[bytes]) -> bool:
+    """Whether the hunks rebuild `b` from `a` exactly: what merge() and a review rely on."""
+    try:
+        return bool(hunks) and merge(b"".join(a), hunks, [True] * len(hunks)) == b"".join(b)
+    except ValueError:
+        return False
+
+
+def _difflib_split(a: list[bytes], b: list[bytes], context: int) -> tuple[Hunk, ...]:
     hunks = []
-    for group in difflib.SequenceMatcher(None, a, b).get_grouped_opcodes(context):
+    # autojunk off: with it, a line frequent in a long file (a blank line) counts as junk, and an
+    # unchanged one shows as removed and added.
+    for group in difflib.SequenceMatcher(None, a, b, autojunk=False).get_grouped_opcodes(context):
         lines: list[tuple[str, bytes]] = []
         for tag, i1, i2, j1, j2 in group:
             if tag == "equal":

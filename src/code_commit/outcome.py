@@ -20,6 +20,15 @@ class RunOptions:
     revert_on_failure: bool = False  # a run that ends without a passing build leaves the tree as it was
 
 
+@dataclass(frozen=True)
+class Service:
+    """Who answered: for the record, so a run's results can be told apart by model and gateway."""
+
+    provider: str
+    model: str
+    endpoint_host: str | None  # host[:port]; None when no network service was used (the demo)
+
+
 @dataclass
 class Outcome:
     passed: bool  # the build passes (--dry-run: the answer is acceptable)
@@ -37,6 +46,7 @@ class Outcome:
     diff: str | None = None  # --dry-run: what the answer would change
     dry_run: bool = False
     refusal: str | None = None  # why the answers were refused, when no answer could be applied
+    service: Service | None = None
 
     @property
     def refused(self) -> bool:

@@ -66,6 +66,7 @@ from .llm.catalog import CHARS_PER_TOKEN_HIGH_ESTIMATE, tokens_at_most
 from .private import FILE_MODE, make_private_dirs
 from .rollup_rules import Kind, excluded_by_content, excluded_by_name, kind_of
 from .settings import CONFIG_DIR, Settings
+from .words import count
 
 if TYPE_CHECKING:
     from .ignore import PathPatterns
@@ -75,6 +76,7 @@ DEFAULT_MAX_FILE_SIZE = Settings().rollup_max_file_size
 EXCLUDED_DIR = b"agent-config"
 HEADER = b"==> %s <==\n"
 LEFT_OUT_LABEL = b"--- LEFT OUT ---\n"
+_SHOWN = re.compile(r"^==> (.+) <==$", re.MULTILINE)  # a HEADER line (tests check the two agree)
 MAX_LISTED = 50
 FOLDER_LINES = 8
 # Configuration, docs and data take at most CONTEXT_SHARE of the bytes source and tests take, or whatever brings the
@@ -134,17 +136,13 @@ class Rollup:
 
     def summary(self) -> str:
         reasons = Counter(_reason_group(item.reason) for item in self.left_out)
-        why = ", ".join(f"{count} {reason}" for reason, count in reasons.most_common())
+        why = ", ".join(f"{n} {reason}" for reason, n in reasons.most_common())
         return (
-            f"rollup: {plural(self.included, 'file')} included, {len(self.left_out)} left out"
+            f"rollup: {count(self.included, 'file')} included, {len(self.left_out)} left out"
             + (f" ({why})" if why else "")
-            + f"; {plural(self.size, 'byte')}, {plural(self.tokens, 'token')} at most (estimated), "
+            + f"; {count(self.size, 'byte')}, {count(self.tokens, 'token')} at most (estimated), "
             + f"written to {self.output}"
         )
-
-
-def plural(count: int, noun: str) -> str:
-    return f"{count:,} {noun}" + ("" if count == 1 else "s")
 
 
 def write_rollup(root: Path, output: Path | None = None, settings: Settings | None = None) -> Rollup:
@@ -353,6 +351,11 @@ def _read_upto(fd: int, expected: int, cap: int) -> bytes:
     return b"".join(chunks)
 
 
+def shown_paths(codebase: str) -> list[str]:
+    """The paths a rollup's headers name, in order (a header-like line inside a file's content too)."""
+    return _SHOWN.findall(codebase)
+
+
 def listing(left_out: list[LeftOut]) -> list[str]:
     """One line per left-out file, in path order, except that a folder that would take more than
     FOLDER_LINES lines is summed up on one; past MAX_LISTED lines, a count of the rest.
@@ -379,7 +382,7 @@ def listing(left_out: list[LeftOut]) -> list[str]:
     lines = [_line(key, group) for key, group in entries]
     if len(lines) > MAX_LISTED:  # thousands of files at the top
         rest = sum(len(group) for _, group in entries[MAX_LISTED - 1 :])
-        lines = [*lines[: MAX_LISTED - 1], f"... and {plural(rest, 'more file')}"]
+        lines = [*lines[: MAX_LISTED - 1], f"... and {count(rest, 'more file')}"]
     return lines
 
 
@@ -389,8 +392,8 @@ def _line(key: str, group: list[LeftOut]) -> str:
         return f"{item.path} ({item.reason}" + (f", {size_text(item.size)})" if item.size is not None else ")")
     total = sum(item.size or 0 for item in group)
     reasons = Counter(_reason_group(item.reason) for item in group)
-    why = ", ".join(f"{count} {reason}" for reason, count in reasons.most_common())
-    return f"{key} ({plural(len(group), 'file')}, {size_text(total)}: {why})"
+    why = ", ".join(f"{n} {reason}" for reason, n in reasons.most_common())
+    return f"{key} ({count(len(group), 'file')}, {size_text(total)}: {why})"
 
 
 def _reason_group(reason: str) -> str:
@@ -402,7 +405,7 @@ def _reason_group(reason: str) -> str:
 
 def size_text(size: int) -> str:
     if size < 1024:
-        return plural(size, "byte")
+        return count(size, "byte")
     if size < 2**20:
         return f"{-(-size // 1024):,} KiB"
     return f"{size / 2**20:,.1f} MiB"

@@ -28,9 +28,11 @@ from .guard import Guard, check_git_index
 from .journal import recover
 from .llm import Completion, Provider, make_provider
 from .llm.catalog import Budget, ModelInfo, load_catalog
+from .llm.endpoint import Endpoint
 from .llm.transport import MAX_CONTINUATIONS
 from .logs import LOGS_DIR, Redactor, RunLog, internal_error, prune_runs, redacted_logging
-from .outcome import Outcome, RunOptions
+from .outcome import Outcome, RunOptions, Service
+from .preflight import untracked_in_rollup, untracked_warning
 from .prompts import Feedback, Prompt, SystemPrompts, initial_prompt, load_system_prompts, repair_prompt
 from .review import approve
 from .secrets import collect_secrets
@@ -38,6 +40,7 @@ from .settings import ApiKey, Settings
 from .summary import SUMMARY_FILE, summarize
 from .tree import Tree
 from .ui import Console
+from .words import count
 from .workspace import ProjectLock, Workspace
 
 
@@ -68,6 +71,7 @@ def execute(
     console: Console,
     options: RunOptions | None = None,
     provider: Provider | None = None,
+    endpoint: Endpoint | None = None,
 ) -> Outcome:
     """A whole run on a checked setup (see `workspace.check_setup`): take the lock, recover, loop,
     and record how it ended. Never raises for an ending the user should see: the outcome carries it,
@@ -77,6 +81,8 @@ def execute(
     options = options or RunOptions()
     console.redact = redact = Redactor.of([key.value] if key else [])
     outcome = Outcome(passed=False, log_dir=None, dry_run=options.dry_run)
+    served_by = settings.provider if provider is None else str(getattr(provider, "name", type(provider).__name__))
+    outcome.service = Service(served_by, settings.model, endpoint.host if endpoint else None)
     try:
         secrets = collect_secrets(workspace.root, redact_env=settings.redact_env)
         console.redact = redact = secrets.redactor(key.value if key else "")
@@ -84,7 +90,10 @@ def execute(
         model = load_catalog(workspace.root).lookup(settings.model)
         first = initial_prompt(system, workspace.query, workspace.codebase, settings.prompt_order).redacted(redact)
         check_fits(first, model, settings)
-        check_git_index(workspace.root)
+        git = check_git_index(workspace.root)
+        untracked = untracked_warning(untracked_in_rollup(workspace.root, git, workspace.codebase))
+        if untracked:
+            console.warn(untracked)
         with (
             stops.watch(settings.timeout),  # SIGINT/SIGTERM and --timeout end the run through `Stopped`
             console.live(enabled=not settings.review),  # a review owns the terminal
@@ -95,6 +104,10 @@ def execute(
             outcome.log_dir = log.folder
             try:
                 console.info(f"run log: {log.folder.relative_to(workspace.root)}")
+                where = f" at {endpoint.describe()}" if endpoint else ""
+                log.event(f"model {settings.model} from the {served_by} service{where}")
+                if untracked:
+                    log.event(f"warning: {untracked}")
                 # An apply a killed run left half done.
                 for line in recover(workspace.root, settings.protected_patterns).lines():
                     log.event(f"recovery: {line}")
@@ -103,7 +116,7 @@ def execute(
                     log.event(f"deleted the old run folder {old.name} (keep_runs = {settings.keep_runs})")
                 budget = None if settings.max_cost is None else Budget(settings.max_cost, model, settings.max_tokens)
                 meter = CallMeter(log, console, budget)
-                provider = provider or make_provider(settings, key, meter.hooks())
+                provider = provider or make_provider(settings, key, meter.hooks(), endpoint)
                 run = RunContext(workspace, settings, system, provider, model, meter, log, console, outcome)
                 (dry_run if options.dry_run else repair_loop)(run)
             except (CodeCommitError, stops.Stopped) as exc:
@@ -213,7 +226,7 @@ def dry_run(run: RunContext) -> None:
     changes = plan_changes_on_disk(root, plan)
     run.outcome.diff = log.redact("".join(change_diff(change) for change in changes))  # for reading
     run.outcome.patch = write_patch(log.folder / "dry-run.patch", patch_of(root, changes, log.redact), log.redact)
-    run.console.info(f"the answer is acceptable: {len(plan.changes)} file(s) would change; nothing was written")
+    run.console.info(f"the answer is acceptable: {count(len(plan.changes), 'file')} would change; nothing was written")
     run.outcome.passed = True
 
 
@@ -254,7 +267,7 @@ def _record(plan: Plan, touched: set[str], outcome: Outcome, log: RunLog, call: 
         log.event(f"call {call}: delete of {path} skipped: the file does not exist")
     written = sum(c.content is not None for c in plan.changes)
     deleted = len(plan.changes) - written
-    console.info(f"applied: {written} file(s) written, {deleted} deleted")
+    console.info(f"applied: {count(written, 'file')} written, {deleted} deleted")
     log.event(
         f"call {call}: applied "
         + ", ".join(f"{'deleted' if c.content is None else 'wrote'} {c.path}" for c in plan.changes)
@@ -293,7 +306,7 @@ def _revert(workspace: Workspace, log: RunLog, console: Console, outcome: Outcom
     outcome.reverted = not problems
     for problem in problems:
         console.error(f"could not revert {problem}")
-    log.event(f"reverted {len(outcome.originals.files)} file(s); the proposal is in final.patch")
+    log.event(f"reverted {count(len(outcome.originals.files), 'file')}; the proposal is in final.patch")
     console.info(f"reverted the run's changes; its final proposal is saved in {outcome.patch}")
 
 

@@ -71,6 +71,11 @@ class Settings:
         None, "Budget in US dollars: the run stops (exit 3) before a request that could go over it.", 5.0
     )
     retry_attempts: int = _setting(10, "Attempts at one model request, the first included, before exit 3.")
+    connect_attempts: int = _setting(
+        3,
+        "Attempts at reaching the model service while the connection is refused, its name does not resolve "
+        "or it does not answer the connection, before exit 3 (a wrong endpoint costs seconds, not minutes).",
+    )
     retry_time: float = _setting(300.0, "Seconds one model request may spend failing and retrying before exit 3.")
     retry_wait_cap: float = _setting(60.0, "Longest single wait between attempts, even if the service asks for more.")
     request_timeout: float = _setting(120.0, "Seconds without any data from the model service before an attempt fails.")
@@ -195,20 +200,43 @@ def _coerce(name: str, value: Any, hint: Any, where: str, from_text: bool = Fals
                 return False
             raise ValueError("expected true or false")
         if base is int:
-            if isinstance(value, bool) or not isinstance(value, int | str):
-                raise ValueError("expected a whole number")
+            if isinstance(value, bool) or not isinstance(value, int | str) or not _is_whole(value):
+                raise ValueError(f"expected a whole number, like {_default_of(name)}")
             return int(value)
         if base is float:
-            if isinstance(value, bool) or not isinstance(value, int | float | str):
-                raise ValueError("expected a number")
+            if isinstance(value, bool) or not isinstance(value, int | float | str) or not _is_number(value):
+                raise ValueError(f"expected a number, like {_default_of(name)}")
             return float(value)
         if base is str:
             if not isinstance(value, str):
                 raise ValueError("expected a string")
             return value
     except ValueError as exc:
-        raise SetupError(f"{where}: bad value {value!r} for {name}: {exc}.") from exc
+        shown = repr(value) if isinstance(value, str) else str(value).lower() if isinstance(value, bool) else value
+        raise SetupError(f"{where}: bad value {shown} for {name}: {exc}.") from exc
     raise AssertionError(f"unhandled setting type {hint!r}")
+
+
+def _is_whole(value: int | str) -> bool:
+    """An int, or text that int() reads in plain words: digits with an optional sign (Python's own
+    error text, `invalid literal for int() with base 10`, is no message for a person)."""
+    return isinstance(value, int) or value.strip().lstrip("+-").isdigit()
+
+
+def _is_number(value: float | str) -> bool:
+    if not isinstance(value, str):
+        return True
+    try:
+        float(value)
+    except ValueError:
+        return False
+    return True
+
+
+def _default_of(name: str) -> Any:
+    """The setting's default (or, for one unset by default, its example): a value that reads."""
+    setting = next(f for f in dataclasses.fields(Settings) if f.name == name)
+    return setting.default if setting.default is not None else setting.metadata.get("example")
 
 
 def _validate(settings: Settings, sources: dict[str, str]) -> None:
@@ -241,6 +269,8 @@ def _validate(settings: Settings, sources: dict[str, str]) -> None:
         raise bad("max_cost", "must be a positive number of US dollars")
     if settings.retry_attempts < 1:
         raise bad("retry_attempts", "must be at least 1")
+    if settings.connect_attempts < 1:
+        raise bad("connect_attempts", "must be at least 1")
     for name in ("retry_time", "request_timeout"):
         if getattr(settings, name) <= 0:
             raise bad(name, "must be positive")

@@ -54,6 +54,9 @@ class RunSummary:
     reverted: bool = False
     patch: str | None = None  # the saved proposal: final.patch (--revert-on-failure), dry-run.patch (--dry-run)
     diff: str | None = None  # --dry-run: what the answer would change
+    provider: str | None = None
+    model: str | None = None
+    endpoint_host: str | None = None  # host[:port] of the model service
 
     def to_json(self) -> str:
         text = json.dumps(dataclasses.asdict(self), indent=2, ensure_ascii=False) + "\n"
@@ -102,6 +105,7 @@ def summarize(outcome: Outcome) -> RunSummary:
         reverted=outcome.reverted,
         patch=None if outcome.patch is None else str(outcome.patch),
         diff=outcome.diff,
+        **(plain(outcome.service) if outcome.service else {}),
     )
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import sys
 import tempfile
 from pathlib import Path
 
@@ -53,8 +54,32 @@ def run_demo(console: Console, target: Path | None = None) -> int:
     )
     console.info(f"see the change:  git -C {root} diff")
     console.info(f"logs (every prompt, answer and build output): {outcome.log_dir}")
-    console.info("to use code-commit on your own project: cd into it, run `code-commit init`, and follow its steps.")
+    if console.quiet:  # -q shows only problems, but a demo that does not say where it is leaves nothing to see
+        console.show(f"demo project: {root}\n")
+    console.info(
+        f"to use code-commit on your own project: cd into it, run `{command_name()} init`, and follow its steps."
+    )
+    if shutil.which("code-commit") is None:
+        console.info(
+            "code-commit is not on your PATH: activate the virtualenv it is installed in (or install it with "
+            "pipx) to run it by name."
+        )
     return outcome.exit_code
+
+
+def command_name(argv0: str | None = None) -> str:
+    """How this code-commit can be run again: `code-commit` when that name on PATH is this very
+    program, else the program's own path, or `python -m code_commit` when it ran as a module."""
+    argv0 = sys.argv[0] if argv0 is None else argv0
+    program = Path(argv0).resolve() if argv0 else None
+    on_path = shutil.which("code-commit")
+    if program is not None and on_path and Path(on_path).resolve() == program:
+        return "code-commit"
+    if program is not None and program.name == "code-commit" and program.is_file():
+        return str(program)
+    if program is not None and program.name == "__main__.py":
+        return f"{sys.executable} -m code_commit"
+    return "code-commit"
 
 
 def prepare(target: Path | None) -> Path:

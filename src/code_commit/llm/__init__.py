@@ -7,17 +7,23 @@ import os
 from ..errors import SetupError
 from ..settings import ApiKey, Settings
 from .base import Completion, Hooks, Provider, Tally, Usage
+from .endpoint import Endpoint, resolve_endpoint
 
 __all__ = ["Completion", "Hooks", "Provider", "Tally", "Usage", "make_provider"]
 
 
-def make_provider(settings: Settings, key: ApiKey, hooks: Hooks | None = None) -> Provider:
+def make_provider(
+    settings: Settings, key: ApiKey, hooks: Hooks | None = None, endpoint: Endpoint | None = None
+) -> Provider:
+    """endpoint: as resolved with the setup, with its source; else from the settings and environment."""
+    if endpoint is None:
+        endpoint = resolve_endpoint(settings.provider, settings.base_url, "the base_url setting", os.environ)
     if settings.provider == "anthropic":
         from .anthropic_api import AnthropicProvider
 
-        return AnthropicProvider(settings, key, hooks)
+        return AnthropicProvider(settings, key, hooks, endpoint)
     if settings.provider == "openai":
         from .openai_api import OpenAIProvider
 
-        return OpenAIProvider(settings, key, hooks, base_url=settings.base_url or os.environ.get("OPENAI_BASE_URL"))
+        return OpenAIProvider(settings, key, hooks, endpoint)
     raise SetupError(f"unknown provider {settings.provider!r}")

@@ -15,6 +15,7 @@ from ..prompts import Prompt
 from ..settings import ApiKey, Settings
 from .base import Hooks, Usage
 from .catalog import prompt_too_long
+from .endpoint import Endpoint
 from .transport import (
     Attempt,
     Rejected,
@@ -54,8 +55,8 @@ def request_params(prompt: Prompt, partial: str) -> dict[str, Any]:
 class AnthropicProvider(StreamingProvider):
     name = "Anthropic"
 
-    def __init__(self, settings: Settings, key: ApiKey, hooks: Hooks | None = None) -> None:
-        super().__init__(settings, hooks)
+    def __init__(self, settings: Settings, key: ApiKey, hooks: Hooks | None, endpoint: Endpoint) -> None:
+        super().__init__(settings, hooks, endpoint)
         self.key = key
         self._client: Any = None
 
@@ -65,7 +66,8 @@ class AnthropicProvider(StreamingProvider):
 
             # Created once per run (it costs ~65 ms). The key goes in the constructor, so the SDK sends
             # it in a header, never in a URL, and never through extra_headers (which its debug log prints).
-            self._client = anthropic.Anthropic(api_key=self.key.value, base_url=self.settings.base_url, max_retries=0)
+            url = self.endpoint.url if self.endpoint else None
+            self._client = anthropic.Anthropic(api_key=self.key.value, base_url=url, max_retries=0)
         return self._client
 
     def partial_for_request(self, text: str) -> str:
@@ -88,6 +90,8 @@ class AnthropicProvider(StreamingProvider):
                 timeout=httpx2.Timeout(timeout, connect=min(timeout, CONNECT_TIMEOUT)),
                 **request_params(prompt, partial),
             ) as stream:
+                if _is_json(stream.response):
+                    return self._whole(stream.response, attempt)  # a gateway that does not stream
                 for event in stream:
                     if event.type == "text":
                         attempt.text(event.text)
@@ -104,9 +108,13 @@ class AnthropicProvider(StreamingProvider):
         except anthropic.APIStatusError as exc:
             raise self._status_fault(exc, prompt) from exc
         except anthropic.APITimeoutError as exc:
+            if isinstance(exc.__cause__, httpx2.ConnectTimeout):
+                raise self._unreachable("no answer to the connection", timeout) from exc
             raise Transient("timeout", f"no answer within {timeout:.1f} s") from exc
         except anthropic.APIConnectionError as exc:
-            raise Transient("connection failed", str(exc.__cause__ or exc)) from exc
+            if isinstance(exc.__cause__, httpx2.ConnectError):
+                raise self._unreachable(str(exc.__cause__), timeout) from exc
+            raise Transient("connection failed", f"{exc.__cause__ or exc} ({self._where()})") from exc
         # Faults after the 200 headers, while the body streams, escape the SDK unwrapped.
         except httpx2.TimeoutException as exc:
             raise Transient("stream stalled", f"no data for {timeout:.1f} s in the middle of the answer") from exc
@@ -121,6 +129,55 @@ class AnthropicProvider(StreamingProvider):
             raise Transient("stream ended early", "the answer stopped without a stop reason")
         text = "".join(block.text for block in message.content if block.type == "text")
         return Reply(text=text, stop_reason=message.stop_reason, usage=_usage(message.usage))
+
+    def _where(self) -> str:
+        return f"endpoint {self.endpoint.describe()}" if self.endpoint else "the SDK's default endpoint"
+
+    def _unreachable(self, why: str, timeout: float) -> Transient:
+        if why == "no answer to the connection":
+            why = f"no answer to the connection within {min(timeout, CONNECT_TIMEOUT):.1f} s"
+        return Transient("cannot connect", f"{why} ({self._where()})", connect=True)
+
+    def _whole(self, response: Any, attempt: Attempt) -> Reply:
+        """A complete Messages API message as one JSON body, in answer to a streaming request: what
+        LiteLLM's proxy sends for a mocked model. An answer, not a broken stream."""
+        body = response.read()
+        if not body.strip():
+            raise Transient("answer ended early", "an empty JSON body")
+        try:
+            message = json.loads(body)
+        except ValueError:  # cut short, or garbled on the way: as a broken stream, worth another attempt
+            raise Transient("answer garbled", "a JSON body that does not parse") from None
+        if isinstance(message, dict) and message.get("type") == "error":
+            error = message.get("error") if isinstance(message.get("error"), dict) else {}
+            kind, text = str(error.get("type") or "error"), str(error.get("message") or "")
+            if kind in TRANSIENT_STREAM_ERRORS:
+                raise Transient(f"{kind} in a JSON answer", text)
+            raise ServiceError(f"the Anthropic service answered with {kind}: {text}")
+        try:
+            if not isinstance(message, dict) or message["type"] != "message":
+                raise TypeError("not a message")
+            blocks = [b for b in message["content"] if isinstance(b, dict) and b.get("type") == "text"]
+            text = "".join(str(block["text"]) for block in blocks)
+            stop_reason = message["stop_reason"]
+            usage = message.get("usage") or {}
+            counts = Usage(
+                input_tokens=int(usage.get("input_tokens") or 0),
+                output_tokens=int(usage.get("output_tokens") or 0),
+                cache_write_tokens=int(usage.get("cache_creation_input_tokens") or 0),
+                cache_read_tokens=int(usage.get("cache_read_input_tokens") or 0),
+            )
+        except (KeyError, TypeError, ValueError, AttributeError):
+            raise ServiceError(
+                f"the Anthropic service ({self._where()}) answered with JSON that is not a Messages API message; "
+                "check --base-url"
+            ) from None
+        if not isinstance(stop_reason, str) or not stop_reason:
+            raise Transient("answer without a stop reason", "a JSON answer with no stop_reason: it may not be whole")
+        attempt.reported(counts)
+        if text:
+            attempt.text(text)
+        return Reply(text=text, stop_reason=stop_reason, usage=counts)
 
     def _status_fault(self, exc: Any, prompt: Prompt) -> Exception:
         """An error answer (or error event) as Transient or ServiceError, with a message that says what to do."""
@@ -165,6 +222,10 @@ def _usage(usage: Any) -> Usage:
         cache_write_tokens=usage.cache_creation_input_tokens or 0,
         cache_read_tokens=usage.cache_read_input_tokens or 0,
     )
+
+
+def _is_json(response: Any) -> bool:
+    return response.headers.get("content-type", "").split(";")[0].strip().lower() == "application/json"
 
 
 def _says_too_long(message: str) -> bool:

@@ -26,6 +26,7 @@ from ..prompts import Prompt
 from ..settings import ApiKey, Settings
 from .base import Hooks, Usage
 from .catalog import prompt_too_long, tokens_at_most
+from .endpoint import Endpoint
 from .transport import (
     Attempt,
     Rejected,
@@ -36,7 +37,6 @@ from .transport import (
     status_is_transient,
 )
 
-DEFAULT_BASE_URL = "https://api.openai.com/v1"
 CONNECT_TIMEOUT = 10.0
 STOP_REASONS = {"stop": "end_turn", "length": "max_tokens", "content_filter": "refusal"}
 TRANSIENT_STREAM_ERRORS = frozenset(
@@ -142,12 +142,10 @@ def output_limit_problem(message: str, prompt_chars: int, max_tokens: int) -> Ou
 class OpenAIProvider(StreamingProvider):
     name = "OpenAI-compatible"
 
-    def __init__(
-        self, settings: Settings, key: ApiKey, hooks: Hooks | None = None, base_url: str | None = None
-    ) -> None:
-        super().__init__(settings, hooks)
+    def __init__(self, settings: Settings, key: ApiKey, hooks: Hooks | None, endpoint: Endpoint) -> None:
+        super().__init__(settings, hooks, endpoint)
         self.key = key
-        self.url = (base_url or settings.base_url or DEFAULT_BASE_URL).rstrip("/") + "/chat/completions"
+        self.url = endpoint.url.rstrip("/") + "/chat/completions"
         self._client: Any = None
 
     def client(self) -> Any:
@@ -178,10 +176,21 @@ class OpenAIProvider(StreamingProvider):
                 if response.headers.get("content-type", "").startswith("application/json"):
                     return self._whole(response.read(), attempt)  # a server that ignored "stream": true
                 return self._stream(response, attempt)
+        except httpx.ConnectTimeout as exc:
+            wait = min(timeout, CONNECT_TIMEOUT)
+            raise Transient(
+                "cannot connect", f"no answer to the connection within {wait:.1f} s ({self._where()})", connect=True
+            ) from exc
+        except httpx.ConnectError as exc:
+            raise Transient("cannot connect", f"{exc} ({self._where()})", connect=True) from exc
         except httpx.TimeoutException as exc:
             raise Transient("timeout", f"no data within {timeout:.1f} s") from exc
         except httpx.TransportError as exc:
-            raise Transient("connection failed or broke off", f"{type(exc).__name__}: {exc}") from exc
+            raise Transient("connection failed or broke off", f"{type(exc).__name__}: {exc} ({self._where()})") from exc
+
+    def _where(self) -> str:
+        assert self.endpoint is not None
+        return f"endpoint {self.endpoint.describe()}"
 
     def _stream(self, response: Any, attempt: Attempt) -> Reply:
         parts: list[str] = []

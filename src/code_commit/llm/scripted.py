@@ -17,6 +17,8 @@ CHARS_PER_TOKEN = 4  # a rough estimate, for the token counts the demo shows; no
 
 
 class ScriptedProvider:
+    name = "scripted"  # for the run's record: no network service answered
+
     def __init__(self, answers: Sequence[str], pace: float = 0.0) -> None:
         """`pace`: seconds each answer takes to stream in, so a person can watch it arrive."""
         self._answers = list(answers)

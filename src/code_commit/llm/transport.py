@@ -34,6 +34,7 @@ from ..prompts import Prompt
 from ..settings import Settings
 from .base import Completion, Hooks, Tally, Usage
 from .catalog import tokens_at_most
+from .endpoint import Endpoint
 
 MAX_CONTINUATIONS = 3
 BACKOFF_BASE = 1.0  # seconds before the second attempt, doubling after each failure (then jittered)
@@ -118,12 +119,16 @@ class Rejected(ServiceError):
 
 class Transient(Exception):
     """A fault worth another attempt. kind groups faults for the give-up message; retry_after is the
-    wait the service asked for, in seconds, if it asked."""
+    wait the service asked for, in seconds, if it asked. connect: the request never reached the
+    service (connection refused, a name that does not resolve, no answer to the connection): a
+    wrong endpoint is not worth minutes of retries, so these have their own small budget,
+    connect_attempts."""
 
-    def __init__(self, kind: str, detail: str = "", retry_after: float | None = None) -> None:
+    def __init__(self, kind: str, detail: str = "", retry_after: float | None = None, connect: bool = False) -> None:
         super().__init__(f"{kind}: {detail}" if detail else kind)
         self.kind = kind
         self.retry_after = retry_after
+        self.connect = connect
 
 
 def status_is_transient(status: int, headers: Mapping[str, str]) -> bool:
@@ -184,9 +189,10 @@ class StreamingProvider:
 
     name = "model"  # for messages
 
-    def __init__(self, settings: Settings, hooks: Hooks | None = None) -> None:
+    def __init__(self, settings: Settings, hooks: Hooks | None = None, endpoint: Endpoint | None = None) -> None:
         self.settings = settings
         self.hooks = hooks or Hooks()
+        self.endpoint = endpoint
 
     def client(self) -> Any:
         """The provider's client, created on first use: importing an SDK costs over a second, which
@@ -294,7 +300,8 @@ class StreamingProvider:
 
         def stop(state: tenacity.RetryCallState) -> bool:
             out_of_time = elapsed() + state.upcoming_sleep >= settings.retry_time
-            return state.attempt_number >= settings.retry_attempts or out_of_time
+            unreachable = bool(faults) and faults[-1].connect and _connects(faults) >= settings.connect_attempts
+            return state.attempt_number >= settings.retry_attempts or out_of_time or unreachable
 
         def announce(state: tenacity.RetryCallState) -> None:
             self.hooks.notify(
@@ -319,11 +326,20 @@ class StreamingProvider:
         settings = self.settings
         counts = Counter(fault.kind for fault in faults)
         tally = ", ".join(f"{kind} ({n}x)" for kind, n in counts.items())
-        if len(faults) >= settings.retry_attempts:
+        if faults[-1].connect and _connects(faults) >= settings.connect_attempts:
+            why = f"after {_connects(faults)} failed attempts to connect, the limit (connect_attempts)"
+        elif len(faults) >= settings.retry_attempts:
             why = f"after {len(faults)} attempts, the limit (retry_attempts)"
         else:
             why = (
                 f"after {len(faults)} attempt(s) in {_seconds(elapsed)}: another wait would pass the "
                 f"{_seconds(settings.retry_time)} limit (retry_time)"
             )
-        return f"gave up on the {self.name} service {why}. Failures: {tally}. Last: {faults[-1]}"
+        last = str(faults[-1])
+        if self.endpoint and self.endpoint.shown not in last:  # a connection fault names it already
+            last += f" (endpoint {self.endpoint.describe()})"
+        return f"gave up on the {self.name} service {why}. Failures: {tally}. Last: {last}"
+
+
+def _connects(faults: list[Transient]) -> int:
+    return sum(fault.connect for fault in faults)
