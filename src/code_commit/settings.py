@@ -31,6 +31,7 @@ KEY_ENV = {"anthropic": "ANTHROPIC_API_KEY", "openai": "OPENAI_API_KEY"}
 MIN_KEY_LENGTH = 8
 ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 PROMPT_ORDERS = ("spec", "cache")
+MIN_ROLLUP_BUDGET = 1000  # tokens: below this not even a small project's main files fit
 # Tables of config.toml that are not settings: their own modules read and check them.
 CONFIG_TABLES = ("models",)  # llm/catalog.py: model prices and context windows
 
@@ -131,6 +132,22 @@ class Settings:
     )
     edit_threshold_bytes: int = _setting(
         15000, "The prompt asks for edit blocks, not whole files, for files over this many bytes."
+    )
+    rollup_budget: int = _setting(
+        100_000,
+        "code-commit rollup: estimated tokens the rollup may take (0: no limit). When not everything fits, "
+        "source comes first, then tests, then config, docs and data; the rest is listed by name and size.",
+    )
+    rollup_max_file_size: int = _setting(256 * 1024, "code-commit rollup: files over this many bytes are left out.")
+    rollup_exclude: list[str] = _setting(  # noqa: RUF009
+        [], "code-commit rollup: gitignore-style patterns of files to leave out.", ["tests/data/", "*.csv"]
+    )
+    rollup_include: list[str] = _setting(  # noqa: RUF009
+        [],
+        "code-commit rollup: gitignore-style patterns of files to include although a default rule leaves "
+        "them out (lock files, generated files, config, docs and data over their share); they come first "
+        "under the budget.",
+        ["uv.lock", "docs/**"],
     )
 
 
@@ -331,12 +348,18 @@ def _validate(settings: Settings, sources: dict[str, str]) -> None:
     for name in settings.redact_env:
         if not ENV_NAME.fullmatch(name):
             raise bad("redact_env", f"{name!r} is not an environment variable name")
-    if settings.protected_patterns:
-        from .ignore import pattern_problem  # compiles its regexes on import: only when needed
-    for pattern in settings.protected_patterns:
-        problem = pattern_problem(pattern)
-        if problem:
-            raise bad("protected_patterns", f"the pattern {pattern!r} can never match anything: {problem}")
+    if settings.rollup_budget != 0 and settings.rollup_budget < MIN_ROLLUP_BUDGET:
+        raise bad("rollup_budget", f"must be 0 (no limit) or at least {MIN_ROLLUP_BUDGET:,} tokens")
+    if settings.rollup_max_file_size < 0:
+        raise bad("rollup_max_file_size", "must be 0 or more bytes")
+    for name in ("protected_patterns", "rollup_exclude", "rollup_include"):
+        patterns = getattr(settings, name)
+        if patterns:
+            from .ignore import pattern_problem  # compiles its regexes on import: only when needed
+        for pattern in patterns:
+            problem = pattern_problem(pattern)
+            if problem:
+                raise bad(name, f"the pattern {pattern!r} can never match anything: {problem}")
 
 
 @dataclass(frozen=True)
