@@ -31,7 +31,7 @@ def rollup(target_tokens: int) -> str:
     size = n = 0
     while size < target_tokens * CHARS_PER_TOKEN:
         body = "".join(f"def handler_{n}_{k}(request):\n    return respond(request, {k})\n\n" for k in range(40))
-        part = f"--- FILE [src/module_{n:04d}.py] ---\n{body}"
+        part = f"==> src/module_{n:04d}.py <==\n{body}"
         parts.append(part)
         size += len(part)
         n += 1

@@ -43,7 +43,7 @@ def test_the_demo_repairs_the_bundled_project(tmp_path: Path, cli) -> None:
     assert str(run) in err
     assert "FAILED (failures=1)" in (run / "01-build.txt").read_text()
     assert "AssertionError: -1 != 1" in (run / "02-query.txt").read_text(), "the real failure reached the model"
-    assert "--- FILE [inventory/stock.py] ---" in (run / "01-query.txt").read_text(), "the real rollup"
+    assert "==> inventory/stock.py <==" in (run / "01-query.txt").read_text(), "the real rollup"
     summary = json.loads((run / "summary.json").read_text())
     assert summary["outcome"] == "passed" and summary["attempts"] == 2
     assert summary["cost_usd"] == 0.0, "the scripted model is priced at nothing"

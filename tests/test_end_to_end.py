@@ -42,7 +42,7 @@ def test_a_broken_project_is_repaired(sample: Path, api: FakeAPI, cli) -> None:
     assert result.exit_code == 0, result.stderr
     assert len(api.requests) == 2
     first_prompt = api.requests[0].prompt_text
-    assert "--- FILE [inventory/stock.py] ---" in first_prompt and "Fix Stock.remove." in first_prompt
+    assert "==> inventory/stock.py <==" in first_prompt and "Fix Stock.remove." in first_prompt
     repair_prompt = api.requests[1].prompt_text
     assert "AssertionError: 3 != 1" in repair_prompt, "the real test failure reaches the model"
     assert f"--- FILE REPLACEMENT [inventory/stock.py] ---\n{WRONG_FIX}" in repair_prompt

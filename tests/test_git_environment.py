@@ -49,8 +49,8 @@ def test_the_rollup_lists_the_project_s_own_files_whatever_git_dir_says(project:
 
     assert result.exit_code == 0, result.stderr
     rollup = project.read("agent-config/codeRollup.txt")
-    assert "--- FILE [app.txt] ---" in rollup
-    assert "[notes.txt]" not in rollup
+    assert "==> app.txt <==" in rollup
+    assert "==> notes.txt <==" not in rollup and "ignored in this project" not in rollup
 
 
 def test_git_env_removes_every_repository_variable() -> None:

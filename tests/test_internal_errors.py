@@ -101,7 +101,7 @@ def test_before_the_run_folder_the_traceback_is_shown_with_verbose(
     ("args", "target"),
     [
         (["recover"], "code_commit.journal.recover"),
-        (["init"], "code_commit.scaffold._guess_build"),
+        (["init"], "code_commit.scaffold.guess_build"),
         (["config"], "code_commit.configfile.report"),
         (["rollup"], "code_commit.rollup.command"),
     ],

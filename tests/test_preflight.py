@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from code_commit.rollup import HEADER
+
 from fakeapi import FakeAPI
 from support import Project, git
 
@@ -15,7 +17,7 @@ FIX = "^^^fixed.txt\nfixed\n^^^end\n"
 
 
 def rollup_of(*paths: str) -> str:
-    return "".join(f"--- FILE [{path}] ---\ncontent\n" for path in paths)
+    return "".join((HEADER % path.encode()).decode() + "content\n" for path in paths)
 
 
 @pytest.fixture

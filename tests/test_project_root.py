@@ -38,13 +38,13 @@ def test_rollup_from_a_subdirectory_writes_the_roots_rollup(project: Project, su
     result = cli("rollup")
     assert result.exit_code == 0, result.stderr
     assert not (sub / "agent-config").exists(), "no nested agent-config/"
-    assert "--- FILE [src/pkg/mod.py] ---" in project.read("agent-config/codeRollup.txt")
+    assert "==> src/pkg/mod.py <==" in project.read("agent-config/codeRollup.txt")
     assert f"project root: {project.root}" in result.stderr
 
 
 def test_rollup_output_is_relative_to_where_it_was_typed(project: Project, sub: Path, cli) -> None:
     assert cli("rollup", "--output", "here.txt").exit_code == 0
-    assert "--- FILE [app.txt] ---" in (sub / "here.txt").read_text()
+    assert "==> app.txt <==" in (sub / "here.txt").read_text()
 
 
 def test_rollup_in_a_repository_with_no_agent_config_writes_at_its_top(

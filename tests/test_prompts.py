@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from code_commit import rollup
 from code_commit.logs import Redactor
 from code_commit.prompts import (
     Feedback,
@@ -84,7 +85,9 @@ def test_redaction_reaches_every_section() -> None:
 def test_shipped_system_prompts_load_and_teach_the_format() -> None:
     system = load_system_prompts()
     assert "^^^end" in system.code_modification and "^^^delete" in system.code_modification
-    assert "--- FILE [" in system.project_structure
+    # The prompt describes the framing the rollup writes.
+    assert (rollup.HEADER % b"path/relative/to/root").decode().strip() in system.project_structure
+    assert rollup.LEFT_OUT_LABEL.decode().strip() in system.project_structure
     assert "FILE REPLACEMENT" in system.project_structure
     assert system.initial_query.strip() and system.repair_query.strip()
 

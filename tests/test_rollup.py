@@ -21,6 +21,7 @@ from code_commit import rollup as rollup_module
 from code_commit.cli import app
 from code_commit.errors import SetupError
 from code_commit.rollup import DEFAULT_MAX_FILE_SIZE, command, write_rollup
+from code_commit.settings import Settings
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 VENV_BIN = Path(sys.executable).parent
@@ -65,7 +66,13 @@ def read(root: Path, output: str = OUTPUT) -> bytes:
 
 
 def headers(root: Path) -> list[str]:
-    return [line for line in read(root).decode().splitlines() if line.startswith("--- FILE")]
+    return [line for line in read(root).decode().splitlines() if line.startswith("==> ")]
+
+
+def left_out(root: Path, output: str = OUTPUT) -> list[str]:
+    """The lines listing the files left out, at the end of the rollup."""
+    text = read(root, output).decode()
+    return text.split("--- LEFT OUT ---\n", 1)[1].splitlines() if "--- LEFT OUT ---\n" in text else []
 
 
 @pytest.fixture
@@ -88,11 +95,9 @@ def test_tracked_and_untracked_files_are_included_with_exact_framing(repo: Path)
     result = write_rollup(repo)
 
     assert read(repo) == (
-        b"--- FILE [.gitignore] ---\n/agent-config\n"
-        b"--- FILE [tracked.py] ---\nprint(1)\n"
-        b"--- FILE [untracked.txt] ---\nhello\n"
+        b"==> .gitignore <==\n/agent-config\n==> tracked.py <==\nprint(1)\n==> untracked.txt <==\nhello\n"
     )
-    assert (result.included, result.omitted, result.unframeable) == (3, 0, [])
+    assert (result.included, result.left_out, result.unframeable) == (3, [], [])
     assert result.size == len(read(repo))
 
 
@@ -110,11 +115,11 @@ def test_ignored_files_are_excluded_by_root_nested_and_info_exclude_rules(repo: 
     write_rollup(repo)
 
     assert headers(repo) == [
-        "--- FILE [.gitignore] ---",
-        "--- FILE [forced.log] ---",
-        "--- FILE [secret.txt] ---",
-        "--- FILE [sub/.gitignore] ---",
-        "--- FILE [sub/keep.txt] ---",
+        "==> .gitignore <==",
+        "==> forced.log <==",
+        "==> secret.txt <==",
+        "==> sub/.gitignore <==",
+        "==> sub/keep.txt <==",
     ]
     assert b"ignored\n" not in read(repo)
 
@@ -130,11 +135,11 @@ def test_agent_config_is_never_included_even_when_tracked_or_not_ignored(repo: P
     result = write_rollup(repo)
 
     assert headers(repo) == [
-        "--- FILE [.gitignore] ---",
-        "--- FILE [agent-config.md] ---",
-        "--- FILE [docs/agent-config/notes.txt] ---",
+        "==> .gitignore <==",
+        "==> agent-config.md <==",
+        "==> docs/agent-config/notes.txt <==",
     ]
-    assert (result.included, result.omitted) == (3, 0)
+    assert (result.included, result.left_out) == (3, [])
 
 
 def test_tracked_files_deleted_from_the_work_tree_are_skipped_silently(repo: Path) -> None:
@@ -148,8 +153,8 @@ def test_tracked_files_deleted_from_the_work_tree_are_skipped_silently(repo: Pat
 
     result = write_rollup(repo)
 
-    assert headers(repo) == ["--- FILE [.gitignore] ---", "--- FILE [d] ---", "--- FILE [kept.txt] ---"]
-    assert (result.included, result.omitted) == (3, 0)
+    assert headers(repo) == ["==> .gitignore <==", "==> d <==", "==> kept.txt <=="]
+    assert (result.included, result.left_out) == (3, [])
 
 
 def test_an_unmerged_path_is_framed_once(repo: Path) -> None:
@@ -167,7 +172,7 @@ def test_an_unmerged_path_is_framed_once(repo: Path) -> None:
 
     write_rollup(repo)
 
-    assert headers(repo) == ["--- FILE [.gitignore] ---", "--- FILE [f.txt] ---"]
+    assert headers(repo) == ["==> .gitignore <==", "==> f.txt <=="]
 
 
 # Omitted files
@@ -183,21 +188,23 @@ def test_binary_files_are_omitted_and_text_in_utf8_is_kept(repo: Path) -> None:
     result = write_rollup(repo)
 
     assert read(repo).decode("utf-8") == (
-        "--- FILE [.gitignore] ---\n/agent-config\n"
-        "--- FILE OMITTED [late-nul.txt] (binary) ---\n"
-        "--- FILE OMITTED [latin1.txt] (binary) ---\n"
-        "--- FILE OMITTED [nul.bin] (binary) ---\n"
-        "--- FILE OMITTED [utf16.txt] (binary) ---\n"
-        "--- FILE [utf8.txt] ---\ncafé ✓\n"
+        "==> .gitignore <==\n/agent-config\n"
+        "==> utf8.txt <==\ncafé ✓\n"
+        "--- LEFT OUT ---\n"
+        "late-nul.txt (binary, 9 KiB)\n"
+        "latin1.txt (binary, 5 bytes)\n"
+        "nul.bin (binary, 7 bytes)\n"
+        "utf16.txt (binary, 8 bytes)\n"
     )
-    assert (result.included, result.omitted) == (2, 4)
+    assert (result.included, len(result.left_out)) == (2, 4)
 
 
 def test_oversized_files_are_omitted_with_their_size_and_never_opened(
     repo: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     write(repo, "big.txt", "x" * (312 * 1024))
-    write(repo, "at-cap.txt", "y" * (DEFAULT_MAX_FILE_SIZE - 1) + "\n")
+    lines, rest = divmod(DEFAULT_MAX_FILE_SIZE, 100)
+    write(repo, "at-cap.py", ("y" * 99 + "\n") * lines + "z" * (rest - 1) + "\n")  # exactly at the cap
     opened: list[bytes] = []
     real_open = os.open
 
@@ -209,13 +216,10 @@ def test_oversized_files_are_omitted_with_their_size_and_never_opened(
     result = write_rollup(repo)
     monkeypatch.undo()
 
-    assert headers(repo) == [
-        "--- FILE [.gitignore] ---",
-        "--- FILE [at-cap.txt] ---",
-        "--- FILE OMITTED [big.txt] (312 KiB, over the 256 KiB cap) ---",
-    ]
-    assert b"at-cap.txt" in opened and b"big.txt" not in opened
-    assert (result.included, result.omitted) == (2, 1)
+    assert headers(repo) == ["==> .gitignore <==", "==> at-cap.py <=="]
+    assert left_out(repo) == ["big.txt (312 KiB, over the 256 KiB cap)"]
+    assert b"at-cap.py" in opened and b"big.txt" not in opened
+    assert (result.included, len(result.left_out)) == (2, 1)
 
 
 @pytest.mark.parametrize(
@@ -228,13 +232,10 @@ def test_the_size_cap_is_configurable_and_its_reason_never_contradicts_itself(
     write(repo, "over.txt", "o" * 1025)
     write(repo, "exactly.txt", "e" * cap)
 
-    write_rollup(repo, max_file_size=cap)
+    write_rollup(repo, settings=Settings(rollup_max_file_size=cap))
 
-    assert headers(repo) == [
-        "--- FILE [.gitignore] ---",
-        "--- FILE [exactly.txt] ---",
-        f"--- FILE OMITTED [over.txt] ({reason}) ---",
-    ]
+    assert headers(repo) == ["==> .gitignore <==", "==> exactly.txt <=="]
+    assert left_out(repo) == [f"over.txt ({reason})"]
 
 
 def test_symlinks_are_omitted_and_never_followed(repo: Path, tmp_path: Path) -> None:
@@ -247,15 +248,10 @@ def test_symlinks_are_omitted_and_never_followed(repo: Path, tmp_path: Path) -> 
 
     result = write_rollup(repo)
 
-    assert headers(repo) == [
-        "--- FILE [.gitignore] ---",
-        "--- FILE OMITTED [dangling] (symlink) ---",
-        "--- FILE OMITTED [to-dir] (symlink) ---",
-        "--- FILE OMITTED [to-file] (symlink) ---",
-        "--- FILE OMITTED [untracked-link] (symlink) ---",
-    ]
+    assert headers(repo) == ["==> .gitignore <=="]
+    assert left_out(repo) == ["dangling (symlink)", "to-dir (symlink)", "to-file (symlink)", "untracked-link (symlink)"]
     assert b"TOP SECRET" not in read(repo)
-    assert (result.included, result.omitted) == (1, 4)
+    assert (result.included, len(result.left_out)) == (1, 4)
 
 
 def test_a_nested_repository_is_omitted_as_a_directory(repo: Path) -> None:
@@ -266,10 +262,8 @@ def test_a_nested_repository_is_omitted_as_a_directory(repo: Path) -> None:
 
     write_rollup(repo)
 
-    assert headers(repo) == [
-        "--- FILE [.gitignore] ---",
-        "--- FILE OMITTED [vendor/lib] (submodule or nested repository) ---",
-    ]
+    assert headers(repo) == ["==> .gitignore <=="]
+    assert left_out(repo) == ["vendor/lib (submodule or nested repository)"]
 
 
 @pytest.mark.parametrize(
@@ -294,7 +288,8 @@ def test_a_file_that_cannot_be_opened_is_omitted_with_the_reason(
     write_rollup(repo)
     monkeypatch.undo()
 
-    assert headers(repo) == ["--- FILE [.gitignore] ---", f"--- FILE OMITTED [locked.txt] ({reason}) ---"]
+    assert headers(repo) == ["==> .gitignore <=="]
+    assert left_out(repo) == [f"locked.txt ({reason})"]
 
 
 def test_a_fifo_is_omitted_without_being_opened(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -303,7 +298,8 @@ def test_a_fifo_is_omitted_without_being_opened(repo: Path, monkeypatch: pytest.
 
     write_rollup(repo)  # opening the FIFO for reading would block this test forever
 
-    assert headers(repo) == ["--- FILE [.gitignore] ---", "--- FILE OMITTED [pipe] (not a regular file) ---"]
+    assert headers(repo) == ["==> .gitignore <=="]
+    assert left_out(repo) == ["pipe (not a regular file)"]
 
 
 # Framing
@@ -319,15 +315,15 @@ def test_a_missing_final_newline_is_added_and_other_bytes_are_kept(repo: Path) -
     write_rollup(repo)
 
     assert read(repo) == (
-        b"--- FILE [.gitignore] ---\n"  # empty files are a header alone, no blank line
-        b"--- FILE [a.txt] ---\nno newline\n"
-        b"--- FILE [b.txt] ---\n"
-        b"--- FILE [c.txt] ---\ncrlf\r\nkept\r\n"
-        b"--- FILE [d.txt] ---\n\n\n"
+        b"==> .gitignore <==\n"  # empty files are a header alone, no blank line
+        b"==> a.txt <==\nno newline\n"
+        b"==> b.txt <==\n"
+        b"==> c.txt <==\ncrlf\r\nkept\r\n"
+        b"==> d.txt <==\n\n\n"
     )
 
 
-def test_order_is_by_path_bytes_with_omitted_lines_inline_and_runs_are_identical(repo: Path) -> None:
+def test_order_is_by_path_bytes_with_left_out_files_at_the_end_and_runs_are_identical(repo: Path) -> None:
     names = ["é.txt", "a/b.txt", "a.txt", "a-b.txt", "B.txt"]
     for name in names:  # created in an order unlike the expected one
         write(repo, name, f"{name}\n")
@@ -341,15 +337,15 @@ def test_order_is_by_path_bytes_with_omitted_lines_inline_and_runs_are_identical
     write_rollup(repo)
 
     assert headers(repo) == [
-        "--- FILE [.gitignore] ---",
-        "--- FILE [B.txt] ---",
-        "--- FILE [Z.txt] ---",
-        "--- FILE [a-b.txt] ---",
-        "--- FILE OMITTED [a.bin] (binary) ---",
-        "--- FILE [a.txt] ---",
-        "--- FILE [a/b.txt] ---",
-        "--- FILE [é.txt] ---",
+        "==> .gitignore <==",
+        "==> B.txt <==",
+        "==> Z.txt <==",
+        "==> a-b.txt <==",
+        "==> a.txt <==",
+        "==> a/b.txt <==",
+        "==> é.txt <==",
     ]
+    assert left_out(repo) == ["a.bin (binary, 1 byte)"]
     assert read(repo) == first
 
 
@@ -362,10 +358,10 @@ def test_paths_with_spaces_unicode_and_brackets_are_framed_verbatim(repo: Path) 
     write_rollup(repo)
 
     assert read(repo).decode("utf-8") == (
-        "--- FILE [.gitignore] ---\n/agent-config\n"
-        "--- FILE [dir with space/file name.txt] ---\nspaces\n"
-        "--- FILE [weird [1].txt] ---\nbrackets\n"
-        "--- FILE [ünïcødé/日本.txt] ---\nunicode\n"
+        "==> .gitignore <==\n/agent-config\n"
+        "==> dir with space/file name.txt <==\nspaces\n"
+        "==> weird [1].txt <==\nbrackets\n"
+        "==> ünïcødé/日本.txt <==\nunicode\n"
     )
 
 
@@ -386,9 +382,9 @@ def test_paths_that_cannot_stand_on_one_line_are_left_out_and_reported(repo: Pat
             self.lines.append(f"warning: {text}")
 
     reporter = Reporter()
-    assert command(reporter, repo, None, None) == 0
+    assert command(reporter, repo, None, Settings()) == 0
 
-    assert read(repo) == b"--- FILE [.gitignore] ---\n/agent-config\n--- FILE [good.txt] ---\ngood\n"
+    assert read(repo) == b"==> .gitignore <==\n/agent-config\n==> good.txt <==\ngood\n"
     prefix = "warning: left out a path that cannot stand on one header line: "
     assert reporter.lines[:-1] == [
         prefix + "caf\\xe9.txt",
@@ -397,7 +393,10 @@ def test_paths_that_cannot_stand_on_one_line_are_left_out_and_reported(repo: Pat
         prefix + "tab\\there.txt",
     ]
     size = len(read(repo))
-    assert reporter.lines[-1] == f"info: rollup: 2 files included, 0 omitted, {size:,} bytes written to {OUTPUT}"
+    assert reporter.lines[-1] == (
+        f"info: rollup: 2 files included, 0 left out; {size} bytes, {-(-size // 3)} tokens at most (estimated), "
+        f"written to {OUTPUT}"
+    )
 
 
 # Output
@@ -430,8 +429,8 @@ def test_an_output_inside_the_tree_does_not_roll_itself_up(repo: Path) -> None:
 def test_a_failed_run_leaves_the_previous_rollup_whole(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     write(repo, OUTPUT, "previous rollup\n")
 
-    def half_then_fail(root: Path, paths: list[bytes], cap: int, out: object, result: object) -> None:
-        out.write(b"--- FILE [half")  # type: ignore[attr-defined]
+    def half_then_fail(root_fd: int, chosen: object, cap: int, out: object, result: object) -> None:
+        out.write(b"==> half")  # type: ignore[attr-defined]
         raise RuntimeError("disk on fire")
 
     monkeypatch.setattr(rollup_module, "_render", half_then_fail)
@@ -473,14 +472,16 @@ def test_cli_maps_flags_and_the_environment_variable(repo: Path, monkeypatch: py
 
     by_env = runner.invoke(app, ["rollup"], env={"CODE_COMMIT_ROLLUP_MAX_FILE_SIZE": "4"})
     assert by_env.exit_code == 0
-    assert "--- FILE OMITTED [five.txt] (5 bytes, over the 4-byte cap) ---" in headers(repo)
+    assert "five.txt (5 bytes, over the 4-byte cap)" in left_out(repo)
 
     by_flag = runner.invoke(app, ["rollup", "--max-file-size", "5", "--output", "out/r.txt"])
     assert by_flag.exit_code == 0
-    assert b"--- FILE [five.txt] ---\n12345\n" in read(repo, "out/r.txt")
+    assert b"==> five.txt <==\n12345\n" in read(repo, "out/r.txt")
 
-    assert runner.invoke(app, ["rollup", "--max-file-size", "-1"]).exit_code == 2
-    assert f"[default: {DEFAULT_MAX_FILE_SIZE}," in runner.invoke(app, ["rollup", "--help"]).output
+    negative = runner.invoke(app, ["rollup", "--max-file-size", "-1"])
+    assert negative.exit_code == 2 and "rollup_max_file_size (from flag): must be 0 or more bytes" in negative.output
+    usage = runner.invoke(app, ["rollup", "--help"]).output
+    assert f"[default: {DEFAULT_MAX_FILE_SIZE}]" in usage and f"[default: {Settings().rollup_budget}]" in usage
 
 
 def test_wrapper_script_end_to_end(repo: Path) -> None:
@@ -497,14 +498,13 @@ def test_wrapper_script_end_to_end(repo: Path) -> None:
     )
 
     assert proc.returncode == 0, proc.stderr
-    assert headers(repo) == [
-        "--- FILE [.gitignore] ---",
-        "--- FILE [app.py] ---",
-        "--- FILE OMITTED [big.txt] (1001 bytes, over the 1000-byte cap) ---",
-        "--- FILE [codeRollup.sh] ---",
-    ]
+    assert headers(repo) == ["==> .gitignore <==", "==> app.py <==", "==> codeRollup.sh <=="]
+    assert left_out(repo) == ["big.txt (1001 bytes, over the 1000-byte cap)"]
     (summary,) = proc.stderr.splitlines()
-    assert summary.endswith(f"rollup: 3 files included, 1 omitted, {len(read(repo)):,} bytes written to {OUTPUT}")
+    assert summary.endswith(
+        f"rollup: 3 files included, 1 left out (1 over the size cap); {len(read(repo)):,} bytes, "
+        f"{-(-len(read(repo)) // 3):,} tokens at most (estimated), written to {OUTPUT}"
+    )
 
 
 def test_wrapper_without_code_commit_on_path_exits_127_saying_how_to_install(tmp_path: Path) -> None:

@@ -333,24 +333,30 @@ def rollup(
     ] = None,
     max_file_size: Annotated[
         int | None,
+        typer.Option(help="Files over this many bytes are left out (setting rollup_max_file_size). [default: 262144]"),
+    ] = None,
+    budget: Annotated[
+        int | None,
         typer.Option(
-            min=0,
-            envvar="CODE_COMMIT_ROLLUP_MAX_FILE_SIZE",
-            help="Files over this many bytes are listed as omitted. [default: 262144, i.e. 256 KiB]",
+            help="Estimated tokens the rollup may take, 0 for no limit (setting rollup_budget). [default: 100000]"
         ),
     ] = None,
 ) -> None:
-    """Write agent-config/codeRollup.txt: every file git tracks or would show as untracked, framed for the model.
+    """Write agent-config/codeRollup.txt: the files git tracks or would show as untracked, framed for the model.
 
-    Run it anywhere in the project (the root is found as for a run). Binary files, symlinks and
-    files over the size cap are listed as omitted; agent-config/ is never included.
+    Run it anywhere in the project (the root is found as for a run). Lock files, binary, generated
+    and minified files, images, translation catalogs, rollup_exclude's files and what does not fit
+    the budget are left out and listed at its end; agent-config/ is never included.
     """
 
     def action(console: Any) -> int:
         from .rollup import command
+        from .settings import load_settings
 
+        root = _project_root(console)[0]
         target = None if output is None else Path.cwd() / output  # as given: relative to where it was typed
-        return command(console, _project_root(console)[0], target, max_file_size)
+        flags = {"rollup_max_file_size": max_file_size, "rollup_budget": budget}
+        return command(console, root, target, load_settings(root, flags=flags).settings)
 
     raise typer.Exit(_guarded(action, *_console_flags(ctx)))
 

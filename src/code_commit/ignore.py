@@ -699,28 +699,21 @@ def _read_ignore_file(path: Path, follow: bool, name: str, warnings: list[str]) 
         return None
 
 
-class ProtectedPatterns:
-    """The user's own gitignore-style patterns (`protected_patterns`), matched from the project root.
+class PathPatterns:
+    """Gitignore-style patterns from a setting, matched from the project root: the last match wins,
+    a `!` line re-allows, and nothing below a matched directory can be re-allowed."""
 
-    Matched case-insensitively after NFC normalisation, like the built-in protected names, because
-    on macOS and Windows `.ENV` and `.env` are the same file. Same semantics otherwise: last match
-    wins, a `!` line re-allows, and nothing below a protected directory can be re-allowed.
-    """
-
-    SOURCE = "protected_patterns"
-
-    def __init__(self, patterns: Iterable[str]) -> None:
+    def __init__(self, patterns: Iterable[str], source: str) -> None:
         warnings: list[str] = []
-        lines = [os.fsencode(fold(p)) for p in patterns]
-        self._list = _compile_lines(lines, self.SOURCE, b"", False, warnings)
+        self._list = _compile_lines([os.fsencode(p) for p in patterns], source, b"", False, warnings)
         if warnings:
             raise ValueError("; ".join(warnings))
         self._dirs: dict[bytes, _Pattern | None] = {}
 
-    def protected_by(self, path: str) -> IgnoreMatch | None:
+    def matched_by(self, path: str) -> IgnoreMatch | None:
         if not self._list:
             return None
-        encoded = os.fsencode(fold(path))
+        encoded = os.fsencode(path)
         directory = b""
         for part in encoded.split(b"/")[:-1]:
             directory = directory + b"/" + part if directory else part
@@ -731,6 +724,23 @@ class ProtectedPatterns:
                 return found.match
         found = self._list.last_match(encoded, is_dir=False)
         return found.match if found is not None and not found.negative else None
+
+
+class ProtectedPatterns(PathPatterns):
+    """The user's own gitignore-style patterns (`protected_patterns`), matched from the project root.
+
+    Matched case-insensitively after NFC normalisation, like the built-in protected names, because
+    on macOS and Windows `.ENV` and `.env` are the same file. Same semantics otherwise: last match
+    wins, a `!` line re-allows, and nothing below a protected directory can be re-allowed.
+    """
+
+    SOURCE = "protected_patterns"
+
+    def __init__(self, patterns: Iterable[str]) -> None:
+        super().__init__([fold(p) for p in patterns], self.SOURCE)
+
+    def protected_by(self, path: str) -> IgnoreMatch | None:
+        return self.matched_by(fold(path))
 
 
 def fold(name: str) -> str:

@@ -9,14 +9,12 @@ rollup shows the model are worth a warning: the model may well try to change the
 from __future__ import annotations
 
 import os
-import re
 from pathlib import Path
 
 from .errors import SetupError
 from .ignore import GitSetup, find_git_layout
+from .rollup import shown_paths
 
-# The rollup's file header (rollup.py writes it): the paths the model is shown.
-_HEADER = re.compile(r"^--- FILE \[(.+)\] ---$", re.MULTILINE)
 NAMED = 3  # untracked files named in the warning; the rest are counted
 
 
@@ -33,7 +31,7 @@ def untracked_in_rollup(root: Path, setup: GitSetup | None, codebase: str) -> li
             "(git diff must be able to show every change), so every answer would be refused: add and commit "
             "the project's files first (git add -A && git commit -m 'Initial commit'), then run code-commit."
         )
-    shown = dict.fromkeys(_HEADER.findall(codebase))
+    shown = dict.fromkeys(shown_paths(codebase))
     return [path for path in shown if prefix + path not in setup.tracked and _project_file(root, path)]
 
 

@@ -5,26 +5,40 @@ project root (the current directory): tracked files plus untracked files git doe
 The list is deduplicated (git lists an unmerged path once per stage) and sorted by path bytes,
 so the same tree always gives the same bytes, whatever order the files were created in.
 
-Framing, as system_prompts/project_structure.txt explains it to the model:
+Framing, as system_prompts/project_structure.txt explains it to the model (9 bytes a file, so
+a thousand tiny files do not pay more for their headers than for their content):
 
-    --- FILE [path] ---                    then the file's bytes, unchanged, plus a "\\n" if they
-                                           do not end with one (an empty file is a header alone)
-    --- FILE OMITTED [path] (reason) ---
+    ==> path <==            then the file's bytes, unchanged, plus a "\\n" if they do not end
+                            with one (an empty file is a header alone)
+    ...                     the included files, in path order
+    --- LEFT OUT ---        then one line per file left out: `path (reason, size)`, but a
+    path (reason, size)     folder that would take more than FOLDER_LINES lines is summed up
+    dir/ (N files, size: N reason, ...)     on one, and the list stops at MAX_LISTED lines
 
-Omitted lines stand inline, in the same sorted order as included files: the rollup reads as one
-listing of the tree, and it is written in a single streaming pass.
+Left out, and listed: what `rollup_exclude` matches; by default (`rollup_rules`, unless
+`rollup_include` matches) lock files, images, translation catalogs, minified and generated files;
+symlinks (never followed), binary files, files over `rollup_max_file_size` (decided from lstat,
+before anything is read), directories (submodules, nested repositories), other non-regular
+files, unreadable files; and what does not fit. What fits: under `rollup_budget` (estimated
+tokens), files in the order of their rank (what `rollup_include` names, then source, tests,
+config, docs and data), cheaper and shallower first; config, docs and data take at most
+CONTEXT_SHARE of what source and tests take (or fill the rollup up to SMALL_ROLLUP bytes), since
+the model is there to change code. The list of left-out files comes on top of the budget;
+MAX_LISTED bounds it.
 
-Listed as omitted: symlinks (never followed), binary files, files over the size cap (decided
-from lstat, before anything is read), directories (submodules, nested repositories), other
-non-regular files, unreadable files. Left out silently: everything under agent-config/ (the
-tool's own inputs, keys and logs), the output file itself, tracked files deleted from the work
-tree. Left out with only a warning on stderr: paths that cannot stand on one header line
-(control characters, Unicode line separators, bytes that are not UTF-8).
+Left out silently: everything under agent-config/ (the tool's own inputs, keys and logs), the
+output file itself, tracked files deleted from the work tree. Left out with only a warning on
+stderr: paths that cannot stand on one header line (control characters, Unicode line
+separators, bytes that are not UTF-8).
 
 Binary means a NUL byte anywhere in the file, or content that is not valid UTF-8. git looks for
 a NUL in the first 8000 bytes only; here the whole file is in memory anyway (it is under the
 cap), so scanning all of it costs nothing, and code-commit reads the rollup back as strict
 UTF-8, so one file that is not UTF-8 would make the whole rollup unreadable.
+
+Two passes: the first reads every file to judge it (binary, generated) and keeps what it read
+up to KEEP_IN_MEMORY bytes; the second writes the chosen files, reading again what was not
+kept, and judges them again (a file may change in between).
 
 Known limit: the format has no escaping, so a file containing a line that looks like a header
 is passed on as it is.
@@ -40,20 +54,38 @@ import os
 import re
 import stat
 import subprocess
+from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import BinaryIO, Protocol
+from typing import TYPE_CHECKING, BinaryIO, Protocol
 
 from .errors import SetupError
 from .gitenv import git_env
+from .llm.catalog import CHARS_PER_TOKEN_HIGH_ESTIMATE, tokens_at_most
 from .private import FILE_MODE, make_private_dirs
-from .settings import CONFIG_DIR
+from .rollup_rules import Kind, excluded_by_content, excluded_by_name, kind_of
+from .settings import CONFIG_DIR, Settings
 from .words import count
 
+if TYPE_CHECKING:
+    from .ignore import PathPatterns
+
 DEFAULT_OUTPUT = "agent-config/codeRollup.txt"
-DEFAULT_MAX_FILE_SIZE = 256 * 1024
+DEFAULT_MAX_FILE_SIZE = Settings().rollup_max_file_size
 EXCLUDED_DIR = b"agent-config"
+HEADER = b"==> %s <==\n"
+LEFT_OUT_LABEL = b"--- LEFT OUT ---\n"
+_SHOWN = re.compile(r"^==> (.+) <==$", re.MULTILINE)  # a HEADER line (tests check the two agree)
+MAX_LISTED = 50
+FOLDER_LINES = 8
+# Configuration, docs and data take at most CONTEXT_SHARE of the bytes source and tests take, or whatever brings the
+# rollup up to SMALL_ROLLUP bytes: a small project's README costs little and says much.
+CONTEXT_SHARE = 0.15
+SMALL_ROLLUP = 16 * 1024
+KEEP_IN_MEMORY = 64 * 2**20
+OVER_BUDGET = "over the token budget"
+OVER_SHARE = "config, docs and data over their share"
 
 # C0 and C1 controls, DEL, and the characters str.splitlines() also breaks lines at.
 _UNFRAMEABLE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
@@ -68,29 +100,58 @@ class Reporter(Protocol):
     def warn(self, text: str) -> None: ...
 
 
+@dataclass(frozen=True)
+class LeftOut:
+    path: str
+    reason: str
+    size: int | None  # None: not a regular file
+
+
+@dataclass
+class _Candidate:
+    path: bytes
+    kind: Kind
+    size: int
+    forced: bool  # named by rollup_include
+    content: bytes | None  # None: read it again when writing
+
+    @property
+    def cost(self) -> int:
+        return len(HEADER % self.path) + self.size + 1
+
+
 @dataclass
 class Rollup:
     """What one run wrote."""
 
     output: Path
     included: int = 0
-    omitted: int = 0
     size: int = 0  # bytes written to the output
+    left_out: list[LeftOut] = field(default_factory=list)
     unframeable: list[bytes] = field(default_factory=list)
 
+    @property
+    def tokens(self) -> int:
+        return tokens_at_most(self.size)
+
     def summary(self) -> str:
+        reasons = Counter(_reason_group(item.reason) for item in self.left_out)
+        why = ", ".join(f"{n} {reason}" for reason, n in reasons.most_common())
         return (
-            f"rollup: {count(self.included, 'file')} included, {self.omitted} omitted, "
-            f"{self.size:,} bytes written to {self.output}"
+            f"rollup: {count(self.included, 'file')} included, {len(self.left_out)} left out"
+            + (f" ({why})" if why else "")
+            + f"; {count(self.size, 'byte')}, {count(self.tokens, 'token')} at most (estimated), "
+            + f"written to {self.output}"
         )
 
 
-def write_rollup(root: Path, output: Path | None = None, max_file_size: int | None = None) -> Rollup:
+def write_rollup(root: Path, output: Path | None = None, settings: Settings | None = None) -> Rollup:
     """Write the rollup of the git work tree at `root`; `output` is relative to `root` unless absolute."""
-    if max_file_size is None:
-        max_file_size = DEFAULT_MAX_FILE_SIZE
-    if max_file_size < 0:
-        raise SetupError(f"the maximum file size must be 0 or more bytes, not {max_file_size}")
+    settings = settings or Settings()
+    from .ignore import PathPatterns  # compiles its regexes on import: only for a rollup
+
+    exclude = PathPatterns(settings.rollup_exclude, "rollup_exclude")
+    include = PathPatterns(settings.rollup_include, "rollup_include")
     target = root / (output if output is not None else DEFAULT_OUTPUT)
     paths = list_paths(root)  # before creating anything, so a non-repository leaves no trace
     own = _relative_to(target, root)
@@ -105,15 +166,21 @@ def write_rollup(root: Path, output: Path | None = None, max_file_size: int | No
     if own is not None:  # an output inside the tree must not roll itself up on the next run
         paths = [p for p in paths if p != own]
     result = Rollup(output if output is not None else Path(DEFAULT_OUTPUT))
-    with _atomic_output(target, FILE_MODE if private else 0o666 & ~_umask()) as out:
-        _render(root, paths, max_file_size, out, result)
-        result.size = out.tell()
+    root_fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        candidates = _judge(root_fd, paths, settings.rollup_max_file_size, exclude, include, result)
+        chosen = _choose(candidates, settings.rollup_budget, result)
+        with _atomic_output(target, FILE_MODE if private else 0o666 & ~_umask()) as out:
+            _render(root_fd, chosen, settings.rollup_max_file_size, out, result)
+            result.size = out.tell()
+    finally:
+        os.close(root_fd)
     return result
 
 
-def command(reporter: Reporter, root: Path, output: Path | None, max_file_size: int | None) -> int:
+def command(reporter: Reporter, root: Path, output: Path | None, settings: Settings) -> int:
     """`code-commit rollup`: write the rollup, report it on stderr, return the exit code."""
-    result = write_rollup(root, output, max_file_size)
+    result = write_rollup(root, output, settings)
     for path in result.unframeable:
         reporter.warn(f"left out a path that cannot stand on one header line: {printable(path)}")
     reporter.info(result.summary())
@@ -140,66 +207,131 @@ def list_paths(root: Path) -> list[bytes]:
     return sorted({p.rstrip(b"/") for p in proc.stdout.split(b"\0") if p})
 
 
-def _render(root: Path, paths: list[bytes], cap: int, out: BinaryIO, result: Rollup) -> None:
-    root_fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
-    try:
-        for path in paths:
-            if path == EXCLUDED_DIR or path.startswith(EXCLUDED_DIR + b"/"):
-                continue
-            if not _frameable(path):
-                result.unframeable.append(path)
-                continue
-            content = _content(root_fd, path, cap)
-            if content is None:
-                continue
-            if isinstance(content, str):
-                out.write(b"--- FILE OMITTED [%s] (%s) ---\n" % (path, content.encode()))
-                result.omitted += 1
-                continue
-            out.write(b"--- FILE [%s] ---\n" % path)
-            out.write(content)
-            if content and not content.endswith(b"\n"):
-                out.write(b"\n")  # so the next header starts on its own line
-            result.included += 1
-    finally:
-        os.close(root_fd)
+def _judge(
+    root_fd: int, paths: list[bytes], cap: int, exclude: PathPatterns, include: PathPatterns, result: Rollup
+) -> list[_Candidate]:
+    """Every path either becomes a candidate or is recorded as left out, with its reason."""
+    candidates = []
+    kept = 0
+    for path in paths:
+        if path == EXCLUDED_DIR or path.startswith(EXCLUDED_DIR + b"/"):
+            continue
+        if not _frameable(path):
+            result.unframeable.append(path)
+            continue
+        name = path.decode("utf-8")
+        forced = include.matched_by(name) is not None
+        reason = "rollup_exclude" if exclude.matched_by(name) is not None else None
+        if reason is None and not forced:
+            reason = excluded_by_name(name)
+        if reason is not None:
+            with contextlib.suppress(OSError):
+                st = os.stat(path, dir_fd=root_fd, follow_symlinks=False)
+                result.left_out.append(LeftOut(name, reason, st.st_size if stat.S_ISREG(st.st_mode) else None))
+            continue
+        content = _content(root_fd, path, cap)
+        if content is None:
+            continue
+        if isinstance(content, Omitted):
+            result.left_out.append(LeftOut(name, content.reason, content.size))
+            continue
+        kind = kind_of(name)
+        reason = None if forced else excluded_by_content(content, kind)
+        if reason is not None:
+            result.left_out.append(LeftOut(name, reason, len(content)))
+            continue
+        keep = kept + len(content) <= KEEP_IN_MEMORY
+        kept += len(content) if keep else 0
+        candidates.append(_Candidate(path, kind, len(content), forced, content if keep else None))
+    return candidates
 
 
-def _content(root_fd: int, path: bytes, cap: int) -> bytes | str | None:
-    """The file's bytes to include, or the reason it is omitted, or None if it is not there."""
+def _choose(candidates: list[_Candidate], budget: int, result: Rollup) -> list[_Candidate]:
+    """What fits, by rank; returned in path order. Config, docs and data rank after source and tests,
+    so those are all in before their share, a share of what source and tests take, is counted."""
+    room = budget * CHARS_PER_TOKEN_HIGH_ESTIMATE if budget else float("inf")
+    ranked = sorted(candidates, key=lambda c: (not c.forced, c.kind, c.cost * (c.path.count(b"/") + 1), c.path))
+    chosen: list[_Candidate] = []
+    code = context = 0
+    for candidate in ranked:
+        context_file = candidate.kind >= Kind.CONFIG and not candidate.forced
+        if candidate.cost > room:
+            result.left_out.append(LeftOut(candidate.path.decode(), OVER_BUDGET, candidate.size))
+        elif context_file and context + candidate.cost > max(code * CONTEXT_SHARE, SMALL_ROLLUP - code):
+            result.left_out.append(LeftOut(candidate.path.decode(), OVER_SHARE, candidate.size))
+        else:
+            chosen.append(candidate)
+            room -= candidate.cost
+            if context_file:
+                context += candidate.cost
+            elif candidate.kind <= Kind.TEST:
+                code += candidate.size
+    return sorted(chosen, key=lambda c: c.path)
+
+
+def _render(root_fd: int, chosen: list[_Candidate], cap: int, out: BinaryIO, result: Rollup) -> None:
+    for candidate in chosen:
+        content = candidate.content
+        if content is None:
+            read = _content(root_fd, candidate.path, cap)
+            if read is None:
+                continue  # deleted since it was judged
+            if isinstance(read, Omitted):
+                result.left_out.append(LeftOut(candidate.path.decode(), read.reason, read.size))
+                continue
+            content = read
+        out.write(HEADER % candidate.path)
+        out.write(content)
+        if content and not content.endswith(b"\n"):
+            out.write(b"\n")  # so the next header starts on its own line
+        result.included += 1
+    if result.left_out:
+        out.write(LEFT_OUT_LABEL)
+        for line in listing(result.left_out):
+            out.write(line.encode() + b"\n")
+
+
+@dataclass(frozen=True)
+class Omitted:
+    reason: str
+    size: int | None = None
+
+
+def _content(root_fd: int, path: bytes, cap: int) -> bytes | Omitted | None:
+    """The file's bytes to include, or why it is left out, or None if it is not there."""
     try:
         st = os.stat(path, dir_fd=root_fd, follow_symlinks=False)
     except (FileNotFoundError, NotADirectoryError):
         return None  # a tracked file deleted from the work tree
     if stat.S_ISLNK(st.st_mode):
-        return "symlink"
+        return Omitted("symlink")
     if stat.S_ISDIR(st.st_mode):
-        return "submodule or nested repository"
+        return Omitted("submodule or nested repository")
     if not stat.S_ISREG(st.st_mode):
-        return "not a regular file"
+        return Omitted("not a regular file")
     if st.st_size > cap:
-        return over_cap(st.st_size, cap)
+        return Omitted(over_cap(st.st_size, cap))
     try:
         fd = os.open(path, _OPEN_FLAGS, dir_fd=root_fd)
     except FileNotFoundError:
         return None
     except OSError as exc:
-        return "symlink" if exc.errno == errno.ELOOP else f"unreadable: {exc.strerror}"
+        return Omitted("symlink" if exc.errno == errno.ELOOP else f"unreadable: {exc.strerror}")
     try:
         data = _read_upto(fd, st.st_size + 1, cap)
         if len(data) > cap:  # it grew since the lstat
-            return over_cap(os.fstat(fd).st_size, cap)
+            return Omitted(over_cap(os.fstat(fd).st_size, cap))
     except OSError as exc:
-        return f"unreadable: {exc.strerror}"
+        return Omitted(f"unreadable: {exc.strerror}")
     finally:
         os.close(fd)
     if b"\0" in data:
-        return "binary"
+        return Omitted("binary", len(data))
     if not data.isascii():  # the common case skips the decode
         try:
             data.decode("utf-8")
         except UnicodeDecodeError:
-            return "binary"
+            return Omitted("binary", len(data))
     return data
 
 
@@ -217,6 +349,66 @@ def _read_upto(fd: int, expected: int, cap: int) -> bytes:
         total += len(chunk)
         want = cap + 1 - total
     return b"".join(chunks)
+
+
+def shown_paths(codebase: str) -> list[str]:
+    """The paths a rollup's headers name, in order (a header-like line inside a file's content too)."""
+    return _SHOWN.findall(codebase)
+
+
+def listing(left_out: list[LeftOut]) -> list[str]:
+    """One line per left-out file, in path order, except that a folder that would take more than
+    FOLDER_LINES lines is summed up on one; past MAX_LISTED lines, a count of the rest.
+
+    Folders are settled deepest first (no recursion, however deep the tree): a folder's lines are
+    its own files and what each of its subfolders settled to."""
+    below: dict[str, list[LeftOut]] = {}  # folder ("dir/sub/") -> every left-out file under it
+    parent_of: dict[str, str] = {}
+    lines_of: dict[str, list[tuple[str, list[LeftOut]]]] = {"": []}
+    for item in left_out:
+        parent = ""
+        for part in item.path.split("/")[:-1]:
+            folder = parent + part + "/"
+            below.setdefault(folder, []).append(item)
+            parent_of[folder] = parent
+            parent = folder
+        lines_of.setdefault(parent, []).append((item.path, [item]))
+    for folder in sorted(parent_of, key=lambda name: name.count("/"), reverse=True):
+        entries = lines_of.pop(folder, [])
+        if len(entries) > FOLDER_LINES:
+            entries = [(folder, below[folder])]
+        lines_of.setdefault(parent_of[folder], []).extend(entries)
+    entries = sorted(lines_of[""], key=lambda entry: entry[0])
+    lines = [_line(key, group) for key, group in entries]
+    if len(lines) > MAX_LISTED:  # thousands of files at the top
+        rest = sum(len(group) for _, group in entries[MAX_LISTED - 1 :])
+        lines = [*lines[: MAX_LISTED - 1], f"... and {count(rest, 'more file')}"]
+    return lines
+
+
+def _line(key: str, group: list[LeftOut]) -> str:
+    if len(group) == 1:  # a file, or a folder with one left-out file: its own line says more
+        (item,) = group
+        return f"{item.path} ({item.reason}" + (f", {size_text(item.size)})" if item.size is not None else ")")
+    total = sum(item.size or 0 for item in group)
+    reasons = Counter(_reason_group(item.reason) for item in group)
+    why = ", ".join(f"{n} {reason}" for reason, n in reasons.most_common())
+    return f"{key} ({count(len(group), 'file')}, {size_text(total)}: {why})"
+
+
+def _reason_group(reason: str) -> str:
+    """Reasons that carry a size or an error name ("312 KiB, over the 256 KiB cap") counted as one."""
+    if "over the" in reason and "cap" in reason:
+        return "over the size cap"
+    return reason.split(":", 1)[0]
+
+
+def size_text(size: int) -> str:
+    if size < 1024:
+        return count(size, "byte")
+    if size < 2**20:
+        return f"{-(-size // 1024):,} KiB"
+    return f"{size / 2**20:,.1f} MiB"
 
 
 def over_cap(size: int, cap: int) -> str:

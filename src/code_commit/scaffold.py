@@ -11,6 +11,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .buildguess import Guess, guess_build
 from .configfile import template as config_template
 from .errors import SetupError
 from .private import FILE_MODE, make_private_dirs
@@ -26,17 +27,6 @@ expect. code-commit sends this text with the whole codebase (agent-config/codeRo
 then repairs the build with up to three more queries while ./build.sh fails.
 """
 
-# (marker file, build commands): the first marker present in the project picks the commands.
-BUILD_GUESSES = (
-    ("pyproject.toml", "python3 -m pytest -q"),
-    ("setup.py", "python3 -m pytest -q"),
-    ("package.json", "npm test"),
-    ("Cargo.toml", "cargo build --quiet\ncargo test --quiet"),
-    ("go.mod", "go build ./...\ngo test ./..."),
-    ("pom.xml", "mvn -q -B verify"),
-    ("build.gradle", "./gradlew build"),
-    ("Makefile", "make"),
-)
 BUILD_PLACEHOLDER = 'echo "build.sh: put your build and test commands here (see the comments in build.sh)" >&2\nexit 1'
 
 BUILD_TEMPLATE = """#!/bin/sh
@@ -57,6 +47,7 @@ class Scaffold:
     created: list[str] = field(default_factory=list)
     kept: list[str] = field(default_factory=list)
     appended: list[str] = field(default_factory=list)
+    build: Guess | None = None  # how build.sh was guessed, when init wrote it
 
 
 def init_project(root: Path) -> Scaffold:
@@ -71,7 +62,10 @@ def init_project(root: Path) -> Scaffold:
     _create(root, QUERY_FILE, QUERY_TEMPLATE, FILE_MODE, result)
     _create(root, f"{CONFIG_DIR}/{CONFIG_FILE}", config_template(), FILE_MODE, result)
     _ignore_agent_config(root, result)
-    _create(root, "build.sh", BUILD_TEMPLATE.format(commands=_guess_build(root)), 0o755, result)
+    guess = guess_build(root)
+    _create(root, "build.sh", BUILD_TEMPLATE.format(commands=_build_commands(guess)), 0o755, result)
+    if "build.sh" in result.created:
+        result.build = guess
     _create(root, "codeRollup.sh", rollup_script(), 0o755, result)
     return result
 
@@ -80,9 +74,20 @@ def next_steps(root: Path, result: Scaffold) -> list[str]:
     steps = []
     if not (root / ".git").exists():
         steps.append("git init   (code-commit works in a git repository: review its changes with git diff)")
-    if "build.sh" in result.created:
-        steps.append("edit build.sh: it must run your build and tests and exit 0 only when they pass")
+    if result.build is not None and result.build.commands is None:
+        steps.append(
+            f"edit build.sh: no build could be guessed, as {result.build.why}; it must run your build and "
+            "tests and exit 0 only when they pass"
+        )
+    elif result.build is not None:
+        notes = "".join(f"; note: {note}" for note in result.build.notes)
+        steps.append(
+            f"check build.sh, {result.build.why}{notes}. Run ./build.sh: it must pass now, and exit non-zero "
+            "when a test fails"
+        )
     steps += [
+        "git add -A && git commit   (the model may change only files git tracks: commit the project's files, "
+        "build.sh and codeRollup.sh first)",
         f"write the change you want in {QUERY_FILE}",
         "./codeRollup.sh   (writes agent-config/codeRollup.txt, the codebase the model sees; rerun it after changes)",
         "export ANTHROPIC_API_KEY=...   (or put the key in agent-config/anthropic-api-key)",
@@ -100,11 +105,11 @@ def rollup_script() -> str:
     raise FileNotFoundError(f"codeRollup.sh is missing from {here}; reinstall code-commit")
 
 
-def _guess_build(root: Path) -> str:
-    for marker, commands in BUILD_GUESSES:
-        if (root / marker).exists():
-            return f"# Guessed from {marker}; adjust as needed.\n{commands}"
-    return BUILD_PLACEHOLDER
+def _build_commands(guess: Guess) -> str:
+    if guess.commands is None:
+        return f"# No build could be guessed: {guess.why}.\n{BUILD_PLACEHOLDER}"
+    notes = "".join(f"# Note: {note}.\n" for note in guess.notes)
+    return f"# {guess.why[0].upper()}{guess.why[1:]}; adjust as needed.\n{notes}{guess.commands}"
 
 
 def _create(root: Path, name: str, text: str, mode: int, result: Scaffold) -> None:

@@ -32,6 +32,7 @@ MIN_KEY_LENGTH = 8
 ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 PROMPT_ORDERS = ("spec", "cache")
 SANDBOX_MODES = ("auto", "require", "off")  # sandbox.py: what each means
+MIN_ROLLUP_BUDGET = 1000  # tokens: below this not even a small project's main files fit
 # Tables of config.toml that are not settings: their own modules read and check them.
 CONFIG_TABLES = ("models",)  # llm/catalog.py: model prices and context windows
 
@@ -132,6 +133,22 @@ class Settings:
     )
     edit_threshold_bytes: int = _setting(
         15000, "The prompt asks for edit blocks, not whole files, for files over this many bytes."
+    )
+    rollup_budget: int = _setting(
+        100_000,
+        "code-commit rollup: estimated tokens the rollup may take (0: no limit). When not everything fits, "
+        "source comes first, then tests, then config, docs and data; the rest is listed by name and size.",
+    )
+    rollup_max_file_size: int = _setting(256 * 1024, "code-commit rollup: files over this many bytes are left out.")
+    rollup_exclude: list[str] = _setting(  # noqa: RUF009
+        [], "code-commit rollup: gitignore-style patterns of files to leave out.", ["tests/data/", "*.csv"]
+    )
+    rollup_include: list[str] = _setting(  # noqa: RUF009
+        [],
+        "code-commit rollup: gitignore-style patterns of files to include although a default rule leaves "
+        "them out (lock files, generated files, config, docs and data over their share); they come first "
+        "under the budget.",
+        ["uv.lock", "docs/**"],
     )
     sandbox: str = _setting(
         "auto",
@@ -351,12 +368,18 @@ def _validate(settings: Settings, sources: dict[str, str], root: Path) -> None:
         problem = writable_problem(path, root)
         if problem:
             raise bad("sandbox_writable", problem)
-    if settings.protected_patterns:
-        from .ignore import pattern_problem  # compiles its regexes on import: only when needed
-    for pattern in settings.protected_patterns:
-        problem = pattern_problem(pattern)
-        if problem:
-            raise bad("protected_patterns", f"the pattern {pattern!r} can never match anything: {problem}")
+    if settings.rollup_budget != 0 and settings.rollup_budget < MIN_ROLLUP_BUDGET:
+        raise bad("rollup_budget", f"must be 0 (no limit) or at least {MIN_ROLLUP_BUDGET:,} tokens")
+    if settings.rollup_max_file_size < 0:
+        raise bad("rollup_max_file_size", "must be 0 or more bytes")
+    for name in ("protected_patterns", "rollup_exclude", "rollup_include"):
+        patterns = getattr(settings, name)
+        if patterns:
+            from .ignore import pattern_problem  # compiles its regexes on import: only when needed
+        for pattern in patterns:
+            problem = pattern_problem(pattern)
+            if problem:
+                raise bad(name, f"the pattern {pattern!r} can never match anything: {problem}")
 
 
 @dataclass(frozen=True)
