@@ -122,12 +122,16 @@ FLAG_ARGS = {
     "--provider": ["anthropic"],
     "--prompt-order": ["cache"],
     "--max-cost": ["2"],
+    "--sandbox": ["off"],
+    "--sandbox-network": [],
+    "--sandbox-writable": ["/var/tmp"],
 }
 SETTINGS = {"--model", "--max-tokens", "--base-url", "--build-timeout", "--timeout", "--wait-lock"}
 SETTINGS |= {"--provider", "--prompt-order", "--max-cost"}
+SANDBOX = {"--sandbox", "--sandbox-network", "--sandbox-writable"}  # apply honours them with --build
 HONOURED = {
-    "config": SETTINGS | {"--review", "--diff"},
-    "apply": {"--build-timeout", "--timeout", "--wait-lock"},
+    "config": SETTINGS | SANDBOX | {"--review", "--diff"},
+    "apply": {"--build-timeout", "--timeout", "--wait-lock"} | SANDBOX,
     "recover": {"--wait-lock"},
     "rollup": set(),
     "init": set(),

@@ -40,7 +40,7 @@ def test_an_unexpected_exception_in_a_run_exits_9_with_its_record_and_traceback(
     def full_disk(*args: object, **kwargs: object) -> None:
         raise DISK_FULL
 
-    monkeypatch.setattr(run_module, "run_build", full_disk)
+    monkeypatch.setattr(run_module, "checked_build", full_disk)
     api.reply(FIX)
     result = cli("--json", "--revert-on-failure")
     assert result.exit_code == 9

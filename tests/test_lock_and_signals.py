@@ -60,7 +60,7 @@ def test_a_second_run_exits_4_and_sigterm_ends_the_first_cleanly(project: Projec
     build_pid, child_pid = tmp_path / "build.pid", tmp_path / "child.pid"
     project.build_script(f"sh -c 'echo $$ > {child_pid}; exec sleep 600' &\necho $$ > {build_pid}\nsleep 600\n")
     api.reply(FIX)
-    first = code_commit(project.root, "--json")
+    first = code_commit(project.root, "--json", "--sandbox", "off")  # the build writes pids outside the project
     try:
         builder, child = wait_for(build_pid), wait_for(child_pid)
 

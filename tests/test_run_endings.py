@@ -311,7 +311,8 @@ def test_the_whole_run_time_limit_exits_5_and_kills_the_build(project: Project, 
     pid_file = tmp_path / "build.pid"
     project.build_script(f"echo $$ > {pid_file}\nsleep 600\n")
     api.reply(FIX)
-    result = cli("--timeout", "1", "--json", "--revert-on-failure")
+    # Unsandboxed: the build writes its pid outside the project (tests/test_sandbox.py has the sandboxed case).
+    result = cli("--timeout", "1", "--json", "--revert-on-failure", "--sandbox", "off")
     assert result.exit_code == 5
     data = record(result)
     assert data["outcome"] == "timeout" and "time limit of 1 s" in data["error"]
@@ -335,7 +336,7 @@ def test_sigint_during_the_build_exits_130_with_a_record(project: Project, api: 
     # build.sh's parent is this very process (the CLI runs in-process): it interrupts the run.
     project.build_script("kill -INT $PPID\nsleep 600\n")
     api.reply(FIX)
-    result = cli("--json")
+    result = cli("--json", "--sandbox", "off")  # in the sandbox, no process of the run is in reach
     assert result.exit_code == 130
     data = record(result)
     assert data["outcome"] == "interrupted" and data["files_changed"] == ["fixed.txt"]

@@ -23,13 +23,14 @@ from typing import Any
 from . import stops
 from .apply import MatchLimits, Plan, PlanRefused, Problem, apply_plan, plan_changes
 from .applydir import looks_like_json, parse_applydir
-from .build import BuildResult, run_build
+from .build import BuildResult
 from .edits import Edit, parse_answer
 from .errors import (
     EXIT_BUILD_FAILS,
     EXIT_OK,
     EXIT_REFUSED,
     AnswerRefused,
+    BuildTampered,
     CodeCommitError,
     SetupError,
     error_of,
@@ -39,8 +40,10 @@ from .journal import recover
 from .logs import LOGS_DIR, Redactor, RunLog, internal_error, prune_runs
 from .printable import visible
 from .private import make_private_dirs
+from .sandbox import Sandbox, choose
 from .secrets import collect_secrets
 from .settings import CONFIG_DIR, Settings, load_settings, run_time_limit
+from .tamper import checked_build, not_dumpable
 from .terminal import unattended
 from .ui import Console, to_stdout
 from .words import count
@@ -125,6 +128,8 @@ def _command(
         if problems:
             raise SetupError("\n".join(problems))
     check_git_index(root)
+    # Probed only when a build will run: `require` without a working sandbox is exit 2, before any write.
+    sandbox = choose(settings.sandbox) if build else None
     text = _read_answer(source)
     console.redact = redact = collect_secrets(root, redact_env=settings.redact_env).redactor()
 
@@ -140,9 +145,10 @@ def _command(
         # files in between), with SIGINT, SIGTERM and --timeout ending it cleanly.
         with (
             stops.watch(*run_time_limit(settings, unattended())),
+            not_dumpable(),
             ProjectLock.take(config_dir, settings.wait_lock, console.info),
         ):
-            _apply(root, text, fmt, settings, build, redact, console, report)
+            _apply(root, text, fmt, settings, sandbox, redact, console, report)
 
     to_stdout(redact(_as_json(report) if as_json else _as_text(report)))
     if report.problems:
@@ -155,11 +161,12 @@ def _apply(
     text: str,
     fmt: str,
     settings: Settings,
-    build: bool,
+    sandbox: Sandbox | None,
     redact: Redactor,
     console: Console,
     report: ApplyReport,
 ) -> None:
+    """`sandbox`: what --build's build runs under; None without --build."""
     log = RunLog.create(root / CONFIG_DIR, redact)
     report.log_dir = log.folder
     log.write_file("answer.txt", text)
@@ -186,17 +193,19 @@ def _apply(
     if report.problems:
         log.write_file("refused.txt", "".join(f"- {p.message}\n" for p in report.problems))
         log.event(f"apply: refused ({count(len(report.problems), 'problem')}); nothing was written")
-    elif build:
+    elif sandbox is not None:
+        log.event(f"apply: the build runs under {sandbox.describe()}")
+        if sandbox.problem is not None:
+            console.warn(f"the build runs without a sandbox, with your full rights: {sandbox.problem}")
         console.info("running build.sh")
-        report.build = run_build(
-            root,
-            log.folder / "build.txt",
-            redact,
-            settings.build_timeout,
-            on_output=console.build_output,
-            linger=settings.build_linger,
-            log_cap=settings.build_log_cap,
-        )
+        try:
+            build_log = log.folder / "build.txt"
+            report.build = checked_build(
+                root, log.folder, build_log, redact, settings, sandbox, console.build_output, console.warn
+            )
+        except BuildTampered as tampered:
+            log.event(f"apply: {tampered}")
+            raise
         log.event(f"apply: {report.build.describe()}")
     console.info(f"logs: {log.folder.relative_to(root)}")
 
@@ -310,6 +319,7 @@ def _as_json(report: ApplyReport) -> str:
             "exit_code": report.build.exit_code,
             "timed_out": report.build.timed_out,
             "log": str(report.build.log_path),
+            "sandbox": report.build.sandbox,
         },
         "log_dir": None if report.log_dir is None else str(report.log_dir),
         "error": report.error,

@@ -5,7 +5,9 @@ log file so memory stays bounded, and a hard time limit.
 When build.sh ends, the run does not wait for background children that still hold the pipe:
 after a short grace (`build_linger`) the whole group is killed, so no child of the build outlives
 the run. (A child that leaves the group with setsid escapes this; nothing short of a container
-can follow it.)
+can follow it.) In the sandbox (`sandbox`), bubblewrap is the process started: its PID
+namespace ends when build.sh exits, so there every process the build started is killed at once,
+setsid or not, and the linger grace has nothing left to wait for.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from pathlib import Path
 
 from .logs import Redactor
 from .private import open_private
+from .sandbox import SandboxPolicy, wrap
 from .secrets import PROVIDER_ENV
 from .settings import Settings
 
@@ -111,6 +114,7 @@ class BuildResult:
     lingered: bool = False  # background children still held the output when build.sh ended; killed
     start_error: str | None = None  # why build.sh could not be started at all, if it could not
     output: BuildOutput = BuildOutput()
+    sandbox: str = "none"  # what it ran under: "bubblewrap" or "none"
 
     @property
     def passed(self) -> bool:
@@ -130,25 +134,42 @@ def build_command(root: Path) -> list[str]:
     return ["./build.sh"] if os.access(script, os.X_OK) else ["sh", "build.sh"]
 
 
-def _start(root: Path, env: Mapping[str, str]) -> subprocess.Popen[bytes]:
+def _start(root: Path, env: Mapping[str, str], sandbox: SandboxPolicy | None) -> subprocess.Popen[bytes]:
     """Start build.sh as a shell would: exec it, and if the kernel cannot (a script with no #! line:
-    ENOEXEC), run it with sh."""
+    ENOEXEC), run it with sh. In the sandbox bwrap execs it with execvp, which does the same."""
     command = build_command(root)
+    clean = build_env(env)
+    if sandbox is not None:
+        clean["TMPDIR"] = "/tmp"  # the private one: any other is read-only in the sandbox
     while True:
         try:
             return subprocess.Popen(
-                command,
+                command if sandbox is None else wrap(sandbox, command),
                 cwd=root,
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.STDOUT,
-                env=build_env(env),
+                env=clean,
                 start_new_session=True,  # its own process group, killed as one; and no terminal signals
             )
         except OSError as exc:
-            if exc.errno != errno.ENOEXEC or command[0] == "sh":
+            if exc.errno != errno.ENOEXEC or command[0] == "sh" or sandbox is not None:
                 raise
             command = ["sh", "build.sh"]
+
+
+# What bwrap prints, alone, when it cannot exec build.sh (then it exits 1): "bwrap: execvp CMD: strerror".
+_BWRAP_EXEC_FAILED = re.compile(rb"bwrap: execvp [^\n]*: ([^\n:]+)\n?")
+_ERRNO_OF = {os.strerror(code).encode(): code for code in (errno.ENOENT, errno.EACCES, errno.ENOEXEC, errno.ENOTDIR)}
+
+
+def _exec_failure(exit_code: int, head: bytes) -> OSError | None:
+    """The exec error bwrap reported for build.sh, if its whole output is that report."""
+    match = _BWRAP_EXEC_FAILED.fullmatch(head) if exit_code == 1 else None
+    if match is None:
+        return None
+    code = _ERRNO_OF.get(match.group(1), errno.EACCES)
+    return OSError(code, match.group(1).decode("utf-8", "replace"))
 
 
 def _why_not_started(root: Path, exc: OSError) -> tuple[int, str]:
@@ -188,6 +209,7 @@ def run_build(
     on_output: Callable[[str], None] | None = None,
     linger: float = LINGER_SECONDS,
     log_cap: int = LOG_CAP,
+    sandbox: SandboxPolicy | None = None,
 ) -> BuildResult:
     """Run build.sh, stream its output (redacted) to `log_path`, and end with its exit status.
 
@@ -197,11 +219,15 @@ def run_build(
     started = time.monotonic()
     deadline = started + timeout
     sink = _RedactingSink(log_path, redact, on_output, log_cap)
+    kind = "none" if sandbox is None else "bubblewrap"
     try:
-        process = _start(root, os.environ if env is None else env)
+        process = _start(root, os.environ if env is None else env, sandbox)
     except OSError as exc:  # a build that cannot start at all is a failed build, as in a shell
         code, why = _why_not_started(root, exc)
-        result = BuildResult(code, False, time.monotonic() - started, log_path, 0, timeout, start_error=why)
+        if sandbox is not None:
+            why = f"bubblewrap ({sandbox.bwrap}) could not be started: {exc.strerror or exc}"
+        duration = time.monotonic() - started
+        result = BuildResult(code, False, duration, log_path, 0, timeout, start_error=why, sandbox=kind)
         sink.write(f"code-commit could not start build.sh: {why}\n".encode())
         sink.close(f"--- {result.describe()} ---\n")
         return dataclasses.replace(result, output_chars=sink.chars, output=sink.output)
@@ -210,6 +236,7 @@ def run_build(
         raise
     assert process.stdout is not None
     timed_out = lingered = False
+    head = b""  # the output's start, to tell bwrap's report of an exec failure from a build's output
     try:
         with selectors.DefaultSelector() as selector:
             selector.register(process.stdout, selectors.EVENT_READ)
@@ -230,6 +257,8 @@ def run_build(
                 chunk = os.read(process.stdout.fileno(), CHUNK)
                 if not chunk:
                     break
+                if len(head) <= 512:
+                    head += chunk[:513]
                 sink.write(chunk)
     except BaseException as exc:
         sink.close(f"\n--- build.sh was stopped: {exc or type(exc).__name__}; its process group was killed ---\n")
@@ -240,7 +269,14 @@ def run_build(
         exit_code = process.wait()
     duration = time.monotonic() - started
     sink.flush()
-    result = BuildResult(None if timed_out else exit_code, timed_out, duration, log_path, sink.chars, timeout, lingered)
+    result = BuildResult(
+        None if timed_out else exit_code, timed_out, duration, log_path, sink.chars, timeout, lingered, sandbox=kind
+    )
+    failure = None if sandbox is None or timed_out else _exec_failure(exit_code, head)
+    if failure is not None:  # as a shell reports a command it cannot run: 127 or 126, and why
+        code, why = _why_not_started(root, failure)
+        why += " (inside the sandbox, where /tmp is empty and agent-config/ is hidden)"
+        result = dataclasses.replace(result, exit_code=code, start_error=why)
     note = (
         f"--- background processes still held build.sh's output {linger:g} s after it exited; they were killed ---\n"
         if lingered

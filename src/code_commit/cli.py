@@ -105,9 +105,10 @@ _SETTING_FLAGS = frozenset(
     {"model", "max_tokens", "base_url", "build_timeout", "timeout", "wait_lock", "provider", "prompt_order", "max_cost"}
 )
 _CONSOLE_FLAGS = frozenset({"quiet", "verbose"})
+_SANDBOX_FLAGS = frozenset({"sandbox", "sandbox_network", "sandbox_writable"})
 HONOURED_BEFORE = {
-    "config": _SETTING_FLAGS | {"review", "diff"} | _CONSOLE_FLAGS,  # it shows every setting's value
-    "apply": frozenset({"build_timeout", "timeout", "wait_lock"}) | _CONSOLE_FLAGS,
+    "config": _SETTING_FLAGS | _SANDBOX_FLAGS | {"review", "diff"} | _CONSOLE_FLAGS,  # it shows every setting's value
+    "apply": frozenset({"build_timeout", "timeout", "wait_lock"}) | _SANDBOX_FLAGS | _CONSOLE_FLAGS,
     "recover": frozenset({"wait_lock"}) | _CONSOLE_FLAGS,
     "rollup": _CONSOLE_FLAGS,
     "init": _CONSOLE_FLAGS,
@@ -129,8 +130,8 @@ def unhonoured_flag(command: str, params: dict[str, Any]) -> str | None:
     A --no-review or --no-diff is honoured by every command: none of them reviews or prints diffs."""
     honoured = HONOURED_BEFORE.get(command, frozenset())
     for name, value in params.items():
-        if name in honoured or value is None or value is False:
-            continue
+        if name in honoured or value is None or value is False or (isinstance(value, list | tuple) and not value):
+            continue  # not given (a repeatable flag given no times is an empty list)
         flag = _flag_name(name)
         form = RIGHT_FORM.get((command, name)) or f"it is a flag of a run: code-commit {flag}"
         return f"{flag} does nothing for `code-commit {command}`, so nothing was done; {form}."
@@ -238,6 +239,18 @@ def main_command(
     max_cost: Annotated[
         float | None, typer.Option(help="Budget in US dollars: stop (exit 3) before a call that could go over it.")
     ] = None,
+    sandbox: Annotated[
+        str | None,
+        typer.Option(help="Where build.sh runs: auto (bubblewrap when it works), require (else exit 2), off."),
+    ] = None,
+    sandbox_network: Annotated[
+        bool | None,
+        typer.Option("--sandbox-network/--no-sandbox-network", help="Let a sandboxed build use the network."),
+    ] = None,
+    sandbox_writable: Annotated[
+        list[str] | None,
+        typer.Option(help="An extra path a sandboxed build may write, outside the project (repeatable)."),
+    ] = None,
     quiet: Annotated[bool, QUIET] = False,
     verbose: Annotated[bool, VERBOSE] = False,
     version: Annotated[
@@ -245,6 +258,9 @@ def main_command(
     ] = False,
 ) -> None:
     flags = {
+        "sandbox": sandbox,
+        "sandbox_network": sandbox_network,
+        "sandbox_writable": sandbox_writable or None,
         "model": model,
         "max_tokens": max_tokens,
         "base_url": base_url,
@@ -416,6 +432,7 @@ def config(
 
     def action(console: Any) -> int:
         from .configfile import as_json, report
+        from .sandbox import preview
         from .secrets import collect_secrets
         from .settings import key_is_optional, load_settings, resolve_api_key
 
@@ -428,7 +445,8 @@ def config(
             key = resolve_api_key(root, loaded.settings.provider, optional=optional)
         except CodeCommitError as exc:
             problem = str(exc)
-        shown = (as_json if json_output else report)(loaded, key, problem, secrets.sources)
+        sandbox = preview(loaded.settings.sandbox)
+        shown = (as_json if json_output else report)(loaded, key, problem, secrets.sources, sandbox)
         _stdout(secrets.redactor(key.value if key else "")(shown))
         return 0
 
@@ -447,6 +465,8 @@ Exit codes:
   8    an apply could not be undone (a killed run's, found first, or this one's after a failed
        write): see the message; run code-commit recover once the cause is fixed
   9    internal error: a bug, or the environment (disk full, permissions)
+  10   with --build: the build changed build.sh, an ignore file, git's hooks or config, or
+       agent-config/; the message names each changed path
   130  interrupted"""
 
 

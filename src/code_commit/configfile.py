@@ -52,8 +52,15 @@ def template() -> str:
     return "".join(parts)
 
 
-def report(loaded: LoadedSettings, key: ApiKey | None, key_problem: str | None, censored: tuple[str, ...] = ()) -> str:
-    """`code-commit config`: the effective settings, where each came from, and the key, censored."""
+def report(
+    loaded: LoadedSettings,
+    key: ApiKey | None,
+    key_problem: str | None,
+    censored: tuple[str, ...] = (),
+    sandbox: str = "",
+) -> str:
+    """`code-commit config`: the effective settings, where each came from, the key, censored, and
+    the sandbox a run's builds would use."""
     names = [f.name for f in dataclasses.fields(Settings)]
     width = max(len(n) for n in [*names, "api_key"])
     lines = [
@@ -71,6 +78,8 @@ def report(loaded: LoadedSettings, key: ApiKey | None, key_problem: str | None, 
     else:
         lines.append(f"{'api_key':<{width}} = (none)  # {key_problem}\n")
     lines.append(f"# Censored everywhere (values never shown): {', '.join(censored) or 'nothing found'}\n")
+    if sandbox:
+        lines.append(f"# builds would run under: {sandbox}\n")
     return "".join(lines)
 
 
@@ -79,7 +88,13 @@ def _no_key_needed(key: ApiKey) -> str:
     return f"not needed for a server at a base URL of your choosing: {key.source}, so none is sent"
 
 
-def as_json(loaded: LoadedSettings, key: ApiKey | None, key_problem: str | None, censored: tuple[str, ...] = ()) -> str:
+def as_json(
+    loaded: LoadedSettings,
+    key: ApiKey | None,
+    key_problem: str | None,
+    censored: tuple[str, ...] = (),
+    sandbox: str = "",
+) -> str:
     settings: Mapping[str, Any] = dataclasses.asdict(loaded.settings)
     if key is not None and not key.value:
         api_key: dict[str, Any] = {"value": None, "needed": False, "source": _no_key_needed(key)}
@@ -91,5 +106,6 @@ def as_json(loaded: LoadedSettings, key: ApiKey | None, key_problem: str | None,
         "settings": {name: {"value": value, "source": loaded.sources[name]} for name, value in settings.items()},
         "api_key": api_key,
         "censored": list(censored),
+        "sandbox": sandbox,
     }
     return json.dumps(data, indent=2) + "\n"

@@ -38,6 +38,21 @@ class RestoreFailed(CodeCommitError):
     """An interrupted or failed apply could not be undone; its journal is kept for `code-commit recover`."""
 
 
+class BuildTampered(CodeCommitError):
+    """The build changed what the run's integrity rests on (build.sh, an ignore file, git's hooks or
+    config, agent-config/): the run stops at once, sends nothing more to the model, never passes."""
+
+    def __init__(self, paths: list[str]) -> None:
+        super().__init__(
+            "the build changed files it must never change, so the run stopped: nothing more was sent to "
+            "the model and this build does not count. Changed: "
+            + ", ".join(paths)
+            + ". Check them (git status, git diff; agent-config/ is not in git) and restore them before "
+            'running again; with sandbox = "require" no build can change them.'
+        )
+        self.paths = list(paths)
+
+
 class Interrupted(CodeCommitError):
     """SIGINT or SIGTERM stopped the run."""
 
@@ -80,6 +95,7 @@ EXIT_CODES: dict[type[CodeCommitError], int] = {
     AllRejected: 6,
     RestoreFailed: 8,
     InternalError: EXIT_INTERNAL,
+    BuildTampered: 10,
     Interrupted: 130,
 }
 
@@ -97,6 +113,8 @@ Exit codes:
   8    an apply could not be undone; run code-commit recover once the cause is fixed
   9    internal error: a bug, or the environment (disk full, permissions); the message says
        which exception, and the run folder keeps the traceback
+  10   the build changed build.sh, an ignore file, git's hooks or config, or agent-config/:
+       the run stopped at once; the message names each changed path
   130  interrupted"""
 
 

@@ -47,6 +47,7 @@ class Outcome:
     dry_run: bool = False
     refusal: str | None = None  # why the answers were refused, when no answer could be applied
     service: Service | None = None
+    sandbox: str | None = None  # what builds run under (sandbox.Sandbox.describe); None: no build can run
 
     @property
     def refused(self) -> bool:

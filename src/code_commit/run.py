@@ -19,7 +19,7 @@ from pathlib import Path
 
 from . import stops
 from .apply import MatchLimits, Plan, apply_plan, plan_changes
-from .build import output_for_prompt, run_build
+from .build import output_for_prompt
 from .calls import CallMeter, ask, check_fits, report_totals
 from .diffs import change_diff, patch_of, plan_changes_on_disk, write_patch
 from .edits import parse_answer
@@ -35,9 +35,11 @@ from .outcome import Outcome, RunOptions, Service
 from .preflight import untracked_in_rollup, untracked_warning
 from .prompts import Feedback, Prompt, SystemPrompts, initial_prompt, load_system_prompts, repair_prompt
 from .review import approve
+from .sandbox import Sandbox, choose
 from .secrets import collect_secrets
 from .settings import ApiKey, Settings, answer_byte_cap, run_time_limit
 from .summary import SUMMARY_FILE, summarize
+from .tamper import checked_build, not_dumpable
 from .terminal import unattended
 from .tree import Tree
 from .ui import Console
@@ -58,6 +60,7 @@ class RunContext:
     log: RunLog
     console: Console
     outcome: Outcome
+    sandbox: Sandbox
 
     def initial_prompt(self) -> Prompt:
         return initial_prompt(
@@ -96,7 +99,11 @@ def execute(
         if untracked:
             console.warn(untracked)
         limit, limit_source = run_time_limit(settings, unattended())
+        # Probed once, before the first model call: `require` without a working sandbox is exit 2 here.
+        sandbox = choose("off" if options.dry_run else settings.sandbox)
+        outcome.sandbox = None if options.dry_run else sandbox.describe()
         with (
+            not_dumpable(),  # the key in this process's environment and memory, out of same-user reach
             stops.watch(limit, limit_source),  # SIGINT/SIGTERM and the time limit end the run through `Stopped`
             console.live(enabled=not settings.review),  # a review owns the terminal
             ProjectLock.take(workspace.config_dir, settings.wait_lock, console.info),
@@ -110,6 +117,10 @@ def execute(
                 log.event(f"model {settings.model} from the {served_by} service{where}")
                 if untracked:
                     log.event(f"warning: {untracked}")
+                if not options.dry_run:
+                    log.event(f"sandbox: builds run under {sandbox.describe()}")
+                if sandbox.problem is not None:  # auto without a working sandbox: once a run, with the fix
+                    console.warn(f"builds run without a sandbox, with your full rights: {sandbox.problem}")
                 if limit is not None and settings.timeout is None:
                     note = f"no terminal (cron, CI): the run's time limit is {limit:g} s ({limit_source})"
                     log.event(note)
@@ -123,7 +134,7 @@ def execute(
                 budget = None if settings.max_cost is None else Budget(settings.max_cost, model, settings.max_tokens)
                 meter = CallMeter(log, console, budget)
                 provider = provider or make_provider(settings, key, meter.hooks(), endpoint)
-                run = RunContext(workspace, settings, system, provider, model, meter, log, console, outcome)
+                run = RunContext(workspace, settings, system, provider, model, meter, log, console, outcome, sandbox)
                 (dry_run if options.dry_run else repair_loop)(run)
             except (CodeCommitError, stops.Stopped) as exc:
                 outcome.error = error_of(exc)
@@ -195,14 +206,15 @@ def repair_loop(run: RunContext) -> None:
                 console.warn(warning)
 
         console.step("running build.sh")
-        result = run_build(
+        result = checked_build(
             workspace.root,
+            log.folder,
             log.path(call, "build.txt"),
             log.redact,
-            settings.build_timeout,
+            settings,
+            run.sandbox,
             on_output=console.build_output,
-            linger=settings.build_linger,
-            log_cap=settings.build_log_cap,
+            on_note=lambda note: _once(note, warned, log, console),
         )
         outcome.last_build = result
         log.event(f"call {call}: {result.describe()}")
@@ -216,6 +228,13 @@ def repair_loop(run: RunContext) -> None:
         console.info(f"no answer could be applied: all {calls} were refused, so no build ran")
     else:
         console.info(f"the build still fails after {settings.max_repairs} repairs")
+
+
+def _once(note: str, warned: set[str], log: RunLog, console: Console) -> None:
+    if note not in warned:
+        warned.add(note)
+        log.event(note)
+        console.warn(note)
 
 
 def dry_run(run: RunContext) -> None:

@@ -31,6 +31,7 @@ KEY_ENV = {"anthropic": "ANTHROPIC_API_KEY", "openai": "OPENAI_API_KEY"}
 MIN_KEY_LENGTH = 8
 ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 PROMPT_ORDERS = ("spec", "cache")
+SANDBOX_MODES = ("auto", "require", "off")  # sandbox.py: what each means
 MIN_ROLLUP_BUDGET = 1000  # tokens: below this not even a small project's main files fit
 # Tables of config.toml that are not settings: their own modules read and check them.
 CONFIG_TABLES = ("models",)  # llm/catalog.py: model prices and context windows
@@ -149,6 +150,17 @@ class Settings:
         "under the budget.",
         ["uv.lock", "docs/**"],
     )
+    sandbox: str = _setting(
+        "auto",
+        "Where build.sh runs: auto (in bubblewrap when it works here, else unsandboxed with a warning), "
+        "require (no working sandbox is a setup error, exit 2: for cron and CI), off (with your full rights).",
+    )
+    sandbox_network: bool = _setting(False, "Whether a sandboxed build may use the network (to fetch dependencies).")
+    sandbox_writable: list[str] = _setting(  # noqa: RUF009 - _setting gives a list a default_factory
+        [],
+        "Extra paths a sandboxed build may write (absolute or ~/...), outside the project: caches.",
+        ["~/.cache/pip", "~/.npm"],
+    )
 
 
 SETTING_NAMES = tuple(f.name for f in dataclasses.fields(Settings))
@@ -222,7 +234,7 @@ def load_settings(
         sources[name] = "flag"
 
     settings = Settings(**values)
-    _validate(settings, sources)
+    _validate(settings, sources, root)
     return LoadedSettings(settings, sources)
 
 
@@ -286,7 +298,7 @@ def _default_of(name: str) -> Any:
     return setting.default if setting.default is not None else setting.metadata.get("example")
 
 
-def _validate(settings: Settings, sources: dict[str, str]) -> None:
+def _validate(settings: Settings, sources: dict[str, str], root: Path) -> None:
     def bad(name: str, why: str) -> SetupError:
         return SetupError(f"setting {name} (from {sources[name]}): {why}.")
 
@@ -348,6 +360,14 @@ def _validate(settings: Settings, sources: dict[str, str]) -> None:
     for name in settings.redact_env:
         if not ENV_NAME.fullmatch(name):
             raise bad("redact_env", f"{name!r} is not an environment variable name")
+    if settings.sandbox not in SANDBOX_MODES:
+        raise bad("sandbox", f"must be one of {', '.join(SANDBOX_MODES)}, not {settings.sandbox!r}")
+    if settings.sandbox_writable:
+        from .sandbox import writable_problem
+    for path in settings.sandbox_writable:
+        problem = writable_problem(path, root)
+        if problem:
+            raise bad("sandbox_writable", problem)
     if settings.rollup_budget != 0 and settings.rollup_budget < MIN_ROLLUP_BUDGET:
         raise bad("rollup_budget", f"must be 0 (no limit) or at least {MIN_ROLLUP_BUDGET:,} tokens")
     if settings.rollup_max_file_size < 0:

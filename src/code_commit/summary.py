@@ -12,7 +12,7 @@ import json
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from .errors import CodeCommitError
+from .errors import BuildTampered, CodeCommitError
 
 if TYPE_CHECKING:
     from .outcome import Outcome
@@ -30,6 +30,7 @@ OUTCOME_NAMES = {
     6: "rejected",
     8: "restore_failed",
     9: "internal_error",
+    10: "tampered",
     130: "interrupted",
 }
 DRY_RUN_NAMES = {0: "acceptable", 1: "refused"}  # --dry-run: is the one answer applicable?
@@ -57,6 +58,8 @@ class RunSummary:
     provider: str | None = None
     model: str | None = None
     endpoint_host: str | None = None  # host[:port] of the model service
+    sandbox: str | None = None  # what the run's builds ran under; why none, when a sandbox was wanted
+    tampered: list[str] = field(default_factory=list)  # exit 10: each path the build changed
 
     def to_json(self) -> str:
         text = json.dumps(dataclasses.asdict(self), indent=2, ensure_ascii=False) + "\n"
@@ -100,12 +103,15 @@ def summarize(outcome: Outcome) -> RunSummary:
                 "timed_out": build.timed_out,
                 "duration_s": build.duration,
                 "log": str(build.log_path),
+                "sandbox": build.sandbox,
             }
         ),
         reverted=outcome.reverted,
         patch=None if outcome.patch is None else str(outcome.patch),
         diff=outcome.diff,
         **(plain(outcome.service) if outcome.service else {}),
+        sandbox=outcome.sandbox,
+        tampered=outcome.error.paths if isinstance(outcome.error, BuildTampered) else [],
     )
 
 

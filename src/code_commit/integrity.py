@@ -1,0 +1,209 @@
+"""What a run's integrity rests on, and the evidence that a build left it alone.
+
+`protected_paths` names the files the build must not change: build.sh and codeRollup.sh (the gate
+and the model's view of the code), every ignore file git reads and the attribute files (what
+`git status` and `git add -A` see), git's own directories (hooks, config). The sandbox binds them
+read-only; `Fingerprint` records them, with everything under agent-config/ but the current run's
+folder, before each build, and `changed_paths` names what differs afterwards. With the sandbox
+this never fires; with `sandbox = off` it is the last line of defence: a changed path stops the run.
+
+Bounded: at most MAX_ENTRIES paths are listed, files are hashed by streaming up to a byte budget,
+and every file's identity (inode, size, mtime and ctime, which no unprivileged process can set
+back) is recorded whether or not it was hashed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import stat
+import subprocess
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .ignore import find_git_layout
+from .settings import CONFIG_DIR
+
+ROOT_FILES = ("build.sh", "codeRollup.sh")
+GIT_FILES = (".gitignore", ".gitattributes", ".gitmodules")  # anywhere in the tree
+GIT_DIR_PARTS = ("config", "config.worktree", "hooks", "info")  # of the git dir and the common dir
+MAX_ENTRIES = 20_000  # paths listed by one fingerprint
+HASH_FILE_LIMIT = 1 << 20  # bigger files are compared by identity only
+HASH_BUDGET = 64 << 20  # bytes hashed by one fingerprint
+LIST_TIMEOUT = 120.0  # git ls-files on a huge tree; only bounds a hung git
+
+
+@dataclass(frozen=True)
+class ProtectedPaths:
+    root: Path
+    files: tuple[Path, ...]  # build.sh, codeRollup.sh, the ignore and attribute files (may not exist)
+    git_dirs: tuple[Path, ...]  # .git (a dir or a gitdir: file), the git dir it names, the common dir
+    truncated: bool = False  # the tree has more ignore files than MAX_ENTRIES: not all are listed
+
+
+def protected_paths(root: Path) -> ProtectedPaths:
+    files, truncated = _git_files(root)
+    git_dirs = [root / ".git"]
+    layout = find_git_layout(root)
+    dot_git = layout.top / ".git"
+    if dot_git.is_file():  # a linked worktree or a submodule: its git dir is elsewhere
+        git_dirs.append(dot_git)
+        git_dir = _gitdir_of(dot_git)
+        if git_dir is not None:
+            git_dirs.append(git_dir)
+    elif dot_git.is_dir():
+        git_dirs.append(dot_git)
+    if layout.common_dir is not None:
+        git_dirs.append(layout.common_dir)
+    unique = list(dict.fromkeys(git_dirs))
+    return ProtectedPaths(root, tuple(root / name for name in ROOT_FILES) + files, tuple(unique), truncated)
+
+
+def _gitdir_of(dot_git: Path) -> Path | None:
+    try:
+        text = dot_git.read_text(encoding="utf-8", errors="surrogateescape").strip()
+    except OSError:
+        return None
+    if not text.startswith("gitdir:"):
+        return None
+    return Path(os.path.realpath(dot_git.parent / text[len("gitdir:") :].strip()))
+
+
+def _git_files(root: Path) -> tuple[tuple[Path, ...], bool]:
+    """Every .gitignore, .gitattributes and .gitmodules git would read in the tree: tracked ones,
+    untracked ones, and ignored ones (a .gitignore holding `*` ignores itself, and git still reads
+    it), but none inside an ignored folder, where git reads nothing. Without a repository (or git),
+    a bounded walk finds them."""
+    pathspecs = ["--", *(f":(glob)**/{name}" for name in GIT_FILES)]
+    names: set[str] = set()
+    for listing in (["--cached", "--others"], ["--others", "--ignored", "--directory"]):
+        try:
+            listed = subprocess.run(
+                ["git", "ls-files", "-z", "--exclude-standard", *listing, *pathspecs],
+                cwd=root,
+                stdin=subprocess.DEVNULL,
+                capture_output=True,
+                timeout=LIST_TIMEOUT,
+                check=False,
+            )
+        except (OSError, subprocess.TimeoutExpired):
+            break
+        if listed.returncode != 0:
+            break
+        # --directory lists an ignored folder as "name/", without looking inside: git reads nothing there.
+        names.update(os.fsdecode(n) for n in listed.stdout.split(b"\0") if n and not n.endswith(b"/"))
+    else:
+        ordered = sorted(names)
+        return tuple(root / n for n in ordered[:MAX_ENTRIES]), len(ordered) > MAX_ENTRIES
+    found: list[Path] = []
+    seen = 0
+    for folder, dirs, names in os.walk(root):
+        at_root = Path(folder) == root
+        dirs[:] = sorted(d for d in dirs if d != ".git" and not (at_root and d == CONFIG_DIR))
+        seen += len(dirs) + len(names)
+        found.extend(Path(folder) / n for n in sorted(names) if n in GIT_FILES)
+        if seen > MAX_ENTRIES:
+            return tuple(found), True
+    return tuple(found), False
+
+
+@dataclass
+class Fingerprint:
+    """Each watched path's state: lstat identity, a symlink's target and its target's identity, and
+    a file's SHA-256 while the budget lasts. Missing paths are recorded too: one appearing is a change."""
+
+    entries: dict[str, tuple[object, ...]] = field(default_factory=dict)
+    truncated: bool = False
+    _hashed: int = 0
+    _root: Path = Path()
+
+    @classmethod
+    def take(cls, protected: ProtectedPaths, skip: Path | None = None) -> Fingerprint:
+        """`skip`: the current run's folder, which the run itself writes while the build runs."""
+        root = protected.root
+        fp = cls(truncated=protected.truncated, _root=root)
+        for path in protected.files:
+            fp._add(path)
+        for git_dir in protected.git_dirs:
+            if git_dir.is_file() or git_dir.is_symlink() or not git_dir.exists():
+                fp._add(git_dir)
+                continue
+            for part in GIT_DIR_PARTS:
+                fp._walk(git_dir / part, None)
+        fp._walk(root / CONFIG_DIR, skip)
+        return fp
+
+    def _name(self, path: Path) -> str:
+        try:
+            return path.relative_to(self._root).as_posix()
+        except ValueError:
+            return str(path)
+
+    def _add(self, path: Path) -> os.stat_result | None:
+        if len(self.entries) >= MAX_ENTRIES:
+            self.truncated = True
+            return None
+        try:
+            st = os.lstat(path)
+        except FileNotFoundError:
+            self.entries[self._name(path)] = ("missing",)
+            return None
+        except OSError as exc:
+            self.entries[self._name(path)] = ("unreadable", exc.errno)
+            return None
+        entry: tuple[object, ...] = (stat.S_IFMT(st.st_mode), st.st_mode, st.st_ino)
+        if stat.S_ISLNK(st.st_mode):
+            try:
+                entry += (os.readlink(path), *self._content(path, os.stat(path)))
+            except OSError as exc:
+                entry += ("dangling", exc.errno)
+        elif stat.S_ISREG(st.st_mode):
+            entry += self._content(path, st)
+        self.entries[self._name(path)] = entry
+        return st
+
+    def _content(self, path: Path, st: os.stat_result) -> tuple[object, ...]:
+        identity: tuple[object, ...] = (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+        if not stat.S_ISREG(st.st_mode) or st.st_size > HASH_FILE_LIMIT or self._hashed + st.st_size > HASH_BUDGET:
+            return identity
+        digest = hashlib.sha256()
+        try:
+            with open(path, "rb") as fh:
+                while chunk := fh.read(1 << 16):
+                    digest.update(chunk)
+        except OSError as exc:
+            return (*identity, "unreadable", exc.errno)
+        self._hashed += st.st_size
+        return (*identity, digest.hexdigest())
+
+    def _walk(self, path: Path, skip: Path | None) -> None:
+        """`path` and, if it is a real directory (never a symlink's), everything under it."""
+        st = self._add(path)
+        if st is None or not stat.S_ISDIR(st.st_mode):
+            return
+        try:
+            children = sorted(os.scandir(path), key=lambda e: e.name)
+        except OSError as exc:
+            self.entries[self._name(path) + "/"] = ("unlistable", exc.errno)
+            return
+        for child in children:
+            if skip is not None and Path(child.path) == skip:
+                continue
+            self._walk(Path(child.path), skip)
+
+
+def changed_paths(before: Fingerprint, after: Fingerprint) -> list[str]:
+    """Every watched path that appeared, disappeared or changed, in name order."""
+    names = set(before.entries) | set(after.entries)
+    changed = []
+    for name in sorted(names):
+        old, new = before.entries.get(name), after.entries.get(name)
+        if old == new:
+            continue
+        if old is None or old == ("missing",):
+            changed.append(f"{name} (created)")
+        elif new is None or new == ("missing",):
+            changed.append(f"{name} (deleted)")
+        else:
+            changed.append(f"{name} (changed)")
+    return changed
