@@ -26,15 +26,13 @@ from .applydir import looks_like_json, parse_applydir
 from .build import BuildResult
 from .edits import Edit, parse_answer
 from .errors import (
-    EXIT_BUILD_FAILS,
-    EXIT_OK,
-    EXIT_REFUSED,
     AnswerRefused,
     BuildTampered,
     CodeCommitError,
     SetupError,
     error_of,
 )
+from .exits import EXIT
 from .guard import Guard, check_git_index
 from .journal import recover
 from .logs import LOGS_DIR, Redactor, RunLog, internal_error, prune_runs
@@ -152,8 +150,8 @@ def _command(
 
     to_stdout(redact(_as_json(report) if as_json else _as_text(report)))
     if report.problems:
-        return EXIT_REFUSED
-    return EXIT_OK if report.ok else EXIT_BUILD_FAILS
+        return EXIT.REFUSED
+    return EXIT.OK if report.ok else EXIT.BUILD_FAILS
 
 
 def _apply(

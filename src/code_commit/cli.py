@@ -16,7 +16,8 @@ from typing import Annotated, Any
 
 import typer
 
-from .errors import EXIT_CODE_HELP, EXIT_OK, CodeCommitError, InternalError, SetupError, error_of, exit_code_for
+from .errors import CodeCommitError, InternalError, SetupError, error_of, exit_code_for
+from .exits import EXIT, help_text
 
 HELP = f"""Ask a model for a change, apply it behind a guard, and repair the build until build.sh passes.
 
@@ -26,7 +27,7 @@ sends them to the model, applies the answer's ^^^path blocks, runs ./build.sh, a
 three repair queries while the build fails. Logs go to agent-config/logs/<run-id>/.
 
 \b
-{EXIT_CODE_HELP}
+{help_text()}
 """
 
 app = typer.Typer(
@@ -172,7 +173,7 @@ def _print_version(value: bool) -> None:
         from . import __version__
 
         _stdout(f"code-commit {__version__}\n")
-        raise typer.Exit(EXIT_OK)
+        raise typer.Exit(EXIT.OK)
 
 
 QUIET = typer.Option("--quiet", "-q", help="Show only warnings and errors.")
@@ -386,7 +387,7 @@ def init(ctx: typer.Context) -> None:
         console.info("next steps:")
         for number, step in enumerate(next_steps(root, result), 1):
             console.info(f"  {number}. {step}")
-        return 0
+        return EXIT.OK
 
     raise typer.Exit(_guarded(action, *_console_flags(ctx)))
 
@@ -448,26 +449,9 @@ def config(
         sandbox = preview(loaded.settings.sandbox)
         shown = (as_json if json_output else report)(loaded, key, problem, secrets.sources, sandbox)
         _stdout(secrets.redactor(key.value if key else "")(shown))
-        return 0
+        return EXIT.OK
 
     raise typer.Exit(_guarded(action, *_console_flags(ctx)))
-
-
-APPLY_EXIT_CODES = """\
-Exit codes:
-  0    applied (with --build: and the build passes); with --check: the answer is valid
-  1    with --build: the build fails after applying
-  2    usage or setup error: unreadable answer, bad flags, .gitignore or build.sh missing
-  4    another run holds the project's lock (--check takes none)
-  5    the --timeout was reached
-  7    the answer was refused (malformed, a guarded path, a search text that does not match
-       exactly once): nothing was applied; with --check: it would be refused
-  8    an apply could not be undone (a killed run's, found first, or this one's after a failed
-       write): see the message; run code-commit recover once the cause is fixed
-  9    internal error: a bug, or the environment (disk full, permissions)
-  10   with --build: the build changed build.sh, an ignore file, git's hooks or config, or
-       agent-config/; the message names each changed path
-  130  interrupted"""
 
 
 @app.command(
@@ -479,7 +463,7 @@ standard input. Nothing runs the build unless --build is given. The report goes 
 the answer and what happened are logged under agent-config/logs/<run-id>/.
 
 \b
-{APPLY_EXIT_CODES}
+{help_text("apply")}
 """,
 )
 def apply_command(
@@ -537,7 +521,7 @@ def recover(ctx: typer.Context) -> None:
             console.info(line)
         if not lines:
             console.info("nothing to recover: no apply was interrupted")
-        return EXIT_OK
+        return EXIT.OK
 
     raise typer.Exit(_guarded(action, *_console_flags(ctx)))
 
