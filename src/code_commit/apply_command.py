@@ -15,7 +15,6 @@ from __future__ import annotations
 import dataclasses
 import json
 import sys
-from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -40,7 +39,7 @@ from .printable import visible
 from .private import make_private_dirs
 from .sandbox import Sandbox, choose
 from .secrets import collect_secrets
-from .settings import CONFIG_DIR, Settings, load_settings, run_time_limit
+from .settings import CONFIG_DIR, Flags, Settings, load_settings, run_time_limit
 from .tamper import checked_build, not_dumpable
 from .terminal import unattended
 from .ui import Console, to_stdout
@@ -82,7 +81,7 @@ def command(
     root: Path,
     source: str,
     *,
-    flags: Mapping[str, Any] | None = None,
+    flags: Flags | None = None,
     check: bool = False,
     build: bool = False,
     as_json: bool = False,
@@ -109,7 +108,7 @@ def _command(
     root: Path,
     source: str,
     report: ApplyReport,
-    flags: Mapping[str, Any] | None,
+    flags: Flags | None,
     build: bool,
     as_json: bool,
 ) -> int:
