@@ -245,7 +245,7 @@ def _validate(settings: Settings, sources: dict[str, str]) -> None:
         if not ENV_NAME.fullmatch(name):
             raise bad("redact_env", f"{name!r} is not an environment variable name")
     if settings.protected_patterns:
-        from .ignore import pattern_problem  # compiles its regexes on import: only when needed
+        from .ignore import pattern_problem  # no git call: only the patterns' spelling is checked
     for pattern in settings.protected_patterns:
         problem = pattern_problem(pattern)
         if problem:
