@@ -91,7 +91,8 @@ def test_info_exclude_of_a_linked_worktree_is_the_shared_one(repo: Path, tmp_pat
     worktree = tmp_path / "worktree"
     git(repo, "worktree", "add", "-q", str(worktree))
     assert (worktree / ".git").is_file()
-    assert refused(worktree, "secret.txt")
+    rule = refused(worktree, "secret.txt")
+    assert rule and "(.git/info/exclude:1: secret.txt)" in rule, "named as in the main work tree, not by full path"
 
 
 def test_core_excludes_file_ranks_below_info_exclude(repo: Path, tmp_path: Path) -> None:
