@@ -17,6 +17,7 @@ untracked file's change or deletion would show in neither `git status` nor `git 
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import stat
@@ -86,6 +87,7 @@ class Refusal:
         return f"{self.path!r}: {self.rule}"
 
 
+@functools.lru_cache(maxsize=4096)  # an answer's folder names repeat from path to path
 def _protected_form(segment: str) -> str:
     """A name as the most permissive file system would resolve it: NFC, case-folded, HFS+
     ignorables dropped, an NTFS stream suffix (`name:stream`) and trailing dots and spaces dropped.
@@ -172,6 +174,7 @@ class Guard:
         self.created = frozenset(created)
         self._directories: dict[str, str | object | None] = {}  # see _directory_state
         self._gitlinks = frozenset(fold(link) for link in self.setup.gitlinks)
+        self._names: dict[str, str | None] = {}  # see _name_rule
         # git's answers per path: the deciding line, None, or why git could not answer.
         self._protected_by: dict[str, IgnoreMatch | str | None] = {}
         self._ignored_by: dict[str, IgnoreMatch | str | None] = {}
@@ -186,7 +189,7 @@ class Guard:
         patterns (if there are any) and one for git's ignore rules, each sent only the paths the
         rules before it let through. The checks that follow use the answers; a path not prepared
         is asked about on its own."""
-        paths = [p for p in dict.fromkeys(paths) if syntax_refusal(p) is None and protected_refusal(p) is None]
+        paths = [p for p in dict.fromkeys(paths) if self._name_rule(p) is None]
         self._protected_by.update(_ask(self.protected.check, [p for p in paths if p not in self._protected_by]))
         self._ignored_by.update(
             _ask(
@@ -208,8 +211,14 @@ class Guard:
     def check_delete(self, path: str) -> Refusal | None:
         return self._check(path, deleting=True)
 
+    def _name_rule(self, path: str) -> str | None:
+        """The rule the path breaks by its spelling or name alone (cached: prepare asks it first)."""
+        if path not in self._names:
+            self._names[path] = syntax_refusal(path) or protected_refusal(path)
+        return self._names[path]
+
     def _check(self, path: str, deleting: bool) -> Refusal | None:
-        rule = syntax_refusal(path) or protected_refusal(path)
+        rule = self._name_rule(path)
         if rule is None:
             if path not in self._protected_by:
                 self.prepare([path])
