@@ -91,3 +91,25 @@ def test_protected_patterns_are_apart_from_every_ignore_rule(tmp_path: Path, mon
     # ":keys/x" is a name (no pathspec magic), and "keys" a file, not the folder "keys/" names.
     assert protected == {".ENV.local": ".env*", "src/.env": ".env*", "keys/a.txt": "keys/", "KEYS/b": "keys/"}
     assert found[".ENV.local"] is not None and found[".ENV.local"].line == 2, "numbered as the user's lines"
+
+
+@pytest.mark.parametrize(
+    ("gitignore", "passes"), [("/agent-config\n", True), ("/agent-config\n!/agent-config\n", False)]
+)
+def test_outside_a_repository_git_still_decides_the_setup_check(
+    tmp_path: Path, cli, monkeypatch: pytest.MonkeyPatch, gitignore: str, passes: bool
+) -> None:
+    # No repository: `git check-ignore` fails in the project, so it is asked again through a
+    # throwaway git directory whose work tree is the project.
+    project = Project(tmp_path / "plain")
+    project.root.mkdir()
+    project.write(".gitignore", gitignore)
+    project.build_script("true\n")
+    project.write("agent-config/query.txt", "x\n")
+    monkeypatch.chdir(project.root)
+    result = cli("apply", "-", input="^^^new.txt\nx\n^^^end\n")
+    if passes:
+        assert result.exit_code == 0, result.output
+        assert project.read("new.txt") == "x\n"
+    else:
+        assert result.exit_code == 2 and "a later line re-includes the folder" in result.stderr, result.output
