@@ -28,7 +28,6 @@ from pathlib import Path
 from .errors import SetupError
 from .ignore import (
     GitSetup,
-    GitUnanswered,
     IgnoreMatch,
     IgnoreRules,
     ProtectedPatterns,
@@ -344,6 +343,4 @@ def _ask(
     try:
         return dict(check(paths)) if paths else {}
     except OSError as failed:  # GitUnanswered, or no room for a throwaway git directory
-        return dict.fromkeys(
-            paths, str(failed) if isinstance(failed, GitUnanswered) else f"{failed.strerror or failed}"
-        )
+        return dict.fromkeys(paths, str(failed))

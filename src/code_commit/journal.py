@@ -320,7 +320,7 @@ def journal_refusal(root: Path, folder: Path, manifest: Manifest, protected_patt
     protected: dict[str, IgnoreMatch | str | None]
     try:
         protected = dict(ProtectedPatterns(protected_patterns).check([p for p, rule in rules.items() if rule is None]))
-    except OSError as failed:  # GitUnanswered or no throwaway folder: fail closed: no path is known to be unprotected
+    except OSError as failed:  # git could not answer: fail closed, as no path is known to be unprotected
         protected = {p: f"git could not check it against protected_patterns ({failed})" for p in rules}
     for path in paths:
         rule = rules[path]
