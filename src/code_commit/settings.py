@@ -425,7 +425,7 @@ def _validate(settings: Settings, sources: dict[str, str], root: Path) -> None:
     for name in ("protected_patterns", "rollup_exclude", "rollup_include"):
         patterns = getattr(settings, name)
         if patterns:
-            from .ignore import pattern_problem  # compiles its regexes on import: only when needed
+            from .ignore import pattern_problem  # no git call: only the patterns' spelling is checked
         for pattern in patterns:
             problem = pattern_problem(pattern)
             if problem:
