@@ -80,3 +80,16 @@ def test_each_setting_flag_is_in_the_docs_flags_table_with_its_setting() -> None
     for f in FLAGGED:
         (row,) = [row for row in rows if re.match(rf"\| `{flag(f)}[ `]", row)]
         assert f"setting `{f.name}`" in row, f.name
+
+
+def test_each_setting_s_default_in_the_docs_is_its_declared_default() -> None:
+    from code_commit.configfile import toml_value
+
+    page = (Path(__file__).resolve().parents[1] / "docs" / "configuration.md").read_text()
+    rows = page.split("## Settings", 1)[1].split("\n## ", 1)[0].splitlines()
+    for f in dataclasses.fields(Settings):
+        if f.name == "model":
+            continue  # "a current Sonnet-class id": the docs do not pin the model
+        default = f.default_factory() if f.default is dataclasses.MISSING else f.default  # type: ignore[misc]
+        (row,) = [row for row in rows if row.startswith(f"| `{f.name}` |")]
+        assert row.split(" | ")[1] == ("unset" if default is None else f"`{toml_value(default)}`"), f.name
