@@ -90,6 +90,6 @@ def test_each_setting_s_default_in_the_docs_is_its_declared_default() -> None:
     for f in dataclasses.fields(Settings):
         if f.name == "model":
             continue  # "a current Sonnet-class id": the docs do not pin the model
-        default = f.default_factory() if f.default is dataclasses.MISSING else f.default  # type: ignore[misc]
+        default = f.default_factory() if f.default is dataclasses.MISSING else f.default
         (row,) = [row for row in rows if row.startswith(f"| `{f.name}` |")]
         assert row.split(" | ")[1] == ("unset" if default is None else f"`{toml_value(default)}`"), f.name
