@@ -3,7 +3,8 @@
 A field whose metadata names commands in `flag` is a flag of a run: `--name` (`--name/--no-name`
 for a switch, repeatable for a list), typed as the field, its help the field's doc and its default.
 It counts when given before those subcommands, and before `config`, which shows every setting.
-Adding such a field adds the flag; nothing here or in cli.py names a setting.
+Adding such a field adds the flag: nothing here names a setting, and cli.py names only the two
+settings `rollup` has options of its own for (`setting_option(..., command="rollup")`).
 """
 
 from __future__ import annotations
