@@ -10,8 +10,6 @@ from pathlib import Path
 
 import pytest
 
-from code_commit.errors import EXIT_CODES
-
 ROOT = Path(__file__).resolve().parents[1]
 PAGES = [ROOT / "README.md", ROOT / "SECURITY.md", ROOT / "CONTRIBUTING.md", *sorted((ROOT / "docs").glob("*.md"))]
 README = (ROOT / "README.md").read_text()
@@ -73,12 +71,6 @@ def test_the_readme_s_install_command_puts_code_commit_on_the_path_before_the_de
     steps = [step.strip() for step in fenced(README, "## Install and run the demo", "sh").strip().split("&&")]
     assert steps[0] == "python3 -m venv .venv"
     assert steps.index(". .venv/bin/activate") < steps.index("pip install .") < steps.index("code-commit demo")
-
-
-def test_the_run_exit_codes_table_lists_every_code() -> None:
-    rows = (ROOT / "docs" / "unattended.md").read_text().split("## Exit codes", 1)[1].split("\n## ", 1)[0]
-    for code in {0, 1, 7, *EXIT_CODES.values()}:
-        assert f"\n| {code} |" in rows, code
 
 
 def test_the_github_actions_workflow_is_valid_against_the_workflow_schema(tmp_path: Path) -> None:

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from code_commit import errors
+from code_commit import errors, exits
 from code_commit import run as run_module
 from code_commit.logs import RunLog
 
@@ -31,7 +31,7 @@ def one_line_error(stderr: str) -> str:
 
 def test_internal_error_has_its_own_exit_code_and_help() -> None:
     assert errors.EXIT_CODES[errors.InternalError] == 9 and list(errors.EXIT_CODES.values()).count(9) == 1
-    assert "  9    internal error" in errors.EXIT_CODE_HELP
+    assert "  9    internal error" in exits.help_text()
 
 
 def test_an_unexpected_exception_in_a_run_exits_9_with_its_record_and_traceback(

@@ -15,7 +15,6 @@ from __future__ import annotations
 import dataclasses
 import json
 import sys
-from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -26,15 +25,13 @@ from .applydir import looks_like_json, parse_applydir
 from .build import BuildResult
 from .edits import Edit, parse_answer
 from .errors import (
-    EXIT_BUILD_FAILS,
-    EXIT_OK,
-    EXIT_REFUSED,
     AnswerRefused,
     BuildTampered,
     CodeCommitError,
     SetupError,
     error_of,
 )
+from .exits import EXIT
 from .guard import Guard, check_git_index
 from .journal import recover
 from .logs import LOGS_DIR, Redactor, RunLog, internal_error, prune_runs
@@ -42,7 +39,7 @@ from .printable import visible
 from .private import make_private_dirs
 from .sandbox import Sandbox, choose
 from .secrets import collect_secrets
-from .settings import CONFIG_DIR, Settings, load_settings, run_time_limit
+from .settings import CONFIG_DIR, Flags, Settings, load_settings, run_time_limit
 from .tamper import checked_build, not_dumpable
 from .terminal import unattended
 from .ui import Console, to_stdout
@@ -84,7 +81,7 @@ def command(
     root: Path,
     source: str,
     *,
-    flags: Mapping[str, Any] | None = None,
+    flags: Flags | None = None,
     check: bool = False,
     build: bool = False,
     as_json: bool = False,
@@ -111,7 +108,7 @@ def _command(
     root: Path,
     source: str,
     report: ApplyReport,
-    flags: Mapping[str, Any] | None,
+    flags: Flags | None,
     build: bool,
     as_json: bool,
 ) -> int:
@@ -152,8 +149,8 @@ def _command(
 
     to_stdout(redact(_as_json(report) if as_json else _as_text(report)))
     if report.problems:
-        return EXIT_REFUSED
-    return EXIT_OK if report.ok else EXIT_BUILD_FAILS
+        return EXIT.REFUSED
+    return EXIT.OK if report.ok else EXIT.BUILD_FAILS
 
 
 def _apply(

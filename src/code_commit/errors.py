@@ -1,9 +1,11 @@
-"""One exception type per failure class, and the single table mapping each to an exit code.
+"""One exception type per failure class, and each one's exit code (exits.py says what each code means).
 
 The run loop raises these; only `cli` turns them into exit codes, through `exit_code_for`.
 """
 
 from __future__ import annotations
+
+from .exits import EXIT
 
 
 class CodeCommitError(Exception):
@@ -81,48 +83,26 @@ class AnswerRefused(Exception):
         self.reasons = list(reasons)
 
 
-EXIT_OK = 0
-EXIT_BUILD_FAILS = 1
-EXIT_REFUSED = 7  # `code-commit apply` only: in a run, a refused answer uses up an attempt instead
-EXIT_INTERNAL = 9
-
+# Each failure class's exit code; exits.TABLE says what each code means.
 EXIT_CODES: dict[type[CodeCommitError], int] = {
-    SetupError: 2,
-    ServiceError: 3,
-    BudgetExceeded: 3,
-    LockHeld: 4,
-    RunTimeout: 5,
-    AllRejected: 6,
-    RestoreFailed: 8,
-    InternalError: EXIT_INTERNAL,
-    BuildTampered: 10,
-    Interrupted: 130,
+    SetupError: EXIT.SETUP,
+    ServiceError: EXIT.SERVICE,
+    BudgetExceeded: EXIT.SERVICE,
+    LockHeld: EXIT.LOCK_HELD,
+    RunTimeout: EXIT.TIMEOUT,
+    AllRejected: EXIT.REJECTED,
+    RestoreFailed: EXIT.RESTORE_FAILED,
+    InternalError: EXIT.INTERNAL,
+    BuildTampered: EXIT.TAMPERED,
+    Interrupted: EXIT.INTERRUPTED,
 }
-
-EXIT_CODE_HELP = """\
-Exit codes:
-  0    the build passes
-  1    the build still fails after the repairs, or every answer was refused (no build ran)
-  2    usage or setup error; nothing was sent to the model
-  3    model service error (authentication, network or overload after retries, prompt too long),
-       or the next call could go over --max-cost
-  4    another run holds the project's lock
-  5    the run's time limit was reached
-  6    every change was rejected in review
-  7    code-commit apply: the answer was refused; nothing was applied
-  8    an apply could not be undone; run code-commit recover once the cause is fixed
-  9    internal error: a bug, or the environment (disk full, permissions); the message says
-       which exception, and the run folder keeps the traceback
-  10   the build changed build.sh, an ignore file, git's hooks or config, or agent-config/:
-       the run stopped at once; the message names each changed path
-  130  interrupted"""
 
 
 def exit_code_for(error: CodeCommitError) -> int:
     for cls in type(error).__mro__:
         if cls in EXIT_CODES:
             return EXIT_CODES[cls]
-    return EXIT_CODES[SetupError]
+    return EXIT.SETUP
 
 
 def error_of(exc: CodeCommitError | KeyboardInterrupt) -> CodeCommitError:

@@ -9,7 +9,8 @@ from pathlib import Path
 
 from .build import BuildResult
 from .calls import CallRecord
-from .errors import EXIT_BUILD_FAILS, EXIT_OK, CodeCommitError, exit_code_for
+from .errors import CodeCommitError, exit_code_for
+from .exits import EXIT
 from .llm import Usage
 from .revert import Originals
 
@@ -68,4 +69,4 @@ class Outcome:
     def exit_code(self) -> int:
         if self.error is not None:
             return exit_code_for(self.error)
-        return EXIT_OK if self.passed else EXIT_BUILD_FAILS
+        return EXIT.OK if self.passed else EXIT.BUILD_FAILS

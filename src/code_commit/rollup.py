@@ -61,6 +61,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO, Protocol
 
 from .errors import SetupError
+from .exits import EXIT
 from .gitenv import git_env
 from .llm.catalog import CHARS_PER_TOKEN_HIGH_ESTIMATE, tokens_at_most
 from .private import FILE_MODE, make_private_dirs
@@ -184,7 +185,7 @@ def command(reporter: Reporter, root: Path, output: Path | None, settings: Setti
     for path in result.unframeable:
         reporter.warn(f"left out a path that cannot stand on one header line: {printable(path)}")
     reporter.info(result.summary())
-    return 0
+    return EXIT.OK
 
 
 def list_paths(root: Path) -> list[bytes]:

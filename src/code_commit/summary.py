@@ -13,28 +13,12 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from .errors import BuildTampered, CodeCommitError
+from .exits import REFUSED_OUTCOME, outcome_name
 
 if TYPE_CHECKING:
     from .outcome import Outcome
 
 SUMMARY_FILE = "summary.json"
-
-# What each exit code is called in the record's `outcome` field (errors.EXIT_CODES has the classes).
-OUTCOME_NAMES = {
-    0: "passed",
-    1: "build_failed",
-    2: "setup_error",
-    3: "service_error",
-    4: "lock_held",
-    5: "timeout",
-    6: "rejected",
-    8: "restore_failed",
-    9: "internal_error",
-    10: "tampered",
-    130: "interrupted",
-}
-DRY_RUN_NAMES = {0: "acceptable", 1: "refused"}  # --dry-run: is the one answer applicable?
-REFUSED = "refused"  # exit 1 with no build: every answer was refused (--dry-run: the one answer)
 
 
 @dataclass(frozen=True)
@@ -68,17 +52,11 @@ class RunSummary:
         return text.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
-def outcome_name(exit_code: int, dry_run: bool = False) -> str:
-    if dry_run and exit_code in DRY_RUN_NAMES:
-        return DRY_RUN_NAMES[exit_code]
-    return OUTCOME_NAMES.get(exit_code, "error")
-
-
 def summarize(outcome: Outcome) -> RunSummary:
     """The record of a run that got as far as taking the lock."""
     build = outcome.last_build
     if outcome.refused:
-        name, error = REFUSED, outcome.refusal
+        name, error = REFUSED_OUTCOME, outcome.refusal
     else:
         name = outcome_name(outcome.exit_code, outcome.dry_run)
         error = None if outcome.error is None else str(outcome.error)

@@ -1,0 +1,224 @@
+"""The one table of exit codes: each code's constant, its name in the JSON record, what it means,
+and which commands return it. Everything else derives from it: the constants every command
+returns (`EXIT.BUILD_FAILS`), `errors.EXIT_CODES` (an exception class's code), the record's
+`outcome` names, both `--help` texts, and the docs' tables (tests/test_exit_codes.py renders them
+from here and compares them with the pages).
+
+A pure leaf: no imports from the package, nothing heavy (cli imports it at start-up).
+"""
+
+from __future__ import annotations
+
+import textwrap
+from dataclasses import dataclass
+
+# The commands, as `commands` names them: "run" is `code-commit` itself, with no subcommand.
+COMMANDS = ("run", "apply", "recover", "rollup", "init", "demo", "config")
+EVERY_COMMAND = frozenset(COMMANDS)
+
+
+@dataclass(frozen=True)
+class ExitCode:
+    code: int
+    constant: str  # its name in EXIT
+    outcome: str  # the JSON record's `outcome` for it
+    meaning: str  # Markdown; --help shows it without the backticks
+    commands: frozenset[str]  # the commands that can end with it
+    detail: str = ""  # more for the docs page only: whole sentences
+    apply: str = ""  # what it means for `code-commit apply`, where that differs from `meaning`
+    dry_run_outcome: str = ""  # the record's `outcome` for it with --dry-run, where that differs
+
+    def meaning_for(self, command: str) -> str:
+        return (self.apply if command == "apply" else "") or self.meaning
+
+
+RUN_LIKE = frozenset({"run", "demo"})  # demo runs the real loop, against a scripted model
+
+TABLE: tuple[ExitCode, ...] = (
+    ExitCode(
+        0,
+        "OK",
+        "passed",
+        "the build passes",
+        EVERY_COMMAND,
+        apply="applied (and with `--build`, the build passes); with `--check`: the answer is valid",
+        dry_run_outcome="acceptable",
+    ),
+    ExitCode(
+        1,
+        "BUILD_FAILS",
+        "build_failed",
+        "the build still fails after the repairs, or no answer could be applied",
+        RUN_LIKE | {"apply"},
+        detail="When every answer was refused, so no build ran, the record's outcome is `refused`",
+        apply="with `--build`: applied, but the build fails",
+        dry_run_outcome="refused",
+    ),
+    ExitCode(
+        2,
+        "SETUP",
+        "setup_error",
+        "usage or setup error; nothing was sent to the model",
+        EVERY_COMMAND,
+        apply="usage or setup error: unreadable answer, bad flags, `.gitignore` without `/agent-config`, "
+        "no `build.sh` with `--build`",
+    ),
+    ExitCode(
+        3,
+        "SERVICE",
+        "service_error",
+        "model service error (authentication, network or overload after retries, prompt too long), "
+        "or `--max-cost` reached",
+        frozenset({"run"}),
+    ),
+    ExitCode(
+        4,
+        "LOCK_HELD",
+        "lock_held",
+        "another run holds the project's lock",
+        RUN_LIKE | {"apply", "recover"},
+        apply="another run holds the project's lock (`--check` takes none)",
+    ),
+    ExitCode(
+        5,
+        "TIMEOUT",
+        "timeout",
+        "the run's time limit was reached",
+        frozenset({"run", "apply"}),
+        apply="the `--timeout` was reached",
+    ),
+    ExitCode(6, "REJECTED", "rejected", "every change was rejected in review", frozenset({"run"})),
+    ExitCode(
+        7,
+        "REFUSED",
+        "refused",
+        "`code-commit apply` only: the answer was refused; nothing was applied",
+        frozenset({"apply"}),
+        detail="In a run a refused answer uses up an attempt instead",
+        apply="the answer was refused (malformed, a guarded path, a search text that does not match exactly "
+        "once): nothing was applied; with `--check`: it would be refused",
+    ),
+    ExitCode(
+        8,
+        "RESTORE_FAILED",
+        "restore_failed",
+        "an apply could not be undone (the journal is kept); fix the cause, then run `code-commit recover`",
+        RUN_LIKE | {"apply", "recover"},
+        apply="an apply could not be undone: an interrupted one found at the start (a killed run's), or this "
+        "one's after a failed write; the journal is kept: fix the cause, then run `code-commit recover`",
+    ),
+    ExitCode(
+        9,
+        "INTERNAL",
+        "internal_error",
+        "internal error: a bug in code-commit, or its environment (a full disk, permissions); the message "
+        "names the exception, and the run folder's `traceback.txt` keeps the traceback",
+        EVERY_COMMAND,
+        detail="Before a run folder exists, `-v` shows the traceback. Never exit 1: an unexpected failure is "
+        "not a failing build",
+    ),
+    ExitCode(
+        10,
+        "TAMPERED",
+        "tampered",
+        "the build changed `build.sh`, an ignore file, git's hooks or config, or `agent-config/`: the run "
+        "stopped at once; the message names each changed path",
+        frozenset({"run", "apply"}),
+        detail="What the run watches: `build.sh`, `codeRollup.sh`, an ignore or attributes file (a new one too), "
+        "`.git/config`, `.git/hooks/`, `.git/info/`, and anything in `agent-config/` but the run's own "
+        "folder. Nothing more went to the model and the run never reports `passed`; `run.log` and the "
+        "record's `tampered` name each path: inspect them before running again",
+        apply="with `--build`: the build changed `build.sh`, an ignore file, git's hooks or config, or "
+        "`agent-config/`; the message names each changed path",
+    ),
+    ExitCode(130, "INTERRUPTED", "interrupted", "interrupted (SIGINT or SIGTERM)", EVERY_COMMAND),
+)
+
+BY_CODE = {row.code: row for row in TABLE}
+
+
+@dataclass(frozen=True)
+class Codes:
+    """The codes by name, for the code that returns them: `return EXIT.BUILD_FAILS`. Built from TABLE,
+    so a row without a field here, or a field without a row, fails at import."""
+
+    OK: int
+    BUILD_FAILS: int
+    SETUP: int
+    SERVICE: int
+    LOCK_HELD: int
+    TIMEOUT: int
+    REJECTED: int
+    REFUSED: int
+    RESTORE_FAILED: int
+    INTERNAL: int
+    TAMPERED: int
+    INTERRUPTED: int
+
+
+EXIT = Codes(**{row.constant: row.code for row in TABLE})
+
+# The record's outcome when a run ended with exit 1 but no answer could be applied, so no build ran:
+# the same name as apply's exit 7, as it is the same event (a refused answer) ending a run.
+REFUSED_OUTCOME = BY_CODE[EXIT.REFUSED].outcome
+UNKNOWN_OUTCOME = "error"  # a code not in the table: never returned, but the record must name something
+
+
+def outcome_name(code: int, dry_run: bool = False) -> str:
+    """The record's `outcome` for an exit code."""
+    row = BY_CODE.get(code)
+    if row is None:
+        return UNKNOWN_OUTCOME
+    return (row.dry_run_outcome if dry_run else "") or row.outcome
+
+
+def outcome_names() -> list[str]:
+    """Every name the record's `outcome` can take, in the table's order."""
+    names = [row.outcome for row in TABLE if row.commands & RUN_LIKE] + [REFUSED_OUTCOME]
+    names += [row.dry_run_outcome for row in TABLE if row.dry_run_outcome]
+    return list(dict.fromkeys(names))
+
+
+def rows_for(command: str) -> tuple[ExitCode, ...]:
+    return tuple(row for row in TABLE if command in row.commands)
+
+
+def help_text(command: str | None = None) -> str:
+    """The "Exit codes:" block of a --help: every code (command None: the whole tool's), or one
+    command's, one per line as click prints it verbatim (after a \\b line), wrapped under its meaning."""
+    rows = TABLE if command is None else rows_for(command)
+    lines = ["Exit codes:"]
+    for row in rows:
+        text = row.meaning_for(command or "").replace("`", "")
+        indent = f"  {row.code:<4} "
+        lines += textwrap.wrap(text, 90, initial_indent=indent, subsequent_indent=" " * 7, break_on_hyphens=False)
+    return "\n".join(lines)
+
+
+def commands_cell(row: ExitCode) -> str:
+    if row.commands == EVERY_COMMAND:
+        return "every command"
+    return ", ".join("a run" if name == "run" else f"`{name}`" for name in COMMANDS if name in row.commands)
+
+
+def reference_table() -> str:
+    """docs/unattended.md's table: every code, which commands return it, and all it means."""
+    lines = ["| code | returned by | meaning |", "| --- | --- | --- |"]
+    for row in TABLE:
+        text = f"{row.meaning}. {row.detail}" if row.detail else row.meaning
+        lines.append(f"| {row.code} | {commands_cell(row)} | {text} |")
+    return "\n".join(lines) + "\n"
+
+
+def command_table(command: str) -> str:
+    """docs/usage.md's table for one command: the codes it returns, in its own words."""
+    lines = [f"| `{command}` exit code | meaning |", "| --- | --- |"]
+    lines += [f"| {row.code} | {row.meaning_for(command)} |" for row in rows_for(command)]
+    return "\n".join(lines) + "\n"
+
+
+def short_table(codes: tuple[int, ...]) -> str:
+    """The README's table: the codes a first run is likely to meet."""
+    lines = ["| exit code | meaning |", "| --- | --- |"]
+    lines += [f"| {code} | {BY_CODE[code].meaning} |" for code in codes]
+    return "\n".join(lines) + "\n"
