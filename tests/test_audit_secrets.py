@@ -1,0 +1,59 @@
+"""A secret is censored in every form code-commit itself writes it in: a JSON record escapes `"`
+and `\\` (and, in `apply --json`, every non-ASCII character), and a message quoting a line with
+repr() doubles each backslash. Censoring only the raw string let `--json` carry the secret, which
+any JSON reader decodes back to the original."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from support import Project, git
+
+SECRET = 'hunter2"quote\\slash-é'
+
+
+def _strings(value: object) -> list[str]:
+    if isinstance(value, dict):
+        return [s for v in value.values() for s in _strings(v)]
+    if isinstance(value, list):
+        return [s for v in value for s in _strings(v)]
+    return [value] if isinstance(value, str) else []
+
+
+@pytest.mark.parametrize("as_json", [True, False], ids=["json", "text"])
+def test_a_secret_with_quotes_and_backslashes_is_censored_in_apply_s_report(
+    project: Project, cli, monkeypatch: pytest.MonkeyPatch, as_json: bool
+) -> None:
+    monkeypatch.setenv("DB_PASSWORD", SECRET)
+    project.write("app.py", f"pw = {SECRET}\nother line\n")
+    git(project.root, "add", "app.py")
+    # The search text misses by one character: the report quotes it, and the closest line of the file.
+    answer = project.write("answer.txt", f"^^^app.py\n^^^search\npw = {SECRET}X\n^^^replace\nx\n^^^end\n")
+
+    result = cli("apply", *(["--json"] if as_json else []), str(answer))
+
+    assert result.exit_code == 7, result.stdout + result.stderr
+    forms = {SECRET, json.dumps(SECRET)[1:-1], json.dumps(SECRET, ensure_ascii=False)[1:-1], repr(SECRET)[1:-1]}
+    for form in forms:
+        assert form not in result.stdout + result.stderr
+    if as_json:
+        assert not [s for s in _strings(json.loads(result.stdout)) if SECRET in s]
+
+
+def test_a_secret_with_quotes_is_censored_in_a_run_s_json_record(project: Project, api, cli, monkeypatch) -> None:
+    monkeypatch.setenv("DB_PASSWORD", SECRET)
+    project.write("app.py", f"pw = {SECRET}\nother line\n")
+    project.commit_all()
+    project.write("agent-config/config.toml", "max_repairs = 0\n")
+    api.reply(f"^^^app.py\n^^^search\npw = {SECRET}X\n^^^replace\nx\n^^^end\n")
+
+    result = cli("--json")
+
+    assert result.exit_code == 1, result.stdout + result.stderr
+    record = json.loads(result.stdout)
+    assert "matches nowhere" in record["error"]
+    assert not [s for s in _strings(record) if SECRET in s]
+    (run,) = project.run_dirs()
+    assert SECRET not in json.loads((run / "summary.json").read_text())["error"]
