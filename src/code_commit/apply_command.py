@@ -36,11 +36,12 @@ from .errors import (
 )
 from .guard import Guard, check_git_index
 from .journal import recover
+from .llm.transport import MAX_CONTINUATIONS
 from .logs import LOGS_DIR, Redactor, RunLog, internal_error, prune_runs
 from .printable import visible
 from .private import make_private_dirs
 from .secrets import collect_secrets
-from .settings import CONFIG_DIR, Settings, load_settings, run_time_limit
+from .settings import CONFIG_DIR, Settings, answer_byte_cap, load_settings, run_time_limit
 from .terminal import unattended
 from .ui import Console, to_stdout
 from .words import count
@@ -125,7 +126,7 @@ def _command(
         if problems:
             raise SetupError("\n".join(problems))
     check_git_index(root)
-    text = _read_answer(source)
+    text = _read_answer(source, answer_byte_cap(settings, MAX_CONTINUATIONS))
     console.redact = redact = collect_secrets(root, redact_env=settings.redact_env).redactor()
 
     fmt = report.format = answer_format if answer_format != "auto" else ("json" if looks_like_json(text) else "caret")
@@ -201,11 +202,19 @@ def _apply(
     console.info(f"logs: {log.folder.relative_to(root)}")
 
 
-def _read_answer(source: str) -> str:
+def _read_answer(source: str, cap: int) -> str:
+    """The answer's text, read up to `cap` bytes and one more: a longer one comes back cut there (with
+    any broken character replaced), for `_plan` to refuse by its size."""
     try:
-        data = sys.stdin.buffer.read() if source == "-" else Path(source).read_bytes()
+        if source == "-":
+            data = sys.stdin.buffer.read(cap + 1)
+        else:
+            with open(source, "rb") as fh:
+                data = fh.read(cap + 1)
     except OSError as exc:
         raise SetupError(f"cannot read the answer {source}: {exc.strerror or exc}") from exc
+    if len(data) > cap:
+        return data.decode("utf-8", "replace")
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -214,6 +223,12 @@ def _read_answer(source: str) -> str:
 
 def _plan(root: Path, text: str, fmt: str, settings: Settings, report: ApplyReport) -> Plan | None:
     """Parse and check the answer; the plan, or None with `report.problems` saying why."""
+    cap = answer_byte_cap(settings, MAX_CONTINUATIONS)
+    if len(text.encode("utf-8", "surrogatepass")) > cap:
+        report.problems = (
+            Problem("too_large", f"the answer is over {cap:,} bytes (max_answer_bytes): nothing past that was read"),
+        )
+        return None
     try:
         if fmt == "json":
             edits: list[Edit] = parse_applydir(text)
