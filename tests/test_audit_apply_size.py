@@ -47,3 +47,23 @@ def test_an_answer_at_the_cap_is_read(project: Project, cli) -> None:
     answer = ANSWER + "x" * (CAP - len(ANSWER))
     result = cli("apply", "--check", "-", input=answer, env={"CODE_COMMIT_MAX_ANSWER_BYTES": str(CAP)})
     assert "too_large" not in result.stdout and "max_answer_bytes" not in result.stdout, result.stdout
+
+
+def test_the_time_limit_runs_while_the_answer_is_read(project: Project, cli, monkeypatch) -> None:
+    import signal
+
+    from code_commit import apply_command
+
+    remaining: list[float] = []
+    read = apply_command._read_answer
+
+    def reading(source: str, cap: int) -> str:
+        remaining.append(signal.getitimer(signal.ITIMER_REAL)[0])
+        return read(source, cap)
+
+    monkeypatch.setattr(apply_command, "_read_answer", reading)
+    for command in (["apply", "--check", "-"], ["apply", "-"]):
+        result = cli("--timeout", "300", *command, input=ANSWER)
+        assert result.exit_code == 0, result.output
+    assert len(remaining) == 2 and all(0 < left <= 300 for left in remaining), remaining
+    assert signal.getitimer(signal.ITIMER_REAL)[0] == 0, "and it is stopped when the command ends"

@@ -125,25 +125,27 @@ def _command(
             problems += build_script_problems(root, "--build runs ./build.sh; fix it or leave out --build")
         if problems:
             raise SetupError("\n".join(problems))
-    check_git_index(root)
-    text = _read_answer(source, answer_byte_cap(settings, MAX_CONTINUATIONS))
-    console.redact = redact = collect_secrets(root, redact_env=settings.redact_env).redactor()
+    # The time limit (--timeout; unattended_timeout without a terminal) covers reading the answer too:
+    # `agent | code-commit apply -` must not wait for ever on an agent that never closes its output.
+    with stops.watch(*run_time_limit(settings, unattended())):
+        check_git_index(root)
+        text = _read_answer(source, answer_byte_cap(settings, MAX_CONTINUATIONS))
+        console.redact = redact = collect_secrets(root, redact_env=settings.redact_env).redactor()
 
-    fmt = report.format = answer_format if answer_format != "auto" else ("json" if looks_like_json(text) else "caret")
-    if check:
-        _plan(root, text, fmt, settings, report)
-        for warning in report.warnings:
-            console.warn(warning)
-    else:
-        config_dir = root / CONFIG_DIR
-        make_private_dirs(config_dir)
-        # Like a run: under the project's lock (the plan is made under it too, so no run changes the
-        # files in between), with SIGINT, SIGTERM and --timeout ending it cleanly.
-        with (
-            stops.watch(*run_time_limit(settings, unattended())),
-            ProjectLock.take(config_dir, settings.wait_lock, console.info),
-        ):
-            _apply(root, text, fmt, settings, build, redact, console, report)
+        fmt = report.format = (
+            answer_format if answer_format != "auto" else ("json" if looks_like_json(text) else "caret")
+        )
+        if check:
+            _plan(root, text, fmt, settings, report)
+            for warning in report.warnings:
+                console.warn(warning)
+        else:
+            config_dir = root / CONFIG_DIR
+            make_private_dirs(config_dir)
+            # Like a run: under the project's lock (the plan is made under it too, so no run changes the
+            # files in between), with SIGINT, SIGTERM and the time limit ending it cleanly.
+            with ProjectLock.take(config_dir, settings.wait_lock, console.info):
+                _apply(root, text, fmt, settings, build, redact, console, report)
 
     to_stdout(redact(_as_json(report) if as_json else _as_text(report)))
     if report.problems:
