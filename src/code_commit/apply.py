@@ -294,6 +294,26 @@ def _resolve_edit(
         # Only the answer's first few failures get the costly parts of a report: an answer of many
         # failing pairs (a few bytes each) must not cost a pass over the file per window size each.
         explain = sum(problem.kind in MATCH_FAILURES for problem in problems) < EXPLAINED_FAILURES
+        if found := new_placeholders(pair.replace, text):
+            # A replacement that says "code left out" deletes what it stands for, as a whole-file block would.
+            failed = True
+            work.failed += 1
+            if work.failed >= limits.failed_pairs:
+                work.stopped = "failed_pairs"
+            lines = ", ".join(repr(line.strip()) for _, line in found[:3])
+            problems.append(
+                Problem(
+                    "elided",
+                    f"{path!r}: block {block} (an edit block), search {number} of {count}: its replacement has a "
+                    f"line standing for code left out ({lines}); a replacement takes the place of the whole search "
+                    "text, so that code would be deleted. Give every line of the replacement",
+                    path,
+                    block,
+                    number,
+                    pair.line,
+                )
+            )
+            continue
         try:
             text = resolve(text, pair.search, pair.replace, explain).text
         except MatchFailure as failure:
