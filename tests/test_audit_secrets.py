@@ -57,3 +57,17 @@ def test_a_secret_with_quotes_is_censored_in_a_run_s_json_record(project: Projec
     assert not [s for s in _strings(record) if SECRET in s]
     (run,) = project.run_dirs()
     assert SECRET not in json.loads((run / "summary.json").read_text())["error"]
+
+
+def test_the_common_short_names_of_passwords_and_api_keys_look_secret(tmp_path) -> None:
+    """DB_PASS, SMTP_PASS and OPENAI_APIKEY are as common in CI as *_PASSWORD and *_API_KEY."""
+    from code_commit.secrets import collect_secrets
+
+    value = "a-long-enough-value-0123"
+    secret = ["DB_PASS", "SMTP_PASS_RW", "MYSQL_PASSWD", "OPENAI_APIKEY", "APIKEY"]
+    ordinary = ["BYPASS_CACHE", "PASSENGER_ENV", "COMPASS_HOME", "APIKEYS_URL_DOCS"]
+    env = {name: f"{value}-{name}" for name in secret + ordinary}
+
+    found = collect_secrets(tmp_path, env)
+
+    assert sorted(found.sources) == sorted(f"environment variable {name}" for name in secret)
