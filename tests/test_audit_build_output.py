@@ -33,7 +33,7 @@ def test_a_build_that_writes_a_little_at_a_time_keeps_the_log_s_tail_in_bounded_
     from code_commit.build import _RedactingSink
     from code_commit.logs import Redactor
 
-    cap, writes = 400_000, 250_000
+    cap, writes = 200_000, 125_000
     log = tmp_path / "build.txt"
     sink = _RedactingSink(log, Redactor.of(["a-secret-value-0123"]), None, log_cap=cap)
     tracemalloc.start()
