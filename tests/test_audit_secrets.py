@@ -71,3 +71,24 @@ def test_the_common_short_names_of_passwords_and_api_keys_look_secret(tmp_path) 
     found = collect_secrets(tmp_path, env)
 
     assert sorted(found.sources) == sorted(f"environment variable {name}" for name in secret)
+
+
+def test_a_non_ascii_secret_in_a_diff_s_context_is_censored_in_the_logged_patch(
+    project: Project, api, cli, monkeypatch
+) -> None:
+    """Patches are censored as bytes: a UTF-8 secret must be found as its UTF-8 bytes, not only as
+    Latin-1 characters (pässwörd is p\\xc3\\xa4ssw... in the file)."""
+    secret = "pässwörd-0123456789"
+    monkeypatch.setenv("DB_PASSWORD", secret)
+    project.write("settings.py", f"DEBUG = False\nPASSWORD = '{secret}'\nHOST = 'db'\n")
+    project.commit_all()
+    api.reply("^^^settings.py\n^^^search\nDEBUG = False\n^^^replace\nDEBUG = True\n^^^end\n^^^fixed.txt\nok\n^^^end\n")
+
+    result = cli("--diff")
+
+    assert result.exit_code == 0, result.stderr
+    (run,) = project.run_dirs()
+    patch = (run / "01-changes.diff").read_bytes()
+    assert b"DEBUG = True" in patch
+    assert secret.encode() not in patch
+    assert secret not in result.stderr
