@@ -26,3 +26,24 @@ def test_a_whole_json_answer_over_the_cap_is_refused_and_repaired(
     assert len(api.requests) == 2, "not retried"
     (run,) = project.run_dirs()
     assert "max_answer_bytes" in (run / "01-refused.txt").read_text()
+
+
+@pytest.mark.parametrize("provider", ["anthropic", "openai"])
+@pytest.mark.parametrize("code", [400, 500])
+def test_a_service_s_huge_error_message_is_shown_and_logged_cut(
+    project: Project, api: FakeAPI, cli, provider: str, code: int
+) -> None:
+    """A gateway's 1 MB error message was repeated whole on the console, in run.log and --json, once
+    per retry."""
+    message = "overloaded " * 100_000
+    kind = "invalid_request_error" if code == 400 else "api_error"
+    for _ in range(3):
+        api.status(code, body={"type": "error", "error": {"type": kind, "message": message}})
+    env = {"OPENAI_API_KEY": "sk-openai-test-0123456789-KEYab", "CODE_COMMIT_RETRY_ATTEMPTS": "3"}
+    openai = ("--provider", "openai", "--model", "gpt-fake", "--base-url", f"{api.url}/v1")
+    result = cli("--json", *(openai if provider == "openai" else ()), env=env)
+    assert result.exit_code == 3, result.stderr
+    assert "overloaded overloaded" in result.stderr
+    assert len(result.stdout) + len(result.stderr) < 20_000
+    (run,) = project.run_dirs()
+    assert len((run / "run.log").read_text()) < 20_000

@@ -66,6 +66,18 @@ class Reply:
     usage: Usage
 
 
+MESSAGE_CHARS = 1000  # of a service's own error message, shown and logged at most
+
+
+def excerpt(text: object) -> str:
+    """A service's error message as code-commit repeats it (console, run.log, --json, every retry's
+    notice): at most MESSAGE_CHARS characters, however long the body that carried it."""
+    text = str(text)
+    if len(text) <= MESSAGE_CHARS:
+        return text
+    return f"{text[:MESSAGE_CHARS]} [... {len(text) - MESSAGE_CHARS:,} more characters]"
+
+
 class AnswerTooLarge(Exception):
     """The answer (or a response body) passed its size cap: the rest is not read."""
 
