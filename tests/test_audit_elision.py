@@ -30,3 +30,25 @@ def test_an_edit_may_keep_a_placeholder_the_file_already_has_and_add_code_with_e
     answer = "^^^stub.py\n^^^search\n    pass\n^^^replace\n    # ...\n    x = y[..., 0]\n    return f(...)\n^^^end\n"
     result = cli("apply", "-", input=answer)
     assert result.exit_code == 0, result.stdout
+
+
+def test_many_whole_file_blocks_with_a_placeholder_read_the_file_once(project: Project, cli, monkeypatch) -> None:
+    """2,000 blocks `^^^big.txt / # ... / ^^^end` (44 KB of answer) read a 10 MB file 2,000 times: 65 s."""
+    from pathlib import Path
+
+    from code_commit import apply
+
+    project.write("big.txt", "line\n" * 1000)
+    project.commit_all()
+    reads: list[str] = []
+    real = apply._read_existing
+
+    def counted(path: Path) -> bytes | None:
+        reads.append(path.name)
+        return real(path)
+
+    monkeypatch.setattr(apply, "_read_existing", counted)
+    result = cli("apply", "--check", "-", input="^^^big.txt\n# ...\n^^^end\n" * 2000)
+    assert result.exit_code == 7, result.stdout
+    assert "[elided]" in result.stdout
+    assert reads.count("big.txt") == 1
