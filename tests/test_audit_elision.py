@@ -52,3 +52,17 @@ def test_many_whole_file_blocks_with_a_placeholder_read_the_file_once(project: P
     assert result.exit_code == 7, result.stdout
     assert "[elided]" in result.stdout
     assert reads.count("big.txt") == 1
+
+
+def test_elided_blocks_count_as_failures_and_stop_at_the_limit(project: Project, cli) -> None:
+    """An answer at the size cap of `^^^big.txt / # ... / ^^^end` blocks was a report of 93,000 problems
+    (29 MB): elided blocks count toward max_failed_pairs like failing pairs, and the answer is refused."""
+    import json
+
+    project.write("big.txt", "line\n" * 100)
+    project.commit_all()
+    result = cli("apply", "--check", "--json", "-", input="^^^big.txt\n# ...\n^^^end\n" * 500)
+    assert result.exit_code == 7, result.stdout
+    problems = json.loads(result.stdout)["problems"]
+    assert [p["kind"] for p in problems] == ["elided"] * 10
+    assert project.read("big.txt") == "line\n" * 100

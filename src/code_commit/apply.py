@@ -145,8 +145,13 @@ def plan_changes(
             continue
         if isinstance(edit, EditFile):
             content = _resolve_edit(root, edit, block, final, problems, limits, work)
-        elif elided := _elided(root, edit, block, final, on_disk):
+        elif not work.stopped and (elided := _elided(root, edit, block, final, on_disk)):
+            # Past a matching limit the answer is refused anyway: the check is skipped, so an answer of
+            # 90,000 elided blocks is not a report of 90,000 problems. Each counts as a failing pair.
             problems.append(elided)
+            work.failed += 1
+            if work.failed >= limits.failed_pairs:
+                work.stopped = "failed_pairs"
             continue
         else:
             content = _encode(edit.path, edit.content, block, problems)
