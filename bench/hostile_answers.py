@@ -40,12 +40,30 @@ def _cases() -> list[tuple[str, int, str, str, tuple[str, ...]]]:
     missing = "^^^search\nnot in the file\n^^^replace\nz\n"
     answer = "^^^big.py\n" + missing * _pairs_up_to(cap, missing) + "^^^end\n"
     cases.append((f"answer cap ({cap:,} B) of failing pairs", 100_000, "unique", answer, ("--json",)))
+    # The second audit's: a file of 1,000 lines of 10 KB (before: 39 s for 125 KB of toggling pairs,
+    # 29 s for 2,000 one-pair blocks, 65 s for 2,000 whole-file blocks of `# ...`).
+    toggle = "^^^search\na\n^^^replace\nb\n^^^search\nb\n^^^replace\na\n"
+    cases.append(
+        (
+            f"answer cap ({cap:,} B) of toggling pairs",
+            1_001,
+            "long",
+            f"^^^big.py\n{toggle * _pairs_up_to(cap, toggle)}^^^end\n",
+            (),
+        )
+    )
+    block = "^^^big.py\n^^^search\nzz\n^^^replace\ny\n^^^end\n"
+    cases.append((f"answer cap ({cap:,} B) of one-pair blocks", 1_001, "long", block * _pairs_up_to(cap, block), ()))
+    elided = "^^^big.py\n# ...\n^^^end\n"
+    cases.append((f"answer cap ({cap:,} B) of `# ...` blocks", 1_001, "long", elided * _pairs_up_to(cap, elided), ()))
     return cases
 
 
 def _file(kind: str, lines: int) -> str:
     if kind == "repeating":
         return "".join(f"x = {i % 10}\n" for i in range(lines))
+    if kind == "long":
+        return ("x" * 10_000 + "\n") * (lines - 1) + "a\n"
     return "".join(f"line {i}\n" for i in range(lines))
 
 

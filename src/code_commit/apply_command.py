@@ -34,12 +34,13 @@ from .errors import (
 from .exits import EXIT
 from .guard import Guard, check_git_index
 from .journal import recover
+from .llm.transport import MAX_CONTINUATIONS
 from .logs import LOGS_DIR, Redactor, RunLog, internal_error, prune_runs
 from .printable import visible
 from .private import make_private_dirs
 from .sandbox import Sandbox, choose
 from .secrets import collect_secrets
-from .settings import CONFIG_DIR, Flags, Settings, load_settings, run_time_limit
+from .settings import CONFIG_DIR, Flags, Settings, answer_byte_cap, load_settings, run_time_limit
 from .tamper import checked_build, not_dumpable
 from .terminal import unattended
 from .ui import Console, to_stdout
@@ -124,28 +125,29 @@ def _command(
             problems += build_script_problems(root, "--build runs ./build.sh; fix it or leave out --build")
         if problems:
             raise SetupError("\n".join(problems))
-    check_git_index(root)
-    # Probed only when a build will run: `require` without a working sandbox is exit 2, before any write.
-    sandbox = choose(settings.sandbox) if build else None
-    text = _read_answer(source)
-    console.redact = redact = collect_secrets(root, redact_env=settings.redact_env).redactor()
+    # The time limit (--timeout; unattended_timeout without a terminal) covers reading the answer too:
+    # `agent | code-commit apply -` must not wait for ever on an agent that never closes its output.
+    with stops.watch(*run_time_limit(settings, unattended())):
+        check_git_index(root)
+        # Probed only when a build will run: `require` without a working sandbox is exit 2, before any write.
+        sandbox = choose(settings.sandbox) if build else None
+        text = _read_answer(source, answer_byte_cap(settings, MAX_CONTINUATIONS))
+        console.redact = redact = collect_secrets(root, redact_env=settings.redact_env).redactor()
 
-    fmt = report.format = answer_format if answer_format != "auto" else ("json" if looks_like_json(text) else "caret")
-    if check:
-        _plan(root, text, fmt, settings, report)
-        for warning in report.warnings:
-            console.warn(warning)
-    else:
-        config_dir = root / CONFIG_DIR
-        make_private_dirs(config_dir)
-        # Like a run: under the project's lock (the plan is made under it too, so no run changes the
-        # files in between), with SIGINT, SIGTERM and --timeout ending it cleanly.
-        with (
-            stops.watch(*run_time_limit(settings, unattended())),
-            not_dumpable(),
-            ProjectLock.take(config_dir, settings.wait_lock, console.info),
-        ):
-            _apply(root, text, fmt, settings, sandbox, redact, console, report)
+        fmt = report.format = (
+            answer_format if answer_format != "auto" else ("json" if looks_like_json(text) else "caret")
+        )
+        if check:
+            _plan(root, text, fmt, settings, report)
+            for warning in report.warnings:
+                console.warn(warning)
+        else:
+            config_dir = root / CONFIG_DIR
+            make_private_dirs(config_dir)
+            # Like a run: under the project's lock (the plan is made under it too, so no run changes the
+            # files in between), with SIGINT, SIGTERM and the time limit ending it cleanly.
+            with not_dumpable(), ProjectLock.take(config_dir, settings.wait_lock, console.info):
+                _apply(root, text, fmt, settings, sandbox, redact, console, report)
 
     to_stdout(redact(_as_json(report) if as_json else _as_text(report)))
     if report.problems:
@@ -207,11 +209,19 @@ def _apply(
     console.info(f"logs: {log.folder.relative_to(root)}")
 
 
-def _read_answer(source: str) -> str:
+def _read_answer(source: str, cap: int) -> str:
+    """The answer's text, read up to `cap` bytes and one more: a longer one comes back cut there (with
+    any broken character replaced), for `_plan` to refuse by its size."""
     try:
-        data = sys.stdin.buffer.read() if source == "-" else Path(source).read_bytes()
+        if source == "-":
+            data = sys.stdin.buffer.read(cap + 1)
+        else:
+            with open(source, "rb") as fh:
+                data = fh.read(cap + 1)
     except OSError as exc:
         raise SetupError(f"cannot read the answer {source}: {exc.strerror or exc}") from exc
+    if len(data) > cap:
+        return data.decode("utf-8", "replace")
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -220,6 +230,12 @@ def _read_answer(source: str) -> str:
 
 def _plan(root: Path, text: str, fmt: str, settings: Settings, report: ApplyReport) -> Plan | None:
     """Parse and check the answer; the plan, or None with `report.problems` saying why."""
+    cap = answer_byte_cap(settings, MAX_CONTINUATIONS)
+    if len(text.encode("utf-8", "surrogatepass")) > cap:
+        report.problems = (
+            Problem("too_large", f"the answer is over {cap:,} bytes (max_answer_bytes): nothing past that was read"),
+        )
+        return None
     try:
         if fmt == "json":
             edits: list[Edit] = parse_applydir(text)

@@ -80,6 +80,7 @@ _ESCAPE_WHOLE = re.compile(
 )
 # The same, also matching an unterminated string or a lone ESC at the end of the output.
 _ESCAPE = re.compile(_ESCAPE_WHOLE.pattern + r"|\x1b[\]PX^_][^\x07\x1b]*|\x1b|\x9b")
+FRESH_PIECES = 256  # pieces of output joined into one entry of the log's tail, at most
 MAX_ESCAPE = 4096  # characters an escape sequence cut by a chunk boundary is held back for, at most
 
 
@@ -312,6 +313,8 @@ class _RedactingSink:
         self._tail_cap = log_cap - log_cap // 2
         self._tail: deque[str] = deque()
         self._tail_chars = 0
+        self._fresh: list[str] = []  # the newest pieces of the tail, joined once they make a CHUNK
+        self._fresh_chars = 0
         self._head_chars = 0
         self._escapes = 0
         self._scan = _DiagnosticScan()
@@ -338,6 +341,7 @@ class _RedactingSink:
         if self._file.closed:
             return
         self.flush()
+        self._push_tail()
         cut = self.chars - self._head_chars - self._tail_chars
         if cut > 0:
             self._file.write(
@@ -378,16 +382,27 @@ class _RedactingSink:
             self._file.write(head)
             text = text[len(head) :]
         if text:
-            self._tail.append(text)
-            self._tail_chars += len(text)
+            # Small pieces (a build that writes a byte at a time) are joined before they join the tail:
+            # a deque entry per piece would cost some 50 bytes of memory per character kept.
+            self._fresh.append(text)
+            self._fresh_chars += len(text)
+            if self._fresh_chars >= CHUNK or len(self._fresh) >= FRESH_PIECES:
+                self._push_tail()
+        if self._on_output:
+            self._on_output(whole)
+
+    def _push_tail(self) -> None:
+        if self._fresh:
+            self._tail.append("".join(self._fresh))
+            self._tail_chars += self._fresh_chars
+            self._fresh, self._fresh_chars = [], 0
+        if self._tail:
             while self._tail_chars - len(self._tail[0]) >= self._tail_cap:
                 self._tail_chars -= len(self._tail.popleft())
             if self._tail_chars > self._tail_cap:  # trim the oldest chunk to the cap exactly
                 extra = self._tail_chars - self._tail_cap
                 self._tail[0] = self._tail[0][extra:]
                 self._tail_chars -= extra
-        if self._on_output:
-            self._on_output(whole)
 
 
 class _Keeper:

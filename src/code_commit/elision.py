@@ -63,11 +63,16 @@ def is_placeholder(line: str) -> bool:
     return len(bare.split()) <= 10 and _WHAT.match(bare) is not None and _KEPT.search(bare) is not None
 
 
-def new_placeholders(new: str, old: str) -> list[tuple[int, str]]:
-    """The placeholder lines of `new` (line number from 1, the line) that `old` does not hold: a
-    file that already had `# ...` may keep it."""
+def line_set(text: str) -> frozenset[str]:
+    """The lines of `text`, stripped: what `new_placeholders` compares with."""
+    return frozenset(line.strip() for line in text.splitlines())
+
+
+def new_placeholders(new: str, old: str | frozenset[str]) -> list[tuple[int, str]]:
+    """The placeholder lines of `new` (line number from 1, the line) that `old` (a text, or its
+    `line_set`) does not hold: a file that already had `# ...` may keep it."""
     found = [(n, line) for n, line in enumerate(new.splitlines(), start=1) if is_placeholder(line)]
     if not found:
         return []
-    existing = {line.strip() for line in old.splitlines()}
+    existing = line_set(old) if isinstance(old, str) else old
     return [(n, line) for n, line in found if line.strip() not in existing]

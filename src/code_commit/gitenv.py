@@ -27,6 +27,9 @@ REPOSITORY_VARIABLES = (
     "GIT_CEILING_DIRECTORIES",
     "GIT_DISCOVERY_ACROSS_FILESYSTEM",
     "GIT_PREFIX",
+    # Read by `git config` alone, in place of every configuration file: the guard would take
+    # core.excludesFile and core.ignoreCase from a file git status never reads.
+    "GIT_CONFIG",
 )
 
 

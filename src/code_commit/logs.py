@@ -40,14 +40,31 @@ class Redactor:
 
     @classmethod
     def of(cls, secrets: Iterable[str]) -> Redactor:
-        # Longest first, so a secret that contains another is masked whole.
-        return cls(tuple(sorted({s for s in secrets if s}, key=len, reverse=True)))
+        # Each secret also in the forms code-commit itself escapes text into: a JSON record (`"`, `\`,
+        # and non-ASCII in `apply --json`), a message that quotes with repr(), and its UTF-8 bytes read
+        # as Latin-1 (how diffs.redact_bytes censors a patch); each decodes back to the secret. Longest
+        # first, so one that contains another is masked whole.
+        forms = {form for s in secrets if s for form in _escaped_forms(s)}
+        return cls(tuple(sorted(forms, key=len, reverse=True)))
 
     def __call__(self, text: str) -> str:
         for secret in self.secrets:
             if secret in text:
                 text = text.replace(secret, censor(secret))
         return text
+
+
+def _escaped_forms(secret: str) -> set[str]:
+    import json
+
+    utf8_as_latin1 = secret.encode("utf-8", "surrogatepass").decode("latin-1")  # how a patch's bytes are censored
+    return {
+        secret,
+        json.dumps(secret)[1:-1],
+        json.dumps(secret, ensure_ascii=False)[1:-1],
+        repr(secret)[1:-1],
+        utf8_as_latin1,
+    }
 
 
 def _censor_record(record: logging.LogRecord, redact: Redactor) -> None:

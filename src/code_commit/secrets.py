@@ -5,7 +5,7 @@ The run, `code-commit apply` and `code-commit config` censor the same set, whate
 - every provider key and token variable (`PROVIDER_ENV`) and every key file in agent-config/,
   in use or not: with --provider openai, an ANTHROPIC_API_KEY in the rollup is still a secret;
 - the value of every environment variable whose name looks secret (`*_TOKEN`, `*_SECRET`,
-  `*_KEY`, `*PASSWORD*`, and TOKEN or SECRET as any `_`-separated word, ignoring case): CI puts
+  `*_KEY`, `*PASSWORD*`, and TOKEN, SECRET, PASS or APIKEY as any `_`-separated word, ignoring case): CI puts
   GITHUB_TOKEN and the job's other secrets there, and a build that prints one would send it to
   the model;
 - the variables the `redact_env` setting names.
@@ -32,8 +32,9 @@ from .settings import CONFIG_DIR, KEY_ENV, KEY_FILES
 
 # Every variable a provider's SDK reads a credential from; the build never sees them either.
 PROVIDER_ENV = (*KEY_ENV.values(), "ANTHROPIC_AUTH_TOKEN")
-# *_TOKEN, *_SECRET, *_KEY, *PASSWORD*; and TOKEN or SECRET as any word (SECRET_KEY_BASE, GITLAB_TOKEN_RW).
-SECRET_NAME = re.compile(r"(?:^|_)(?:TOKEN|SECRET)(?:_|$)|_KEY$|^KEY$|PASSWORD|PASSWD", re.IGNORECASE)
+# *_TOKEN, *_SECRET, *_KEY, *PASSWORD*; and TOKEN, SECRET, PASS or APIKEY as any word (SECRET_KEY_BASE,
+# GITLAB_TOKEN_RW, DB_PASS, OPENAI_APIKEY).
+SECRET_NAME = re.compile(r"(?:^|_)(?:TOKEN|SECRET|PASS|APIKEY)(?:_|$)|_KEY$|^KEY$|PASSWORD|PASSWD", re.IGNORECASE)
 MIN_SECRET_LENGTH = 8
 
 

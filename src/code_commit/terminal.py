@@ -28,8 +28,11 @@ def colour_wanted(stream: TextIO) -> bool:
 
 
 def unattended() -> bool:
-    """No one at a terminal: standard input or output is not one (cron, CI, a pipe)."""
-    return not (_isatty(sys.stdin) and _isatty(sys.stdout))
+    """No one at a terminal: standard input or output is not one (cron, CI, a pipe), or CI says it is
+    running the command (Buildkite, and a `docker run -t` in any CI, give it a pseudo-terminal)."""
+    from .ui import is_ci
+
+    return not (_isatty(sys.stdin) and _isatty(sys.stdout)) or is_ci(os.environ)
 
 
 def require_terminal(source: str) -> None:

@@ -60,6 +60,9 @@ class Progress:
         return " · ".join(parts)
 
 
+PARTIAL_LINE = 4096  # characters of an unfinished build output line held back, at most
+
+
 def _lines(text: str) -> list[str]:
     """The lines of a block; CRLF counts as a line end, and any other CR stays in its line (shown as ␍)."""
     lines = text.split("\n")
@@ -166,6 +169,11 @@ class Console:
         for line in lines:
             line = line.removesuffix("\r")  # CRLF ends a line; a lone CR shows as ␍
             self._line(f"  | {line}", style="dim")
+        # A line that never ends (a gigabyte with no newline) is shown in pieces: memory stays flat,
+        # and each chunk costs its own size, not the size of the line so far.
+        while len(self._partial) > PARTIAL_LINE:
+            piece, self._partial = self._partial[:PARTIAL_LINE], self._partial[PARTIAL_LINE:]
+            self._line(f"  | {piece}", style="dim")
 
     def _flush_partial(self) -> None:
         if self._partial:  # a build output line without its newline yet: show it before moving on

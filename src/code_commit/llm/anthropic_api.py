@@ -23,6 +23,7 @@ from .transport import (
     StreamingProvider,
     Transient,
     bounded_responses,
+    excerpt,
     parse_retry_after,
     status_is_transient,
 )
@@ -156,7 +157,7 @@ class AnthropicProvider(StreamingProvider):
             raise Transient("answer garbled", "a JSON body that does not parse") from None
         if isinstance(message, dict) and message.get("type") == "error":
             error = message.get("error") if isinstance(message.get("error"), dict) else {}
-            kind, text = str(error.get("type") or "error"), str(error.get("message") or "")
+            kind, text = excerpt(error.get("type") or "error"), excerpt(error.get("message") or "")
             if kind in TRANSIENT_STREAM_ERRORS:
                 raise Transient(f"{kind} in a JSON answer", text)
             raise ServiceError(f"the Anthropic service answered with {kind}: {text}")
@@ -189,8 +190,8 @@ class AnthropicProvider(StreamingProvider):
         """An error answer (or error event) as Transient or ServiceError, with a message that says what to do."""
         body = exc.body if isinstance(exc.body, dict) else {}
         error = body.get("error") if isinstance(body.get("error"), dict) else {}
-        error_type = exc.type or error.get("type") or ""
-        message = error.get("message") or exc.message
+        error_type = excerpt(exc.type or error.get("type") or "")
+        message = excerpt(error.get("message") or exc.message)
         status = exc.status_code
         if status == 200:  # an error event inside a stream that had started
             if error_type in TRANSIENT_STREAM_ERRORS:

@@ -34,6 +34,7 @@ from .transport import (
     StreamingProvider,
     Transient,
     bounded_responses,
+    excerpt,
     parse_retry_after,
     status_is_transient,
 )
@@ -89,11 +90,11 @@ def _error_of(payload: Any) -> tuple[str, str]:
         return "", ""
     error = payload.get("error")
     if isinstance(error, str):
-        return "", error
+        return "", excerpt(error)
     if not isinstance(error, dict):
         error = payload if payload.get("object") == "error" or "message" in payload else {}
-    kind = str(error.get("type") or error.get("code") or "")
-    return kind, str(error.get("message") or "")
+    kind = excerpt(error.get("type") or error.get("code") or "")
+    return kind, excerpt(error.get("message") or "")
 
 
 # What a refusal's message may say about the model's limits (OpenAI's, vLLM's and others' wording).

@@ -66,6 +66,24 @@ class Reply:
     usage: Usage
 
 
+MESSAGE_CHARS = 1000  # of a service's own error message, shown and logged at most
+
+
+def excerpt(text: object) -> str:
+    """A service's error message as code-commit repeats it (console, run.log, --json, every retry's
+    notice): at most MESSAGE_CHARS characters, however long the body that carried it.
+
+    The cut never leaves part of a word: a service may echo the key it was sent, and a key cut in two
+    is no longer the string the censor looks for, so the word the cut falls in is dropped whole."""
+    text = str(text)
+    if len(text) <= MESSAGE_CHARS:
+        return text
+    kept = text[:MESSAGE_CHARS]
+    if not text[MESSAGE_CHARS].isspace():
+        kept = kept[: max((i for i, ch in enumerate(kept) if ch.isspace()), default=-1) + 1]
+    return f"{kept.rstrip()} [... {len(text) - len(kept):,} more characters]"
+
+
 class AnswerTooLarge(Exception):
     """The answer (or a response body) passed its size cap: the rest is not read."""
 
