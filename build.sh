@@ -6,4 +6,5 @@ PY=${PYTHON:-.venv/bin/python}
 [ -x "$PY" ] || PY=python3
 "$PY" -m ruff check src tests
 "$PY" -m ruff format --check src tests
+"$PY" -m mypy  # --strict on src/code_commit, as [tool.mypy] in pyproject.toml says
 "$PY" -m pytest -q

@@ -38,7 +38,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from code_commit.edits import EditFile, Replacement, WriteFile, parse_answer, render_answer
-from code_commit.matching import resolve, split_lines
+from code_commit.finding import split_lines
+from code_commit.matching import resolve
 
 CHANGED_LINES = 3
 TARGETS = (600, 2000)

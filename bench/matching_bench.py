@@ -55,7 +55,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from code_commit.matching import MatchFailure, NoMatch, _Found, _splice, resolve, split_lines
+from code_commit.finding import Found, split_lines
+from code_commit.matching import _splice, resolve
+from code_commit.mismatch import MatchFailure, NoMatch
 
 SUFFIXES = (".py", ".pyi", ".c", ".h", ".js", ".css", ".html", ".md", ".rst", ".toml", ".cfg", ".ini", ".txt")
 # Installed only for the benchmarks: left out so the corpus is what `.[test]` installs.
@@ -393,7 +395,7 @@ def fuzzy_resolve(text: str, search: str, replace: str, threshold: float) -> str
     if len(hits) != 1:
         raise NoMatch("", (), 0.0)
     start = hits[0]
-    return "".join(_splice(file_lines, _Found(start), start + n, search_lines, (0, 0), replace_lines, "whitespace"))
+    return "".join(_splice(file_lines, Found(start), start + n, search_lines, (0, 0), replace_lines, "whitespace"))
 
 
 def normalised(text: str) -> list[tuple[str, str]]:

@@ -18,15 +18,25 @@ from pathlib import Path
 
 import pytest
 
-from code_commit import matching
 from code_commit import tree as tree_module
-from code_commit.apply import ApplyFailed, Change, MatchLimits, Plan, PlanRefused, apply_plan, plan_changes
+from code_commit.apply import (
+    ApplyFailed,
+    Change,
+    MatchLimits,
+    MatchWork,
+    Plan,
+    PlanRefused,
+    Problem,
+    apply_plan,
+    plan_changes,
+)
 from code_commit.edits import DeleteFile, EditFile, Replacement, WriteFile
 from code_commit.errors import AnswerRefused, RestoreFailed
+from code_commit.finding import Lines
 from code_commit.guard import Guard
 from code_commit.ignore import GitSetup
 from code_commit.journal import CONFLICTS, MANIFEST, recover
-from code_commit.matching import Lines
+from code_commit.mismatch import EXPLAINED_FAILURES
 
 CALLS = ("mkdir", "open", "write", "fsync", "fchmod", "rename", "link", "unlink", "rmdir", "syncfs")
 
@@ -735,38 +745,31 @@ def test_every_failing_pair_is_reported_with_its_block_search_and_answer_line(ro
     assert (guarded.kind, guarded.block) == ("guard", 3)
 
 
-def test_only_the_first_failures_of_an_answer_get_the_costly_parts_of_their_report(root: Path, monkeypatch) -> None:
+def test_only_the_first_failures_of_an_answer_get_the_costly_parts_of_their_report(root: Path) -> None:
     """The closest lines and the unique windows each cost passes over the file: an answer of a
-    thousand failing pairs a few bytes each must not pay them a thousand times. Counted, not timed."""
-    made: list[int] = []
-    real_windows, real_candidates = matching._Windows, matching._candidate_starts
-
-    class CountedWindows(real_windows):
-        def __init__(self, lines) -> None:
-            made.append(len(lines))
-            super().__init__(lines)
-
-    def candidates(*args):
-        made.append(0)
-        return real_candidates(*args)
-
-    monkeypatch.setattr(matching, "_Windows", CountedWindows)
-    monkeypatch.setattr(matching, "_candidate_starts", candidates)
+    thousand failing pairs a few bytes each must not pay them a thousand times. Counted, not timed:
+    the matcher's work for these parts is what its first EXPLAINED_FAILURES failures alone cost."""
     (root / "dup.txt").write_text("".join(f"x\ny{i}\n" for i in range(50)))
     pairs = [("x\n", "z\n"), ("y7 changed\n", "w\n")] * 10
-    with pytest.raises(PlanRefused) as caught:
-        plan_changes(
-            root, [edit("dup.txt", *pairs[:7]), edit("dup.txt", *pairs[7:])], Guard(root), limits=MatchLimits(20, 10**7)
-        )
-    problems = caught.value.problems
+
+    def refused(edits: list[EditFile]) -> tuple[list[Problem], MatchWork]:
+        work = MatchWork()
+        with pytest.raises(PlanRefused) as caught:
+            plan_changes(root, edits, Guard(root), limits=MatchLimits(20, 10**7), work=work)
+        return list(caught.value.problems), work
+
+    problems, work = refused([edit("dup.txt", *pairs[:7]), edit("dup.txt", *pairs[7:])])
     assert [p.kind for p in problems] == ["ambiguous", "no_match"] * 10
-    explained, rest = problems[: matching.EXPLAINED_FAILURES], problems[matching.EXPLAINED_FAILURES :]
+    explained, rest = problems[:EXPLAINED_FAILURES], problems[EXPLAINED_FAILURES:]
     assert all(p.min_context == 2 and p.unique_around for p in explained if p.kind == "ambiguous")
     assert all(p.closest for p in explained if p.kind == "no_match")
     assert all(not p.closest and not p.unique_around and p.min_context is None for p in rest)
     assert all(len(p.locations) == 50 for p in rest if p.kind == "ambiguous"), "every place is still named"
     assert all("of an answer only" in p.message for p in rest)
-    assert len(made) <= matching.EXPLAINED_FAILURES
+    _, first = refused([edit("dup.txt", *pairs[:EXPLAINED_FAILURES])])
+    costly = ("scored", "scored_chars", "hashed", "min_context")
+    assert all(getattr(first.matching, name) > 0 for name in costly)
+    assert [getattr(work.matching, name) for name in costly] == [getattr(first.matching, name) for name in costly]
 
 
 def test_allow_delete_false_refuses_every_delete(root: Path) -> None:

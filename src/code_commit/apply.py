@@ -12,15 +12,17 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from .edits import DeleteFile, Edit, EditFile, WriteFile
 from .elision import line_set, new_placeholders
 from .errors import AnswerRefused, RestoreFailed
+from .finding import Lines, Work
 from .guard import Guard
 from .journal import Journal, JournalError, close, describe_error, undo
-from .matching import EXPLAINED_FAILURES, AmbiguousMatch, Lines, MatchFailure, NoMatch, NumberedLine, resolve
+from .matching import resolve
+from .mismatch import EXPLAINED_FAILURES, AmbiguousMatch, MatchFailure, NoMatch, NumberedLine
 from .settings import Settings
 from .tree import Tree
 
@@ -89,6 +91,7 @@ class MatchWork:
     failed: int = 0  # pairs that failed
     unchecked: int = 0  # pairs not tried: past the failure or the work limit
     stopped: str = ""  # which limit ended the matching, if one did: "failed_pairs" or "work"
+    matching: Work = field(default_factory=Work)  # the matcher's own counts, across every pair
 
 
 class PlanRefused(AnswerRefused):
@@ -338,7 +341,7 @@ def _resolve_edit(
             )
             continue
         try:
-            text = resolve(text, pair.search, pair.replace, explain).text
+            text = resolve(text, pair.search, pair.replace, explain, work.matching).text
         except MatchFailure as failure:
             failed = True
             work.failed += 1

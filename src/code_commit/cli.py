@@ -250,7 +250,8 @@ def main_command(
 
             endpoint = resolve_endpoint(settings.provider, settings.base_url, loaded.sources["base_url"], os.environ)
 
-            from .run import RunOptions, execute  # imported only once the setup is known to be good
+            from .outcome import RunOptions
+            from .run import execute  # imported only once the setup is known to be good
             from .summary import summarize
 
             options = RunOptions(dry_run, revert_on_failure)

@@ -98,7 +98,7 @@ def split(old: bytes | None, new: bytes | None, context: int = CONTEXT) -> tuple
     if a == b:
         return ()
     # A file created, emptied or deleted is one hunk of all its lines, as git has it: no need to ask.
-    found = git_hunks(old, new, context) if a and b else None
+    found = git_hunks(old, new, context) if old and new else None  # both have lines
     if found is not None:
         hunks = tuple(Hunk(h.old_start, h.new_start, h.lines, h.heading) for h in found)
         if _consistent(hunks, a, b):

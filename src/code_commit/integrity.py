@@ -97,11 +97,11 @@ def _git_files(root: Path) -> tuple[tuple[Path, ...], bool]:
         return tuple(root / n for n in ordered[:MAX_ENTRIES]), len(ordered) > MAX_ENTRIES
     found: list[Path] = []
     seen = 0
-    for folder, dirs, names in os.walk(root):
+    for folder, dirs, files in os.walk(root):
         at_root = Path(folder) == root
         dirs[:] = sorted(d for d in dirs if d != ".git" and not (at_root and d == CONFIG_DIR))
-        seen += len(dirs) + len(names)
-        found.extend(Path(folder) / n for n in sorted(names) if n in GIT_FILES)
+        seen += len(dirs) + len(files)
+        found.extend(Path(folder) / n for n in sorted(files) if n in GIT_FILES)
         if seen > MAX_ENTRIES:
             return tuple(found), True
     return tuple(found), False

@@ -58,8 +58,12 @@ class JournalError(Exception):
 
 
 class ChangeLike(Protocol):
-    path: str
-    content: bytes | None
+    # Read-only, as `apply.Change` (a frozen dataclass) has them.
+    @property
+    def path(self) -> str: ...
+
+    @property
+    def content(self) -> bytes | None: ...
 
 
 @dataclass(frozen=True)

@@ -88,7 +88,7 @@ class Decision:
 
 
 def items_of(changes: Sequence[FileChange]) -> list[Item]:
-    items = []
+    items: list[Item] = []
     for change in changes:
         if change.kind == "modify":
             items.extend(Item(change, index) for index in range(len(change.hunks)))

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -256,7 +256,7 @@ def dry_run(run: RunContext) -> None:
     run.outcome.passed = True
 
 
-def listed(reasons: tuple[str, ...], cap: int, separator: str = "") -> str:
+def listed(reasons: Sequence[str], cap: int, separator: str = "") -> str:
     """A refusal's reasons for a prompt, the console or the record, in about `cap` characters: the
     first ones in full, then how many more there were (all of them are in NN-refused.txt)."""
     parts: list[str] = []

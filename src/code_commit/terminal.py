@@ -13,7 +13,7 @@ import termios
 import threading
 from collections.abc import Iterator
 from types import FrameType
-from typing import TextIO
+from typing import Any, TextIO
 
 from .errors import Interrupted, SetupError
 
@@ -68,7 +68,7 @@ class Keys:
         self.fd = fd
         self._buffer = ""
         self._decoder = codecs.getincrementaldecoder("utf-8")("replace")  # a character may span reads
-        self._saved: list | None = None
+        self._saved: list[Any] | None = None  # termios attributes, as tcgetattr gives them
         self._swapped = False
         self._previous_term: object = None
 
@@ -91,7 +91,8 @@ class Keys:
     def __exit__(self, *exc_info: object) -> None:
         try:
             # TCSAFLUSH again: keys typed after the last decision must not reach the shell or build.sh.
-            termios.tcsetattr(self.fd, termios.TCSAFLUSH, self._saved)
+            if self._saved is not None:
+                termios.tcsetattr(self.fd, termios.TCSAFLUSH, self._saved)
         except termios.error:
             pass  # the terminal hung up: nothing to restore, and the error that ended the review matters more
         finally:

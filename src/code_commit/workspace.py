@@ -283,10 +283,9 @@ class ProjectLock:
         self.path = path
 
     @classmethod
-    def take(
-        cls, config_dir: Path, wait: float = 0.0, on_wait: Callable[[LockHolder], None] | None = None
-    ) -> ProjectLock:
-        """Take the lock, waiting up to `wait` seconds; raise LockHeld naming the holder if it stays taken."""
+    def take(cls, config_dir: Path, wait: float = 0.0, on_wait: Callable[[str], None] | None = None) -> ProjectLock:
+        """Take the lock, waiting up to `wait` seconds; raise LockHeld naming the holder if it stays taken.
+        `on_wait` is told once, in words, that the lock is taken and by whom, when the waiting begins."""
         path = config_dir / LOCK_FILE
         try:
             fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)

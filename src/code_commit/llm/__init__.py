@@ -13,9 +13,12 @@ __all__ = ["Completion", "Hooks", "Provider", "Tally", "Usage", "make_provider"]
 
 
 def make_provider(
-    settings: Settings, key: ApiKey, hooks: Hooks | None = None, endpoint: Endpoint | None = None
+    settings: Settings, key: ApiKey | None, hooks: Hooks | None = None, endpoint: Endpoint | None = None
 ) -> Provider:
-    """endpoint: as resolved with the setup, with its source; else from the settings and environment."""
+    """key: None is none at all, sent as no key (as `resolve_api_key(optional=True)` gives it).
+    endpoint: as resolved with the setup, with its source; else from the settings and environment."""
+    if key is None:
+        key = ApiKey("", "no key given")
     if endpoint is None:
         endpoint = resolve_endpoint(settings.provider, settings.base_url, "the base_url setting", os.environ)
     if settings.provider == "anthropic":

@@ -156,7 +156,8 @@ class AnthropicProvider(StreamingProvider):
         except ValueError:  # cut short, or garbled on the way: as a broken stream, worth another attempt
             raise Transient("answer garbled", "a JSON body that does not parse") from None
         if isinstance(message, dict) and message.get("type") == "error":
-            error = message.get("error") if isinstance(message.get("error"), dict) else {}
+            error = message.get("error")
+            error = error if isinstance(error, dict) else {}
             kind, text = excerpt(error.get("type") or "error"), excerpt(error.get("message") or "")
             if kind in TRANSIENT_STREAM_ERRORS:
                 raise Transient(f"{kind} in a JSON answer", text)
@@ -189,7 +190,8 @@ class AnthropicProvider(StreamingProvider):
     def _status_fault(self, exc: Any, prompt: Prompt) -> Exception:
         """An error answer (or error event) as Transient or ServiceError, with a message that says what to do."""
         body = exc.body if isinstance(exc.body, dict) else {}
-        error = body.get("error") if isinstance(body.get("error"), dict) else {}
+        error = body.get("error")
+        error = error if isinstance(error, dict) else {}
         error_type = excerpt(exc.type or error.get("type") or "")
         message = excerpt(error.get("message") or exc.message)
         status = exc.status_code
@@ -232,7 +234,8 @@ def _usage(usage: Any) -> Usage:
 
 
 def _is_json(response: Any) -> bool:
-    return response.headers.get("content-type", "").split(";")[0].strip().lower() == "application/json"
+    content_type: str = response.headers.get("content-type", "")
+    return content_type.split(";")[0].strip().lower() == "application/json"
 
 
 def _says_too_long(message: str) -> bool:

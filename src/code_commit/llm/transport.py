@@ -92,7 +92,8 @@ def bounded_responses(httpx: Any, cap: int) -> dict[str, list[Callable[[Any], No
     """`event_hooks` for an httpx (or httpx2) client: every response body is read through a counter
     that raises AnswerTooLarge once more than `cap` bytes have come, before they reach any parser."""
 
-    class Bounded(httpx.SyncByteStream):  # type: ignore[misc, name-defined]
+    # The httpx module is passed in (httpx or httpx2), so its base class is only known at run time.
+    class Bounded(httpx.SyncByteStream):  # type: ignore[misc]
         def __init__(self, inner: Any) -> None:
             self.inner = inner
 
@@ -236,7 +237,7 @@ def retry_wait(attempt: int, retry_after: float | None, cap: float, rand: float)
     clients that failed together spread out). Never more than cap."""
     if retry_after is not None:
         return min(retry_after, cap)
-    ceiling = min(cap, BACKOFF_BASE * 2 ** (attempt - 1))
+    ceiling = min(cap, BACKOFF_BASE * 2.0 ** min(attempt - 1, 64))  # 2**64 times the base passes any cap
     return ceiling / 2 + ceiling / 2 * rand
 
 
