@@ -52,7 +52,7 @@ def test_a_run_through_an_openai_compatible_server(project: Project, api: FakeAP
     assert body["stream"] is True and body["stream_options"] == {"include_usage": True}
     system, user = body["messages"]
     assert system["role"] == "system" and user["role"] == "user"
-    # The same prompt as the Anthropic provider sends, in the spec's order.
+    # The same prompt as the Anthropic provider sends, in the default order.
     assert system["content"].index("HOW TO CHANGE FILES") < system["content"].index("TASK")
     assert user["content"] == "--- QUERY ---\nMake the build pass.\n--- CODEBASE ---\n--- FILE [app.txt] ---\nhello\n"
     assert "REPAIR TASK" in repair.json["messages"][0]["content"]
