@@ -21,31 +21,30 @@ from pathlib import Path
 from typing import Any
 
 from . import stops
-from .apply import MatchLimits, Plan, PlanRefused, Problem, apply_plan, plan_changes
-from .applydir import looks_like_json, parse_applydir
+from .apply import PlanRefused, apply_plan
+from .applydir import looks_like_json
 from .build import BuildResult
-from .edits import Edit, parse_answer
 from .errors import (
     AnswerRefused,
-    BuildTampered,
     CodeCommitError,
     SetupError,
     error_of,
 )
 from .exits import EXIT
 from .guard import Guard, check_git_index
-from .journal import recover
-from .logs import LOGS_DIR, Redactor, RunLog, internal_error, prune_runs
+from .logs import Redactor, RunLog, internal_error
+from .plan import Plan, Problem
 from .printable import visible
 from .private import make_private_dirs
 from .sandbox import Sandbox, choose
 from .secrets import collect_secrets
+from .session import Session, checked_plan, session
 from .settings import CONFIG_DIR, Settings, load_settings, run_time_limit
-from .tamper import checked_build, not_dumpable
+from .tamper import checked_build
 from .terminal import unattended
 from .ui import Console, to_stdout
 from .words import count
-from .workspace import ProjectLock, _gitignore_problems, build_script_problems, config_dir_problems
+from .workspace import build_script_problems, config_dir_problems, gitignore_problems
 
 FORMATS = ("auto", "caret", "json")
 
@@ -120,7 +119,7 @@ def _command(
         raise SetupError(f"--format must be one of {', '.join(FORMATS)}, not {answer_format!r}")
     settings = load_settings(root, flags=flags).settings
     if not check:
-        problems = config_dir_problems(root) + _gitignore_problems(root)
+        problems = config_dir_problems(root) + gitignore_problems(root)
         if build:
             problems += build_script_problems(root, "--build runs ./build.sh; fix it or leave out --build")
         if problems:
@@ -139,14 +138,24 @@ def _command(
     else:
         config_dir = root / CONFIG_DIR
         make_private_dirs(config_dir)
+
+        def begin(log: RunLog) -> None:
+            report.log_dir = log.folder
+            log.write_file("answer.txt", text)
+            log.event(f"apply: answer from {report.source} ({fmt} format), no model call")
+
+        def end(ending: Session) -> None:
+            if ending.error is not None:
+                report.error = str(ending.error)
+                ending.log.event(f"apply: {ending.error}")
+
         # Like a run: under the project's lock (the plan is made under it too, so no run changes the
         # files in between), with SIGINT, SIGTERM and --timeout ending it cleanly.
-        with (
-            stops.watch(*run_time_limit(settings, unattended())),
-            not_dumpable(),
-            ProjectLock.take(config_dir, settings.wait_lock, console.info),
-        ):
-            _apply(root, text, fmt, settings, sandbox, redact, console, report)
+        limit = run_time_limit(settings, unattended())
+        with session(root, config_dir, settings, console, redact, limit, begin=begin, end=end) as current:
+            _apply(root, text, fmt, settings, sandbox, redact, console, report, current.log)
+        if current.error is not None:
+            raise current.error
 
     to_stdout(redact(_as_json(report) if as_json else _as_text(report)))
     if report.problems:
@@ -163,18 +172,9 @@ def _apply(
     redact: Redactor,
     console: Console,
     report: ApplyReport,
+    log: RunLog,
 ) -> None:
     """`sandbox`: what --build's build runs under; None without --build."""
-    log = RunLog.create(root / CONFIG_DIR, redact)
-    report.log_dir = log.folder
-    log.write_file("answer.txt", text)
-    log.event(f"apply: answer from {report.source} ({fmt} format), no model call")
-    # An apply a killed run left half done, as a run does.
-    for line in recover(root, settings.protected_patterns).lines():
-        log.event(f"recovery: {line}")
-        console.warn(f"recovery: {line}")
-    for old in prune_runs(root / CONFIG_DIR / LOGS_DIR, settings.keep_runs, log.folder):
-        log.event(f"deleted the old run folder {old.name} (keep_runs = {settings.keep_runs})")
     plan = _plan(root, text, fmt, settings, report)
     for warning in report.warnings:
         log.event(f"apply: {warning}")
@@ -196,14 +196,10 @@ def _apply(
         if sandbox.problem is not None:
             console.warn(f"the build runs without a sandbox, with your full rights: {sandbox.problem}")
         console.info("running build.sh")
-        try:
-            build_log = log.folder / "build.txt"
-            report.build = checked_build(
-                root, log.folder, build_log, redact, settings, sandbox, console.build_output, console.warn
-            )
-        except BuildTampered as tampered:
-            log.event(f"apply: {tampered}")
-            raise
+        build_log = log.folder / "build.txt"
+        report.build = checked_build(
+            root, log.folder, build_log, redact, settings, sandbox, console.build_output, console.warn
+        )
         log.event(f"apply: {report.build.describe()}")
     console.info(f"logs: {log.folder.relative_to(root)}")
 
@@ -221,21 +217,9 @@ def _read_answer(source: str) -> str:
 
 def _plan(root: Path, text: str, fmt: str, settings: Settings, report: ApplyReport) -> Plan | None:
     """Parse and check the answer; the plan, or None with `report.problems` saying why."""
-    try:
-        if fmt == "json":
-            edits: list[Edit] = parse_applydir(text)
-        else:
-            edits = parse_answer(text)
-    except AnswerRefused as refusal:
-        report.problems = tuple(Problem("malformed", reason) for reason in refusal.reasons)
-        return None
-    if not edits:
-        what = "entries" if fmt == "json" else "^^^ blocks"
-        report.problems = (Problem("empty", f"the answer has no {what}, so there is nothing to apply"),)
-        return None
     guard = Guard(root, settings.protected_patterns)
     try:
-        plan = plan_changes(root, edits, guard, allow_delete=settings.allow_delete, limits=MatchLimits.of(settings))
+        plan = checked_plan(root, text, settings, fmt=fmt, guard=guard, need_edits=True)
     except PlanRefused as refusal:
         report.problems = refusal.problems
         return None

@@ -18,33 +18,34 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from . import stops
-from .apply import MatchLimits, Plan, apply_plan, plan_changes
+from .apply import apply_plan
 from .build import output_for_prompt
-from .calls import CallMeter, ask, check_fits, report_totals
+from .calls import Caller, CallMeter, check_fits, report_totals
 from .diffs import change_diff, patch_of, plan_changes_on_disk, write_patch
-from .edits import parse_answer
 from .errors import AnswerRefused, CodeCommitError, error_of
 from .guard import Guard, check_git_index
-from .journal import recover
 from .llm import Completion, Provider, make_provider
-from .llm.catalog import Budget, ModelInfo, load_catalog
+from .llm.catalog import Budget, load_catalog
 from .llm.endpoint import Endpoint
 from .llm.transport import ANSWER_TOO_LARGE, MAX_CONTINUATIONS
-from .logs import LOGS_DIR, Redactor, RunLog, internal_error, prune_runs, redacted_logging
+from .logs import Redactor, RunLog, internal_error
 from .outcome import Outcome, RunOptions, Service
+from .plan import Plan
 from .preflight import untracked_in_rollup, untracked_warning
 from .prompts import Feedback, Prompt, SystemPrompts, initial_prompt, load_system_prompts, repair_prompt
 from .review import approve
+from .runfolder import SUMMARY_FILE
 from .sandbox import Sandbox, choose
 from .secrets import collect_secrets
+from .session import Session, checked_plan, session
 from .settings import ApiKey, Settings, answer_byte_cap, run_time_limit
-from .summary import SUMMARY_FILE, summarize
-from .tamper import checked_build, not_dumpable
+from .summary import summarize
+from .tamper import checked_build
 from .terminal import unattended
 from .tree import Tree
 from .ui import Console
 from .words import count
-from .workspace import ProjectLock, Workspace
+from .workspace import Workspace
 
 
 @dataclass(frozen=True)
@@ -54,9 +55,7 @@ class RunContext:
     workspace: Workspace
     settings: Settings
     system: SystemPrompts
-    provider: Provider
-    model: ModelInfo
-    meter: CallMeter
+    caller: Caller
     log: RunLog
     console: Console
     outcome: Outcome
@@ -102,53 +101,47 @@ def execute(
         # Probed once, before the first model call: `require` without a working sandbox is exit 2 here.
         sandbox = choose("off" if options.dry_run else settings.sandbox)
         outcome.sandbox = None if options.dry_run else sandbox.describe()
-        with (
-            not_dumpable(),  # the key in this process's environment and memory, out of same-user reach
-            stops.watch(limit, limit_source),  # SIGINT/SIGTERM and the time limit end the run through `Stopped`
-            console.live(enabled=not settings.review),  # a review owns the terminal
-            ProjectLock.take(workspace.config_dir, settings.wait_lock, console.info),
-            redacted_logging(redact),
-        ):
-            log = RunLog.create(workspace.config_dir, redact)
+
+        def begin(log: RunLog) -> None:
             outcome.log_dir = log.folder
-            try:
-                console.info(f"run log: {log.folder.relative_to(workspace.root)}")
-                where = f" at {endpoint.describe()}" if endpoint else ""
-                log.event(f"model {settings.model} from the {served_by} service{where}")
-                if untracked:
-                    log.event(f"warning: {untracked}")
-                if not options.dry_run:
-                    log.event(f"sandbox: builds run under {sandbox.describe()}")
-                if sandbox.problem is not None:  # auto without a working sandbox: once a run, with the fix
-                    console.warn(f"builds run without a sandbox, with your full rights: {sandbox.problem}")
-                if limit is not None and settings.timeout is None:
-                    note = f"no terminal (cron, CI): the run's time limit is {limit:g} s ({limit_source})"
-                    log.event(note)
-                    console.info(note)
-                # An apply a killed run left half done.
-                for line in recover(workspace.root, settings.protected_patterns).lines():
-                    log.event(f"recovery: {line}")
-                    console.warn(f"recovery: {line}")
-                for old in prune_runs(workspace.config_dir / LOGS_DIR, settings.keep_runs, log.folder):
-                    log.event(f"deleted the old run folder {old.name} (keep_runs = {settings.keep_runs})")
-                budget = None if settings.max_cost is None else Budget(settings.max_cost, model, settings.max_tokens)
-                meter = CallMeter(log, console, budget)
-                provider = provider or make_provider(settings, key, meter.hooks(), endpoint)
-                run = RunContext(workspace, settings, system, provider, model, meter, log, console, outcome, sandbox)
-                (dry_run if options.dry_run else repair_loop)(run)
-            except (CodeCommitError, stops.Stopped) as exc:
-                outcome.error = error_of(exc)
-            except Exception as exc:  # the last line of defence: a bug, or the disk, never "build fails"
-                outcome.error = internal_error(exc, log.folder, redact)
-            finally:
-                outcome.duration = time.monotonic() - started
-                with stops.shielded(final=True):
-                    _survive(
-                        outcome,
-                        log,
-                        lambda: report_totals(outcome.calls, outcome.usage, outcome.cost_usd, log, console),
-                    )
-                    _finish(workspace, options, log, console, outcome)
+            console.info(f"run log: {log.folder.relative_to(workspace.root)}")
+            where = f" at {endpoint.describe()}" if endpoint else ""
+            log.event(f"model {settings.model} from the {served_by} service{where}")
+            if untracked:
+                log.event(f"warning: {untracked}")
+            if not options.dry_run:
+                log.event(f"sandbox: builds run under {sandbox.describe()}")
+            if sandbox.problem is not None:  # auto without a working sandbox: once a run, with the fix
+                console.warn(f"builds run without a sandbox, with your full rights: {sandbox.problem}")
+            if limit is not None and settings.timeout is None:
+                note = f"no terminal (cron, CI): the run's time limit is {limit:g} s ({limit_source})"
+                log.event(note)
+                console.info(note)
+
+        def end(ending: Session) -> None:
+            outcome.error = ending.error
+            outcome.duration = time.monotonic() - started
+            log = ending.log
+            _survive(outcome, log, lambda: report_totals(outcome.calls, outcome.usage, outcome.cost_usd, log, console))
+            _finish(workspace, options, log, console, outcome)
+
+        with session(
+            workspace.root,
+            workspace.config_dir,
+            settings,
+            console,
+            redact,
+            (limit, limit_source),
+            begin=begin,
+            end=end,
+            live=not settings.review,  # a review owns the terminal
+        ) as current:
+            budget = None if settings.max_cost is None else Budget(settings.max_cost, model, settings.max_tokens)
+            meter = CallMeter(current.log, console, budget)
+            provider = provider or make_provider(settings, key, meter.hooks(), endpoint)
+            caller = Caller(provider, model, meter, settings, outcome.calls)
+            run = RunContext(workspace, settings, system, caller, current.log, console, outcome, sandbox)
+            (dry_run if options.dry_run else repair_loop)(run)
     except (CodeCommitError, stops.Stopped) as exc:
         if outcome.log_dir is None:  # no folder yet (setup, lock); later, the record is written and stands
             outcome.error = error_of(exc)
@@ -175,7 +168,7 @@ def repair_loop(run: RunContext) -> None:
             prompt = repair_prompt(
                 run.system, feedback, workspace.query, workspace.codebase, replacements, settings.prompt_order
             ).redacted(log.redact)
-        completion = ask(run, prompt, call, calls)
+        completion = run.caller.ask(prompt, call, calls)
 
         guard = Guard(workspace.root, settings.protected_patterns, created=outcome.originals.created())
         try:
@@ -239,7 +232,7 @@ def _once(note: str, warned: set[str], log: RunLog, console: Console) -> None:
 
 def dry_run(run: RunContext) -> None:
     """--dry-run: one model call, then parse and guard; keep the diff of what would change."""
-    completion = ask(run, run.initial_prompt(), 1, 1)
+    completion = run.caller.ask(run.initial_prompt(), 1, 1)
     root, log = run.workspace.root, run.log
     try:
         plan = accept_answer(root, completion, run.settings, need_blocks=True)
@@ -298,11 +291,7 @@ def accept_answer(
         )
     if completion.stop_reason == "refusal":
         raise AnswerRefused("the model declined to answer (stop reason: refusal), so nothing was applied")
-    edits = parse_answer(completion.text)
-    if need_blocks and not edits:
-        raise AnswerRefused("the answer has no ^^^ blocks, so there is nothing to apply")
-    guard = guard or Guard(root, settings.protected_patterns)
-    return plan_changes(root, edits, guard, allow_delete=settings.allow_delete, limits=MatchLimits.of(settings))
+    return checked_plan(root, completion.text, settings, guard=guard, need_edits=need_blocks)
 
 
 def _record(plan: Plan, touched: set[str], outcome: Outcome, log: RunLog, call: int, console: Console) -> None:
