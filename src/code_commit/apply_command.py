@@ -12,7 +12,6 @@ The model SDK is never imported here.
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import sys
 from collections.abc import Mapping
@@ -40,6 +39,7 @@ from .sandbox import Sandbox, choose
 from .secrets import collect_secrets
 from .session import Session, checked_plan, session
 from .settings import CONFIG_DIR, Settings, load_settings, run_time_limit
+from .summary import plain
 from .tamper import checked_build
 from .terminal import unattended
 from .ui import Console, to_stdout
@@ -154,8 +154,6 @@ def _command(
         limit = run_time_limit(settings, unattended())
         with session(root, config_dir, settings, console, redact, limit, begin=begin, end=end) as current:
             _apply(root, text, fmt, settings, sandbox, redact, console, report, current.log)
-        if current.error is not None:
-            raise current.error
 
     to_stdout(redact(_as_json(report) if as_json else _as_text(report)))
     if report.problems:
@@ -275,15 +273,6 @@ def _as_text(report: ApplyReport) -> str:
 
 
 def _as_json(report: ApplyReport) -> str:
-    def plain(value: Any) -> Any:
-        if dataclasses.is_dataclass(value) and not isinstance(value, type):
-            return {f.name: plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
-        if isinstance(value, tuple | list):
-            return [plain(v) for v in value]
-        if isinstance(value, Path):
-            return str(value)
-        return value
-
     document = {
         "ok": report.ok,
         "checked_only": report.checked_only,

@@ -12,7 +12,6 @@ from .calls import CallRecord, answered, total_cost, total_usage
 from .errors import CodeCommitError, exit_code_for
 from .exits import EXIT
 from .llm import Usage
-from .revert import Originals
 
 
 @dataclass(frozen=True)
@@ -40,12 +39,12 @@ class Outcome:
     last_build: BuildResult | None = None
     error: CodeCommitError | None = None  # what ended the run early, if anything did
     duration: float = 0.0
-    originals: Originals = field(default_factory=Originals)  # the touched files as they were
     reverted: bool = False
     patch: Path | None = None  # the proposal as a patch: final.patch (--revert-on-failure), dry-run.patch
     diff: str | None = None  # --dry-run: what the answer would change
     dry_run: bool = False
     refusal: str | None = None  # why the answers were refused, when no answer could be applied
+    # files_changed, files_deleted and refusal are taken from the loop's working state when the run ends
     service: Service | None = None
     sandbox: str | None = None  # what builds run under (sandbox.Sandbox.describe); None: no build can run
 

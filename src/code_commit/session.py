@@ -6,7 +6,8 @@ written on every ending.
 The session is also the last line of defence for what happens inside it: a `CodeCommitError` or a
 stop becomes `Session.error`, and any other exception (a bug, a full disk) an `InternalError`
 (exit 9) with its traceback in the run folder, never exit 1, which reads as "the build still
-fails". The exception does not leave the `with` block; the command reads `Session.error`.
+fails". The record is written with it, and then that error is raised: the command only has to
+say it (and, for an error before the folder exists, such as the lock, record it itself).
 
 And one function for both commands: answer text -> a checked plan (parse, guard, plan).
 """
@@ -56,7 +57,7 @@ def session(
     """`limit`: the time limit and where it came from (`settings.run_time_limit`). `begin(log)` runs
     once the folder exists, before the recovery (the run's first log lines); `end(session)` writes the
     record, shielded from stops, on every ending once the folder exists, `session.error` set. An error
-    before the folder exists (the lock, say) is raised to the caller, who has no folder to record it in."""
+    before the folder exists (the lock, say) is raised as it is: there is no folder to record it in."""
     with (
         not_dumpable(),  # the key in this process's environment and memory, out of same-user reach
         stops.watch(*limit),  # SIGINT/SIGTERM and the time limit end the session through `Stopped`
@@ -76,8 +77,10 @@ def session(
             yield current
         except (CodeCommitError, stops.Stopped) as exc:
             current.error = error_of(exc)
+            raise
         except Exception as exc:  # the last line of defence: a bug, or the disk, never "build fails"
             current.error = internal_error(exc, log.folder, redact)
+            raise current.error from exc
         finally:
             with stops.shielded(final=True):
                 end(current)
