@@ -1,12 +1,13 @@
 """Time the guard on a large answer: every path of it checked against a large set of ignore rules.
 
-    .venv/bin/python bench/guard_bench.py [--files 10000] [--patterns 1000] [--nested 50] [--repeat 3]
+    .venv/bin/python -m bench.guard_bench [--files 10000] [--patterns 1000] [--nested 50] [--repeat 3]
 
 The project (in a temporary directory, removed afterwards) has a root `.gitignore` of `--patterns`
 lines in the shapes real ignore files use (names, `*.ext`, `dir/`, `/rooted`, `**/x`, `a/**/b`,
 character classes, negations), `--nested` nested `.gitignore` files of 20 lines each, and an
-`info/exclude`. The answer writes `--files` new files spread over nested directories, some of
-which exist. The time reported is the best of `--repeat` runs of: build a `Guard`, then
+`info/exclude`, in a git repository (git decides what it ignores). The answer writes `--files`
+new files spread over nested directories, some of which exist. The time reported is the best of
+`--repeat` runs of: build a `Guard`, `prepare` every path (one `git check-ignore`), then
 `check_write` every path (what `plan_changes` does). Refusals are counted so a change in the
 rules' results shows up next to a change in speed.
 """
@@ -15,12 +16,15 @@ from __future__ import annotations
 
 import argparse
 import random
+import subprocess
 import tempfile
 import time
 from pathlib import Path
 
 from code_commit.guard import Guard
 from code_commit.ignore import GitSetup
+
+from .harness import bench_env
 
 WORDS = ["src", "lib", "test", "docs", "build", "dist", "cache", "tmp", "node", "app", "core", "util", "data", "gen"]
 EXTS = ["py", "js", "ts", "o", "so", "log", "tmp", "pyc", "class", "map", "lock", "bak", "swp", "out"]
@@ -46,7 +50,8 @@ def pattern(rng: random.Random) -> str:
 
 
 def generate(root: Path, files: int, patterns: int, nested: int, rng: random.Random) -> list[str]:
-    (root / ".git" / "info").mkdir(parents=True)
+    subprocess.run(["git", "init", "-q", str(root)], env=bench_env(), check=True)
+    (root / ".git" / "info").mkdir(parents=True, exist_ok=True)
     (root / ".git" / "info" / "exclude").write_text("\n".join(pattern(rng) for _ in range(50)) + "\n")
     (root / ".gitignore").write_text("/agent-config\n" + "\n".join(pattern(rng) for _ in range(patterns)) + "\n")
     dirs = ["/".join(rng.choice(WORDS) for _ in range(rng.randint(1, 4))) for _ in range(files // 20)]
@@ -69,7 +74,8 @@ def main() -> None:
         best, refused = float("inf"), 0
         for _ in range(args.repeat):
             start = time.perf_counter()
-            guard = Guard(root, git=GitSetup())
+            guard = Guard(root, git=GitSetup())  # no index: every path is new
+            guard.prepare(paths)
             refused = sum(guard.check_write(path) is not None for path in paths)
             best = min(best, time.perf_counter() - start)
     print(

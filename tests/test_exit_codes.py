@@ -4,6 +4,7 @@ JSON record's outcome names and each failure class's code all come from it."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -69,3 +70,13 @@ def test_a_failed_run_s_record_names_its_outcome_and_code_from_the_table(project
     record = json.loads(result.stdout)
     assert result.exit_code == record["exit_code"] == exits.EXIT.SETUP
     assert record["outcome"] == exits.BY_CODE[exits.EXIT.SETUP].outcome == "setup_error"
+
+
+@pytest.mark.parametrize("command", [None, *exits.COMMANDS[1:]])
+def test_every_exit_code_a_help_names_is_one_its_command_returns(cli, command: str | None) -> None:
+    """Prose such as "(exit 4)" in an option's help or a command's description names a code of the
+    table, one its command can end with."""
+    shown = cli(*([] if command is None else [command]), "--help").stdout
+    named = {int(code) for code in re.findall(r"\bexit\s+(\d+)\b", shown, flags=re.IGNORECASE)}
+    returned = {row.code for row in exits.rows_for(command or "run")}
+    assert named <= returned, named - returned

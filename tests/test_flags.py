@@ -3,9 +3,12 @@ right form, never silently ignored."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import pytest
+
+from code_commit.settings import Settings
 
 from support import Project, git
 
@@ -106,31 +109,22 @@ def test_flags_a_subcommand_honours_still_work(project: Project, cli) -> None:
     assert cli("rollup").stderr != "", "without -q, rollup reports what it wrote"
 
 
-# The spec, written out independently of cli.py: what each subcommand does with a flag given before it.
-FLAG_ARGS = {
-    "--model": ["claude-x"],
-    "--max-tokens": ["100"],
-    "--base-url": ["http://127.0.0.1:9"],
-    "--build-timeout": ["5"],
-    "--timeout": ["5"],
-    "--wait-lock": ["1"],
-    "--json": [],
-    "--dry-run": [],
-    "--revert-on-failure": [],
-    "--review": [],
-    "--diff": [],
-    "--provider": ["anthropic"],
-    "--prompt-order": ["cache"],
-    "--max-cost": ["2"],
-    "--sandbox": ["off"],
-    "--sandbox-network": [],
-    "--sandbox-writable": ["/var/tmp"],
-}
-SETTINGS = {"--model", "--max-tokens", "--base-url", "--build-timeout", "--timeout", "--wait-lock"}
-SETTINGS |= {"--provider", "--prompt-order", "--max-cost"}
+def sample(setting: dataclasses.Field) -> list[str]:
+    """Arguments the flag of a setting parses: its default or example; a switch takes none."""
+    value = setting.metadata["example"] if setting.default in (None, dataclasses.MISSING) else setting.default
+    if isinstance(value, bool):
+        return []
+    return [str(value[0] if isinstance(value, list) else value)]
+
+
+# Every flag of a run: those of a run only, and one per setting whose declaration gives it a flag.
+RUN_ONLY = {"--json": [], "--dry-run": [], "--revert-on-failure": []}
+SETTING_FLAGS = {"--" + f.name.replace("_", "-"): sample(f) for f in dataclasses.fields(Settings) if f.metadata["flag"]}
+FLAG_ARGS = RUN_ONLY | SETTING_FLAGS
+# The spec, written out independently of the declarations: what each subcommand honours before it.
 SANDBOX = {"--sandbox", "--sandbox-network", "--sandbox-writable"}  # apply honours them with --build
 HONOURED = {
-    "config": SETTINGS | SANDBOX | {"--review", "--diff"},
+    "config": set(SETTING_FLAGS),  # it shows every setting, so every setting's flag counts
     "apply": {"--build-timeout", "--timeout", "--wait-lock"} | SANDBOX,
     "recover": {"--wait-lock"},
     "rollup": set(),

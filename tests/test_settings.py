@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from code_commit.errors import SetupError
-from code_commit.settings import DEFAULT_MODEL, load_settings, resolve_api_key
+from code_commit.settings import DEFAULT_MODEL, Flags, load_settings, resolve_api_key
 
 
 def write_config(root: Path, text: str) -> None:
@@ -25,7 +25,7 @@ def test_defaults(tmp_path: Path) -> None:
 def test_precedence_flags_over_env_over_file_over_defaults(tmp_path: Path) -> None:
     write_config(tmp_path, 'model = "from-file"\nmax_tokens = 100\nbuild_timeout = 5\n')
     env = {"CODE_COMMIT_MODEL": "from-env", "CODE_COMMIT_MAX_TOKENS": "200"}
-    loaded = load_settings(tmp_path, env=env, flags={"model": "from-flag", "max_tokens": None})
+    loaded = load_settings(tmp_path, env=env, flags=Flags.of(model="from-flag", max_tokens=None))
     assert loaded.settings.model == "from-flag"
     assert loaded.settings.max_tokens == 200
     assert loaded.settings.build_timeout == 5.0

@@ -80,6 +80,7 @@ def plan_changes(
     work = MatchWork() if work is None else work
     problems: list[Problem] = []
     final: dict[str, bytes | None] = {}
+    guard.prepare(edit.path for edit in edits)  # one git call for the whole answer, not one per path
     for block, edit in enumerate(edits, start=1):
         if isinstance(edit, DeleteFile) and not allow_delete:
             problems.append(

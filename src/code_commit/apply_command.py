@@ -14,10 +14,8 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from . import stops
 from .apply import PlanRefused, apply_plan
@@ -38,7 +36,7 @@ from .private import make_private_dirs
 from .sandbox import Sandbox, choose
 from .secrets import collect_secrets
 from .session import Session, checked_plan, session
-from .settings import CONFIG_DIR, Settings, load_settings, run_time_limit
+from .settings import CONFIG_DIR, Flags, Settings, load_settings, run_time_limit
 from .summary import plain
 from .tamper import checked_build
 from .terminal import unattended
@@ -81,7 +79,7 @@ def command(
     root: Path,
     source: str,
     *,
-    flags: Mapping[str, Any] | None = None,
+    flags: Flags | None = None,
     check: bool = False,
     build: bool = False,
     as_json: bool = False,
@@ -108,7 +106,7 @@ def _command(
     root: Path,
     source: str,
     report: ApplyReport,
-    flags: Mapping[str, Any] | None,
+    flags: Flags | None,
     build: bool,
     as_json: bool,
 ) -> int:

@@ -11,6 +11,7 @@ import dataclasses
 import os
 import sys
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -18,6 +19,8 @@ import typer
 
 from .errors import CodeCommitError, InternalError, SetupError, error_of, exit_code_for
 from .exits import EXIT, help_text
+from .flags import honoured_before, setting_option, with_setting_flags
+from .settings import Flags, FlagValue, flag_name
 
 HELP = f"""Ask a model for a change, apply it behind a guard, and repair the build until build.sh passes.
 
@@ -101,20 +104,22 @@ def _print_proposal(diff: str, patch: Path | None) -> None:
     _stdout(data)
 
 
-# The flags before a subcommand that it honours; any other given there is an error, never ignored.
-_SETTING_FLAGS = frozenset(
-    {"model", "max_tokens", "base_url", "build_timeout", "timeout", "wait_lock", "provider", "prompt_order", "max_cost"}
-)
+@dataclass(frozen=True)
+class BeforeCommand:
+    """What was given before a subcommand (typer's ctx.obj): the setting flags, -q and -v."""
+
+    flags: Flags = field(default_factory=Flags)
+    quiet: bool = False
+    verbose: bool = False
+
+
+def _before(ctx: typer.Context) -> BeforeCommand:
+    return ctx.obj if isinstance(ctx.obj, BeforeCommand) else BeforeCommand()
+
+
+# -q and -v count before every subcommand; a setting's flag before those its declaration names
+# (flags.honoured_before); any other flag given there is an error, never ignored.
 _CONSOLE_FLAGS = frozenset({"quiet", "verbose"})
-_SANDBOX_FLAGS = frozenset({"sandbox", "sandbox_network", "sandbox_writable"})
-HONOURED_BEFORE = {
-    "config": _SETTING_FLAGS | _SANDBOX_FLAGS | {"review", "diff"} | _CONSOLE_FLAGS,  # it shows every setting's value
-    "apply": frozenset({"build_timeout", "timeout", "wait_lock"}) | _SANDBOX_FLAGS | _CONSOLE_FLAGS,
-    "recover": frozenset({"wait_lock"}) | _CONSOLE_FLAGS,
-    "rollup": _CONSOLE_FLAGS,
-    "init": _CONSOLE_FLAGS,
-    "demo": _CONSOLE_FLAGS,
-}
 # The form that does what a misplaced flag meant, where there is one.
 RIGHT_FORM = {
     ("apply", "dry_run"): "to validate an answer and write nothing: code-commit apply --check FILE",
@@ -129,7 +134,7 @@ RIGHT_FORM = {
 def unhonoured_flag(command: str, params: dict[str, Any]) -> str | None:
     """The error for the first flag given before `command` that the command cannot honour, if any.
     A --no-review or --no-diff is honoured by every command: none of them reviews or prints diffs."""
-    honoured = HONOURED_BEFORE.get(command, frozenset())
+    honoured = honoured_before(command) | _CONSOLE_FLAGS
     for name, value in params.items():
         if name in honoured or value is None or value is False or (isinstance(value, list | tuple) and not value):
             continue  # not given (a repeatable flag given no times is an empty list)
@@ -140,13 +145,13 @@ def unhonoured_flag(command: str, params: dict[str, Any]) -> str | None:
 
 
 def _flag_name(name: str) -> str:
-    return {"json_output": "--json"}.get(name, "--" + name.replace("_", "-"))
+    return {"json_output": "--json"}.get(name) or flag_name(name)
 
 
 def _console_flags(ctx: typer.Context) -> tuple[bool, bool]:
     """-q and -v, given before the subcommand."""
-    obj = ctx.obj or {}
-    return obj.get("quiet", False), obj.get("verbose", False)
+    before = _before(ctx)
+    return before.quiet, before.verbose
 
 
 def _project_root(console: Any) -> tuple[Path, str | None]:
@@ -183,25 +188,9 @@ VERBOSE = typer.Option(
 
 
 @app.callback(invoke_without_command=True)
+@with_setting_flags  # --model, --build-timeout, ...: one per setting whose declaration gives it a flag
 def main_command(
     ctx: typer.Context,
-    model: Annotated[str | None, typer.Option(help="Model id.")] = None,
-    max_tokens: Annotated[int | None, typer.Option(help="Output-token limit of one model call.")] = None,
-    base_url: Annotated[str | None, typer.Option(help="Endpoint of the model provider.")] = None,
-    build_timeout: Annotated[
-        float | None, typer.Option(help="Seconds before build.sh's process group is killed. [default: 1800]")
-    ] = None,
-    timeout: Annotated[
-        float | None,
-        typer.Option(
-            help="Seconds the whole run may take, lock wait included; then exit 5. 0: no limit. "
-            "[default: none at a terminal, unattended_timeout (7200) without one]"
-        ),
-    ] = None,
-    wait_lock: Annotated[
-        float | None,
-        typer.Option(help="Seconds to wait while another run holds the project's lock. [default: 0: exit 4 at once]"),
-    ] = None,
     json_output: Annotated[
         bool,
         typer.Option("--json", help="Print the run's record as one JSON object on stdout when it ends, nothing else."),
@@ -219,62 +208,15 @@ def main_command(
             help="Unless the build passes in the end, restore the files the run changed; save its proposal as a patch.",
         ),
     ] = False,
-    review: Annotated[
-        bool | None,
-        typer.Option(
-            "--review/--no-review",
-            help="Show each answer hunk by hunk and write only the hunks you accept (needs a terminal).",
-        ),
-    ] = None,
-    diff: Annotated[
-        bool | None,
-        typer.Option("--diff/--no-diff", help="Print the unified diff of what each attempt applies, on stderr."),
-    ] = None,
-    provider: Annotated[
-        str | None, typer.Option(help="anthropic, or openai: any OpenAI-compatible server (with --base-url).")
-    ] = None,
-    prompt_order: Annotated[
-        str | None,
-        typer.Option(help="spec (the default), or cache: the codebase first, so repairs read it from cache."),
-    ] = None,
-    max_cost: Annotated[
-        float | None, typer.Option(help="Budget in US dollars: stop (exit 3) before a call that could go over it.")
-    ] = None,
-    sandbox: Annotated[
-        str | None,
-        typer.Option(help="Where build.sh runs: auto (bubblewrap when it works), require (else exit 2), off."),
-    ] = None,
-    sandbox_network: Annotated[
-        bool | None,
-        typer.Option("--sandbox-network/--no-sandbox-network", help="Let a sandboxed build use the network."),
-    ] = None,
-    sandbox_writable: Annotated[
-        list[str] | None,
-        typer.Option(help="An extra path a sandboxed build may write, outside the project (repeatable)."),
-    ] = None,
     quiet: Annotated[bool, QUIET] = False,
     verbose: Annotated[bool, VERBOSE] = False,
     version: Annotated[
         bool, typer.Option("--version", callback=_print_version, is_eager=True, help="Print the version and exit.")
     ] = False,
+    **setting_flags: Any,
 ) -> None:
-    flags = {
-        "sandbox": sandbox,
-        "sandbox_network": sandbox_network,
-        "sandbox_writable": sandbox_writable or None,
-        "model": model,
-        "max_tokens": max_tokens,
-        "base_url": base_url,
-        "build_timeout": build_timeout,
-        "timeout": timeout,
-        "wait_lock": wait_lock,
-        "review": review,
-        "diff": diff,
-        "provider": provider,
-        "prompt_order": prompt_order,
-        "max_cost": max_cost,
-    }
-    ctx.obj = {"flags": flags, "quiet": quiet, "verbose": verbose}
+    flags = Flags.of(**setting_flags)
+    ctx.obj = BeforeCommand(flags, quiet, verbose)
     if ctx.invoked_subcommand is not None:
         problem = unhonoured_flag(ctx.invoked_subcommand, ctx.params)
         if problem:
@@ -332,16 +274,8 @@ def rollup(
     output: Annotated[
         Path | None, typer.Option(help="Where to write the rollup. [default: agent-config/codeRollup.txt]")
     ] = None,
-    max_file_size: Annotated[
-        int | None,
-        typer.Option(help="Files over this many bytes are left out (setting rollup_max_file_size). [default: 262144]"),
-    ] = None,
-    budget: Annotated[
-        int | None,
-        typer.Option(
-            help="Estimated tokens the rollup may take, 0 for no limit (setting rollup_budget). [default: 100000]"
-        ),
-    ] = None,
+    max_file_size: Annotated[int | None, setting_option("rollup_max_file_size", command="rollup")] = None,
+    budget: Annotated[int | None, setting_option("rollup_budget", command="rollup")] = None,
 ) -> None:
     """Write agent-config/codeRollup.txt: the files git tracks or would show as untracked, framed for the model.
 
@@ -356,7 +290,8 @@ def rollup(
 
         root = _project_root(console)[0]
         target = None if output is None else Path.cwd() / output  # as given: relative to where it was typed
-        flags = {"rollup_max_file_size": max_file_size, "rollup_budget": budget}
+        given = [("rollup_max_file_size", max_file_size, "--max-file-size"), ("rollup_budget", budget, "--budget")]
+        flags = Flags(tuple(FlagValue(*item) for item in given if item[1] is not None))
         return command(console, root, target, load_settings(root, flags=flags).settings)
 
     raise typer.Exit(_guarded(action, *_console_flags(ctx)))
@@ -409,7 +344,7 @@ def demo(
     (prompts, parser, guard, apply, build.sh, logs) against a scripted model that answers with a
     wrong fix, then, after seeing the failing build, the right one.
     """
-    quiet = quiet or bool(ctx.obj and ctx.obj["quiet"])
+    quiet = quiet or _before(ctx).quiet
 
     def action(console: Any) -> int:
         from .demo import run_demo
@@ -429,7 +364,7 @@ def config(
     Precedence, highest first: flags (given before `config`, as for a run), CODE_COMMIT_* environment
     variables, agent-config/config.toml, the defaults.
     """
-    flags = ctx.obj["flags"] if ctx.obj else {}
+    flags = _before(ctx).flags
 
     def action(console: Any) -> int:
         from .configfile import as_json, report
@@ -479,7 +414,7 @@ def apply_command(
         str, typer.Option("--format", help="auto (JSON if the answer starts with '['), caret or json.")
     ] = "auto",
 ) -> None:
-    obj = ctx.obj or {}  # the flags given before `apply`, as for a run: --build-timeout, --wait-lock, -q, -v...
+    flags = _before(ctx).flags  # given before `apply`, as for a run: --build-timeout, --wait-lock...
 
     def action(console: Any) -> int:
         from .apply_command import command
@@ -488,7 +423,7 @@ def apply_command(
             console,
             _project_root(console)[0],
             answer,
-            flags=obj.get("flags"),
+            flags=flags,
             check=check,
             build=build,
             as_json=as_json,
@@ -506,7 +441,7 @@ def recover(ctx: typer.Context) -> None:
     changed by hand since the interruption are left as they are and listed. Exit 8 if an apply
     cannot be undone.
     """
-    obj = ctx.obj or {}
+    flags = _before(ctx).flags
 
     def action(console: Any) -> int:
         from .journal import recover as undo_interrupted
@@ -514,7 +449,7 @@ def recover(ctx: typer.Context) -> None:
         from .workspace import ProjectLock
 
         root = _project_root(console)[0]
-        settings = load_settings(root, flags=obj.get("flags")).settings
+        settings = load_settings(root, flags=flags).settings
         with ProjectLock.take(root / CONFIG_DIR, settings.wait_lock, console.info):
             lines = undo_interrupted(root, settings.protected_patterns).lines()
         for line in lines:

@@ -1,7 +1,8 @@
 """The write guard: which paths an answer may write or delete. The security boundary.
 
-Pure, given what is on disk: `Guard` reads ignore files and git's configuration and lstat()s
-path components, but never writes. Every refusal names the path and the rule, so the model can
+Pure, given what is on disk: `Guard` asks git what it ignores (one `git check-ignore` for all the
+paths of an answer, see ignore.py), reads git's index and lstat()s path components, but never
+writes. Every refusal names the path and the rule, so the model can
 be told precisely. SECURITY.md lists each rule with the test that shows it.
 
 A path passes only if it is a plain relative path (no `.`/`..`, no empty segments, no
@@ -16,15 +17,24 @@ untracked file's change or deletion would show in neither `git status` nor `git 
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import stat
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
 from .errors import SetupError
-from .ignore import GitSetup, IgnoreRules, ProtectedPatterns, find_git_layout, fold, read_git_setup
+from .ignore import (
+    GitSetup,
+    IgnoreMatch,
+    IgnoreRules,
+    ProtectedPatterns,
+    find_git_layout,
+    fold,
+    read_git_setup,
+)
 
 MAX_SEGMENT_BYTES = 255
 MAX_PATH_BYTES = 4096
@@ -79,6 +89,7 @@ class Refusal:
         return f"{self.path!r}: {self.rule}"
 
 
+@functools.lru_cache(maxsize=4096)  # an answer's folder names repeat from path to path
 def _protected_form(segment: str) -> str:
     """A name as the most permissive file system would resolve it: NFC, case-folded, HFS+
     ignorables dropped, an NTFS stream suffix (`name:stream`) and trailing dots and spaces dropped.
@@ -151,20 +162,50 @@ class Guard:
         created: Iterable[str] = (),
     ) -> None:
         """`extra_patterns`: the user's protected patterns (raises ValueError if one can never match).
-        `git`: git's ignore configuration and index; None reads them with `git config` and `git ls-files`.
+        `git`: git's index; None reads it with `git ls-files` (in a repository).
         `created`: the files (relative to `root`) that earlier answers of this run created: untracked,
         yet the run's own, so later answers may change or delete them."""
         self.root = root.resolve()
-        self.ignore, self._prefix = IgnoreRules.for_root(self.root, git)
+        self.ignore = IgnoreRules(self.root)
+        layout = self.ignore.layout
+        self._prefix = layout.prefix
+        if git is None:
+            git = read_git_setup(layout.top) if layout.common_dir is not None else GitSetup()
+        self.setup = git
         self.protected = ProtectedPatterns(extra_patterns)
         self.created = frozenset(created)
         self._directories: dict[str, str | object | None] = {}  # see _directory_state
-        self._gitlinks = frozenset(fold(link) for link in self.ignore.setup.gitlinks)
+        self._gitlinks = frozenset(fold(link) for link in self.setup.gitlinks)
+        self._names: dict[str, str | None] = {}  # see _name_rule
+        # git's answers per path: the deciding line, None, or why git could not answer.
+        self._protected_by: dict[str, IgnoreMatch | str | None] = {}
+        self._ignored_by: dict[str, IgnoreMatch | str | None] = {}
 
     @property
     def warnings(self) -> list[str]:
         """Problems met in the ignore files so far (invalid lines, unreadable files), for the log."""
         return self.ignore.warnings
+
+    def prepare(self, paths: Iterable[str]) -> None:
+        """Ask git about all the paths of an answer at once: one `git check-ignore` for the protected
+        patterns (if there are any) and one for git's ignore rules, each sent only the paths the
+        rules before it let through. The checks that follow use the answers; a path not prepared
+        is asked about on its own."""
+        paths = [p for p in dict.fromkeys(paths) if self._name_rule(p) is None]
+        self._protected_by.update(_ask(self.protected.check, [p for p in paths if p not in self._protected_by]))
+        self._ignored_by.update(
+            _ask(
+                self.ignore.check,
+                [
+                    p
+                    for p in paths
+                    if p not in self._ignored_by
+                    and self._protected_by[p] is None
+                    and self._index_refusal(p) is None
+                    and self._folders_refusal(p) in (None, _MISSING)  # git refuses a path through a symlink
+                ],
+            )
+        )
 
     def check_write(self, path: str) -> Refusal | None:
         return self._check(path, deleting=False)
@@ -172,20 +213,37 @@ class Guard:
     def check_delete(self, path: str) -> Refusal | None:
         return self._check(path, deleting=True)
 
+    def _name_rule(self, path: str) -> str | None:
+        """The rule the path breaks by its spelling or name alone (cached: prepare asks it first)."""
+        if path not in self._names:
+            self._names[path] = syntax_refusal(path) or protected_refusal(path)
+        return self._names[path]
+
     def _check(self, path: str, deleting: bool) -> Refusal | None:
-        rule = syntax_refusal(path) or protected_refusal(path)
+        rule = self._name_rule(path)
         if rule is None:
-            by = self.protected.protected_by(path)
-            if by is not None:
+            if path not in self._protected_by:
+                self.prepare([path])
+            by = self._protected_by[path]
+            if isinstance(by, str):
+                rule = f"git could not check it against protected_patterns ({by})"
+            elif by is not None:
                 rule = (
                     f"it matches the protected pattern {by.pattern!r} (protected_patterns in agent-config/config.toml)"
                 )
         rule = rule or self._index_refusal(path) or self._disk_refusal(path, deleting)
         if rule is None:
-            ignored = self.ignore.ignored_by(self._prefix + path)
-            if ignored is not None:
+            if path not in self._ignored_by:
+                self.prepare([path])
+            ignored = self._ignored_by[path]
+            if isinstance(ignored, str):
+                rule = (
+                    f"git could not say whether it ignores the path ({ignored}), so code-commit cannot tell "
+                    "what git status would show; fix the repository (run git status to see why)"
+                )
+            elif ignored is not None:
                 rule = f"it is ignored by git ({ignored}), so git status would not show the change"
-            elif self._prefix + path in self.ignore.setup.hidden:
+            elif self._prefix + path in self.setup.hidden:
                 rule = "git's index marks it assume-unchanged or skip-worktree, so git status would not show the change"
             elif self._untracked(path):
                 change = "deletion" if deleting else "change"
@@ -198,14 +256,14 @@ class Guard:
     def _untracked(self, path: str) -> bool:
         """An existing file that git's index does not have and this run did not create. Outside a
         repository (no index) nothing is: there is no git status to keep truthful."""
-        tracked = self.ignore.setup.tracked
+        tracked = self.setup.tracked
         if tracked is None or self._prefix + path in tracked or path in self.created:
             return False
         return os.path.lexists(self.root / path)  # the checks above made every component a real folder
 
     def _index_refusal(self, path: str) -> str | None:
         """What git's index says about the path before anything is looked at on disk."""
-        setup = self.ignore.setup
+        setup = self.setup
         if setup.index_error is not None:
             return (
                 f"git could not read this repository's index ({setup.index_error}), so code-commit cannot "
@@ -228,13 +286,11 @@ class Guard:
     def _disk_refusal(self, path: str, deleting: bool) -> str | None:
         """What is on disk along the path. With no `..`, no absolute path and no symlink component
         (and the apply re-walking with O_NOFOLLOW), the path cannot resolve outside the root."""
-        parts = path.split("/")
-        for n in range(1, len(parts)):
-            state = self._directory_state("/".join(parts[:n]))
-            if state is _MISSING:
-                return None  # this directory and everything below it will be created
-            if state is not None:
-                return state
+        state = self._folders_refusal(path)
+        if isinstance(state, str):
+            return state
+        if state is _MISSING:
+            return None  # this directory and everything below it will be created
         try:
             info = os.lstat(self.root / path)
         except FileNotFoundError:
@@ -246,6 +302,16 @@ class Guard:
         if not stat.S_ISREG(info.st_mode):
             kind = "a directory" if stat.S_ISDIR(info.st_mode) else "not a regular file"
             return f"the path is {kind}; only regular files can be {'deleted' if deleting else 'written'}"
+        return None
+
+    def _folders_refusal(self, path: str) -> str | object | None:
+        """Why a folder along the path refuses it, _MISSING from a folder that does not exist yet
+        (nothing below it does either), or None."""
+        parts = path.split("/")
+        for n in range(1, len(parts)):
+            state = self._directory_state("/".join(parts[:n]))
+            if state is not None:
+                return state
         return None
 
     def _directory_state(self, directory: str) -> str | object | None:
@@ -271,3 +337,13 @@ class Guard:
                 "git status of this project would not show changes inside it"
             )
         return None
+
+
+def _ask(
+    check: Callable[[list[str]], dict[str, IgnoreMatch | None]], paths: list[str]
+) -> dict[str, IgnoreMatch | str | None]:
+    """git's answers for `paths`, or for every one of them why git could not answer (fail closed)."""
+    try:
+        return dict(check(paths)) if paths else {}
+    except OSError as failed:  # GitUnanswered, or no room for a throwaway git directory
+        return dict.fromkeys(paths, str(failed))

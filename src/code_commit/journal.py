@@ -35,7 +35,7 @@ from pathlib import Path
 
 from .errors import RestoreFailed
 from .guard import protected_refusal, syntax_refusal
-from .ignore import ProtectedPatterns
+from .ignore import IgnoreMatch, ProtectedPatterns
 from .plan import Change
 from .regular import read_regular
 from .runfolder import CONFLICTS, JOURNAL_SUFFIX, LOGS_DIR, MANIFEST
@@ -307,11 +307,17 @@ def journal_refusal(root: Path, folder: Path, manifest: Manifest, protected_patt
     """Why recovery may not act on this journal, or None. Its paths must pass the rules every answer
     passes (syntax, protected names, the user's protected patterns, no symlink along the way) and its
     saved originals must be regular files in the journal itself: code-commit never writes anything else."""
-    patterns = ProtectedPatterns(protected_patterns)
-    for path in [e.path for e in manifest.entries] + list(manifest.created_dirs):
-        rule = syntax_refusal(path) or protected_refusal(path)
-        if rule is None and (match := patterns.protected_by(path)) is not None:
-            rule = f"it matches the protected pattern {match.pattern!r}"
+    paths = [e.path for e in manifest.entries] + list(manifest.created_dirs)
+    rules = {path: syntax_refusal(path) or protected_refusal(path) for path in paths}
+    protected: dict[str, IgnoreMatch | str | None]
+    try:
+        protected = dict(ProtectedPatterns(protected_patterns).check([p for p, rule in rules.items() if rule is None]))
+    except OSError as failed:  # git could not answer: fail closed, as no path is known to be unprotected
+        protected = {p: f"git could not check it against protected_patterns ({failed})" for p in rules}
+    for path in paths:
+        rule = rules[path]
+        if rule is None and (match := protected[path]) is not None:
+            rule = match if isinstance(match, str) else f"it matches the protected pattern {match.pattern!r}"
         if rule is None:
             rule = _symlink_along(root, path)
         if rule is not None:

@@ -149,7 +149,7 @@ class Rollup:
 def write_rollup(root: Path, output: Path | None = None, settings: Settings | None = None) -> Rollup:
     """Write the rollup of the git work tree at `root`; `output` is relative to `root` unless absolute."""
     settings = settings or Settings()
-    from .ignore import PathPatterns  # compiles its regexes on import: only for a rollup
+    from .ignore import PathPatterns
 
     exclude = PathPatterns(settings.rollup_exclude, "rollup_exclude")
     include = PathPatterns(settings.rollup_include, "rollup_include")
@@ -212,17 +212,24 @@ def _judge(
     root_fd: int, paths: list[bytes], cap: int, exclude: PathPatterns, include: PathPatterns, result: Rollup
 ) -> list[_Candidate]:
     """Every path either becomes a candidate or is recorded as left out, with its reason."""
+    from .ignore import GitUnanswered
+
     candidates = []
     kept = 0
+    names = [p.decode("utf-8") for p in paths if _frameable(p) and not _excluded_dir(p)]
+    try:  # one git call for each setting that has patterns
+        excluded, included = exclude.check(names), include.check(names)
+    except GitUnanswered as exc:
+        raise SetupError(f"cannot match rollup_exclude and rollup_include: {exc}") from exc
     for path in paths:
-        if path == EXCLUDED_DIR or path.startswith(EXCLUDED_DIR + b"/"):
+        if _excluded_dir(path):
             continue
         if not _frameable(path):
             result.unframeable.append(path)
             continue
         name = path.decode("utf-8")
-        forced = include.matched_by(name) is not None
-        reason = "rollup_exclude" if exclude.matched_by(name) is not None else None
+        forced = included[name] is not None
+        reason = "rollup_exclude" if excluded[name] is not None else None
         if reason is None and not forced:
             reason = excluded_by_name(name)
         if reason is not None:
@@ -245,6 +252,10 @@ def _judge(
         kept += len(content) if keep else 0
         candidates.append(_Candidate(path, kind, len(content), forced, content if keep else None))
     return candidates
+
+
+def _excluded_dir(path: bytes) -> bool:
+    return path == EXCLUDED_DIR or path.startswith(EXCLUDED_DIR + b"/")
 
 
 def _choose(candidates: list[_Candidate], budget: int, result: Rollup) -> list[_Candidate]:

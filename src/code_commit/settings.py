@@ -37,9 +37,16 @@ MIN_ROLLUP_BUDGET = 1000  # tokens: below this not even a small project's main f
 CONFIG_TABLES = ("models",)  # llm/catalog.py: model prices and context windows
 
 
-def _setting(default: Any, doc: str, example: Any = None) -> Any:
+# `flag`: the commands a setting's flag counts for when given before them; "run" is `code-commit`
+# itself, and `config` honours every setting's flag, as it shows every setting. A setting with no
+# flag is set in config.toml or the environment only. flags.py makes the typer options from this.
+RUN = ("run",)
+RUN_AND_APPLY = ("run", "apply")
+
+
+def _setting(default: Any, doc: str, example: Any = None, flag: tuple[str, ...] = ()) -> Any:
     # `example`: shown in the config template for a setting that is unset (None) by default.
-    metadata = {"doc": doc, "example": example}
+    metadata = {"doc": doc, "example": example, "flag": flag}
     if isinstance(default, list):
         return field(default_factory=lambda: list(default), metadata=metadata)
     return field(default=default, metadata=metadata)
@@ -47,17 +54,22 @@ def _setting(default: Any, doc: str, example: Any = None) -> Any:
 
 @dataclass(frozen=True)
 class Settings:
-    provider: str = _setting("anthropic", "Model provider: anthropic, or openai (any OpenAI-compatible server).")
-    model: str = _setting(DEFAULT_MODEL, "Model id sent to the provider.")
-    max_tokens: int = _setting(32000, "Output-token limit of one model call.")
+    provider: str = _setting(
+        "anthropic", "Model provider: anthropic, or openai (any OpenAI-compatible server).", flag=RUN
+    )
+    model: str = _setting(DEFAULT_MODEL, "Model id sent to the provider.", flag=RUN)
+    max_tokens: int = _setting(32000, "Output-token limit of one model call.", flag=RUN)
     base_url: str | None = _setting(
         None,
         "Endpoint of the provider; unset means ANTHROPIC_BASE_URL (OPENAI_BASE_URL for openai) or the "
         "provider's default.",
         "https://api.anthropic.com",
+        flag=RUN,
     )
     max_repairs: int = _setting(3, "Repair queries after the initial one (the spec's three).")
-    build_timeout: float = _setting(1800.0, "Seconds before build.sh's whole process group is killed.")
+    build_timeout: float = _setting(
+        1800.0, "Seconds before build.sh's whole process group is killed.", flag=RUN_AND_APPLY
+    )
     build_output_cap: int = _setting(
         60000, "Characters of build output (or of a refused answer's reasons) passed to a repair prompt."
     )
@@ -80,16 +92,17 @@ class Settings:
         "past it the answer is refused.",
     )
     review: bool = _setting(
-        False, "Ask at the terminal which hunks of each answer to apply, before anything is written."
+        False, "Ask at the terminal which hunks of each answer to apply, before anything is written.", flag=RUN
     )
-    diff: bool = _setting(False, "Print the unified diff of what each attempt applies (on stderr).")
+    diff: bool = _setting(False, "Print the unified diff of what each attempt applies (on stderr).", flag=RUN)
     prompt_order: str = _setting(
         "spec",
         "spec: the spec's section order. cache: [system prompts][query][codebase] first, so repair calls "
         "read them from the prompt cache.",
+        flag=RUN,
     )
     max_cost: float | None = _setting(
-        None, "Budget in US dollars: the run stops (exit 3) before a request that could go over it.", 5.0
+        None, "Budget in US dollars: the run stops (exit 3) before a request that could go over it.", 5.0, flag=RUN
     )
     retry_attempts: int = _setting(10, "Attempts at one model request, the first included, before exit 3.")
     connect_attempts: int = _setting(
@@ -108,13 +121,16 @@ class Settings:
         "Seconds the whole run may take, lock wait included (exit 5); 0 means no limit; unset means no limit "
         "at a terminal, and unattended_timeout without one.",
         3600,
+        flag=RUN_AND_APPLY,
     )
     unattended_timeout: float = _setting(
         7200.0,
         "The run's time limit when timeout is unset and standard input or output is not a terminal "
         "(cron, CI); 0 means no limit.",
     )
-    wait_lock: float = _setting(0.0, "Seconds to wait for another run's lock; 0 gives up at once (exit 4).")
+    wait_lock: float = _setting(
+        0.0, "Seconds to wait for another run's lock; 0 gives up at once (exit 4).", flag=("run", "apply", "recover")
+    )
     keep_runs: int = _setting(50, "Run folders kept under agent-config/logs/, newest first; 0 keeps them all.")
     protected_patterns: list[str] = _setting(  # noqa: RUF009 - _setting gives a list a default_factory
         [],
@@ -154,12 +170,16 @@ class Settings:
         "auto",
         "Where build.sh runs: auto (in bubblewrap when it works here, else unsandboxed with a warning), "
         "require (no working sandbox is a setup error, exit 2: for cron and CI), off (with your full rights).",
+        flag=RUN_AND_APPLY,
     )
-    sandbox_network: bool = _setting(False, "Whether a sandboxed build may use the network (to fetch dependencies).")
+    sandbox_network: bool = _setting(
+        False, "Whether a sandboxed build may use the network (to fetch dependencies).", flag=RUN_AND_APPLY
+    )
     sandbox_writable: list[str] = _setting(  # noqa: RUF009 - _setting gives a list a default_factory
         [],
         "Extra paths a sandboxed build may write (absolute or ~/...), outside the project: caches.",
         ["~/.cache/pip", "~/.npm"],
+        flag=RUN_AND_APPLY,
     )
 
 
@@ -185,6 +205,40 @@ def answer_byte_cap(settings: Settings, continuations: int) -> int:
     return settings.max_tokens * ANSWER_BYTES_PER_TOKEN * (1 + continuations)
 
 
+def flag_name(name: str) -> str:
+    """A setting's flag as typed: --build-timeout."""
+    return "--" + name.replace("_", "-")
+
+
+@dataclass(frozen=True)
+class FlagValue:
+    setting: str
+    value: Any
+    flag: str  # as the user typed it, for messages: --build-timeout, or rollup's --budget
+
+
+@dataclass(frozen=True)
+class Flags:
+    """The settings given as flags: load_settings' top layer. Holds only the flags given."""
+
+    given: tuple[FlagValue, ...] = ()
+
+    def __post_init__(self) -> None:
+        unknown = [item.setting for item in self.given if item.setting not in SETTING_NAMES]
+        if unknown:  # a bug in a command, not a user's mistake
+            raise ValueError(f"not settings: {', '.join(unknown)}")
+
+    @classmethod
+    def of(cls, **values: Any) -> Flags:
+        """Setting name -> value as the command line parsed it; None (or an empty repeatable flag)
+        means not given."""
+        return cls(tuple(FlagValue(name, value, flag_name(name)) for name, value in values.items() if _given(value)))
+
+
+def _given(value: Any) -> bool:
+    return value is not None and not (isinstance(value, list | tuple) and not value)
+
+
 @dataclass(frozen=True)
 class LoadedSettings:
     settings: Settings
@@ -195,9 +249,7 @@ def config_path(root: Path) -> Path:
     return root / CONFIG_DIR / CONFIG_FILE
 
 
-def load_settings(
-    root: Path, env: Mapping[str, str] | None = None, flags: Mapping[str, Any] | None = None
-) -> LoadedSettings:
+def load_settings(root: Path, env: Mapping[str, str] | None = None, flags: Flags | None = None) -> LoadedSettings:
     """Layer the sources; raise SetupError naming the source of any bad value."""
     env = os.environ if env is None else env
     values: dict[str, Any] = {}
@@ -227,11 +279,9 @@ def load_settings(
             values[name] = _coerce(name, env[var], hints[name], f"environment variable {var}", from_text=True)
             sources[name] = f"env {var}"
 
-    for name, value in (flags or {}).items():
-        if value is None:
-            continue
-        values[name] = _coerce(name, value, hints[name], f"flag --{name.replace('_', '-')}")
-        sources[name] = "flag"
+    for item in (flags or Flags()).given:
+        values[item.setting] = _coerce(item.setting, item.value, hints[item.setting], f"flag {item.flag}")
+        sources[item.setting] = "flag"
 
     settings = Settings(**values)
     _validate(settings, sources, root)
@@ -375,7 +425,7 @@ def _validate(settings: Settings, sources: dict[str, str], root: Path) -> None:
     for name in ("protected_patterns", "rollup_exclude", "rollup_include"):
         patterns = getattr(settings, name)
         if patterns:
-            from .ignore import pattern_problem  # compiles its regexes on import: only when needed
+            from .ignore import pattern_problem  # no git call: only the patterns' spelling is checked
         for pattern in patterns:
             problem = pattern_problem(pattern)
             if problem:

@@ -196,7 +196,10 @@ def gitignore_problems(root: Path) -> list[str]:
                 f"leading whitespace and trailing tabs as part of a pattern; {fix}."
             ]
         return [f".gitignore has no /agent-config line: {fix}."]
-    exposed = _not_ignored(root, _written_paths())
+    try:
+        exposed = _not_ignored(root, _written_paths())
+    except OSError as exc:  # GitUnanswered, or no temporary folder for git's throwaway directory
+        return [f"git could not say whether it ignores {CONFIG_DIR}/ ({exc}); run git status to see why."]
     if not exposed:
         return []
     listed = ", ".join(exposed)
@@ -216,9 +219,9 @@ def gitignore_problems(root: Path) -> list[str]:
 
 def _not_ignored(root: Path, paths: list[str]) -> list[str]:
     """Which of `paths` git would not ignore, as `git check-ignore` says (a tracked file is never
-    ignored). Outside a repository, or when git cannot answer, code-commit's own matcher, which
-    gives git's verdicts (tests/test_ignore_differential.py); an unreadable index is reported by
-    `guard.check_git_index`."""
+    ignored). Outside a repository, or where git cannot read it (`guard.check_git_index` reports
+    that), git answers from a throwaway git directory whose work tree is the project: its
+    .gitignore files and the user's core.excludesFile. Raises GitUnanswered if git cannot answer."""
     import subprocess
 
     try:
@@ -236,11 +239,11 @@ def _not_ignored(root: Path, paths: list[str]) -> list[str]:
             return [p for p in paths if p not in ignored]
     except (OSError, subprocess.SubprocessError):
         pass
-    from .ignore import IgnoreRules
+    from .ignore import check_ignore, throwaway_git_dir
 
-    rules, prefix = IgnoreRules.for_root(root)
-    # The matcher answers for files; a folder is ignored if the files in it are (git's own rule).
-    return [p for p in paths if not p.endswith("/") and rules.ignored_by(prefix + p) is None]
+    with throwaway_git_dir() as git_dir:
+        verdicts = check_ignore(root, paths, git_dir)
+    return [p for p in paths if verdicts[p] is None]
 
 
 def _ignore_lines(data: bytes) -> list[str]:
