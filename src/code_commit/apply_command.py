@@ -91,7 +91,7 @@ def command(
             return _command(console, root, source, report, flags, build, as_json)
         except CodeCommitError:
             raise
-        except Exception as exc:  # a bug or the disk: exit 9, its traceback in the run folder if there is one
+        except Exception as exc:  # outside the session (which records its own): so that --json reports it too
             raise internal_error(exc, report.log_dir, console.redact) from exc
     except (CodeCommitError, KeyboardInterrupt) as exc:
         if as_json:  # a script reading the report gets one whatever ended the apply, with what it did
