@@ -57,10 +57,22 @@ def build(root: Path) -> subprocess.CompletedProcess[str]:
     developer's would."""
     env = {**os.environ, "PATH": f"{VENV_BIN}:/usr/local/bin:/usr/bin:/bin"}
     for tool in ("cargo", "node", "npm", "make"):
-        found = shutil.which(tool)
+        found = find_tool(tool)
         if found:
             env["PATH"] += f":{Path(found).parent}"
     return subprocess.run(["./build.sh"], cwd=root, env=env, capture_output=True, text=True, timeout=600)
+
+
+def find_tool(tool: str) -> str | None:
+    """A toolchain that works: on PATH, or where rustup puts cargo (a CI job's PATH may leave
+    ~/.cargo/bin out, and rustup's cargo without its toolchain fails)."""
+    places = (Path.home() / ".cargo" / "bin", Path("/root/.cargo/bin"), Path("/usr/local/cargo/bin"))
+    for found in (shutil.which(tool), *(str(p / tool) for p in places)):
+        if found and Path(found).is_file():
+            works = subprocess.run([found, "--version"], capture_output=True, timeout=60, check=False)
+            if works.returncode == 0:
+                return found
+    return None
 
 
 def commands(script: str) -> list[str]:
@@ -255,6 +267,8 @@ def test_cargo_builds_and_tests_a_crate(root: Path, cli) -> None:
     _, script = init(cli, root)
 
     assert commands(script) == ["cargo build --quiet", "cargo test --quiet"]
+    if find_tool("cargo") is None:
+        pytest.skip("no working cargo here: the guessed build.sh was checked, not run")
     passed = build(root)
     assert passed.returncode == 0, passed.stderr
 

@@ -40,7 +40,10 @@ if BWRAP is None:
 
 NOBODY = 65534
 FIX = "^^^fixed.txt\nfixed\n^^^end\n"
-BUILD = f"if [ -f attack.py ]; then {sys.executable} -B attack.py $PPID; fi\ntest -f fixed.txt\n"
+# The interpreter itself, not the venv's link to it: a venv under /tmp (a CI checkout there) is
+# hidden by the sandbox's private /tmp.
+PYTHON = os.path.realpath(sys.executable)
+BUILD = f"if [ -f attack.py ]; then {PYTHON} -B attack.py $PPID; fi\ntest -f fixed.txt\n"
 ORIGINAL_CONFIG = "# the user's settings\n"
 
 # Runs during the build. Every attempt prints what happened; found keys are printed plain,

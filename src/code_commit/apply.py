@@ -18,49 +18,14 @@ from pathlib import Path
 from .edits import DeleteFile, Edit, EditFile, WriteFile
 from .elision import line_set, new_placeholders
 from .errors import AnswerRefused, RestoreFailed
-from .finding import Lines, Work
+from .finding import Work
 from .guard import Guard
 from .journal import Journal, JournalError, close, describe_error, undo
 from .matching import resolve
-from .mismatch import EXPLAINED_FAILURES, AmbiguousMatch, MatchFailure, NoMatch, NumberedLine
+from .mismatch import EXPLAINED_FAILURES, AmbiguousMatch, MatchFailure, NoMatch
+from .plan import ApplyFailed, Change, Plan, Problem
 from .settings import Settings
 from .tree import Tree
-
-
-@dataclass(frozen=True)
-class Change:
-    path: str
-    content: bytes | None  # None: delete the file
-
-
-@dataclass(frozen=True)
-class Plan:
-    final: dict[str, bytes | None]  # the answer's last word on every path it named (None: removed)
-    changes: tuple[Change, ...]  # the part of `final` that differs from disk
-    missing_deletes: tuple[str, ...] = ()  # deletes of files that do not exist: no-ops, logged
-
-
-@dataclass(frozen=True)
-class Problem:
-    """One reason an answer is refused, structured for `code-commit apply --check`."""
-
-    # guard, delete_disabled, exists, elided, not_utf8, missing_file, not_text, blank_search, no_match,
-    # ambiguous, file_and_folder, unreadable, too_large (apply: an answer over max_answer_bytes)
-    kind: str
-    message: str  # the whole reason, as the model and the user read it
-    path: str | None = None
-    block: int | None = None  # which block of the answer, from 1
-    search: int | None = None  # which search/replace pair of an edit block, from 1
-    answer_line: int | None = None  # the answer line of that pair's ^^^search, when known
-    closest: tuple[NumberedLine, ...] = ()  # no_match: the most similar lines in the file
-    locations: tuple[Lines, ...] = ()  # ambiguous: every place the search text matches
-    unique_around: tuple[Lines | None, ...] = ()  # ambiguous: for the first 20 locations, the smallest unique window
-    min_context: int | None = None  # ambiguous: any this many consecutive lines of the file are unique
-    already_there: Lines | None = None  # no_match: where the replacement text already is (made before?)
-
-    def __str__(self) -> str:
-        return self.message
-
 
 MATCH_FAILURES = (NoMatch.kind, AmbiguousMatch.kind)  # the kinds of problem whose report is costly
 # For match_work, every LINE_CHARS characters of a file count as a line when that is more than its lines:
@@ -375,10 +340,6 @@ def _read_existing(path: Path) -> bytes | None:
         return path.read_bytes()
     except FileNotFoundError:
         return None
-
-
-class ApplyFailed(AnswerRefused):
-    """A write or delete failed part-way; every touched file was restored."""
 
 
 def apply_plan(root: Path, plan: Plan, journal: Path) -> None:

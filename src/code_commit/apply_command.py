@@ -12,40 +12,38 @@ The model SDK is never imported here.
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from . import stops
-from .apply import MatchLimits, Plan, PlanRefused, Problem, apply_plan, plan_changes
-from .applydir import looks_like_json, parse_applydir
+from .apply import PlanRefused, apply_plan
+from .applydir import looks_like_json
 from .build import BuildResult
-from .edits import Edit, parse_answer
 from .errors import (
     AnswerRefused,
-    BuildTampered,
     CodeCommitError,
     SetupError,
     error_of,
 )
 from .exits import EXIT
 from .guard import Guard, check_git_index
-from .journal import recover
 from .llm.transport import MAX_CONTINUATIONS
-from .logs import LOGS_DIR, Redactor, RunLog, internal_error, prune_runs
+from .logs import Redactor, RunLog, internal_error
+from .plan import Plan, Problem
 from .printable import visible
 from .private import make_private_dirs
 from .sandbox import Sandbox, choose
 from .secrets import collect_secrets
+from .session import Session, checked_plan, session
 from .settings import CONFIG_DIR, Flags, Settings, answer_byte_cap, load_settings, run_time_limit
-from .tamper import checked_build, not_dumpable
+from .summary import plain
+from .tamper import checked_build
 from .terminal import unattended
 from .ui import Console, to_stdout
 from .words import count
-from .workspace import ProjectLock, _gitignore_problems, build_script_problems, config_dir_problems
+from .workspace import build_script_problems, config_dir_problems, gitignore_problems
 
 FORMATS = ("auto", "caret", "json")
 
@@ -94,7 +92,7 @@ def command(
             return _command(console, root, source, report, flags, build, as_json)
         except CodeCommitError:
             raise
-        except Exception as exc:  # a bug or the disk: exit 9, its traceback in the run folder if there is one
+        except Exception as exc:  # outside the session (which records its own): so that --json reports it too
             raise internal_error(exc, report.log_dir, console.redact) from exc
     except (CodeCommitError, KeyboardInterrupt) as exc:
         if as_json:  # a script reading the report gets one whatever ended the apply, with what it did
@@ -120,7 +118,7 @@ def _command(
         raise SetupError(f"--format must be one of {', '.join(FORMATS)}, not {answer_format!r}")
     settings = load_settings(root, flags=flags).settings
     if not check:
-        problems = config_dir_problems(root) + _gitignore_problems(root)
+        problems = config_dir_problems(root) + gitignore_problems(root)
         if build:
             problems += build_script_problems(root, "--build runs ./build.sh; fix it or leave out --build")
         if problems:
@@ -144,10 +142,22 @@ def _command(
         else:
             config_dir = root / CONFIG_DIR
             make_private_dirs(config_dir)
+
+            def begin(log: RunLog) -> None:
+                report.log_dir = log.folder
+                log.write_file("answer.txt", text)
+                log.event(f"apply: answer from {report.source} ({fmt} format), no model call")
+
+            def end(ending: Session) -> None:
+                if ending.error is not None:
+                    report.error = str(ending.error)
+                    ending.log.event(f"apply: {ending.error}")
+
             # Like a run: under the project's lock (the plan is made under it too, so no run changes the
             # files in between), with SIGINT, SIGTERM and the time limit ending it cleanly.
-            with not_dumpable(), ProjectLock.take(config_dir, settings.wait_lock, console.info):
-                _apply(root, text, fmt, settings, sandbox, redact, console, report)
+            limit = run_time_limit(settings, unattended())
+            with session(root, config_dir, settings, console, redact, limit, begin=begin, end=end) as current:
+                _apply(root, text, fmt, settings, sandbox, redact, console, report, current.log)
 
     to_stdout(redact(_as_json(report) if as_json else _as_text(report)))
     if report.problems:
@@ -164,18 +174,9 @@ def _apply(
     redact: Redactor,
     console: Console,
     report: ApplyReport,
+    log: RunLog,
 ) -> None:
     """`sandbox`: what --build's build runs under; None without --build."""
-    log = RunLog.create(root / CONFIG_DIR, redact)
-    report.log_dir = log.folder
-    log.write_file("answer.txt", text)
-    log.event(f"apply: answer from {report.source} ({fmt} format), no model call")
-    # An apply a killed run left half done, as a run does.
-    for line in recover(root, settings.protected_patterns).lines():
-        log.event(f"recovery: {line}")
-        console.warn(f"recovery: {line}")
-    for old in prune_runs(root / CONFIG_DIR / LOGS_DIR, settings.keep_runs, log.folder):
-        log.event(f"deleted the old run folder {old.name} (keep_runs = {settings.keep_runs})")
     plan = _plan(root, text, fmt, settings, report)
     for warning in report.warnings:
         log.event(f"apply: {warning}")
@@ -197,14 +198,10 @@ def _apply(
         if sandbox.problem is not None:
             console.warn(f"the build runs without a sandbox, with your full rights: {sandbox.problem}")
         console.info("running build.sh")
-        try:
-            build_log = log.folder / "build.txt"
-            report.build = checked_build(
-                root, log.folder, build_log, redact, settings, sandbox, console.build_output, console.warn
-            )
-        except BuildTampered as tampered:
-            log.event(f"apply: {tampered}")
-            raise
+        build_log = log.folder / "build.txt"
+        report.build = checked_build(
+            root, log.folder, build_log, redact, settings, sandbox, console.build_output, console.warn
+        )
         log.event(f"apply: {report.build.describe()}")
     console.info(f"logs: {log.folder.relative_to(root)}")
 
@@ -236,21 +233,9 @@ def _plan(root: Path, text: str, fmt: str, settings: Settings, report: ApplyRepo
             Problem("too_large", f"the answer is over {cap:,} bytes (max_answer_bytes): nothing past that was read"),
         )
         return None
-    try:
-        if fmt == "json":
-            edits: list[Edit] = parse_applydir(text)
-        else:
-            edits = parse_answer(text)
-    except AnswerRefused as refusal:
-        report.problems = tuple(Problem("malformed", reason) for reason in refusal.reasons)
-        return None
-    if not edits:
-        what = "entries" if fmt == "json" else "^^^ blocks"
-        report.problems = (Problem("empty", f"the answer has no {what}, so there is nothing to apply"),)
-        return None
     guard = Guard(root, settings.protected_patterns)
     try:
-        plan = plan_changes(root, edits, guard, allow_delete=settings.allow_delete, limits=MatchLimits.of(settings))
+        plan = checked_plan(root, text, settings, fmt=fmt, guard=guard, need_edits=True)
     except PlanRefused as refusal:
         report.problems = refusal.problems
         return None
@@ -306,15 +291,6 @@ def _as_text(report: ApplyReport) -> str:
 
 
 def _as_json(report: ApplyReport) -> str:
-    def plain(value: Any) -> Any:
-        if dataclasses.is_dataclass(value) and not isinstance(value, type):
-            return {f.name: plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
-        if isinstance(value, tuple | list):
-            return [plain(v) for v in value]
-        if isinstance(value, Path):
-            return str(value)
-        return value
-
     document = {
         "ok": report.ok,
         "checked_only": report.checked_only,

@@ -6,20 +6,16 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 from . import stops
 from .errors import CodeCommitError, ServiceError, SetupError, error_of
-from .llm import Completion, Hooks, Tally, Usage
+from .llm import Completion, Hooks, Provider, Tally, Usage
 from .llm.catalog import Budget, ModelInfo, prompt_too_long, tokens_at_least
 from .logs import RunLog
 from .prompts import Prompt
 from .settings import Settings
 from .ui import Console
 from .words import count
-
-if TYPE_CHECKING:
-    from .run import RunContext
 
 
 @dataclass(frozen=True)
@@ -91,57 +87,82 @@ def check_fits(prompt: Prompt, model: ModelInfo, settings: Settings) -> None:
         )
 
 
-def ask(run: RunContext, prompt: Prompt, call: int, calls: int) -> Completion:
-    """One model call, logged and recorded in the outcome as soon as it returns, or fails."""
-    settings, log, console, outcome = run.settings, run.log, run.console, run.outcome
-    log.write(call, "query.txt", prompt.render())
-    kind = "initial query" if call == 1 else f"repair {call - 1} of {settings.max_repairs}"
-    console.attempt(call, calls)
-    console.step(f"call {call}/{calls} ({kind}): asking {settings.model}", f"asking {settings.model}")
-    run.meter.start(call)
-    started = time.monotonic()
-    try:
-        completion = run.provider.complete(prompt, on_text=console.receiving)
-    except (CodeCommitError, stops.Stopped) as exc:
-        # The run ends here; what the call used and sent before it failed still counts and is logged.
-        usage, tally = run.meter.usage, run.meter.tally
+@dataclass
+class Caller:
+    """What one run's model calls share, and nothing of the run around them: the provider, the model
+    (its price), the meter, and `records`, where each call is recorded as soon as it returns or fails."""
+
+    provider: Provider
+    model: ModelInfo
+    meter: CallMeter
+    settings: Settings
+    records: list[CallRecord] = field(default_factory=list)
+
+    def ask(self, prompt: Prompt, call: int, calls: int) -> Completion:
+        """One model call, logged and recorded as soon as it returns, or fails."""
+        settings, log, console = self.settings, self.meter.log, self.meter.console
+        log.write(call, "query.txt", prompt.render())
+        kind = "initial query" if call == 1 else f"repair {call - 1} of {settings.max_repairs}"
+        console.attempt(call, calls)
+        console.step(f"call {call}/{calls} ({kind}): asking {settings.model}", f"asking {settings.model}")
+        self.meter.start(call)
+        started = time.monotonic()
+        try:
+            completion = self.provider.complete(prompt, on_text=console.receiving)
+        except (CodeCommitError, stops.Stopped) as exc:
+            # The run ends here; what the call used and sent before it failed still counts and is logged.
+            usage, tally = self.meter.usage, self.meter.tally
+            record = CallRecord(
+                call,
+                usage,
+                "error",
+                time.monotonic() - started,
+                self.model.cost(usage),
+                tally.requests,
+                tally.retries,
+                tally.continuations,
+            )
+            self.records.append(record)
+            log.write(call, "usage.txt", _usage_file(record))
+            log.event(f"{_usage_line(record)} error: {error_of(exc)}")
+            raise
         record = CallRecord(
             call,
-            usage,
-            "error",
-            time.monotonic() - started,
-            run.model.cost(usage),
-            tally.requests,
-            tally.retries,
-            tally.continuations,
+            completion.usage,
+            completion.stop_reason,
+            completion.duration,
+            self.model.cost(completion.usage),
+            completion.requests,
+            completion.retries,
+            completion.continuations,
         )
-        outcome.calls.append(record)
+        self.records.append(record)
+        log.write(call, "response.txt", completion.text)
         log.write(call, "usage.txt", _usage_file(record))
-        log.event(f"{_usage_line(record)} error: {error_of(exc)}")
-        raise
-    record = CallRecord(
-        call,
-        completion.usage,
-        completion.stop_reason,
-        completion.duration,
-        run.model.cost(completion.usage),
-        completion.requests,
-        completion.retries,
-        completion.continuations,
-    )
-    outcome.attempts = call
-    outcome.calls.append(record)
-    log.write(call, "response.txt", completion.text)
-    log.write(call, "usage.txt", _usage_file(record))
-    log.event(_usage_line(record))
-    console.info(f"call {call}: {usage_summary(record.usage, record.cost_usd)}, {record.duration:.1f} s")
-    console.spent(outcome.usage, outcome.cost_usd)
-    console.detail(_prose(completion.text))  # -v
-    if completion.stop_reason == "model_context_window_exceeded":
-        raise ServiceError(
-            prompt_too_long(settings.model, len(prompt.render()), "the answer ran into the end of its context")
-        )
-    return completion
+        log.event(_usage_line(record))
+        console.info(f"call {call}: {usage_summary(record.usage, record.cost_usd)}, {record.duration:.1f} s")
+        console.spent(total_usage(self.records), total_cost(self.records))
+        console.detail(_prose(completion.text))  # -v
+        if completion.stop_reason == "model_context_window_exceeded":
+            raise ServiceError(
+                prompt_too_long(settings.model, len(prompt.render()), "the answer ran into the end of its context")
+            )
+        return completion
+
+
+def answered(records: list[CallRecord]) -> int:
+    """The calls that produced an answer (a call that failed is recorded with stop reason "error")."""
+    return sum(record.stop_reason != "error" for record in records)
+
+
+def total_usage(records: list[CallRecord]) -> Usage:
+    return sum((record.usage for record in records), Usage())
+
+
+def total_cost(records: list[CallRecord]) -> float | None:
+    """The calls' estimated cost; None when any call's cost is unknown."""
+    costs = [record.cost_usd for record in records]
+    return None if None in costs else sum(c for c in costs if c is not None)
 
 
 def _prose(answer: str) -> str:

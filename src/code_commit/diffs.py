@@ -27,9 +27,9 @@ import zlib
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from .apply import Plan
 from .hunks import FileChange, Hunk, file_change
 from .ignore import find_git_layout
+from .plan import Plan
 
 NO_NEWLINE = "\\ No newline at end of file\n"
 _NO_NEWLINE = NO_NEWLINE.encode()

@@ -13,8 +13,8 @@ import difflib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from .apply import Change, Plan
 from .gitdiff import git_hunks
+from .plan import Change, Plan
 
 CONTEXT = 3
 

@@ -32,19 +32,16 @@ import stat
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol
 
 from .errors import RestoreFailed
 from .guard import protected_refusal, syntax_refusal
 from .ignore import IgnoreMatch, ProtectedPatterns
-from .logs import LOGS_DIR
+from .plan import Change
 from .regular import read_regular
+from .runfolder import CONFLICTS, JOURNAL_SUFFIX, LOGS_DIR, MANIFEST
 from .settings import CONFIG_DIR
 from .tree import SYSCALLS, Tree, digest, fsync_path, write_all
 
-JOURNAL_SUFFIX = "-journal"  # the folder is NN-journal, NN the model call
-MANIFEST = "manifest.json"  # present: an apply may be half done
-CONFLICTS = "conflicts.json"  # the manifest of an undo that left changed files alone
 FORMAT = 1
 _TEMP_NAME = re.compile(r"\.code-commit-[0-9a-f]+-[0-9]+\.tmp")
 _SAVED_NAME = re.compile(r"orig-[0-9]+")
@@ -55,15 +52,6 @@ _NO_LINK = {errno.EXDEV, errno.EPERM, errno.EMLINK, errno.EOPNOTSUPP, errno.ENOT
 
 class JournalError(Exception):
     """A journal that cannot be used: unreadable, malformed, or an original that is missing or damaged."""
-
-
-class ChangeLike(Protocol):
-    # Read-only, as `apply.Change` (a frozen dataclass) has them.
-    @property
-    def path(self) -> str: ...
-
-    @property
-    def content(self) -> bytes | None: ...
 
 
 @dataclass(frozen=True)
@@ -128,7 +116,7 @@ class Journal:
     manifest: Manifest
 
     @classmethod
-    def begin(cls, tree: Tree, folder: Path, changes: Sequence[ChangeLike]) -> Journal:
+    def begin(cls, tree: Tree, folder: Path, changes: Sequence[Change]) -> Journal:
         """Record the originals and the plan in `folder` (which must not exist), durably."""
         SYSCALLS.mkdir(folder, 0o700)
         try:
@@ -138,7 +126,7 @@ class Journal:
             raise
 
     @classmethod
-    def _record(cls, tree: Tree, folder: Path, changes: Sequence[ChangeLike]) -> Journal:
+    def _record(cls, tree: Tree, folder: Path, changes: Sequence[Change]) -> Journal:
         token = secrets.token_hex(4)
         entries: list[Entry] = []
         created: list[str] = []

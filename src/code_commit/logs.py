@@ -9,7 +9,6 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
-import re
 import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -18,15 +17,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .private import FOLDER_MODE, make_private_dir, make_private_dirs, open_private
+from .runfolder import CONFLICTS, JOURNAL_SUFFIX, LOGS_DIR, MANIFEST, RUN_ID, TRACEBACK_FILE
 
 if TYPE_CHECKING:
     import logging
 
     from .errors import InternalError
-
-LOGS_DIR = "logs"
-TRACEBACK_FILE = "traceback.txt"  # an internal error's traceback, in the run folder
-RUN_ID = re.compile(r"\d{8}-\d{6}-\d{6}(-\d{1,2})?")  # new_run_id(), plus RunLog.create's suffix
 
 
 def censor(secret: str) -> str:
@@ -202,7 +198,6 @@ def _write_text(path: Path, text: str) -> None:
 
 
 def _holds_journal(folder: Path) -> bool:
-    from .journal import CONFLICTS, JOURNAL_SUFFIX, MANIFEST
 
     return any(
         (journal / MANIFEST).exists() or (journal / CONFLICTS).exists() for journal in folder.glob(f"*{JOURNAL_SUFFIX}")

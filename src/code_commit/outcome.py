@@ -8,11 +8,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .build import BuildResult
-from .calls import CallRecord
+from .calls import CallRecord, answered, total_cost, total_usage
 from .errors import CodeCommitError, exit_code_for
 from .exits import EXIT
 from .llm import Usage
-from .revert import Originals
 
 
 @dataclass(frozen=True)
@@ -34,19 +33,18 @@ class Service:
 class Outcome:
     passed: bool  # the build passes (--dry-run: the answer is acceptable)
     log_dir: Path | None  # None when the run ended before it had a folder (lock held)
-    attempts: int = 0  # model calls that produced an answer
     calls: list[CallRecord] = field(default_factory=list)
     files_changed: set[str] = field(default_factory=set)
     files_deleted: set[str] = field(default_factory=set)
     last_build: BuildResult | None = None
     error: CodeCommitError | None = None  # what ended the run early, if anything did
     duration: float = 0.0
-    originals: Originals = field(default_factory=Originals)  # the touched files as they were
     reverted: bool = False
     patch: Path | None = None  # the proposal as a patch: final.patch (--revert-on-failure), dry-run.patch
     diff: str | None = None  # --dry-run: what the answer would change
     dry_run: bool = False
     refusal: str | None = None  # why the answers were refused, when no answer could be applied
+    # files_changed, files_deleted and refusal are taken from the loop's working state when the run ends
     service: Service | None = None
     sandbox: str | None = None  # what builds run under (sandbox.Sandbox.describe); None: no build can run
 
@@ -56,14 +54,18 @@ class Outcome:
         return self.error is None and not self.passed and self.last_build is None and self.refusal is not None
 
     @property
+    def attempts(self) -> int:
+        """Model calls that produced an answer."""
+        return answered(self.calls)
+
+    @property
     def usage(self) -> Usage:
-        return sum((c.usage for c in self.calls), Usage())
+        return total_usage(self.calls)
 
     @property
     def cost_usd(self) -> float | None:
         """The run's estimated cost; None when any call's cost is unknown."""
-        costs = [c.cost_usd for c in self.calls]
-        return None if None in costs else sum(c for c in costs if c is not None)
+        return total_cost(self.calls)
 
     @property
     def exit_code(self) -> int:

@@ -19,10 +19,10 @@ import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .apply import ApplyFailed, Plan
 from .diffs import Redact, change_patch, object_format
 from .hunks import file_change
 from .journal import describe_error
+from .plan import ApplyFailed, Plan
 from .tree import Tree
 
 

@@ -15,11 +15,11 @@ from enum import StrEnum
 from pathlib import Path
 from typing import TextIO
 
-from .apply import Plan
 from .diffs import change_diff, file_header, hunk_diff, patch_of, plan_changes_on_disk, write_patch
 from .errors import AllRejected, AnswerRefused, Interrupted
 from .hunks import FileChange, file_change, partial_plan
 from .logs import Redactor, RunLog
+from .plan import Plan
 from .printable import visible
 from .settings import Settings
 from .terminal import GONE, Keys, colour_wanted

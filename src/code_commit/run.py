@@ -1,12 +1,12 @@
 """The loop: initial query -> apply -> build -> up to three repairs -> outcome; and `execute`,
-the run around it: take the lock, recover, loop, record how it ended.
+the run around it: the setup checks, then the loop in a `session.session` (lock, recover, record).
 
 Control flow by exceptions: a refused answer is `AnswerRefused` (it uses up the attempt and
 its reasons become the next prompt's feedback); anything that ends the run early is a
-`CodeCommitError` (or a `stops.Stopped` from a signal or the time limit), which `execute`
-records in the outcome, so every ending gets the same record and exit code. Any other
-exception is a bug or the environment failing (a full disk): `execute` records it as an
-`InternalError` (exit 9), with its traceback in the run folder, and still writes the record.
+`CodeCommitError` (or a `stops.Stopped` from a signal or the time limit), which the session
+records, so every ending gets the same record and exit code. Any other exception is a bug or the
+environment failing (a full disk): the session records it as an `InternalError` (exit 9), with
+its traceback in the run folder, and the record is still written.
 """
 
 from __future__ import annotations
@@ -14,37 +14,59 @@ from __future__ import annotations
 import contextlib
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import stops
-from .apply import MatchLimits, Plan, apply_plan, plan_changes
-from .build import output_for_prompt
-from .calls import CallMeter, ask, check_fits, report_totals
+from .apply import apply_plan
+from .build import BuildResult, output_for_prompt
+from .calls import Caller, CallMeter, check_fits, report_totals
 from .diffs import change_diff, patch_of, plan_changes_on_disk, write_patch
-from .edits import parse_answer
 from .errors import AnswerRefused, CodeCommitError, error_of
 from .guard import Guard, check_git_index
-from .journal import recover
 from .llm import Completion, Provider, make_provider
-from .llm.catalog import Budget, ModelInfo, load_catalog
+from .llm.catalog import Budget, load_catalog
 from .llm.endpoint import Endpoint
 from .llm.transport import ANSWER_TOO_LARGE, MAX_CONTINUATIONS
-from .logs import LOGS_DIR, Redactor, RunLog, internal_error, prune_runs, redacted_logging
+from .logs import Redactor, RunLog, internal_error
 from .outcome import Outcome, RunOptions, Service
+from .plan import Plan
 from .preflight import untracked_in_rollup, untracked_warning
 from .prompts import Feedback, Prompt, SystemPrompts, initial_prompt, load_system_prompts, repair_prompt
-from .review import approve
+from .revert import Originals
+from .review import Approved, approve
+from .runfolder import SUMMARY_FILE
 from .sandbox import Sandbox, choose
 from .secrets import collect_secrets
+from .session import Session, checked_plan, session
 from .settings import ApiKey, Settings, answer_byte_cap, run_time_limit
-from .summary import SUMMARY_FILE, summarize
-from .tamper import checked_build, not_dumpable
+from .summary import summarize
+from .tamper import checked_build
 from .terminal import unattended
 from .tree import Tree
 from .ui import Console
 from .words import count
-from .workspace import ProjectLock, Workspace
+from .workspace import Workspace
+
+
+@dataclass
+class LoopState:
+    """The loop's working state, apart from the record: the `Outcome` takes its facts from here when
+    the run ends (`record`), however it ends."""
+
+    originals: Originals = field(default_factory=Originals)  # each file the run changed, as it was first
+    deletes: set[str] = field(default_factory=set)  # of those, the ones the run's last word deletes
+    named: set[str] = field(default_factory=set)  # every path an applied answer named: the repair prompt shows them
+    feedback: Feedback | None = None  # for the next repair prompt: the build's output, or a refusal's reasons
+    refusal: str | None = None  # why the last answer was refused, while no answer has been applied
+    warned: set[str] = field(default_factory=set)  # notes and guard warnings already shown, once a run
+
+    def record(self, outcome: Outcome) -> None:
+        """The run's net change to the tree, and its refusal, into the record."""
+        outcome.files_changed = {path for path in self.originals.files if path not in self.deletes}
+        created = self.originals.created()  # one the run created and deleted again is no change at all
+        outcome.files_deleted = {path for path in self.deletes if path not in created}
+        outcome.refusal = self.refusal
 
 
 @dataclass(frozen=True)
@@ -54,13 +76,12 @@ class RunContext:
     workspace: Workspace
     settings: Settings
     system: SystemPrompts
-    provider: Provider
-    model: ModelInfo
-    meter: CallMeter
+    caller: Caller
     log: RunLog
     console: Console
     outcome: Outcome
     sandbox: Sandbox
+    state: LoopState
 
     def initial_prompt(self) -> Prompt:
         return initial_prompt(
@@ -77,9 +98,11 @@ def execute(
     provider: Provider | None = None,
     endpoint: Endpoint | None = None,
 ) -> Outcome:
-    """A whole run on a checked setup (see `workspace.check_setup`): take the lock, recover, loop,
-    and record how it ended. Never raises for an ending the user should see: the outcome carries it,
-    an unexpected exception included (as an `InternalError`).
+    """A whole run on a checked setup (see `workspace.check_setup`): the setup checks, then the loop
+    in a session, which records how it ended. Never raises for an ending the user should see: the
+    outcome carries it, an unexpected exception in the session included (as an `InternalError`). An
+    unexpected exception before the session (a bug in a setup check) is the command's last line of
+    defence's (`cli._guarded`): exit 9 all the same.
     """
     started = time.monotonic()
     options = options or RunOptions()
@@ -102,144 +125,156 @@ def execute(
         # Probed once, before the first model call: `require` without a working sandbox is exit 2 here.
         sandbox = choose("off" if options.dry_run else settings.sandbox)
         outcome.sandbox = None if options.dry_run else sandbox.describe()
-        with (
-            not_dumpable(),  # the key in this process's environment and memory, out of same-user reach
-            stops.watch(limit, limit_source),  # SIGINT/SIGTERM and the time limit end the run through `Stopped`
-            console.live(enabled=not settings.review),  # a review owns the terminal
-            ProjectLock.take(workspace.config_dir, settings.wait_lock, console.info),
-            redacted_logging(redact),
-        ):
-            log = RunLog.create(workspace.config_dir, redact)
+
+        def begin(log: RunLog) -> None:
             outcome.log_dir = log.folder
-            try:
-                console.info(f"run log: {log.folder.relative_to(workspace.root)}")
-                where = f" at {endpoint.describe()}" if endpoint else ""
-                log.event(f"model {settings.model} from the {served_by} service{where}")
-                if untracked:
-                    log.event(f"warning: {untracked}")
-                if not options.dry_run:
-                    log.event(f"sandbox: builds run under {sandbox.describe()}")
-                if sandbox.problem is not None:  # auto without a working sandbox: once a run, with the fix
-                    console.warn(f"builds run without a sandbox, with your full rights: {sandbox.problem}")
-                if limit is not None and settings.timeout is None:
-                    note = f"no terminal (cron, CI): the run's time limit is {limit:g} s ({limit_source})"
-                    log.event(note)
-                    console.info(note)
-                # An apply a killed run left half done.
-                for line in recover(workspace.root, settings.protected_patterns).lines():
-                    log.event(f"recovery: {line}")
-                    console.warn(f"recovery: {line}")
-                for old in prune_runs(workspace.config_dir / LOGS_DIR, settings.keep_runs, log.folder):
-                    log.event(f"deleted the old run folder {old.name} (keep_runs = {settings.keep_runs})")
-                budget = None if settings.max_cost is None else Budget(settings.max_cost, model, settings.max_tokens)
-                meter = CallMeter(log, console, budget)
-                provider = provider or make_provider(settings, key, meter.hooks(), endpoint)
-                run = RunContext(workspace, settings, system, provider, model, meter, log, console, outcome, sandbox)
-                (dry_run if options.dry_run else repair_loop)(run)
-            except (CodeCommitError, stops.Stopped) as exc:
-                outcome.error = error_of(exc)
-            except Exception as exc:  # the last line of defence: a bug, or the disk, never "build fails"
-                outcome.error = internal_error(exc, log.folder, redact)
-            finally:
-                outcome.duration = time.monotonic() - started
-                with stops.shielded(final=True):
-                    _survive(
-                        outcome,
-                        log,
-                        lambda: report_totals(outcome.calls, outcome.usage, outcome.cost_usd, log, console),
-                    )
-                    _finish(workspace, options, log, console, outcome)
+            console.info(f"run log: {log.folder.relative_to(workspace.root)}")
+            where = f" at {endpoint.describe()}" if endpoint else ""
+            log.event(f"model {settings.model} from the {served_by} service{where}")
+            if untracked:
+                log.event(f"warning: {untracked}")
+            if not options.dry_run:
+                log.event(f"sandbox: builds run under {sandbox.describe()}")
+            if sandbox.problem is not None:  # auto without a working sandbox: once a run, with the fix
+                console.warn(f"builds run without a sandbox, with your full rights: {sandbox.problem}")
+            if limit is not None and settings.timeout is None:
+                note = f"no terminal (cron, CI): the run's time limit is {limit:g} s ({limit_source})"
+                log.event(note)
+                console.info(note)
+
+        state = LoopState()
+
+        def end(ending: Session) -> None:
+            outcome.error = ending.error
+            outcome.duration = time.monotonic() - started
+            state.record(outcome)
+            log = ending.log
+            _survive(outcome, log, lambda: report_totals(outcome.calls, outcome.usage, outcome.cost_usd, log, console))
+            _finish(workspace, options, log, console, outcome, state.originals)
+
+        with session(
+            workspace.root,
+            workspace.config_dir,
+            settings,
+            console,
+            redact,
+            (limit, limit_source),
+            begin=begin,
+            end=end,
+            live=not settings.review,  # a review owns the terminal
+        ) as current:
+            budget = None if settings.max_cost is None else Budget(settings.max_cost, model, settings.max_tokens)
+            meter = CallMeter(current.log, console, budget)
+            provider = provider or make_provider(settings, key, meter.hooks(), endpoint)
+            caller = Caller(provider, model, meter, settings, outcome.calls)
+            run = RunContext(workspace, settings, system, caller, current.log, console, outcome, sandbox, state)
+            (dry_run if options.dry_run else repair_loop)(run)
     except (CodeCommitError, stops.Stopped) as exc:
         if outcome.log_dir is None:  # no folder yet (setup, lock); later, the record is written and stands
             outcome.error = error_of(exc)
-            outcome.duration = time.monotonic() - started
-    except Exception as exc:
-        if outcome.log_dir is None:
-            outcome.error = internal_error(exc, None, redact)
             outcome.duration = time.monotonic() - started
     return outcome
 
 
 def repair_loop(run: RunContext) -> None:
-    """Fills `run.outcome` as it goes, so a run stopped half-way still reports what it did."""
-    workspace, settings, log, console, outcome = run.workspace, run.settings, run.log, run.console, run.outcome
-    touched: set[str] = set()  # every file the run wrote or deleted
-    feedback: Feedback | None = None
-    warned: set[str] = set()  # guard warnings already shown
+    """Ask; apply the answer, or take its refusal as the next call's feedback; build; and while the
+    build fails, ask again with its output, up to `max_repairs` times."""
+    settings, console, outcome, state = run.settings, run.console, run.outcome, run.state
     calls = 1 + settings.max_repairs
     for call in range(1, calls + 1):
-        if feedback is None:
-            prompt = run.initial_prompt()
-        else:
-            replacements = current_files(workspace.root, touched)  # after the build, which may format them
-            prompt = repair_prompt(
-                run.system, feedback, workspace.query, workspace.codebase, replacements, settings.prompt_order
-            ).redacted(log.redact)
-        completion = ask(run, prompt, call, calls)
-
-        guard = Guard(workspace.root, settings.protected_patterns, created=outcome.originals.created())
+        completion = run.caller.ask(next_prompt(run), call, calls)
         try:
-            plan = accept_answer(workspace.root, completion, settings, guard)
-            approved = approve(workspace.root, plan, call, settings, log, console)  # --review, --diff
-            with stops.shielded():  # a signal waits until the apply is complete (or rolled back) and recorded
-                recorded = outcome.originals.remember(workspace.root, approved.plan)
-                try:
-                    apply_plan(workspace.root, approved.plan, log.path(call, "journal"))
-                except AnswerRefused:  # a write failed and everything was put back
-                    outcome.originals.forget(recorded)
-                    raise
-                _record(approved.plan, touched, outcome, log, call, console)
+            approved = apply_answer(run, completion, call)
         except AnswerRefused as refusal:
-            log.write(call, "refused.txt", "".join(f"- {r}\n" for r in refusal.reasons))  # every reason
-            reasons = listed(refusal.reasons, settings.build_output_cap)
-            console.warn(f"answer refused, nothing was written:\n{reasons}")
-            feedback = Feedback(f"Your previous answer was refused; nothing in it was applied.\n{reasons}", True)
-            outcome.refusal = (
-                f"no answer could be applied: all {call} were refused, so no build ran; "
-                f"the last one because: {listed(refusal.reasons, settings.build_output_cap, '; ')}"
-            )
+            refused(run, refusal, call)
             continue
-        finally:
-            for warning in [w for w in guard.warnings if w not in warned]:  # invalid ignore lines, once a run
-                warned.add(warning)
-                log.event(f"call {call}: {warning}")
-                console.warn(warning)
-
-        console.step("running build.sh")
-        result = checked_build(
-            workspace.root,
-            log.folder,
-            log.path(call, "build.txt"),
-            log.redact,
-            settings,
-            run.sandbox,
-            on_output=console.build_output,
-            on_note=lambda note: _once(note, warned, log, console),
-        )
-        outcome.last_build = result
-        log.event(f"call {call}: {result.describe()}")
+        result = outcome.last_build = build(run, call)
         if result.passed:
             console.info(f"build passes ({result.describe()})")
             outcome.passed = True
             return
         console.info(f"build fails: {result.describe()}")
-        feedback = Feedback(output_for_prompt(result, settings.build_output_cap) + approved.note)
+        state.feedback = Feedback(output_for_prompt(result, settings.build_output_cap) + approved.note)
     if outcome.last_build is None:
         console.info(f"no answer could be applied: all {calls} were refused, so no build ran")
     else:
         console.info(f"the build still fails after {settings.max_repairs} repairs")
 
 
-def _once(note: str, warned: set[str], log: RunLog, console: Console) -> None:
+def next_prompt(run: RunContext) -> Prompt:
+    """The initial prompt, or a repair prompt: the feedback, and the files earlier answers named as
+    they are now (after the build, which may have formatted them)."""
+    if run.state.feedback is None:
+        return run.initial_prompt()
+    workspace, settings = run.workspace, run.settings
+    replacements = current_files(workspace.root, run.state.named)
+    return repair_prompt(
+        run.system, run.state.feedback, workspace.query, workspace.codebase, replacements, settings.prompt_order
+    ).redacted(run.log.redact)
+
+
+def apply_answer(run: RunContext, completion: Completion, call: int) -> Approved:
+    """One answer: parsed, guarded, reviewed (--review, --diff) and applied all or nothing, its
+    originals recorded first. Raises AnswerRefused, with nothing written, if any of it cannot be."""
+    root, settings, log, console, state = run.workspace.root, run.settings, run.log, run.console, run.state
+    guard = Guard(root, settings.protected_patterns, created=state.originals.created())
+    try:
+        plan = accept_answer(root, completion, settings, guard)
+        approved = approve(root, plan, call, settings, log, console)
+        with stops.shielded():  # a signal waits until the apply is complete (or rolled back) and recorded
+            recorded = state.originals.remember(root, approved.plan)
+            try:
+                apply_plan(root, approved.plan, log.path(call, "journal"))
+            except AnswerRefused:  # a write failed and everything was put back
+                state.originals.forget(recorded)
+                raise
+            _applied(run, approved.plan, call)
+        return approved
+    finally:
+        for warning in guard.warnings:  # invalid ignore lines, once a run
+            _once(f"call {call}: {warning}", warning, state.warned, log, console)
+
+
+def refused(run: RunContext, refusal: AnswerRefused, call: int) -> None:
+    """A refused answer uses up its call: its reasons are the next call's feedback."""
+    run.log.write(call, "refused.txt", "".join(f"- {r}\n" for r in refusal.reasons))  # every reason
+    cap = run.settings.build_output_cap
+    reasons = listed(refusal.reasons, cap)
+    run.console.warn(f"answer refused, nothing was written:\n{reasons}")
+    run.state.feedback = Feedback(f"Your previous answer was refused; nothing in it was applied.\n{reasons}", True)
+    run.state.refusal = (
+        f"no answer could be applied: all {call} were refused, so no build ran; "
+        f"the last one because: {listed(refusal.reasons, cap, '; ')}"
+    )
+
+
+def build(run: RunContext, call: int) -> BuildResult:
+    run.console.step("running build.sh")
+    log, state = run.log, run.state
+    result = checked_build(
+        run.workspace.root,
+        log.folder,
+        log.path(call, "build.txt"),
+        log.redact,
+        run.settings,
+        run.sandbox,
+        on_output=run.console.build_output,
+        on_note=lambda note: _once(note, note, state.warned, log, run.console),
+    )
+    log.event(f"call {call}: {result.describe()}")
+    return result
+
+
+def _once(event: str, note: str, warned: set[str], log: RunLog, console: Console) -> None:
     if note not in warned:
         warned.add(note)
-        log.event(note)
+        log.event(event)
         console.warn(note)
 
 
 def dry_run(run: RunContext) -> None:
     """--dry-run: one model call, then parse and guard; keep the diff of what would change."""
-    completion = ask(run, run.initial_prompt(), 1, 1)
+    completion = run.caller.ask(run.initial_prompt(), 1, 1)
     root, log = run.workspace.root, run.log
     try:
         plan = accept_answer(root, completion, run.settings, need_blocks=True)
@@ -247,7 +282,7 @@ def dry_run(run: RunContext) -> None:
         log.write(1, "refused.txt", "".join(f"- {r}\n" for r in refusal.reasons))
         cap = run.settings.build_output_cap
         run.console.warn(f"the answer would be refused:\n{listed(refusal.reasons, cap)}")
-        run.outcome.refusal = f"the answer would be refused: {listed(refusal.reasons, cap, '; ')}"
+        run.state.refusal = f"the answer would be refused: {listed(refusal.reasons, cap, '; ')}"
         return
     changes = plan_changes_on_disk(root, plan)
     run.outcome.diff = log.redact("".join(change_diff(change) for change in changes))  # for reading
@@ -298,31 +333,24 @@ def accept_answer(
         )
     if completion.stop_reason == "refusal":
         raise AnswerRefused("the model declined to answer (stop reason: refusal), so nothing was applied")
-    edits = parse_answer(completion.text)
-    if need_blocks and not edits:
-        raise AnswerRefused("the answer has no ^^^ blocks, so there is nothing to apply")
-    guard = guard or Guard(root, settings.protected_patterns)
-    return plan_changes(root, edits, guard, allow_delete=settings.allow_delete, limits=MatchLimits.of(settings))
+    return checked_plan(root, completion.text, settings, guard=guard, need_edits=need_blocks)
 
 
-def _record(plan: Plan, touched: set[str], outcome: Outcome, log: RunLog, call: int, console: Console) -> None:
+def _applied(run: RunContext, plan: Plan, call: int) -> None:
+    state, log = run.state, run.log
     # A delete of a file that never existed removed nothing: no FILE REMOVED for it.
-    touched.update(path for path in plan.final if path not in plan.missing_deletes)
-    outcome.refusal = None  # an answer was applied: the run is no longer one where all were refused
-    created = outcome.originals.created()
+    state.named.update(path for path in plan.final if path not in plan.missing_deletes)
+    state.refusal = None  # an answer was applied: the run is no longer one where all were refused
     for change in plan.changes:
         if change.content is None:
-            if change.path not in created:  # one the run created and deleted again is no change at all
-                outcome.files_deleted.add(change.path)
-            outcome.files_changed.discard(change.path)
+            state.deletes.add(change.path)
         else:
-            outcome.files_changed.add(change.path)
-            outcome.files_deleted.discard(change.path)
+            state.deletes.discard(change.path)
     for path in plan.missing_deletes:
         log.event(f"call {call}: delete of {path} skipped: the file does not exist")
     written = sum(c.content is not None for c in plan.changes)
     deleted = len(plan.changes) - written
-    console.info(f"applied: {count(written, 'file')} written, {deleted} deleted")
+    run.console.info(f"applied: {count(written, 'file')} written, {deleted} deleted")
     log.event(
         f"call {call}: applied "
         + ", ".join(f"{'deleted' if c.content is None else 'wrote'} {c.path}" for c in plan.changes)
@@ -344,24 +372,26 @@ def current_files(root: Path, paths: set[str]) -> dict[str, str | None]:
     return current
 
 
-def _finish(workspace: Workspace, options: RunOptions, log: RunLog, console: Console, outcome: Outcome) -> None:
+def _finish(
+    workspace: Workspace, options: RunOptions, log: RunLog, console: Console, outcome: Outcome, originals: Originals
+) -> None:
     """The end of every run that has a folder: revert if asked, then write summary.json. Never
     raises: each step that fails unexpectedly becomes the run's error, unless it already has one."""
-    if options.revert_on_failure and not outcome.passed and outcome.originals.files:
-        _survive(outcome, log, lambda: _revert(workspace, log, console, outcome))
+    if options.revert_on_failure and not outcome.passed and originals.files:
+        _survive(outcome, log, lambda: _revert(workspace, log, console, outcome, originals))
     if outcome.error is not None:
         _survive(outcome, log, lambda: log.event(f"run ended: {outcome.error}"))
     _survive(outcome, log, lambda: log.write_file(SUMMARY_FILE, summarize(outcome).to_json()))
 
 
-def _revert(workspace: Workspace, log: RunLog, console: Console, outcome: Outcome) -> None:
-    proposal = outcome.originals.patch(workspace.root, log.redact)  # bytes: byte for byte
+def _revert(workspace: Workspace, log: RunLog, console: Console, outcome: Outcome, originals: Originals) -> None:
+    proposal = originals.patch(workspace.root, log.redact)  # bytes: byte for byte
     outcome.patch = write_patch(log.folder / "final.patch", proposal, log.redact)
-    problems = outcome.originals.restore(workspace.root)
+    problems = originals.restore(workspace.root)
     outcome.reverted = not problems
     for problem in problems:
         console.error(f"could not revert {problem}")
-    log.event(f"reverted {count(len(outcome.originals.files), 'file')}; the proposal is in final.patch")
+    log.event(f"reverted {count(len(originals.files), 'file')}; the proposal is in final.patch")
     console.info(f"reverted the run's changes; its final proposal is saved in {outcome.patch}")
 
 

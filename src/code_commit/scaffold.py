@@ -17,7 +17,7 @@ from .errors import SetupError
 from .private import FILE_MODE, make_private_dirs
 from .regular import read_regular
 from .settings import CONFIG_DIR, CONFIG_FILE
-from .workspace import IGNORE_LINES, QUERY_FILE, QUERY_PLACEHOLDER, _gitignore_problems
+from .workspace import IGNORE_LINES, QUERY_FILE, QUERY_PLACEHOLDER, gitignore_problems
 
 QUERY_TEMPLATE = f"""{QUERY_PLACEHOLDER}
 
@@ -140,7 +140,7 @@ def _ignore_agent_config(root: Path, result: Scaffold) -> None:
             f".gitignore cannot be used ({why}): make it a file with the line /agent-config, "
             "then run code-commit init again."
         ) from None
-    if not _gitignore_problems(root) or text.rstrip("\n").rpartition("\n")[2].rstrip(" \r") in IGNORE_LINES:
+    if not gitignore_problems(root) or text.rstrip("\n").rpartition("\n")[2].rstrip(" \r") in IGNORE_LINES:
         result.kept.append(".gitignore")  # another line would change nothing: the setup check says what does
         return
     with open(path, "a", encoding="utf-8", errors="surrogateescape") as fh:

@@ -18,8 +18,6 @@ from .exits import REFUSED_OUTCOME, outcome_name
 if TYPE_CHECKING:
     from .outcome import Outcome
 
-SUMMARY_FILE = "summary.json"
-
 
 @dataclass(frozen=True)
 class RunSummary:

@@ -61,7 +61,7 @@ def open_workspace(root: Path) -> Workspace:
                 f"{QUERY_FILE} is still the template from code-commit init: write the change you want in it."
             )
         codebase = _read_input(root, ROLLUP_FILE, "generate it with ./codeRollup.sh", problems)
-    problems.extend(_gitignore_problems(root))
+    problems.extend(gitignore_problems(root))
     problems.extend(build_script_problems(root, "code-commit judges every change by running ./build.sh"))
     if problems:
         raise SetupError("\n".join(problems))
@@ -149,7 +149,7 @@ IGNORE_FIX = "add a line /agent-config so that keys and logs under agent-config/
 
 def _written_paths() -> list[str]:
     """A file of each kind code-commit writes under agent-config/: git must ignore every one."""
-    from .logs import LOGS_DIR
+    from .runfolder import LOGS_DIR
 
     run = f"{CONFIG_DIR}/{LOGS_DIR}/20260101-000000-000000"
     return [
@@ -164,7 +164,7 @@ def _written_paths() -> list[str]:
     ]
 
 
-def _gitignore_problems(root: Path) -> list[str]:
+def gitignore_problems(root: Path) -> list[str]:
     """Would git ignore agent-config/ and everything code-commit writes there? The root .gitignore
     must be a file git reads, with a /agent-config line, and git itself must say that it ignores
     each kind of file code-commit writes there (`git check-ignore`): no later line, nested rule or
