@@ -15,7 +15,7 @@ writes both answers as code-commit would receive them:
                change, ^^^end
 
 Each edit-block answer is checked to apply, through the real parser and matcher, to exactly the
-whole-file answer's content. The target (seed 002) is at least 80% fewer output tokens.
+whole-file answer's content. The target is at least 80% fewer output tokens.
 
 Token counts, each column shown when available (the median over the trials):
   cl100k   OpenAI's cl100k_base BPE through tiktoken, with the vocabulary file that the

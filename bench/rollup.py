@@ -6,8 +6,8 @@ over the 256 KiB cap, all committed, so both commands see the same file list.
 
 Quality: the share of the rollup that is the project's own source and tests, by default, on
 projects shaped like the three libraries code-commit was first tried on (tests/shaped_projects.py:
-a big uv.lock, .po catalogs, about a thousand tiny test-vector files), against the rollup that
-included every text file under a `--- FILE [path] ---` header. Target: at least 80%.
+a big uv.lock, .po catalogs, about a thousand tiny test-vector files), against the first rollup,
+which included every text file, each under a header line. Target: at least 80%.
 """
 
 from __future__ import annotations

@@ -63,7 +63,7 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Project:
     proj = Project(root)
     proj.write(".gitignore", "/agent-config\n")
     proj.write("agent-config/query.txt", "Make the build pass.\n")
-    proj.write("agent-config/codeRollup.txt", "--- FILE [app.txt] ---\nhello\n")
+    proj.write("agent-config/codeRollup.txt", "==> app.txt <==\nhello\n")
     proj.write("app.txt", "hello\n")
     proj.build_script("test -f fixed.txt\n")
     git(root, "init", "-q")

@@ -54,15 +54,38 @@ def test_every_relative_link_resolves(page: Path) -> None:
     assert broken == []
 
 
+INTERNAL = [r"\.\./shared", r"\bseeds\b", r"\bseed 0\d\d", r"\bspec 0\d\d", r"\bissue \d", r"\.\./\.\./"]
+
+
 @pytest.mark.parametrize("page", PAGES, ids=lambda p: str(p.relative_to(ROOT)))
 def test_no_page_names_an_internal_document_or_a_file_outside_the_repository(page: Path) -> None:
     text = page.read_text()
-    for pattern in [r"\.\./shared", r"\bseeds\b", r"\bseed 0\d\d", r"\bspec 0\d\d", r"\bissue \d", r"\.\./\.\./"]:
+    for pattern in INTERNAL:
         assert not re.search(pattern, text, flags=re.IGNORECASE), pattern
 
 
-def test_the_readme_s_test_command_is_what_ci_runs() -> None:
-    command = fenced(README, "## Run the tests", "sh").strip()
+def test_no_code_comment_or_prompt_names_an_internal_document() -> None:
+    """The code's own texts (docstrings, comments, messages) and the prompts are read as docs too. (A
+    `../../` there is a test's path traversal, not a link.)"""
+    files = [
+        *ROOT.glob("src/**/*.py"),
+        *ROOT.glob("bench/*.py"),
+        *ROOT.glob("tests/*.py"),
+        *ROOT.glob("system_prompts/*"),
+    ]
+    found = [
+        f"{path.relative_to(ROOT)}: {pattern}"
+        for path in files
+        if path.name != "test_docs.py"
+        for pattern in INTERNAL[:-1]
+        if re.search(pattern, path.read_text(), flags=re.IGNORECASE)
+    ]
+    assert len(files) > 100
+    assert found == []
+
+
+def test_the_contributing_guide_s_setup_command_is_what_ci_runs() -> None:
+    command = fenced((ROOT / "CONTRIBUTING.md").read_text(), "## Setup", "sh").strip()
     assert command in (ROOT / ".ci" / "run").read_text().splitlines()
 
 

@@ -40,7 +40,7 @@ def test_init_on_an_empty_directory(tmp_path: Path, cli, monkeypatch: pytest.Mon
     assert "next steps:" in result.stderr and "1. git init" in result.stderr and "./codeRollup.sh" in result.stderr
 
     # The untouched template is never sent to a model.
-    (tmp_path / "agent-config" / "codeRollup.txt").write_text("--- FILE [a] ---\n")
+    (tmp_path / "agent-config" / "codeRollup.txt").write_text("==> a <==\n")
     result = cli(env={"ANTHROPIC_API_KEY": TEST_KEY, "ANTHROPIC_BASE_URL": "http://127.0.0.1:9"})
     assert result.exit_code == 2 and "still the template from code-commit init" in result.stderr
 

@@ -50,7 +50,7 @@ def test_the_request_streams_sends_the_key_in_a_header_and_keeps_the_spec_order(
     assert system.index("HOW TO CHANGE FILES") < system.index("TASK")
     (message,) = body["messages"]
     texts = [block["text"] for block in message["content"]]
-    assert texts == ["--- QUERY ---\nMake the build pass.\n", "--- CODEBASE ---\n--- FILE [app.txt] ---\nhello\n"]
+    assert texts == ["--- QUERY ---\nMake the build pass.\n", "--- CODEBASE ---\n==> app.txt <==\nhello\n"]
 
 
 def test_repairs_until_the_build_passes(project: Project, api: FakeAPI, cli) -> None:
@@ -175,7 +175,7 @@ def test_the_repair_prompt_shows_each_file_as_the_build_left_it(project: Project
 
 def test_the_key_never_appears_in_logs_prompts_or_console(project: Project, api: FakeAPI, cli) -> None:
     project.write("agent-config/query.txt", f"Fix it. My key is {TEST_KEY}.\n")
-    project.write("agent-config/codeRollup.txt", f"--- FILE [.env] ---\nKEY={TEST_KEY}\n")
+    project.write("agent-config/codeRollup.txt", f"==> .env <==\nKEY={TEST_KEY}\n")
     project.write("secret.txt", TEST_KEY + "\n")
     project.build_script("cat secret.txt\nexit 1\n")
     api.reply(f"^^^echo.txt\n{TEST_KEY}\n^^^end\n")

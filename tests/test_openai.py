@@ -52,9 +52,9 @@ def test_a_run_through_an_openai_compatible_server(project: Project, api: FakeAP
     assert body["stream"] is True and body["stream_options"] == {"include_usage": True}
     system, user = body["messages"]
     assert system["role"] == "system" and user["role"] == "user"
-    # The same prompt as the Anthropic provider sends, in the spec's order.
+    # The same prompt as the Anthropic provider sends, in the default order.
     assert system["content"].index("HOW TO CHANGE FILES") < system["content"].index("TASK")
-    assert user["content"] == "--- QUERY ---\nMake the build pass.\n--- CODEBASE ---\n--- FILE [app.txt] ---\nhello\n"
+    assert user["content"] == "--- QUERY ---\nMake the build pass.\n--- CODEBASE ---\n==> app.txt <==\nhello\n"
     assert "REPAIR TASK" in repair.json["messages"][0]["content"]
     assert repair.json["messages"][1]["content"].startswith("--- BUILD OUTPUT ---")
     # prompt_tokens (1000) counts the cached tokens (700): they are taken out of input_tokens.
@@ -343,7 +343,7 @@ def test_a_content_filter_stop_is_a_refusal(project: Project, api: FakeAPI, open
 
 
 def test_the_key_never_reaches_prompts_logs_or_console(project: Project, api: FakeAPI, openai) -> None:
-    project.write("agent-config/codeRollup.txt", f"--- FILE [.env] ---\nOPENAI={OPENAI_KEY}\n")
+    project.write("agent-config/codeRollup.txt", f"==> .env <==\nOPENAI={OPENAI_KEY}\n")
     api.status(401, body={"error": {"message": f"Incorrect API key provided: {OPENAI_KEY}", "type": "auth"}})
 
     result = openai()

@@ -1,4 +1,4 @@
-"""Prompt assembly: the spec's section order, latest-only replacements, and the shipped prompt texts."""
+"""Prompt assembly: the default section order, latest-only replacements, and the shipped prompt texts."""
 
 from __future__ import annotations
 

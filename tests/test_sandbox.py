@@ -458,7 +458,7 @@ def test_without_the_sandbox_a_same_user_build_cannot_read_the_runs_environment(
         project = Project(root)
         project.write(".gitignore", "/agent-config\n")
         project.write("agent-config/query.txt", "Make the build pass.\n")
-        project.write("agent-config/codeRollup.txt", "--- FILE [app.txt] ---\nhello\n")
+        project.write("agent-config/codeRollup.txt", "==> app.txt <==\nhello\n")
         project.write("agent-config/anthropic-api-key", TEST_KEY + "\n")
         project.build_script(
             "if tr '\\0' '\\n' < /proc/$PPID/environ | grep -q ^ANTHROPIC_API_KEY=; then echo ENVIRON-READ; "

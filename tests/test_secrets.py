@@ -35,7 +35,7 @@ def test_an_anthropic_key_in_the_rollup_never_reaches_an_openai_server(
     monkeypatch.setenv("ANTHROPIC_AUTH_TOKEN", "anthropic-auth-token-0123456789")
     project.write(
         "agent-config/codeRollup.txt",
-        f"--- FILE [.env] ---\nANTHROPIC={TEST_KEY}\nAUTH=anthropic-auth-token-0123456789\n",
+        f"==> .env <==\nANTHROPIC={TEST_KEY}\nAUTH=anthropic-auth-token-0123456789\n",
     )
     api.reply(FIX)
 
@@ -53,7 +53,7 @@ def test_an_anthropic_key_in_the_rollup_never_reaches_an_openai_server(
 
 def test_an_unused_key_file_is_censored_too(project: Project, api: FakeAPI, cli) -> None:
     project.write("agent-config/openai-api-key", UNUSED_FILE_KEY + "\n")
-    project.write("agent-config/codeRollup.txt", f"--- FILE [notes] ---\n{UNUSED_FILE_KEY}\n")
+    project.write("agent-config/codeRollup.txt", f"==> notes <==\n{UNUSED_FILE_KEY}\n")
     api.reply(FIX)
 
     result = cli()

@@ -93,3 +93,15 @@ def test_each_setting_s_default_in_the_docs_is_its_declared_default() -> None:
         default = f.default_factory() if f.default is dataclasses.MISSING else f.default
         (row,) = [row for row in rows if row.startswith(f"| `{f.name}` |")]
         assert row.split(" | ")[1] == ("unset" if default is None else f"`{toml_value(default)}`"), f.name
+
+
+ROLLUP_OPTIONS = {"rollup_budget": "rollup --budget", "rollup_max_file_size": "rollup --max-file-size"}
+
+
+def test_each_setting_s_row_in_the_docs_names_its_variable_and_its_flag() -> None:
+    page = (Path(__file__).resolve().parents[1] / "docs" / "configuration.md").read_text()
+    rows = page.split("## Settings", 1)[1].split("\n## ", 1)[0].splitlines()
+    for f in dataclasses.fields(Settings):
+        (row,) = [row for row in rows if row.startswith(f"| `{f.name}` |")]
+        named = flag(f) if f.metadata["flag"] else ROLLUP_OPTIONS.get(f.name)
+        assert row.split(" | ")[2:4] == [f"`CODE_COMMIT_{f.name.upper()}`", f"`{named}`" if named else "none"], f.name

@@ -183,7 +183,7 @@ def test_a_prompt_too_long_exits_3_with_its_size_and_the_fix(project: Project, a
 
 def test_a_prompt_that_cannot_fit_the_context_exits_2_before_any_call(project: Project, api: FakeAPI, cli) -> None:
     # 200,000 tokens of context: even at 4 characters a token, 1,000,000 characters cannot fit.
-    project.write("agent-config/codeRollup.txt", "--- FILE [big.txt] ---\n" + "x = 1\n" * 170_000)
+    project.write("agent-config/codeRollup.txt", "==> big.txt <==\n" + "x = 1\n" * 170_000)
 
     result = cli()
 
@@ -196,7 +196,7 @@ def test_a_prompt_that_cannot_fit_the_context_exits_2_before_any_call(project: P
 
 def test_the_context_check_uses_the_configured_window(project: Project, api: FakeAPI, cli) -> None:
     project.write("agent-config/config.toml", '[models."claude-sonnet-5-5"]\ncontext_window = 1000\n')
-    project.write("agent-config/codeRollup.txt", "--- FILE [a.txt] ---\n" + "y\n" * 3000)
+    project.write("agent-config/codeRollup.txt", "==> a.txt <==\n" + "y\n" * 3000)
 
     assert cli().exit_code == 2
     assert api.requests == []

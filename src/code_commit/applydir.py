@@ -1,4 +1,4 @@
-"""applydir's JSON answers (seed 000) -> the same edit objects as the ^^^ format. Pure.
+"""applydir's JSON answers -> the same edit objects as the ^^^ format. Pure.
 
     [
       {"file": "src/main.py", "action": "replace_lines",

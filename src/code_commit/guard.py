@@ -40,7 +40,8 @@ MAX_SEGMENT_BYTES = 255
 MAX_PATH_BYTES = 4096
 
 # Protected wherever they appear: git's own state, the ignore files that decide what
-# `git status` shows, files that change how git diffs or fetches, and the spec's lists.
+# `git status` shows, files that change how git diffs or fetches, and the files the workflow
+# reserves (UserSpecification.md, Cargo.lock).
 PROTECTED_DIRS_ANYWHERE = frozenset({".git", "git~1"})  # git~1: the NTFS short name of .git
 PROTECTED_FILES_ANYWHERE = frozenset(
     {".gitignore", ".gitattributes", ".gitmodules", "userspecification.md", "cargo.lock"}

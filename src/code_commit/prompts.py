@@ -1,13 +1,13 @@
 """System prompt loading and prompt assembly. Assembly is pure.
 
-A prompt is an ordered list of sections. The spec fixes the order:
+A prompt is an ordered list of sections. The default order (`--prompt-order spec`):
 
     initial: [project structure][code modification][initial query][query][codebase]
     repair:  [project structure][code modification][repair query][build output][query][codebase]
              [file replacements]
 
 The system-prompt sections go to the provider's system slot and the rest, in order, to the
-user turn, so the model sees them exactly in the spec's order.
+user turn, so the model sees them exactly in that order.
 
 `--prompt-order cache` puts what every call of a run shares first, so the provider's prompt cache
 can serve it to every call after the first:
@@ -18,7 +18,7 @@ can serve it to every call after the first:
 
 The task prompt (initial or repair query) moves behind the codebase because it is the one system
 prompt that differs between the initial call and the repairs; left in front, it would make the first
-repair miss the cache. A `|` above is a cache breakpoint (`Section.cache`). In the spec's order only
+repair miss the cache. A `|` above is a cache breakpoint (`Section.cache`). In the default order only
 [project structure][code modification] lead every call (the task prompt after them differs), so the
 one breakpoint is there:
 
@@ -187,7 +187,7 @@ def _ordered(
                 *tail,
             )
         )
-    # The spec's order: the task prompt and the build output come before the query and the codebase, so
+    # The default order: the task prompt and the build output come before the query and the codebase, so
     # the prefix every call shares ends with the code-modification prompt.
     return Prompt(
         (structure, replace(modification, cache=True), task, *tail[:1], query_section, codebase_section, *tail[1:])

@@ -66,7 +66,7 @@ class Settings:
         "https://api.anthropic.com",
         flag=RUN,
     )
-    max_repairs: int = _setting(3, "Repair queries after the initial one (the spec's three).")
+    max_repairs: int = _setting(3, "Repair queries after the initial one (0 to 3).")
     build_timeout: float = _setting(
         1800.0, "Seconds before build.sh's whole process group is killed.", flag=RUN_AND_APPLY
     )
@@ -97,7 +97,7 @@ class Settings:
     diff: bool = _setting(False, "Print the unified diff of what each attempt applies (on stderr).", flag=RUN)
     prompt_order: str = _setting(
         "spec",
-        "spec: the spec's section order. cache: [system prompts][query][codebase] first, so repair calls "
+        "spec: the default section order. cache: [system prompts][query][codebase] first, so repair calls "
         "read them from the prompt cache.",
         flag=RUN,
     )
@@ -126,7 +126,7 @@ class Settings:
     unattended_timeout: float = _setting(
         7200.0,
         "The run's time limit when timeout is unset and standard input or output is not a terminal "
-        "(cron, CI); 0 means no limit.",
+        "(cron, CI) or the CI variable is set; 0 means no limit.",
     )
     wait_lock: float = _setting(
         0.0, "Seconds to wait for another run's lock; 0 gives up at once (exit 4).", flag=("run", "apply", "recover")
@@ -361,7 +361,7 @@ def _validate(settings: Settings, sources: dict[str, str], root: Path) -> None:
     if settings.max_tokens < 1:
         raise bad("max_tokens", "must be at least 1")
     if not 0 <= settings.max_repairs <= 3:
-        raise bad("max_repairs", "must be between 0 and 3, as the spec allows three repairs at most")
+        raise bad("max_repairs", "must be between 0 and 3")
     if settings.build_timeout <= 0:
         raise bad("build_timeout", "must be positive")
     if settings.build_output_cap < 1000:
