@@ -84,9 +84,10 @@ def test_no_code_comment_or_prompt_names_an_internal_document() -> None:
     assert found == []
 
 
-def test_the_contributing_guide_s_setup_command_is_what_ci_runs() -> None:
-    command = fenced((ROOT / "CONTRIBUTING.md").read_text(), "## Setup", "sh").strip()
-    assert command in (ROOT / ".ci" / "run").read_text().splitlines()
+def test_the_readme_s_test_command_and_the_contributing_guide_s_are_what_ci_runs() -> None:
+    ci = (ROOT / ".ci" / "run").read_text().splitlines()
+    assert fenced(README, "## Run the tests", "sh").strip() in ci
+    assert fenced((ROOT / "CONTRIBUTING.md").read_text(), "## Setup", "sh").strip() in ci
 
 
 def test_the_readme_s_install_command_puts_code_commit_on_the_path_before_the_demo() -> None:
