@@ -26,9 +26,16 @@ CONTEXT_SHARE of what source and tests take (or fill the rollup up to SMALL_ROLL
 the model is there to change code. The list of left-out files comes on top of the budget;
 MAX_LISTED bounds it.
 
-Left out silently: everything under agent-config/ (the tool's own inputs, keys and logs), the
-output file itself, tracked files deleted from the work tree. Left out with only a warning on
-stderr: paths that cannot stand on one header line (control characters, Unicode line
+Left out silently: everything under agent-config/ (the tool's own inputs, keys and logs), and under
+a nested project's agent-config/ (one that holds a file code-commit writes there: a key file,
+config.toml, query.txt, codeRollup.txt, logs/), which the root's `/agent-config` line does not
+ignore; a folder of that name without such files is the project's own. Also the output file
+itself, tracked files deleted from the work tree. Left out and listed, with no word of their
+content: files that hold a secret the run would censor (`secrets.collect_secrets`: a provider key
+from the environment or a key file, a secret-looking variable's value), such as an untracked `.env`
+or a hard link to a key file. The run censors prompts anyway, but the rollup is a file users read
+and paste; censoring it in place would also show the model a file that is not the one on disk.
+Left out with only a warning on stderr: paths that cannot stand on one header line (control characters, Unicode line
 separators, bytes that are not UTF-8).
 
 Binary means a NUL byte anywhere in the file, or content that is not valid UTF-8. git looks for
@@ -55,7 +62,7 @@ import re
 import stat
 import subprocess
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO, Protocol
@@ -66,7 +73,8 @@ from .gitenv import git_env
 from .llm.catalog import CHARS_PER_TOKEN_HIGH_ESTIMATE, tokens_at_most
 from .private import FILE_MODE, make_private_dirs
 from .rollup_rules import Kind, excluded_by_content, excluded_by_name, kind_of
-from .settings import CONFIG_DIR, Settings
+from .secrets import collect_secrets
+from .settings import CONFIG_DIR, CONFIG_FILE, KEY_FILES, Settings
 from .words import count
 
 if TYPE_CHECKING:
@@ -75,6 +83,11 @@ if TYPE_CHECKING:
 DEFAULT_OUTPUT = "agent-config/codeRollup.txt"
 DEFAULT_MAX_FILE_SIZE = Settings().rollup_max_file_size
 EXCLUDED_DIR = b"agent-config"
+# What code-commit writes in agent-config/: a nested folder that holds one of them is a project's.
+TOOL_FILES = frozenset(
+    name.encode() for name in (*KEY_FILES.values(), CONFIG_FILE, "query.txt", "codeRollup.txt", "logs")
+)
+HOLDS_SECRET = "holds a secret: an API key or a secret variable's value"
 HEADER = b"==> %s <==\n"
 LEFT_OUT_LABEL = b"--- LEFT OUT ---\n"
 _SHOWN = re.compile(r"^==> (.+) <==$", re.MULTILINE)  # a HEADER line (tests check the two agree)
@@ -146,9 +159,13 @@ class Rollup:
         )
 
 
-def write_rollup(root: Path, output: Path | None = None, settings: Settings | None = None) -> Rollup:
-    """Write the rollup of the git work tree at `root`; `output` is relative to `root` unless absolute."""
+def write_rollup(
+    root: Path, output: Path | None = None, settings: Settings | None = None, env: Mapping[str, str] | None = None
+) -> Rollup:
+    """Write the rollup of the git work tree at `root`; `output` is relative to `root` unless absolute.
+    `env` (default: os.environ) is where the secrets no included file may hold are found."""
     settings = settings or Settings()
+    secrets = tuple(v.encode() for v in collect_secrets(root, env, settings.redact_env).values)
     from .ignore import PathPatterns
 
     exclude = PathPatterns(settings.rollup_exclude, "rollup_exclude")
@@ -169,10 +186,10 @@ def write_rollup(root: Path, output: Path | None = None, settings: Settings | No
     result = Rollup(output if output is not None else Path(DEFAULT_OUTPUT))
     root_fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
     try:
-        candidates = _judge(root_fd, paths, settings.rollup_max_file_size, exclude, include, result)
+        candidates = _judge(root_fd, paths, settings.rollup_max_file_size, exclude, include, secrets, result)
         chosen = _choose(candidates, settings.rollup_budget, result)
         with _atomic_output(target, FILE_MODE if private else 0o666 & ~_umask()) as out:
-            _render(root_fd, chosen, settings.rollup_max_file_size, out, result)
+            _render(root_fd, chosen, settings.rollup_max_file_size, secrets, out, result)
             result.size = out.tell()
     finally:
         os.close(root_fd)
@@ -209,20 +226,27 @@ def list_paths(root: Path) -> list[bytes]:
 
 
 def _judge(
-    root_fd: int, paths: list[bytes], cap: int, exclude: PathPatterns, include: PathPatterns, result: Rollup
+    root_fd: int,
+    paths: list[bytes],
+    cap: int,
+    exclude: PathPatterns,
+    include: PathPatterns,
+    secrets: tuple[bytes, ...],
+    result: Rollup,
 ) -> list[_Candidate]:
     """Every path either becomes a candidate or is recorded as left out, with its reason."""
     from .ignore import GitUnanswered
 
     candidates = []
     kept = 0
-    names = [p.decode("utf-8") for p in paths if _frameable(p) and not _excluded_dir(p)]
+    tools = _tool_dirs(paths)
+    names = [p.decode("utf-8") for p in paths if _frameable(p) and not _excluded_dir(p, tools)]
     try:  # one git call for each setting that has patterns
         excluded, included = exclude.check(names), include.check(names)
     except GitUnanswered as exc:
         raise SetupError(f"cannot match rollup_exclude and rollup_include: {exc}") from exc
     for path in paths:
-        if _excluded_dir(path):
+        if _excluded_dir(path, tools):
             continue
         if not _frameable(path):
             result.unframeable.append(path)
@@ -244,6 +268,9 @@ def _judge(
             result.left_out.append(LeftOut(name, content.reason, content.size))
             continue
         kind = kind_of(name)
+        if _holds_secret(content, secrets):  # rollup_include cannot bring it in
+            result.left_out.append(LeftOut(name, HOLDS_SECRET, len(content)))
+            continue
         reason = None if forced else excluded_by_content(content, kind)
         if reason is not None:
             result.left_out.append(LeftOut(name, reason, len(content)))
@@ -254,8 +281,27 @@ def _judge(
     return candidates
 
 
-def _excluded_dir(path: bytes) -> bool:
-    return path == EXCLUDED_DIR or path.startswith(EXCLUDED_DIR + b"/")
+def _tool_dirs(paths: list[bytes]) -> set[bytes]:
+    """The nested agent-config/ folders that are code-commit's: `sub/agent-config/` when it holds a key
+    file, config.toml, query.txt, codeRollup.txt or logs/."""
+    found = set()
+    for path in paths:
+        parts = path.split(b"/")
+        for i, part in enumerate(parts[1:-1], start=1):
+            if part == EXCLUDED_DIR and parts[i + 1] in TOOL_FILES:
+                found.add(b"/".join(parts[: i + 1]) + b"/")
+    return found
+
+
+def _excluded_dir(path: bytes, tools: set[bytes]) -> bool:
+    """Under the root's agent-config/, or a nested project's (`sub/agent-config/anthropic-api-key`)."""
+    if path == EXCLUDED_DIR or path.startswith(EXCLUDED_DIR + b"/"):
+        return True
+    return bool(tools) and b"/" + EXCLUDED_DIR + b"/" in path and any(path.startswith(tool) for tool in tools)
+
+
+def _holds_secret(content: bytes, secrets: tuple[bytes, ...]) -> bool:
+    return any(secret in content for secret in secrets)
 
 
 def _choose(candidates: list[_Candidate], budget: int, result: Rollup) -> list[_Candidate]:
@@ -281,7 +327,9 @@ def _choose(candidates: list[_Candidate], budget: int, result: Rollup) -> list[_
     return sorted(chosen, key=lambda c: c.path)
 
 
-def _render(root_fd: int, chosen: list[_Candidate], cap: int, out: BinaryIO, result: Rollup) -> None:
+def _render(
+    root_fd: int, chosen: list[_Candidate], cap: int, secrets: tuple[bytes, ...], out: BinaryIO, result: Rollup
+) -> None:
     for candidate in chosen:
         content = candidate.content
         if content is None:
@@ -292,6 +340,9 @@ def _render(root_fd: int, chosen: list[_Candidate], cap: int, out: BinaryIO, res
                 result.left_out.append(LeftOut(candidate.path.decode(), read.reason, read.size))
                 continue
             content = read
+            if _holds_secret(content, secrets):  # it changed since it was judged
+                result.left_out.append(LeftOut(candidate.path.decode(), HOLDS_SECRET, len(content)))
+                continue
         out.write(HEADER % candidate.path)
         out.write(content)
         if content and not content.endswith(b"\n"):

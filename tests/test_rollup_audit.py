@@ -1,0 +1,120 @@
+"""The audit of `code-commit rollup` as a hostile repository and a careless user would meet it: secrets
+in files the rollup would include, a nested project's agent-config/, a size cap that would read a
+sparse file of 100 GiB into memory, special files and symlinks out of the project."""
+
+from __future__ import annotations
+
+import os
+import socket
+
+import pytest
+
+from support import TEST_KEY, Project
+
+ROLLUP = "agent-config/codeRollup.txt"
+
+
+def rollup(project: Project, cli, *args: str) -> str:
+    result = cli("rollup", *args)
+    assert result.exit_code == 0, result.output
+    return project.read(ROLLUP)
+
+
+def left_out(text: str) -> list[str]:
+    return text.split("--- LEFT OUT ---\n", 1)[1].splitlines() if "--- LEFT OUT ---\n" in text else []
+
+
+def test_a_hard_link_to_the_key_file_is_listed_never_included(project: Project, cli) -> None:
+    """A hard link is a regular file, not a symlink: before, the key file's bytes went into the rollup."""
+    project.write("agent-config/anthropic-api-key", TEST_KEY + "\n")
+    os.link(project.root / "agent-config/anthropic-api-key", project.root / "notes.txt")
+
+    text = rollup(project, cli)
+
+    assert TEST_KEY not in text and TEST_KEY[-6:] not in text
+    assert "notes.txt (holds a secret: an API key or a secret variable's value, " in "\n".join(left_out(text))
+
+
+def test_an_untracked_env_file_with_the_key_is_listed_never_included(project: Project, cli, monkeypatch) -> None:
+    """The common leak: a `.env` git does not ignore. The run censors its prompts, but the rollup is a
+    file users read and paste; a censored copy would show the model a file that is not the one on disk."""
+    monkeypatch.setenv("ANTHROPIC_API_KEY", TEST_KEY)
+    monkeypatch.setenv("DEPLOY_TOKEN", "tok-0123456789abcdef")
+    project.write(".env", f"ANTHROPIC_API_KEY={TEST_KEY}\n")
+    project.write("deploy.sh", "curl -H 'Authorization: tok-0123456789abcdef' example.invalid\n")
+
+    text = rollup(project, cli)
+
+    assert TEST_KEY not in text and "tok-0123456789abcdef" not in text
+    listed = "\n".join(left_out(text))
+    assert ".env (holds a secret" in listed and "deploy.sh (holds a secret" in listed
+    assert "==> app.txt <==" in text  # the rest is there
+
+
+def test_rollup_include_cannot_bring_a_secret_in(project: Project, cli, monkeypatch) -> None:
+    monkeypatch.setenv("ANTHROPIC_API_KEY", TEST_KEY)
+    project.write("agent-config/config.toml", 'rollup_include = [".env", "agent-config/**", "**"]\n')
+    project.write(".env", f"ANTHROPIC_API_KEY={TEST_KEY}\n")
+
+    text = rollup(project, cli)
+
+    assert TEST_KEY not in text and "==> agent-config" not in text
+
+
+def test_a_nested_agent_config_is_never_included(project: Project, cli) -> None:
+    """A subproject's agent-config/ (or one an older version wrote from a subdirectory) is not ignored
+    by the root's `/agent-config` line: before, its key file and logs went into the rollup."""
+    project.write("sub/agent-config/anthropic-api-key", "sk-ant-another-projects-key-0000\n")
+    project.write("sub/agent-config/logs/run/01-query.txt", "a whole prompt\n")
+    project.write("sub/code.py", "x = 1\n")
+
+    text = rollup(project, cli)
+
+    assert "another-projects-key" not in text and "a whole prompt" not in text
+    assert "agent-config" not in text.replace("/agent-config\n", "")  # not even named
+    assert "==> sub/code.py <==" in text
+
+
+def test_a_size_cap_past_64_mib_is_a_setup_error_not_a_read_of_a_sparse_file(project: Project, cli) -> None:
+    """Before, `--max-file-size 1000000000000` read a sparse 100 GiB file whole: MemoryError (exit 9)
+    under a memory limit, the machine's memory without one."""
+    with open(project.root / "sparse.py", "wb") as fh:
+        fh.truncate(100 * 2**30)
+
+    result = cli("rollup", "--max-file-size", str(10**12))
+
+    assert result.exit_code == 2, result.output
+    assert "rollup_max_file_size" in result.output and "64 MiB" in result.output
+    text = rollup(project, cli, "--max-file-size", str(64 * 2**20))
+    assert "sparse.py (104857600 KiB, over the 65536 KiB cap)" in left_out(text)
+
+
+def test_special_files_and_symlinks_out_of_the_project_are_never_opened(project: Project, cli) -> None:
+    """git lists neither a FIFO nor a socket; a tracked file swapped for one, and symlinks to a FIFO,
+    to /etc/passwd and to the key file, are listed, never opened or followed."""
+    project.write("agent-config/anthropic-api-key", TEST_KEY + "\n")
+    project.write("tracked.py", "x = 1\n")
+    project.commit_all()
+    os.unlink(project.root / "tracked.py")
+    os.mkfifo(project.root / "tracked.py")
+    os.mkfifo(project.root / "fifo")
+    sock = socket.socket(socket.AF_UNIX)
+    sock.bind(str(project.root / "sock"))
+    os.symlink("/etc/passwd", project.root / "passwd")
+    os.symlink("agent-config/anthropic-api-key", project.root / "key")
+    os.symlink("fifo", project.root / "to-fifo")
+    try:
+        text = rollup(project, cli)  # opening a FIFO would block this test forever
+    finally:
+        sock.close()
+
+    assert TEST_KEY not in text and "root:" not in text
+    assert {"tracked.py (not a regular file)", "passwd (symlink)", "key (symlink)", "to-fifo (symlink)"} <= set(
+        left_out(text)
+    )
+
+
+@pytest.mark.parametrize("budget", ["0", "-1", "999"])
+def test_a_budget_below_the_minimum_is_a_setup_error_and_0_means_no_limit(project: Project, cli, budget: str) -> None:
+    result = cli("rollup", "--budget", budget)
+    assert result.exit_code == (0 if budget == "0" else 2), result.output
