@@ -118,3 +118,35 @@ def test_special_files_and_symlinks_out_of_the_project_are_never_opened(project:
 def test_a_budget_below_the_minimum_is_a_setup_error_and_0_means_no_limit(project: Project, cli, budget: str) -> None:
     result = cli("rollup", "--budget", budget)
     assert result.exit_code == (0 if budget == "0" else 2), result.output
+
+
+def test_the_output_is_never_inside_git_s_own_directory(project: Project, cli) -> None:
+    """Before, `--output .git/index` replaced git's index with the rollup: `fatal: index file corrupt`."""
+    index = (project.root / ".git/index").read_bytes()
+    for output in (".git/index", ".git", ".git/hooks/pre-commit"):
+        result = cli("rollup", "--output", output)
+        assert result.exit_code == 2, result.output
+        assert "inside git's own directory" in result.output
+    assert (project.root / ".git/index").read_bytes() == index
+    assert not (project.root / ".git/hooks/pre-commit").exists()
+
+
+def test_the_output_never_replaces_a_file_that_is_not_a_rollup(project: Project, cli) -> None:
+    """Before, `--output app.txt` replaced a tracked file with the rollup, and `--output notes.md` an
+    untracked one that git could not even restore."""
+    project.write("notes.md", "my notes\n")
+    os.symlink("app.txt", project.root / "link")
+    for output, what in (
+        ("app.txt", "a file that is not a rollup"),
+        ("notes.md", "a file that is not a rollup"),
+        ("link", "a symlink"),
+    ):
+        result = cli("rollup", "--output", output)
+        assert result.exit_code == 2, result.output
+        assert f"exists and is {what}" in result.output
+    assert project.read("app.txt") == "hello\n" and project.read("notes.md") == "my notes\n"
+    assert os.readlink(project.root / "link") == "app.txt"
+    # a new file, then the same file again: an earlier rollup is replaced
+    assert cli("rollup", "--output", "out/rollup.txt").exit_code == 0
+    assert cli("rollup", "--output", "out/rollup.txt").exit_code == 0
+    assert project.read("out/rollup.txt").startswith("==> ")

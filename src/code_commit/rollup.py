@@ -172,6 +172,7 @@ def write_rollup(
     include = PathPatterns(settings.rollup_include, "rollup_include")
     target = root / (output if output is not None else DEFAULT_OUTPUT)
     paths = list_paths(root)  # before creating anything, so a non-repository leaves no trace
+    _check_output(root, target, given=output is not None)
     own = _relative_to(target, root)
     private = own is not None and own.startswith(CONFIG_DIR.encode() + b"/")  # agent-config/ is owner-only
     try:
@@ -203,6 +204,44 @@ def command(reporter: Reporter, root: Path, output: Path | None, settings: Setti
         reporter.warn(f"left out a path that cannot stand on one header line: {printable(path)}")
     reporter.info(result.summary())
     return EXIT.OK
+
+
+def _check_output(root: Path, target: Path, given: bool) -> None:
+    """The rollup replaces its output whole, so it must never land in git's own directory (`--output
+    .git/index` corrupted the repository) nor, when `--output` is given, replace a file that is not a
+    rollup (`--output src/main.py`; an untracked file git could not even restore). SetupError if so."""
+    real = target.parent.resolve() / target.name
+    argv = ["git", "rev-parse", "--absolute-git-dir", "--git-common-dir"]
+    proc = subprocess.run(argv, cwd=root, capture_output=True, env=git_env(LC_ALL="C"), check=False)
+    for line in proc.stdout.decode("utf-8", "surrogateescape").splitlines() if proc.returncode == 0 else []:
+        git_dir = (root / line).resolve()
+        if real == git_dir or git_dir in real.parents:
+            raise SetupError(
+                f"the rollup's output {target} is inside git's own directory {git_dir}: choose another --output"
+            )
+    if not given:
+        return  # agent-config/codeRollup.txt is code-commit's own, whatever an older version wrote there
+    try:
+        st = os.lstat(target)
+    except FileNotFoundError:
+        return
+    except OSError as exc:
+        raise SetupError(f"cannot use {target} as the rollup's output: {exc.strerror}") from exc
+    if stat.S_ISREG(st.st_mode):
+        fd = os.open(target, _OPEN_FLAGS)  # never waits, should a FIFO be swapped in
+        try:
+            start = os.read(fd, len(LEFT_OUT_LABEL))
+        finally:
+            os.close(fd)
+        if not start or start.startswith(b"==> ") or start == LEFT_OUT_LABEL:
+            return
+        what = "a file that is not a rollup"
+    else:
+        what = "a symlink" if stat.S_ISLNK(st.st_mode) else "not a regular file"
+    raise SetupError(
+        f"the rollup's output {target} exists and is {what}; the rollup replaces only an earlier rollup: "
+        "remove it first, or choose another --output"
+    )
 
 
 def list_paths(root: Path) -> list[bytes]:
