@@ -150,3 +150,23 @@ def test_the_output_never_replaces_a_file_that_is_not_a_rollup(project: Project,
     assert cli("rollup", "--output", "out/rollup.txt").exit_code == 0
     assert cli("rollup", "--output", "out/rollup.txt").exit_code == 0
     assert project.read("out/rollup.txt").startswith("==> ")
+
+
+def test_the_left_out_list_of_a_deep_tree_takes_memory_linear_in_its_paths() -> None:
+    """5,000 left-out images 1,000 folders deep: before, each file was copied into the list of each
+    of its 1,000 folders and each folder's name built again for every file (45 MB at the peak here;
+    20,000 such files took 180 MB and 30 s). Counted in bytes allocated, with tracemalloc."""
+    import tracemalloc
+
+    from code_commit.rollup import LeftOut, listing
+
+    deep = "/".join(["a"] * 1000)
+    items = [LeftOut(f"{deep}/f{i}.png", "image", 10) for i in range(5000)]
+    tracemalloc.start()
+    try:
+        lines = listing(items)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert lines == [f"{deep}/ (5,000 files, 49 KiB: 5000 image)"]
+    assert peak < 8 * 2**20, f"{peak:,} bytes"

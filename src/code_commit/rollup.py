@@ -463,39 +463,81 @@ def listing(left_out: list[LeftOut]) -> list[str]:
     FOLDER_LINES lines is summed up on one; past MAX_LISTED lines, a count of the rest.
 
     Folders are settled deepest first (no recursion, however deep the tree): a folder's lines are
-    its own files and what each of its subfolders settled to."""
-    below: dict[str, list[LeftOut]] = {}  # folder ("dir/sub/") -> every left-out file under it
-    parent_of: dict[str, str] = {}
-    lines_of: dict[str, list[tuple[str, list[LeftOut]]]] = {"": []}
+    its own files and what each of its subfolders settled to. The work is linear in the bytes of
+    the paths: folders are nodes found by (parent, name), a folder's name is spelled out only when
+    it is summed up, and a summed-up line carries counts, not the files (before, every file was
+    copied into the list of each of its folders, and each folder's name built again for every
+    file: 20,000 images 1,000 folders deep took 30 s and 180 MB)."""
+    node: dict[tuple[int, str], int] = {}
+    parent_of = [-1]  # by folder node; node 0 is the top
+    name_of = [""]
+    depth_of = [0]
+    lines_of: dict[int, list[tuple[str, _Group]]] = {0: []}
+    folder_of: dict[str, int] = {"": 0}  # a file's folder, walked once for all the files in it
     for item in left_out:
-        parent = ""
-        for part in item.path.split("/")[:-1]:
-            folder = parent + part + "/"
-            below.setdefault(folder, []).append(item)
-            parent_of[folder] = parent
-            parent = folder
-        lines_of.setdefault(parent, []).append((item.path, [item]))
-    for folder in sorted(parent_of, key=lambda name: name.count("/"), reverse=True):
+        dirname = item.path.rpartition("/")[0]
+        folder = folder_of.get(dirname, -1)
+        if folder < 0:
+            folder = 0
+            for part in dirname.split("/"):
+                found = node.get((folder, part))
+                if found is None:
+                    found = node[(folder, part)] = len(parent_of)
+                    parent_of.append(folder)
+                    name_of.append(part)
+                    depth_of.append(depth_of[folder] + 1)
+                folder = found
+            folder_of[dirname] = folder
+        lines_of.setdefault(folder, []).append(
+            (item.path, _Group(1, item.size or 0, Counter([_reason_group(item.reason)]), item))
+        )
+    for folder in sorted(range(1, len(parent_of)), key=depth_of.__getitem__, reverse=True):
         entries = lines_of.pop(folder, [])
         if len(entries) > FOLDER_LINES:
-            entries = [(folder, below[folder])]
+            entries = [(_folder_name(folder, parent_of, name_of), _Group.merged(group for _, group in entries))]
         lines_of.setdefault(parent_of[folder], []).extend(entries)
-    entries = sorted(lines_of[""], key=lambda entry: entry[0])
+    entries = sorted(lines_of[0], key=lambda entry: entry[0])
     lines = [_line(key, group) for key, group in entries]
     if len(lines) > MAX_LISTED:  # thousands of files at the top
-        rest = sum(len(group) for _, group in entries[MAX_LISTED - 1 :])
+        rest = sum(group.files for _, group in entries[MAX_LISTED - 1 :])
         lines = [*lines[: MAX_LISTED - 1], f"... and {count(rest, 'more file')}"]
     return lines
 
 
-def _line(key: str, group: list[LeftOut]) -> str:
-    if len(group) == 1:  # a file, or a folder with one left-out file: its own line says more
-        (item,) = group
+@dataclass
+class _Group:
+    """Left-out files summed up: how many, their bytes, their reasons; the file itself when one."""
+
+    files: int
+    size: int
+    reasons: Counter[str]
+    only: LeftOut | None
+
+    @classmethod
+    def merged(cls, groups: Iterator[_Group]) -> _Group:
+        total = cls(0, 0, Counter(), None)
+        for group in groups:
+            total.files += group.files
+            total.size += group.size
+            total.reasons.update(group.reasons)
+            total.only = group.only if total.files == 1 else None
+        return total
+
+
+def _folder_name(folder: int, parent_of: list[int], name_of: list[str]) -> str:
+    parts = []
+    while folder > 0:
+        parts.append(name_of[folder])
+        folder = parent_of[folder]
+    return "".join(part + "/" for part in reversed(parts))
+
+
+def _line(key: str, group: _Group) -> str:
+    if group.only is not None:  # a file, or a folder with one left-out file: its own line says more
+        item = group.only
         return f"{item.path} ({item.reason}" + (f", {size_text(item.size)})" if item.size is not None else ")")
-    total = sum(item.size or 0 for item in group)
-    reasons = Counter(_reason_group(item.reason) for item in group)
-    why = ", ".join(f"{n} {reason}" for reason, n in reasons.most_common())
-    return f"{key} ({count(len(group), 'file')}, {size_text(total)}: {why})"
+    why = ", ".join(f"{n} {reason}" for reason, n in group.reasons.most_common())
+    return f"{key} ({count(group.files, 'file')}, {size_text(group.size)}: {why})"
 
 
 def _reason_group(reason: str) -> str:
