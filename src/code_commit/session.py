@@ -83,7 +83,12 @@ def session(
             raise current.error from exc
         finally:
             with stops.shielded(final=True):
-                end(current)
+                try:
+                    end(current)
+                except Exception as exc:  # the record is lost (a full disk): not a clean ending
+                    if current.error is None:  # else the first error, which explains the session, stands
+                        current.error = internal_error(exc, log.folder, redact)
+                        raise current.error from exc
 
 
 def checked_plan(
