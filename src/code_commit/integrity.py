@@ -21,6 +21,7 @@ import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .gitenv import git_env
 from .ignore import find_git_layout
 from .settings import CONFIG_DIR
 
@@ -122,15 +123,25 @@ class Fingerprint:
         """`skip`: the current run's folder, which the run itself writes while the build runs."""
         root = protected.root
         fp = cls(truncated=protected.truncated, _root=root)
-        for path in protected.files:
+        # The few paths that decide the verdict first, the many ignore files last: a fingerprint cut
+        # short at MAX_ENTRIES (by a tree with that many ignore files) still watches the gate.
+        gate, ignore_files = protected.files[: len(ROOT_FILES)], protected.files[len(ROOT_FILES) :]
+        for path in (*gate, *global_git_files(root)):
             fp._add(path)
         for git_dir in protected.git_dirs:
             if git_dir.is_file() or git_dir.is_symlink() or not git_dir.exists():
                 fp._add(git_dir)
                 continue
-            for part in GIT_DIR_PARTS:
-                fp._walk(git_dir / part, None)
-        fp._walk(root / CONFIG_DIR, skip)
+            for watched in (git_dir, *_inner_git_dirs(git_dir)):  # submodules' and worktrees' own
+                for part in GIT_DIR_PARTS:
+                    fp._walk(watched / part, None)
+        # agent-config/'s own files (keys, config.toml, query.txt), then the ignore files, then its
+        # folders (the run logs, which grow with every run).
+        folders = fp._walk(root / CONFIG_DIR, skip, files_only=True)
+        for path in ignore_files:
+            fp._add(path)
+        for folder in folders:
+            fp._walk(folder, skip)
         return fp
 
     def _name(self, path: Path) -> str:
@@ -176,20 +187,73 @@ class Fingerprint:
         self._hashed += st.st_size
         return (*identity, digest.hexdigest())
 
-    def _walk(self, path: Path, skip: Path | None) -> None:
-        """`path` and, if it is a real directory (never a symlink's), everything under it."""
+    def _walk(self, path: Path, skip: Path | None, files_only: bool = False) -> list[Path]:
+        """`path` and, if it is a real directory (never a symlink's), everything under it; with
+        `files_only`, its folders are not walked but returned, for the caller to walk later."""
         st = self._add(path)
         if st is None or not stat.S_ISDIR(st.st_mode):
-            return
+            return []
         try:
-            children = sorted(os.scandir(path), key=lambda e: e.name)
+            children = sorted(os.scandir(path), key=lambda e: (e.is_dir(follow_symlinks=False), e.name))
         except OSError as exc:
             self.entries[self._name(path) + "/"] = ("unlistable", exc.errno)
-            return
+            return []
+        folders = []
         for child in children:
             if skip is not None and Path(child.path) == skip:
                 continue
-            self._walk(Path(child.path), skip)
+            if files_only and child.is_dir(follow_symlinks=False):
+                folders.append(Path(child.path))
+            else:
+                self._walk(Path(child.path), skip)
+        return folders
+
+
+def _inner_git_dirs(git_dir: Path) -> list[Path]:
+    """The git dirs inside one: each submodule's (`modules/<name>/`, nested ones included) and each
+    linked worktree's (`worktrees/<name>/`). Their config and hooks run commands as the outer ones
+    do (a submodule's core.fsmonitor, whenever `git status` looks into it)."""
+    found: list[Path] = []
+    pending = [git_dir / "modules", git_dir / "worktrees"]
+    while pending and len(found) < MAX_ENTRIES:
+        folder = pending.pop()
+        try:
+            children = sorted(Path(e.path) for e in os.scandir(folder) if e.is_dir(follow_symlinks=False))
+        except OSError:
+            continue
+        for child in children:
+            if (child / "HEAD").is_file():  # a git dir: its own modules/ may hold nested submodules
+                found.append(child)
+                pending.append(child / "modules")
+            elif folder.name == "modules" or not (folder / "HEAD").exists():  # a submodule named a/b
+                pending.append(child)
+    return sorted(found)
+
+
+def global_git_files(root: Path) -> tuple[Path, ...]:
+    """The files outside the project that git reads for it: the system and global configuration, the
+    global ignore and attributes files, and the excludes and attributes files the configuration
+    names. `*.py` in `~/.config/git/ignore` hides every new Python file from `git status`."""
+    home = Path(os.path.expanduser("~"))
+    xdg = Path(os.environ.get("XDG_CONFIG_HOME") or home / ".config") / "git"
+    paths = [Path("/etc/gitconfig"), home / ".gitconfig", xdg / "config", xdg / "ignore", xdg / "attributes"]
+    try:
+        named = subprocess.run(
+            ["git", "config", "-z", "--get-regexp", r"^core\.(excludesfile|attributesfile)$"],
+            cwd=root,
+            env=git_env(),
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            timeout=LIST_TIMEOUT,
+            check=False,
+        ).stdout
+    except (OSError, subprocess.TimeoutExpired):
+        named = b""
+    for item in named.split(b"\0"):
+        _, _, value = os.fsdecode(item).partition("\n")
+        if value:
+            paths.append(Path(os.path.expanduser(value)) if value.startswith("~") else root / value)
+    return tuple(dict.fromkeys(p if p.is_absolute() else root / p for p in paths))
 
 
 def changed_paths(before: Fingerprint, after: Fingerprint) -> list[str]:

@@ -19,6 +19,8 @@ from .settings import CONFIG_DIR, Settings
 
 PR_SET_DUMPABLE = 4
 PR_GET_DUMPABLE = 3
+# Each run's state after its last build, by run folder: the next build starts from it.
+_LAST_AFTER: dict[Path, Fingerprint] = {}
 
 
 def checked_build(
@@ -35,6 +37,12 @@ def checked_build(
     was stopped (a signal, the run's time limit) before it ended."""
     protected = protected_paths(root)
     before = Fingerprint.take(protected, skip=run_folder)
+    # Between two builds of a run only the guarded apply writes, and never a watched path: a change
+    # there is a process an earlier build left behind (a setsid child escapes the process group
+    # without the sandbox) that waited until that build's check was over.
+    since_last = changed_paths(_LAST_AFTER.pop(run_folder), before) if run_folder in _LAST_AFTER else []
+    if since_last:
+        raise BuildTampered(since_last)
     if before.truncated and on_note is not None:
         on_note(
             "the tamper check watches only its first entries: the tree has very many ignore files, or "
@@ -64,9 +72,11 @@ def checked_build(
         if changed:
             raise BuildTampered(changed) from stopped
         raise
-    changed = changed_paths(before, Fingerprint.take(protected_paths(root), skip=run_folder))
+    after = Fingerprint.take(protected_paths(root), skip=run_folder)
+    changed = changed_paths(before, after)
     if changed:
         raise BuildTampered(changed)
+    _LAST_AFTER[run_folder] = after
     return result
 
 

@@ -1,0 +1,151 @@
+"""An adversarial audit of the build's boundary: what the model's code, run by build.sh, could still do
+to the run's integrity. Each test is one attack that worked before its fix.
+
+Without the sandbox (`sandbox = "off"`) the fingerprint is the last line of defence, so most attacks
+here are against it; they call `checked_build` as the run does, once per attempt, with the real
+build.sh as a real process.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from code_commit import integrity
+from code_commit.errors import BuildTampered
+from code_commit.integrity import Fingerprint, changed_paths, protected_paths
+from code_commit.logs import Redactor
+from code_commit.sandbox import NONE, Sandbox
+from code_commit.settings import Settings
+from code_commit.tamper import checked_build
+
+from support import git
+
+OFF = Sandbox("off", NONE)
+
+
+def new_project(root: Path, build: str) -> Path:
+    """A committed git project whose build.sh is `build`; returns its run folder."""
+    git(root, "init", "-q")
+    (root / "build.sh").write_text("#!/bin/sh\n" + build)
+    (root / "build.sh").chmod(0o755)
+    (root / ".gitignore").write_text("/agent-config\n")
+    git(root, "add", "-A")
+    git(root, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "start")
+    run_folder = root / "agent-config" / "logs" / "run"
+    run_folder.mkdir(parents=True)
+    return run_folder
+
+
+def build(root: Path, run_folder: Path, call: int):
+    return checked_build(root, run_folder, run_folder / f"{call:02d}-build.txt", Redactor(), Settings(), OFF)
+
+
+def wait_for(path: Path, processes: int = 200) -> None:
+    """Until `path` exists: the daemon's work is counted in steps it reports, never timed."""
+    for _ in range(processes * 50):
+        if path.exists():
+            return
+        time.sleep(0.01)
+    raise AssertionError(f"{path} never appeared")
+
+
+def test_a_process_the_build_left_behind_cannot_weaken_the_gate_between_builds(tmp_path: Path) -> None:
+    """Without the sandbox a setsid child escapes the build's process group and outlives it. It waited
+    until the build was over (and fingerprinted), rewrote build.sh to `exit 0`, and the next build,
+    whose 'before' already held the rewritten build.sh, passed: the run reported `passed`."""
+    daemon = (
+        "import os, pathlib, time\n"
+        "while not os.path.exists('go'): time.sleep(0.01)\n"
+        "pathlib.Path('build.sh').write_text('#!/bin/sh\\nexit 0\\n')\n"
+        "pathlib.Path('gone').write_text('')\n"
+    )
+    (tmp_path / "daemon.py").write_text(daemon)
+    run_folder = new_project(
+        tmp_path, f"if [ ! -f started ]; then touch started; setsid {sys.executable} daemon.py & fi\nexit 1\n"
+    )
+    first = build(tmp_path, run_folder, 1)
+    assert first.exit_code == 1
+    (tmp_path / "go").write_text("")  # the run asks the model again, applies its answer...
+    wait_for(tmp_path / "gone")
+    with pytest.raises(BuildTampered) as caught:  # ...and builds again
+        build(tmp_path, run_folder, 2)
+    assert caught.value.paths == ["build.sh (changed)"]
+
+
+def test_a_submodule_s_git_config_and_hooks_are_watched(tmp_path: Path) -> None:
+    """`.git/modules/<name>/` is a submodule's git dir: its config (core.fsmonitor runs a command
+    whenever git looks at the submodule, `git status` in the superproject included) and hooks were
+    not watched, so a build could plant a command that runs outside any sandbox later."""
+    run_folder = new_project(
+        tmp_path,
+        "printf '[core]\\n\\tfsmonitor = touch /tmp/owned\\n' >> .git/modules/lib/config\n"
+        "echo evil > .git/modules/lib/hooks/post-checkout\n",
+    )
+    module = tmp_path / ".git" / "modules" / "lib"
+    (module / "hooks").mkdir(parents=True)
+    (module / "HEAD").write_text("ref: refs/heads/main\n")
+    (module / "config").write_text("[core]\n\tbare = false\n")
+    with pytest.raises(BuildTampered) as caught:
+        build(tmp_path, run_folder, 1)
+    assert caught.value.paths == [
+        ".git/modules/lib/config (changed)",
+        ".git/modules/lib/hooks/post-checkout (created)",
+    ]
+
+
+def test_the_user_s_global_git_ignore_and_config_are_watched(tmp_path: Path, monkeypatch) -> None:
+    """git reads `~/.config/git/ignore` (and `~/.gitconfig`'s core.excludesFile): a build that wrote
+    `*.py` there hid every new Python file the model wrote from `git status`, unseen."""
+    home = tmp_path / "home"
+    (home / ".config" / "git").mkdir(parents=True)
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.delenv("XDG_CONFIG_HOME", raising=False)
+    project = tmp_path / "project"
+    project.mkdir()
+    run_folder = new_project(project, 'echo "*.py" > "$HOME/.config/git/ignore"\necho x >> "$HOME/.gitconfig"\n')
+    (project / "new.py").write_text("the model's new file\n")
+    assert "new.py" in git(project, "status", "--porcelain")
+    with pytest.raises(BuildTampered) as caught:
+        build(project, run_folder, 1)
+    assert caught.value.paths == [f"{home}/.config/git/ignore (created)", f"{home}/.gitconfig (created)"]
+    assert "new.py" not in git(project, "status", "--porcelain")  # what the attack achieved, now caught
+
+
+def test_a_fingerprint_cut_short_still_watches_the_gate(tmp_path: Path, monkeypatch) -> None:
+    """The fingerprint lists at most MAX_ENTRIES paths. It listed the nested ignore files first, so a
+    tree with that many (left behind by an earlier build) pushed `.git/config`, `.git/hooks/` and
+    everything in agent-config/ past the limit, and a build changed them unseen."""
+    run_folder = new_project(
+        tmp_path,
+        "printf '[core]\\n\\thooksPath = /tmp\\n' >> .git/config\n"
+        "echo 'rewrite build.sh to exit 0' > agent-config/query.txt\n",
+    )
+    (tmp_path / "agent-config" / "query.txt").write_text("the user's task\n")
+    watched = len(Fingerprint.take(protected_paths(tmp_path), skip=run_folder).entries)
+    monkeypatch.setattr(integrity, "MAX_ENTRIES", watched + 5)  # then 40 ignore files and 40 old runs
+    for n in range(40):
+        (tmp_path / f"d{n:02d}").mkdir()
+        (tmp_path / f"d{n:02d}" / ".gitignore").write_text("*.tmp\n")
+    for n in range(40):
+        (run_folder.parent / f"old{n:02d}").mkdir()
+    with pytest.raises(BuildTampered) as caught:
+        build(tmp_path, run_folder, 1)
+    assert caught.value.paths == [".git/config (changed)", "agent-config/query.txt (changed)"]
+
+
+def test_the_fingerprint_of_an_untouched_tree_does_not_change(tmp_path: Path) -> None:
+    """The watched set is stable: two fingerprints with nothing changed in between agree (the new
+    watches, a submodule's git dir and the global git files, included)."""
+    new_project(tmp_path, "exit 0\n")
+    module = tmp_path / ".git" / "modules" / "lib"
+    (module / "hooks").mkdir(parents=True)
+    (module / "HEAD").write_text("ref: refs/heads/main\n")
+    before = Fingerprint.take(protected_paths(tmp_path))
+    subprocess.run(["git", "status"], cwd=tmp_path, check=True, capture_output=True)  # rewrites the index
+    assert changed_paths(before, Fingerprint.take(protected_paths(tmp_path))) == []
+    assert ".git/modules/lib/hooks" in before.entries
