@@ -8,6 +8,8 @@ build.sh as a real process.
 
 from __future__ import annotations
 
+import os
+import shutil
 import subprocess
 import sys
 import time
@@ -19,7 +21,7 @@ from code_commit import integrity
 from code_commit.errors import BuildTampered
 from code_commit.integrity import Fingerprint, changed_paths, protected_paths
 from code_commit.logs import Redactor
-from code_commit.sandbox import NONE, Sandbox
+from code_commit.sandbox import NONE, Sandbox, choose, writable_problem
 from code_commit.settings import Settings
 from code_commit.tamper import checked_build
 
@@ -149,3 +151,51 @@ def test_the_fingerprint_of_an_untouched_tree_does_not_change(tmp_path: Path) ->
     subprocess.run(["git", "status"], cwd=tmp_path, check=True, capture_output=True)  # rewrites the index
     assert changed_paths(before, Fingerprint.take(protected_paths(tmp_path))) == []
     assert ".git/modules/lib/hooks" in before.entries
+
+
+@pytest.fixture
+def outside(tmp_path_factory) -> Path:
+    """A folder outside the project, as a cache the user lets builds write would be."""
+    return tmp_path_factory.mktemp("outside")
+
+
+@pytest.mark.skipif(shutil.which("bwrap") is None and not os.environ.get("CI"), reason="bubblewrap is not installed")
+def test_a_symlink_a_build_plants_in_a_writable_path_never_makes_more_writable(tmp_path: Path, outside: Path) -> None:
+    """With `sandbox_writable = ["<cache>", "<cache>/pip"]` and no `pip` folder yet, the first build
+    made `<cache>/pip` a symlink to the folder above (or to `/`); the next build's bwrap bound that
+    writable (bwrap follows the link), and that build wrote where no setting allowed."""
+    project = tmp_path / "project"
+    project.mkdir()
+    cache = outside / "cache"
+    cache.mkdir()
+    victim = outside / "victim.txt"
+    run_folder = new_project(project, f"ln -s {outside} {cache}/pip 2>/dev/null || echo owned > {victim}\nexit 1\n")
+    settings = Settings(sandbox_writable=[str(cache), str(cache / "pip")])
+    assert [writable_problem(p, project, settings.sandbox_writable) for p in settings.sandbox_writable] == [None, None]
+    sandbox = choose("require")
+
+    def sandboxed(call: int):
+        log = run_folder / f"{call:02d}-build.txt"
+        return checked_build(project, run_folder, log, Redactor(), settings, sandbox)
+
+    assert sandboxed(1).exit_code == 1 and (cache / "pip").is_symlink()
+    with pytest.raises(BuildTampered) as caught:
+        sandboxed(2)
+    assert not victim.exists()
+    link = repr(str(cache / "pip"))
+    assert caught.value.paths == [
+        f"sandbox_writable: {link} leads through {link}, a symlink a build can change (inside a writable path)"
+    ]
+    assert writable_problem(str(cache / "pip"), project, settings.sandbox_writable) is not None  # the next run's
+
+
+def test_a_writable_path_through_a_symlink_in_another_writable_path_is_a_setup_error(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    (tmp_path / "cache").mkdir()
+    (tmp_path / "cache" / "npm").symlink_to(tmp_path / "elsewhere")
+    writable = [str(tmp_path / "cache"), str(tmp_path / "cache" / "npm")]
+    assert writable_problem(writable[0], project, writable) is None
+    assert "symlink" in (writable_problem(writable[1], project, writable) or "")
+    (tmp_path / "link-to-project").symlink_to(project)  # inside the project through a link: still inside
+    assert "inside the project" in (writable_problem(str(tmp_path / "link-to-project" / "x"), project, []) or "")
