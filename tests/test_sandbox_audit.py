@@ -199,3 +199,27 @@ def test_a_writable_path_through_a_symlink_in_another_writable_path_is_a_setup_e
     assert "symlink" in (writable_problem(writable[1], project, writable) or "")
     (tmp_path / "link-to-project").symlink_to(project)  # inside the project through a link: still inside
     assert "inside the project" in (writable_problem(str(tmp_path / "link-to-project" / "x"), project, []) or "")
+
+
+@pytest.mark.parametrize(
+    ("hide", "changed"),
+    [
+        ("git update-index --skip-worktree app.py", [".git/index (changed)"]),  # status and diff skip it
+        ("git update-index --assume-unchanged app.py", [".git/index (changed)"]),
+        ("git -c user.name=x -c user.email=x@x commit -qam done", [".git/index (changed)", ".git/refs (changed)"]),
+        ("git stash -q", [".git/refs (changed)"]),  # the change is gone, the build passes
+    ],
+)
+def test_a_build_cannot_hide_the_models_change_from_git_status_and_diff(
+    tmp_path: Path, hide: str, changed: list[str]
+) -> None:
+    """The supervisor's promise is that `git status` and `git diff` show every change the model made.
+    Without the sandbox (where .git is read-only) a build could hide one in git's own state: flag the
+    file skip-worktree or assume-unchanged, commit it, or stash it away."""
+    (tmp_path / "app.py").write_text("original\n")
+    run_folder = new_project(tmp_path, hide + "\n")
+    (tmp_path / "app.py").write_text("the model's change\n")
+    with pytest.raises(BuildTampered) as caught:
+        build(tmp_path, run_folder, 1)
+    assert caught.value.paths == changed
+    assert "app.py" not in git(tmp_path, "status", "--porcelain")  # what the attack achieved, now caught

@@ -128,6 +128,8 @@ class Fingerprint:
         gate, ignore_files = protected.files[: len(ROOT_FILES)], protected.files[len(ROOT_FILES) :]
         for path in (*gate, *global_git_files(root)):
             fp._add(path)
+        if protected.git_dirs and len(fp.entries) < MAX_ENTRIES:
+            fp.entries.update(git_state(root))
         for git_dir in protected.git_dirs:
             if git_dir.is_file() or git_dir.is_symlink() or not git_dir.exists():
                 fp._add(git_dir)
@@ -228,6 +230,30 @@ def _inner_git_dirs(git_dir: Path) -> list[Path]:
             elif folder.name == "modules" or not (folder / "HEAD").exists():  # a submodule named a/b
                 pending.append(child)
     return sorted(found)
+
+
+def git_state(root: Path) -> dict[str, tuple[object, ...]]:
+    """What git's index and refs say about the tree, as digests: the staged files with their
+    skip-worktree and assume-unchanged flags (never the stat data `git status` refreshes), and HEAD
+    with every branch, tag and stash. A build that flags, commits or stashes the model's change hides
+    it from `git status` and `git diff`."""
+    state: dict[str, tuple[object, ...]] = {}
+    for name, args in ((".git/index", ["ls-files", "--stage", "-v", "-z"]), (".git/refs", ["show-ref", "--head"])):
+        try:
+            done = subprocess.run(
+                ["git", *args],
+                cwd=root,
+                env=git_env(),
+                stdin=subprocess.DEVNULL,
+                capture_output=True,
+                timeout=LIST_TIMEOUT,
+                check=False,
+            )
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            state[name] = ("unreadable", str(exc))
+            continue
+        state[name] = (done.returncode, hashlib.sha256(done.stdout).hexdigest())
+    return state
 
 
 def global_git_files(root: Path) -> tuple[Path, ...]:
