@@ -19,6 +19,8 @@ import pytest
 
 from code_commit import integrity
 from code_commit.errors import BuildTampered
+from code_commit.gitdiff import git_hunks
+from code_commit.ignore import check_ignore
 from code_commit.integrity import Fingerprint, changed_paths, protected_paths
 from code_commit.logs import Redactor
 from code_commit.sandbox import NONE, Sandbox, choose, writable_problem
@@ -223,3 +225,34 @@ def test_a_build_cannot_hide_the_models_change_from_git_status_and_diff(
         build(tmp_path, run_folder, 1)
     assert caught.value.paths == changed
     assert "app.py" not in git(tmp_path, "status", "--porcelain")  # what the attack achieved, now caught
+
+
+def test_code_commit_s_own_git_processes_never_carry_the_key(tmp_path: Path, monkeypatch) -> None:
+    """Not dumpable keeps /proc/<code-commit>/environ closed to a same-user build, but execve makes a
+    child dumpable again: every git process code-commit starts after a build (the tamper check's,
+    the guard's, a patch's) carried ANTHROPIC_API_KEY in an environ that a process the build left
+    behind (setsid escapes the group without the sandbox) could read. Here a `git` first on PATH
+    records the environment each git call gets."""
+    seen = tmp_path / "environs"
+    seen.mkdir()
+    wrapper = tmp_path / "bin" / "git"
+    wrapper.parent.mkdir()
+    real_git = shutil.which("git")
+    wrapper.write_text(f'#!/bin/sh\nenv > "{seen}/$$"\nexec {real_git} "$@"\n')
+    wrapper.chmod(0o755)
+    key = "sk-ant-" + "k3y" * 12
+    project = tmp_path / "project"
+    project.mkdir()
+    run_folder = new_project(project, "exit 1\n")
+    (project / "app.py").write_text("print(1)\n")
+    monkeypatch.setenv("PATH", f"{wrapper.parent}{os.pathsep}{os.environ['PATH']}")
+    monkeypatch.setenv("ANTHROPIC_API_KEY", key)
+    monkeypatch.setenv("OPENAI_API_KEY", key + "o")
+
+    assert build(project, run_folder, 1).exit_code == 1  # the tamper check's git calls
+    assert git_hunks(b"a\n", b"b\n", 3)  # a patch's
+    assert check_ignore(project, ["app.py", "agent-config/x"])["agent-config/x"] is not None  # the guard's
+
+    environs = [p.read_text() for p in seen.iterdir()]
+    assert len(environs) >= 5
+    assert not [e for e in environs if key in e]

@@ -34,6 +34,10 @@ REPOSITORY_VARIABLES = (
 
 
 def git_env(env: Mapping[str, str] | None = None, **extra: str) -> dict[str, str]:
-    """`env` (default: this process's) without the variables that would make git look elsewhere."""
+    """`env` (default: this process's) without the variables that would make git look elsewhere, and
+    without the provider keys: git needs none, and execve makes a child dumpable again, so a process
+    a build left behind could read a git process's /proc/<pid>/environ."""
+    from .secrets import PROVIDER_ENV  # here: secrets imports settings, which this leaf's users need not
+
     source = os.environ if env is None else env
-    return {k: v for k, v in source.items() if k not in REPOSITORY_VARIABLES} | extra
+    return {k: v for k, v in source.items() if k not in REPOSITORY_VARIABLES and k not in PROVIDER_ENV} | extra

@@ -82,6 +82,7 @@ def _git_files(root: Path) -> tuple[tuple[Path, ...], bool]:
             listed = subprocess.run(
                 ["git", "ls-files", "-z", "--exclude-standard", *listing, *pathspecs],
                 cwd=root,
+                env=git_env(),
                 stdin=subprocess.DEVNULL,
                 capture_output=True,
                 timeout=LIST_TIMEOUT,
