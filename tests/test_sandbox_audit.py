@@ -259,3 +259,53 @@ def test_code_commit_s_own_git_processes_never_carry_the_key(tmp_path: Path, mon
     environs = [p.read_text() for p in seen.iterdir()]
     assert len(environs) >= 5
     assert not [e for e in environs if key in e]
+
+
+def with_submodule(tmp_path: Path, build_script: str) -> tuple[Path, Path]:
+    """A project with a submodule `sub` (its `.git` is a `gitdir:` file) and the given build.sh."""
+    lib = tmp_path / "lib"
+    lib.mkdir()
+    git(lib, "init", "-q")
+    (lib / "l.txt").write_text("l\n")
+    git(lib, "add", "-A")
+    git(lib, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "lib")
+    project = tmp_path / "project"
+    project.mkdir()
+    run_folder = new_project(project, build_script)
+    git(project, "-c", "protocol.file.allow=always", "submodule", "add", "-q", str(lib), "sub")
+    git(project, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "sub")
+    return project, run_folder
+
+
+# Repoints the submodule's `.git` file at a git dir the build made, whose config names a command as
+# core.fsmonitor: the next `git status` in the project, on the host, outside any sandbox, runs it.
+REPOINT = (
+    "cp -r .git/modules/sub evilgit && sed -i /worktree/d evilgit/config && "
+    "printf '[core]\\n\\tfsmonitor = touch %s/PWNED\\n' \"$PWD\" >> evilgit/config && "
+    "echo 'gitdir: ../evilgit' > sub/.git || echo REPOINT-FAILED\n"
+)
+
+
+def test_a_submodule_s_git_file_is_watched_without_the_sandbox(tmp_path: Path) -> None:
+    project, run_folder = with_submodule(tmp_path, REPOINT)
+    with pytest.raises(BuildTampered) as caught:
+        build(project, run_folder, 1)
+    assert "sub/.git (changed)" in caught.value.paths
+    assert "evilgit/config (created)" in caught.value.paths  # the git dir it now names is watched too
+
+
+@pytest.mark.skipif(
+    shutil.which("bwrap") is None and not (os.environ.get("CI") or os.environ.get("REQUIRE_SANDBOX_TESTS")),
+    reason="bubblewrap is not installed (in CI this test runs, and fails)",
+)
+def test_a_submodule_s_git_file_is_read_only_in_the_sandbox(tmp_path: Path) -> None:
+    """The sandbox bound `.git` read-only but not a submodule's `.git` file: a build repointed it, and
+    the user's next `git status` ran the build's command on the host."""
+    project, run_folder = with_submodule(tmp_path, REPOINT)
+    original = (project / "sub" / ".git").read_text()
+    log = run_folder / "01-build.txt"
+    checked_build(project, run_folder, log, Redactor(), Settings(), choose("require"))
+    assert "REPOINT-FAILED" in log.read_text()
+    assert (project / "sub" / ".git").read_text() == original
+    git(project, "status")
+    assert not (project / "PWNED").exists()

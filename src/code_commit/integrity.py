@@ -56,8 +56,35 @@ def protected_paths(root: Path) -> ProtectedPaths:
         git_dirs.append(dot_git)
     if layout.common_dir is not None:
         git_dirs.append(layout.common_dir)
+    for dot_git in _submodule_dot_gits(root):
+        git_dirs.append(dot_git)
+        named = _gitdir_of(dot_git) if dot_git.is_file() else None
+        if named is not None:
+            git_dirs.append(named)
     unique = list(dict.fromkeys(git_dirs))
     return ProtectedPaths(root, tuple(root / name for name in ROOT_FILES) + files, tuple(unique), truncated)
+
+
+def _submodule_dot_gits(root: Path) -> list[Path]:
+    """Each submodule's `.git` (a `gitdir:` file, or an old-style folder), from the index's gitlinks.
+    `git status` in the project reads the config of the git dir it names and runs what that says
+    (core.fsmonitor): a build that repointed it would run a command on the host, outside any
+    sandbox. Nested submodules are not listed: that would mean running git inside a submodule,
+    whose configuration is what is in doubt."""
+    try:
+        listed = subprocess.run(
+            ["git", "ls-files", "--stage", "-z"],
+            cwd=root,
+            env=git_env(),
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            timeout=LIST_TIMEOUT,
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return []
+    entries = (e for e in listed.stdout.split(b"\0") if e.startswith(b"160000 ") and b"\t" in e)
+    return [root / os.fsdecode(e.split(b"\t", 1)[1]) / ".git" for e in entries][:MAX_ENTRIES]
 
 
 def _gitdir_of(dot_git: Path) -> Path | None:
