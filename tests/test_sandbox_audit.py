@@ -309,3 +309,36 @@ def test_a_submodule_s_git_file_is_read_only_in_the_sandbox(tmp_path: Path) -> N
     assert (project / "sub" / ".git").read_text() == original
     git(project, "status")
     assert not (project / "PWNED").exists()
+
+
+@pytest.mark.skipif(
+    shutil.which("bwrap") is None and not (os.environ.get("CI") or os.environ.get("REQUIRE_SANDBOX_TESTS")),
+    reason="bubblewrap is not installed (in CI this test runs, and fails)",
+)
+def test_a_git_or_bwrap_a_build_plants_on_path_never_runs_on_the_host(tmp_path: Path, monkeypatch) -> None:
+    """With the project's virtualenv activated, PATH starts with <project>/.venv/bin, a folder git
+    ignores and the sandboxed build may write. The build put a `git` there, and the tamper check's
+    own `git ls-files`, right after the build, ran it on the host with code-commit's rights; a
+    `bwrap` there would be the next run's "sandbox"."""
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    project = tmp_path / "project"
+    project.mkdir()
+    planted = f'#!/bin/sh\ntouch "{outside}/$(basename "$0")-RAN-ON-THE-HOST"\nexec {{real}} "$@"\n'
+    script = "".join(
+        f"printf '%s' '{planted.format(real=shutil.which(name))}' > .venv/bin/{name} && chmod +x .venv/bin/{name}\n"
+        for name in ("git", "bwrap")
+    )
+    run_folder = new_project(project, script + "exit 1\n")
+    (project / ".gitignore").write_text("/agent-config\n/.venv\n")
+    (project / ".venv" / "bin").mkdir(parents=True)
+    real_bwrap = shutil.which("bwrap")
+    monkeypatch.setenv("PATH", f"{project / '.venv' / 'bin'}{os.pathsep}{os.environ['PATH']}")
+    sandbox = choose("require", root=project)
+    log = run_folder / "01-build.txt"
+
+    assert checked_build(project, run_folder, log, Redactor(), Settings(), sandbox).exit_code == 1
+    assert (project / ".venv" / "bin" / "git").exists(), log.read_text()  # planted, as a build may
+    assert check_ignore(project, ["x"]) == {"x": None}  # code-commit's next git call
+    assert choose("require", root=project).bwrap == sandbox.bwrap == real_bwrap  # the next run's probe
+    assert sorted(p.name for p in outside.iterdir()) == []

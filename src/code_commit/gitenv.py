@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
+from pathlib import Path
 
 # Each one changes which repository, work tree, index or objects git uses, or where it stops
 # looking for `.git`: all of them would make git disagree with the layout found on disk.
@@ -33,6 +34,31 @@ REPOSITORY_VARIABLES = (
 )
 
 
+# Projects whose builds ran or will run here: a build may write inside them (an activated
+# `.venv/bin` first on PATH), so code-commit's own commands are never looked up there.
+_DISTRUSTED: list[Path] = []
+
+
+def distrust(root: Path) -> None:
+    """From now on, no command code-commit runs itself (git, bwrap) is looked up inside `root`."""
+    real = Path(os.path.realpath(root))
+    if real not in _DISTRUSTED:
+        _DISTRUSTED.append(real)
+
+
+def trusted_path(value: str) -> str:
+    """PATH without relative entries (they resolve against the project) and without entries inside
+    a project whose build may have written there: a `git` the build planted would run on the host."""
+    kept = []
+    for entry in value.split(os.pathsep):
+        if not os.path.isabs(entry):
+            continue
+        real = Path(os.path.realpath(entry))
+        if not any(real == root or root in real.parents for root in _DISTRUSTED):
+            kept.append(entry)
+    return os.pathsep.join(kept)
+
+
 def git_env(env: Mapping[str, str] | None = None, **extra: str) -> dict[str, str]:
     """`env` (default: this process's) without the variables that would make git look elsewhere, and
     without the provider keys: git needs none, and execve makes a child dumpable again, so a process
@@ -40,4 +66,7 @@ def git_env(env: Mapping[str, str] | None = None, **extra: str) -> dict[str, str
     from .secrets import PROVIDER_ENV  # here: secrets imports settings, which this leaf's users need not
 
     source = os.environ if env is None else env
-    return {k: v for k, v in source.items() if k not in REPOSITORY_VARIABLES and k not in PROVIDER_ENV} | extra
+    clean = {k: v for k, v in source.items() if k not in REPOSITORY_VARIABLES and k not in PROVIDER_ENV}
+    if "PATH" in clean:
+        clean["PATH"] = trusted_path(clean["PATH"])
+    return clean | extra

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .errors import BuildTampered, SetupError
+from .gitenv import distrust, trusted_path
 
 BUBBLEWRAP = "bubblewrap"
 NONE = "none"
@@ -101,9 +102,11 @@ def wrap(policy: SandboxPolicy, command: Sequence[str]) -> list[str]:
     return args
 
 
-def choose(mode: str, env: Mapping[str, str] | None = None) -> Sandbox:
+def choose(mode: str, env: Mapping[str, str] | None = None, root: Path | None = None) -> Sandbox:
     """The sandbox for this run's builds. `require` without a working one is a SetupError (exit 2),
-    raised before any model call; `auto` falls back to none, with the reason and the fix."""
+    raised before any model call; `auto` falls back to none, with the reason and the fix. `root`:
+    the project, where bwrap (nor git, from now on) is never looked up: its builds can write there."""
+    distrust(Path.cwd() if root is None else root)
     if mode == "off":
         return Sandbox(mode, NONE)
     bwrap, problem = probe(os.environ if env is None else env)
@@ -115,7 +118,7 @@ def choose(mode: str, env: Mapping[str, str] | None = None) -> Sandbox:
 
 
 def find_bwrap(env: Mapping[str, str]) -> str | None:
-    return shutil.which("bwrap", path=env.get("PATH", os.defpath)) if sys.platform == "linux" else None
+    return shutil.which("bwrap", path=trusted_path(env.get("PATH", os.defpath))) if sys.platform == "linux" else None
 
 
 def probe(env: Mapping[str, str]) -> tuple[str | None, str]:

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from .build import BuildResult, run_build
 from .errors import BuildTampered
+from .gitenv import distrust
 from .integrity import Fingerprint, changed_paths, protected_paths
 from .logs import Redactor
 from .sandbox import Sandbox, policy
@@ -35,6 +36,7 @@ def checked_build(
 ) -> BuildResult:
     """Run build.sh; raise BuildTampered naming every watched path it changed, even when the build
     was stopped (a signal, the run's time limit) before it ended."""
+    distrust(root)  # from now on, no git of the project's (a planted .venv/bin/git) runs on the host
     protected = protected_paths(root)
     before = Fingerprint.take(protected, skip=run_folder)
     # Between two builds of a run only the guarded apply writes, and never a watched path: a change
