@@ -342,3 +342,42 @@ def test_a_git_or_bwrap_a_build_plants_on_path_never_runs_on_the_host(tmp_path: 
     assert check_ignore(project, ["x"]) == {"x": None}  # code-commit's next git call
     assert choose("require", root=project).bwrap == sandbox.bwrap == real_bwrap  # the next run's probe
     assert sorted(p.name for p in outside.iterdir()) == []
+
+
+def with_included_config(tmp_path: Path) -> tuple[Path, Path, Path]:
+    """A project whose .git/config includes a tracked file of the project (a shared team config),
+    and a build that gives it a core.fsmonitor command: git runs that command for `git status` and
+    even `git ls-files`, which the tamper check itself calls right after the build, on the host."""
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "shared.gitconfig").write_text("[diff]\n\trenames = true\n")
+    run_folder = new_project(
+        project,
+        f"printf '[core]\\n\\tfsmonitor = touch {outside}/PWNED\\n' >> shared.gitconfig || echo INCLUDE-FAILED\n",
+    )
+    git(project, "config", "include.path", "../shared.gitconfig")
+    return project, run_folder, outside
+
+
+def test_a_config_file_git_includes_is_watched_and_code_commit_s_git_runs_no_fsmonitor(tmp_path: Path) -> None:
+    project, run_folder, outside = with_included_config(tmp_path)
+    with pytest.raises(BuildTampered) as caught:
+        build(project, run_folder, 1)
+    assert caught.value.paths == ["shared.gitconfig (changed)"]
+    assert check_ignore(project, ["x"]) == {"x": None}  # and code-commit's next git call
+    assert list(outside.iterdir()) == [], "code-commit's own git ran the build's fsmonitor command"
+
+
+@pytest.mark.skipif(
+    shutil.which("bwrap") is None and not (os.environ.get("CI") or os.environ.get("REQUIRE_SANDBOX_TESTS")),
+    reason="bubblewrap is not installed (in CI this test runs, and fails)",
+)
+def test_a_config_file_git_includes_is_read_only_in_the_sandbox(tmp_path: Path) -> None:
+    project, run_folder, outside = with_included_config(tmp_path)
+    log = run_folder / "01-build.txt"
+    checked_build(project, run_folder, log, Redactor(), Settings(), choose("require", root=project))
+    assert "INCLUDE-FAILED" in log.read_text()
+    assert (project / "shared.gitconfig").read_text() == "[diff]\n\trenames = true\n"
+    assert list(outside.iterdir()) == []

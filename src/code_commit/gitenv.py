@@ -69,4 +69,12 @@ def git_env(env: Mapping[str, str] | None = None, **extra: str) -> dict[str, str
     clean = {k: v for k, v in source.items() if k not in REPOSITORY_VARIABLES and k not in PROVIDER_ENV}
     if "PATH" in clean:
         clean["PATH"] = trusted_path(clean["PATH"])
+    # core.fsmonitor names a command git runs for `git status` and even `git ls-files`: one from a
+    # config file a build could write (a file the repository's config includes) would run here.
+    count = int(clean.get("GIT_CONFIG_COUNT", "0")) if clean.get("GIT_CONFIG_COUNT", "0").isdigit() else 0
+    clean |= {
+        "GIT_CONFIG_COUNT": str(count + 1),
+        f"GIT_CONFIG_KEY_{count}": "core.fsmonitor",
+        f"GIT_CONFIG_VALUE_{count}": "false",
+    }
     return clean | extra

@@ -40,6 +40,7 @@ class ProtectedPaths:
     files: tuple[Path, ...]  # build.sh, codeRollup.sh, the ignore and attribute files (may not exist)
     git_dirs: tuple[Path, ...]  # .git (a dir or a gitdir: file), the git dir it names, the common dir
     truncated: bool = False  # the tree has more ignore files than MAX_ENTRIES: not all are listed
+    git_config: tuple[Path, ...] = ()  # git's files outside .git: global ones, included ones (may not exist)
 
 
 def protected_paths(root: Path) -> ProtectedPaths:
@@ -62,7 +63,8 @@ def protected_paths(root: Path) -> ProtectedPaths:
         if named is not None:
             git_dirs.append(named)
     unique = list(dict.fromkeys(git_dirs))
-    return ProtectedPaths(root, tuple(root / name for name in ROOT_FILES) + files, tuple(unique), truncated)
+    gate = tuple(root / name for name in ROOT_FILES)
+    return ProtectedPaths(root, gate + files, tuple(unique), truncated, global_git_files(root))
 
 
 def _submodule_dot_gits(root: Path) -> list[Path]:
@@ -154,7 +156,7 @@ class Fingerprint:
         # The few paths that decide the verdict first, the many ignore files last: a fingerprint cut
         # short at MAX_ENTRIES (by a tree with that many ignore files) still watches the gate.
         gate, ignore_files = protected.files[: len(ROOT_FILES)], protected.files[len(ROOT_FILES) :]
-        for path in (*gate, *global_git_files(root)):
+        for path in (*gate, *protected.git_config):
             fp._add(path)
         if protected.git_dirs and len(fp.entries) < MAX_ENTRIES:
             fp.entries.update(git_state(root))
@@ -285,15 +287,25 @@ def git_state(root: Path) -> dict[str, tuple[object, ...]]:
 
 
 def global_git_files(root: Path) -> tuple[Path, ...]:
-    """The files outside the project that git reads for it: the system and global configuration, the
-    global ignore and attributes files, and the excludes and attributes files the configuration
-    names. `*.py` in `~/.config/git/ignore` hides every new Python file from `git status`."""
+    """The files outside `.git` that git reads for the project: the system and global configuration,
+    the global ignore and attributes files, the excludes and attributes files the configuration
+    names, and every file a configuration includes (`include.path`, `includeIf.*.path`; a team's
+    shared config is often a tracked file of the project). `*.py` in `~/.config/git/ignore` hides
+    every new Python file from `git status`; a `core.fsmonitor` in an included file runs a command."""
     home = Path(os.path.expanduser("~"))
     xdg = Path(os.environ.get("XDG_CONFIG_HOME") or home / ".config") / "git"
     paths = [Path("/etc/gitconfig"), home / ".gitconfig", xdg / "config", xdg / "ignore", xdg / "attributes"]
+    paths += [Path(os.environ[v]) for v in ("GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM") if os.environ.get(v)]
     try:
         named = subprocess.run(
-            ["git", "config", "-z", "--get-regexp", r"^core\.(excludesfile|attributesfile)$"],
+            [
+                "git",
+                "config",
+                "-z",
+                "--show-origin",
+                "--get-regexp",
+                r"^core\.(excludesfile|attributesfile)$|^include\.path$|^includeif\..*\.path$",
+            ],
             cwd=root,
             env=git_env(),
             stdin=subprocess.DEVNULL,
@@ -303,11 +315,16 @@ def global_git_files(root: Path) -> tuple[Path, ...]:
         ).stdout
     except (OSError, subprocess.TimeoutExpired):
         named = b""
-    for item in named.split(b"\0"):
-        _, _, value = os.fsdecode(item).partition("\n")
-        if value:
-            paths.append(Path(os.path.expanduser(value)) if value.startswith("~") else root / value)
-    return tuple(dict.fromkeys(p if p.is_absolute() else root / p for p in paths))
+    fields = [os.fsdecode(f) for f in named.split(b"\0")]
+    for origin, item in zip(fields[::2], fields[1::2], strict=False):  # "file:<path>", "<key>\n<value>"
+        key, _, value = item.partition("\n")
+        if not value or not origin.startswith("file:"):
+            continue
+        value = os.path.expanduser(value)
+        # An include's relative path is relative to the file that includes it; the others' to the root.
+        base = (root / origin[5:]).parent if key.startswith("include") else root
+        paths.append(Path(os.path.normpath(base / value)))
+    return tuple(dict.fromkeys(paths))
 
 
 def changed_paths(before: Fingerprint, after: Fingerprint) -> list[str]:

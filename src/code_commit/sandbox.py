@@ -214,8 +214,10 @@ def policy(
 
 
 def _existing_real(paths: Sequence[Path]) -> tuple[Path, ...]:
+    """The real paths of those that exist, files and folders only: GIT_CONFIG_GLOBAL=/dev/null is
+    no file to protect, and a read-only /dev/null would break every build."""
     real = (Path(os.path.realpath(p)) for p in paths if os.path.lexists(p))
-    return tuple(dict.fromkeys(p for p in real if p.exists()))
+    return tuple(dict.fromkeys(p for p in real if p.is_file() or p.is_dir()))
 
 
 def preview(mode: str, env: Mapping[str, str] | None = None) -> str:

@@ -53,7 +53,7 @@ def checked_build(
     build_policy = policy(
         sandbox,
         root,
-        [*protected.files, *protected.git_dirs],
+        [*protected.files, *protected.git_dirs, *protected.git_config],
         [root / CONFIG_DIR],
         settings.sandbox_network,
         settings.sandbox_writable,
