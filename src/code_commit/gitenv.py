@@ -36,14 +36,12 @@ REPOSITORY_VARIABLES = (
 
 # Projects whose builds ran or will run here: a build may write inside them (an activated
 # `.venv/bin` first on PATH), so code-commit's own commands are never looked up there.
-_DISTRUSTED: list[Path] = []
+_DISTRUSTED: set[str] = set()  # real paths, each ending in "/"
 
 
 def distrust(root: Path) -> None:
     """From now on, no command code-commit runs itself (git, bwrap) is looked up inside `root`."""
-    real = Path(os.path.realpath(root))
-    if real not in _DISTRUSTED:
-        _DISTRUSTED.append(real)
+    _DISTRUSTED.add(os.path.join(os.path.realpath(root), ""))
 
 
 def trusted_path(value: str) -> str:
@@ -53,8 +51,8 @@ def trusted_path(value: str) -> str:
     for entry in value.split(os.pathsep):
         if not os.path.isabs(entry):
             continue
-        real = Path(os.path.realpath(entry))
-        if not any(real == root or root in real.parents for root in _DISTRUSTED):
+        real = os.path.join(os.path.realpath(entry), "")
+        if not any(real.startswith(root) for root in _DISTRUSTED):
             kept.append(entry)
     return os.pathsep.join(kept)
 

@@ -247,7 +247,9 @@ def _inner_git_dirs(git_dir: Path) -> list[Path]:
     do (a submodule's core.fsmonitor, whenever `git status` looks into it)."""
     found: list[Path] = []
     pending = [git_dir / "modules", git_dir / "worktrees"]
-    while pending and len(found) < MAX_ENTRIES:
+    for _ in range(MAX_ENTRIES):  # folders looked into, at most
+        if not pending:
+            break
         folder = pending.pop()
         try:
             children = sorted(Path(e.path) for e in os.scandir(folder) if e.is_dir(follow_symlinks=False))

@@ -106,7 +106,8 @@ def choose(mode: str, env: Mapping[str, str] | None = None, root: Path | None = 
     """The sandbox for this run's builds. `require` without a working one is a SetupError (exit 2),
     raised before any model call; `auto` falls back to none, with the reason and the fix. `root`:
     the project, where bwrap (nor git, from now on) is never looked up: its builds can write there."""
-    distrust(Path.cwd() if root is None else root)
+    if root is not None:
+        distrust(root)
     if mode == "off":
         return Sandbox(mode, NONE)
     bwrap, problem = probe(os.environ if env is None else env)
