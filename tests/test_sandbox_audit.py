@@ -381,3 +381,24 @@ def test_a_config_file_git_includes_is_read_only_in_the_sandbox(tmp_path: Path) 
     assert "INCLUDE-FAILED" in log.read_text()
     assert (project / "shared.gitconfig").read_text() == "[diff]\n\trenames = true\n"
     assert list(outside.iterdir()) == []
+
+
+@pytest.mark.skipif(
+    shutil.which("bwrap") is None and not (os.environ.get("CI") or os.environ.get("REQUIRE_SANDBOX_TESTS")),
+    reason="bubblewrap is not installed (in CI this test runs, and fails)",
+)
+def test_renaming_the_folder_of_a_read_only_ignore_file_is_caught(tmp_path: Path) -> None:
+    """A read-only bind protects the file, not its folder: the build renames the folder away and makes
+    a new one with its own `.gitignore`. `.git` itself is a mount point and cannot be renamed."""
+    run_folder = new_project(
+        tmp_path,
+        "mv .git .git2 || echo GIT-RENAME-FAILED\n"
+        "mv sub sub2 && mkdir sub && echo '!/agent-config' > sub/.gitignore && echo SWAPPED\n",
+    )
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / ".gitignore").write_text("*.log\n")
+    log = run_folder / "01-build.txt"
+    with pytest.raises(BuildTampered) as caught:
+        checked_build(tmp_path, run_folder, log, Redactor(), Settings(), choose("require", root=tmp_path))
+    assert "GIT-RENAME-FAILED" in log.read_text() and "SWAPPED" in log.read_text()
+    assert caught.value.paths == ["sub/.gitignore (changed)", "sub2/.gitignore (created)"]
