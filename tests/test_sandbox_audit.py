@@ -23,7 +23,7 @@ from code_commit.gitdiff import git_hunks
 from code_commit.ignore import check_ignore
 from code_commit.integrity import Fingerprint, changed_paths, protected_paths
 from code_commit.logs import Redactor
-from code_commit.sandbox import NONE, Sandbox, choose, writable_problem
+from code_commit.sandbox import NONE, Sandbox, choose, probe, writable_problem
 from code_commit.settings import Settings
 from code_commit.tamper import checked_build
 
@@ -240,9 +240,10 @@ def test_code_commit_s_own_git_processes_never_carry_the_key(tmp_path: Path, mon
     seen.mkdir()
     wrapper = tmp_path / "bin" / "git"
     wrapper.parent.mkdir()
-    real_git = shutil.which("git")
-    wrapper.write_text(f'#!/bin/sh\nenv > "{seen}/$$"\nexec {real_git} "$@"\n')
-    wrapper.chmod(0o755)
+    for name in ("git", "bwrap"):
+        real = shutil.which(name) or "false"
+        (wrapper.parent / name).write_text(f'#!/bin/sh\nenv > "{seen}/$$"\nexec {real} "$@"\n')
+        (wrapper.parent / name).chmod(0o755)
     key = "sk-ant-" + "k3y" * 12
     project = tmp_path / "project"
     project.mkdir()
@@ -255,9 +256,10 @@ def test_code_commit_s_own_git_processes_never_carry_the_key(tmp_path: Path, mon
     assert build(project, run_folder, 1).exit_code == 1  # the tamper check's git calls
     assert git_hunks(b"a\n", b"b\n", 3)  # a patch's
     assert check_ignore(project, ["app.py", "agent-config/x"])["agent-config/x"] is not None  # the guard's
+    probe(os.environ)  # the sandbox's probe: bwrap
 
     environs = [p.read_text() for p in seen.iterdir()]
-    assert len(environs) >= 5
+    assert len(environs) >= 6
     assert not [e for e in environs if key in e]
 
 

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .errors import BuildTampered, SetupError
-from .gitenv import distrust, trusted_path
+from .gitenv import distrust, git_env, trusted_path
 
 BUBBLEWRAP = "bubblewrap"
 NONE = "none"
@@ -133,6 +133,7 @@ def probe(env: Mapping[str, str]) -> tuple[str | None, str]:
     try:
         done = subprocess.run(
             [bwrap, *BASE_ARGS, "--unshare-net", "--", "true"],
+            env=git_env(env),  # no provider key: a child is dumpable again after execve
             stdin=subprocess.DEVNULL,
             capture_output=True,
             timeout=PROBE_TIMEOUT,
