@@ -119,7 +119,7 @@ def command(
     with stops.watch(*run_time_limit(settings, unattended())):
         check_git_index(root)
         # Probed only when a build will run: `require` without a working sandbox is exit 2, before any write.
-        sandbox = choose(settings.sandbox) if build else None
+        sandbox = choose(settings.sandbox, root=root) if build else None
         text = _read_answer(source, answer_byte_cap(settings, MAX_CONTINUATIONS))
         console.redact = redact = collect_secrets(root, redact_env=settings.redact_env).redactor()
 

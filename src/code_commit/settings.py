@@ -415,7 +415,7 @@ def _validate(settings: Settings, sources: dict[str, str], root: Path) -> None:
     if settings.sandbox_writable:
         from .sandbox import writable_problem
     for path in settings.sandbox_writable:
-        problem = writable_problem(path, root)
+        problem = writable_problem(path, root, settings.sandbox_writable)
         if problem:
             raise bad("sandbox_writable", problem)
     if settings.rollup_budget != 0 and settings.rollup_budget < MIN_ROLLUP_BUDGET:
