@@ -354,12 +354,12 @@ def with_included_config(tmp_path: Path) -> tuple[Path, Path, Path]:
     outside.mkdir()
     project = tmp_path / "project"
     project.mkdir()
-    (project / "shared.gitconfig").write_text("[diff]\n\trenames = true\n")
+    (project / "team.gitconfig").write_text("[diff]\n\trenames = true\n")
     run_folder = new_project(
         project,
-        f"printf '[core]\\n\\tfsmonitor = touch {outside}/PWNED\\n' >> shared.gitconfig || echo INCLUDE-FAILED\n",
+        f"printf '[core]\\n\\tfsmonitor = touch {outside}/PWNED\\n' >> team.gitconfig || echo INCLUDE-FAILED\n",
     )
-    git(project, "config", "include.path", "../shared.gitconfig")
+    git(project, "config", "include.path", "../team.gitconfig")
     return project, run_folder, outside
 
 
@@ -367,7 +367,7 @@ def test_a_config_file_git_includes_is_watched_and_code_commit_s_git_runs_no_fsm
     project, run_folder, outside = with_included_config(tmp_path)
     with pytest.raises(BuildTampered) as caught:
         build(project, run_folder, 1)
-    assert caught.value.paths == ["shared.gitconfig (changed)"]
+    assert caught.value.paths == ["team.gitconfig (changed)"]
     assert check_ignore(project, ["x"]) == {"x": None}  # and code-commit's next git call
     assert list(outside.iterdir()) == [], "code-commit's own git ran the build's fsmonitor command"
 
@@ -381,7 +381,7 @@ def test_a_config_file_git_includes_is_read_only_in_the_sandbox(tmp_path: Path) 
     log = run_folder / "01-build.txt"
     checked_build(project, run_folder, log, Redactor(), Settings(), choose("require", root=project))
     assert "INCLUDE-FAILED" in log.read_text()
-    assert (project / "shared.gitconfig").read_text() == "[diff]\n\trenames = true\n"
+    assert (project / "team.gitconfig").read_text() == "[diff]\n\trenames = true\n"
     assert list(outside.iterdir()) == []
 
 

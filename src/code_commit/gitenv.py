@@ -15,6 +15,8 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
+from .credentials import PROVIDER_ENV
+
 # Each one changes which repository, work tree, index or objects git uses, or where it stops
 # looking for `.git`: all of them would make git disagree with the layout found on disk.
 REPOSITORY_VARIABLES = (
@@ -61,7 +63,6 @@ def git_env(env: Mapping[str, str] | None = None, **extra: str) -> dict[str, str
     """`env` (default: this process's) without the variables that would make git look elsewhere, and
     without the provider keys: git needs none, and execve makes a child dumpable again, so a process
     a build left behind could read a git process's /proc/<pid>/environ."""
-    from .secrets import PROVIDER_ENV  # here: secrets imports settings, which this leaf's users need not
 
     source = os.environ if env is None else env
     clean = {k: v for k, v in source.items() if k not in REPOSITORY_VARIABLES and k not in PROVIDER_ENV}
