@@ -55,4 +55,5 @@ def test_the_rollup_lists_the_project_s_own_files_whatever_git_dir_says(project:
 
 def test_git_env_removes_every_repository_variable() -> None:
     env = {name: "/elsewhere" for name in REPOSITORY_VARIABLES} | {"HOME": "/home/x", "GIT_AUTHOR_NAME": "A"}
-    assert git_env(env, LC_ALL="C") == {"HOME": "/home/x", "GIT_AUTHOR_NAME": "A", "LC_ALL": "C"}
+    no_fsmonitor = {"GIT_CONFIG_COUNT": "1", "GIT_CONFIG_KEY_0": "core.fsmonitor", "GIT_CONFIG_VALUE_0": "false"}
+    assert git_env(env, LC_ALL="C") == {"HOME": "/home/x", "GIT_AUTHOR_NAME": "A", "LC_ALL": "C"} | no_fsmonitor

@@ -21,19 +21,15 @@ from . import stops
 from .apply import PlanRefused, apply_plan
 from .applydir import looks_like_json
 from .build import BuildResult
-from .errors import (
-    AnswerRefused,
-    CodeCommitError,
-    SetupError,
-    error_of,
-)
-from .exits import EXIT
+from .errors import AnswerRefused, CodeCommitError, SetupError, exit_code_for
+from .exits import EXIT, outcome_name
 from .guard import Guard, check_git_index
 from .llm.transport import MAX_CONTINUATIONS
-from .logs import Redactor, RunLog, internal_error
+from .logs import Redactor, RunLog
 from .plan import Plan, Problem
 from .printable import visible
 from .private import make_private_dirs
+from .runfolder import SUMMARY_FILE
 from .sandbox import Sandbox, choose
 from .secrets import collect_secrets
 from .session import Session, checked_plan, session
@@ -68,49 +64,44 @@ class ApplyReport:
     build: BuildResult | None = None
     log_dir: Path | None = None
     warnings: tuple[str, ...] = ()
-    error: str | None = None  # what ended the apply early (a setup error, the lock, --timeout, ...)
+    error: CodeCommitError | None = None  # what ended the apply early (a setup error, the lock, --timeout, ...)
+
+    @classmethod
+    def of(cls, source: str, answer_format: str, check: bool) -> ApplyReport:
+        return cls(source="standard input" if source == "-" else source, format=answer_format, checked_only=check)
 
     @property
     def ok(self) -> bool:
         return not self.problems and self.error is None and (self.build is None or self.build.passed)
+
+    @property
+    def exit_code(self) -> int:
+        if self.error is not None:
+            return exit_code_for(self.error)
+        if self.problems:
+            return EXIT.REFUSED
+        return EXIT.OK if self.ok else EXIT.BUILD_FAILS
+
+    def for_error(self, error: CodeCommitError, duration: float) -> str:
+        """The JSON report of an apply that `error` ended, with what it had done by then: a script
+        reading the report gets one whatever ended the apply."""
+        self.error = error
+        return _as_json(self)
 
 
 def command(
     console: Console,
     root: Path,
     source: str,
+    report: ApplyReport,
     *,
     flags: Flags | None = None,
-    check: bool = False,
     build: bool = False,
     as_json: bool = False,
-    answer_format: str = "auto",
 ) -> int:
-    report = ApplyReport(source="standard input" if source == "-" else source, format=answer_format, checked_only=check)
-    try:
-        try:
-            return _command(console, root, source, report, flags, build, as_json)
-        except CodeCommitError:
-            raise
-        except Exception as exc:  # outside the session (which records its own): so that --json reports it too
-            raise internal_error(exc, report.log_dir, console.redact) from exc
-    except (CodeCommitError, KeyboardInterrupt) as exc:
-        if as_json:  # a script reading the report gets one whatever ended the apply, with what it did
-            error = error_of(exc)
-            report.error = str(error)
-            to_stdout(console.redact(_as_json(report)))
-        raise
-
-
-def _command(
-    console: Console,
-    root: Path,
-    source: str,
-    report: ApplyReport,
-    flags: Flags | None,
-    build: bool,
-    as_json: bool,
-) -> int:
+    """Check, or apply, the answer in `source` (a file, or - for standard input): the report printed,
+    and its exit code. What ends it early is raised, `report` filled as far as it got, for
+    `cli._guarded` to say (with --json, `report.for_error`)."""
     check, answer_format = report.checked_only, report.format
     if check and build:
         raise SetupError("--check only validates the answer; it cannot be combined with --build")
@@ -128,7 +119,7 @@ def _command(
     with stops.watch(*run_time_limit(settings, unattended())):
         check_git_index(root)
         # Probed only when a build will run: `require` without a working sandbox is exit 2, before any write.
-        sandbox = choose(settings.sandbox) if build else None
+        sandbox = choose(settings.sandbox, root=root) if build else None
         text = _read_answer(source, answer_byte_cap(settings, MAX_CONTINUATIONS))
         console.redact = redact = collect_secrets(root, redact_env=settings.redact_env).redactor()
 
@@ -148,10 +139,11 @@ def _command(
                 log.write_file("answer.txt", text)
                 log.event(f"apply: answer from {report.source} ({fmt} format), no model call")
 
-            def end(ending: Session) -> None:
+            def end(ending: Session) -> None:  # the record, on every ending, as a run's
+                report.error = ending.error
                 if ending.error is not None:
-                    report.error = str(ending.error)
                     ending.log.event(f"apply: {ending.error}")
+                ending.log.write_file(SUMMARY_FILE, _as_json(report))
 
             # Like a run: under the project's lock (the plan is made under it too, so no run changes the
             # files in between), with SIGINT, SIGTERM and the time limit ending it cleanly.
@@ -160,9 +152,7 @@ def _command(
                 _apply(root, text, fmt, settings, sandbox, redact, console, report, current.log)
 
     to_stdout(redact(_as_json(report) if as_json else _as_text(report)))
-    if report.problems:
-        return EXIT.REFUSED
-    return EXIT.OK if report.ok else EXIT.BUILD_FAILS
+    return report.exit_code
 
 
 def _apply(
@@ -292,6 +282,8 @@ def _as_text(report: ApplyReport) -> str:
 
 def _as_json(report: ApplyReport) -> str:
     document = {
+        "outcome": outcome_name(report.exit_code),
+        "exit_code": report.exit_code,
         "ok": report.ok,
         "checked_only": report.checked_only,
         "applied": report.applied,
@@ -311,6 +303,6 @@ def _as_json(report: ApplyReport) -> str:
             "sandbox": report.build.sandbox,
         },
         "log_dir": None if report.log_dir is None else str(report.log_dir),
-        "error": report.error,
+        "error": None if report.error is None else str(report.error),
     }
     return json.dumps(document, indent=2) + "\n"

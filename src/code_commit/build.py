@@ -27,10 +27,10 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from .credentials import PROVIDER_ENV
 from .logs import Redactor
 from .private import open_private
 from .sandbox import SandboxPolicy, wrap
-from .secrets import PROVIDER_ENV
 from .settings import Settings
 
 SECRET_ENV = PROVIDER_ENV

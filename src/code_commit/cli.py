@@ -11,6 +11,7 @@ import dataclasses
 import os
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any
@@ -21,6 +22,9 @@ from .errors import CodeCommitError, InternalError, SetupError, error_of, exit_c
 from .exits import EXIT, help_text
 from .flags import honoured_before, setting_option, with_setting_flags
 from .settings import Flags, FlagValue, flag_name
+
+# A command's JSON report of an ending by an error (with the time it took): what --json prints then.
+JsonReport = Callable[[CodeCommitError, float], str]
 
 HELP = f"""Ask a model for a change, apply it behind a guard, and repair the build until build.sh passes.
 
@@ -43,12 +47,13 @@ app = typer.Typer(
 )
 
 
-def _guarded(action: Any, quiet: bool = False, verbose: bool = False, as_json: bool = False) -> int:
-    """Run an action and turn every failure into its exit code, with a message on stderr (and,
-    with --json, the run's record on stdout: a failure before the run is a run's ending too).
+def _guarded(action: Any, quiet: bool = False, verbose: bool = False, json_report: JsonReport | None = None) -> int:
+    """Run a command's action and turn every failure into its exit code, with a message on stderr
+    and, given `json_report` (--json), the command's own JSON report of that ending on stdout.
 
-    Any exception nothing expected is the last line of defence's: an internal error (exit 9) with a
-    one-line message, never a traceback and exit 1, which would read as "the build still fails"."""
+    The last line of defence for every command: any exception nothing expected becomes an internal
+    error (exit 9) with a one-line message, never a traceback and exit 1, which would read as "the
+    build still fails". Inside a session it already is one, its traceback in the run folder."""
     from .ui import Console
 
     started = time.monotonic()
@@ -63,11 +68,16 @@ def _guarded(action: Any, quiet: bool = False, verbose: bool = False, as_json: b
         error = internal_error(exc, None, console.redact)
     with contextlib.suppress(Exception):  # stderr may be what failed; the exit code and the record still count
         report_error(console, error)
-    if as_json:
-        from .summary import for_error
-
-        _stdout(console.redact(for_error(error, exit_code_for(error), time.monotonic() - started).to_json()))
+    if json_report is not None:
+        _stdout(console.redact(json_report(error, time.monotonic() - started)))
     return exit_code_for(error)
+
+
+def _run_record(error: CodeCommitError, duration: float) -> str:
+    """A run's JSON record for an ending that came before its session (a setup error, say)."""
+    from .summary import for_error
+
+    return for_error(error, exit_code_for(error), duration).to_json()
 
 
 def report_error(console: Any, error: CodeCommitError) -> None:
@@ -266,7 +276,7 @@ def main_command(
             _stdout(console.redact(summarize(outcome).to_json()))
         return outcome.exit_code
 
-    raise typer.Exit(_guarded(action, quiet, verbose, json_output))
+    raise typer.Exit(_guarded(action, quiet, verbose, _run_record if json_output else None))
 
 
 @app.command()
@@ -416,22 +426,15 @@ def apply_command(
     ] = "auto",
 ) -> None:
     flags = _before(ctx).flags  # given before `apply`, as for a run: --build-timeout, --wait-lock...
+    from .apply_command import ApplyReport, command  # only now that `apply` is the command
+
+    report = ApplyReport.of(answer, answer_format, check)
 
     def action(console: Any) -> int:
-        from .apply_command import command
+        root = _project_root(console)[0]
+        return command(console, root, answer, report, flags=flags, build=build, as_json=as_json)
 
-        return command(
-            console,
-            _project_root(console)[0],
-            answer,
-            flags=flags,
-            check=check,
-            build=build,
-            as_json=as_json,
-            answer_format=answer_format,
-        )
-
-    raise typer.Exit(_guarded(action, *_console_flags(ctx)))
+    raise typer.Exit(_guarded(action, *_console_flags(ctx), report.for_error if as_json else None))
 
 
 @app.command()

@@ -125,9 +125,10 @@ TABLE: tuple[ExitCode, ...] = (
         "stopped at once; the message names each changed path",
         frozenset({"run", "apply"}),
         detail="What the run watches: `build.sh`, `codeRollup.sh`, an ignore or attributes file (a new one too), "
-        "`.git/config`, `.git/hooks/`, `.git/info/`, and anything in `agent-config/` but the run's own "
-        "folder. Nothing more went to the model and the run never reports `passed`; `run.log` and the "
-        "record's `tampered` name each path: inspect them before running again",
+        "`.git/config`, `.git/hooks/`, `.git/info/` (a submodule's too, and its `.git` file), git's index "
+        "flags and refs, git's global and included config files, and anything in `agent-config/` but the "
+        "run's own folder. Nothing more went to the model and the run never reports `passed`; `run.log` and "
+        "the record's `tampered` name each path: inspect them before running again",
         apply="with `--build`: the build changed `build.sh`, an ignore file, git's hooks or config, or "
         "`agent-config/`; the message names each changed path",
     ),

@@ -15,6 +15,8 @@ import subprocess
 import tempfile
 from dataclasses import dataclass
 
+from .gitenv import git_env
+
 # Settings that change the shape of git's output, pinned to git's defaults; the user's diff
 # algorithm and its heuristics are left as they are, as `git diff` would use them.
 _PINNED = (
@@ -51,6 +53,7 @@ def git_hunks(old: bytes, new: bytes, context: int) -> list[GitHunk] | None:
             done = subprocess.run(
                 ["git", *_PINNED, "diff", *_OPTIONS, f"--unified={context}", "--", a, b],
                 capture_output=True,
+                env=git_env(),
                 check=False,
                 timeout=120,
             )

@@ -13,6 +13,9 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
+from pathlib import Path
+
+from .credentials import PROVIDER_ENV
 
 # Each one changes which repository, work tree, index or objects git uses, or where it stops
 # looking for `.git`: all of them would make git disagree with the layout found on disk.
@@ -33,7 +36,44 @@ REPOSITORY_VARIABLES = (
 )
 
 
+# Projects whose builds ran or will run here: a build may write inside them (an activated
+# `.venv/bin` first on PATH), so code-commit's own commands are never looked up there.
+_DISTRUSTED: set[str] = set()  # real paths, each ending in "/"
+
+
+def distrust(root: Path) -> None:
+    """From now on, no command code-commit runs itself (git, bwrap) is looked up inside `root`."""
+    _DISTRUSTED.add(os.path.join(os.path.realpath(root), ""))
+
+
+def trusted_path(value: str) -> str:
+    """PATH without relative entries (they resolve against the project) and without entries inside
+    a project whose build may have written there: a `git` the build planted would run on the host."""
+    kept = []
+    for entry in value.split(os.pathsep):
+        if not os.path.isabs(entry):
+            continue
+        real = os.path.join(os.path.realpath(entry), "")
+        if not any(real.startswith(root) for root in _DISTRUSTED):
+            kept.append(entry)
+    return os.pathsep.join(kept)
+
+
 def git_env(env: Mapping[str, str] | None = None, **extra: str) -> dict[str, str]:
-    """`env` (default: this process's) without the variables that would make git look elsewhere."""
+    """`env` (default: this process's) without the variables that would make git look elsewhere, and
+    without the provider keys: git needs none, and execve makes a child dumpable again, so a process
+    a build left behind could read a git process's /proc/<pid>/environ."""
+
     source = os.environ if env is None else env
-    return {k: v for k, v in source.items() if k not in REPOSITORY_VARIABLES} | extra
+    clean = {k: v for k, v in source.items() if k not in REPOSITORY_VARIABLES and k not in PROVIDER_ENV}
+    if "PATH" in clean:
+        clean["PATH"] = trusted_path(clean["PATH"])
+    # core.fsmonitor names a command git runs for `git status` and even `git ls-files`: one from a
+    # config file a build could write (a file the repository's config includes) would run here.
+    count = int(clean.get("GIT_CONFIG_COUNT", "0")) if clean.get("GIT_CONFIG_COUNT", "0").isdigit() else 0
+    clean |= {
+        "GIT_CONFIG_COUNT": str(count + 1),
+        f"GIT_CONFIG_KEY_{count}": "core.fsmonitor",
+        f"GIT_CONFIG_VALUE_{count}": "false",
+    }
+    return clean | extra

@@ -35,6 +35,7 @@ from .ignore import (
     fold,
     read_git_setup,
 )
+from .integrity import global_git_files
 
 MAX_SEGMENT_BYTES = 255
 MAX_PATH_BYTES = 4096
@@ -181,6 +182,7 @@ class Guard:
         # git's answers per path: the deciding line, None, or why git could not answer.
         self._protected_by: dict[str, IgnoreMatch | str | None] = {}
         self._ignored_by: dict[str, IgnoreMatch | str | None] = {}
+        self._git_reads: frozenset[str] | None = None  # see _git_config_refusal
 
     @property
     def warnings(self) -> list[str]:
@@ -232,7 +234,7 @@ class Guard:
                 rule = (
                     f"it matches the protected pattern {by.pattern!r} (protected_patterns in agent-config/config.toml)"
                 )
-        rule = rule or self._index_refusal(path) or self._disk_refusal(path, deleting)
+        rule = rule or self._git_config_refusal(path) or self._index_refusal(path) or self._disk_refusal(path, deleting)
         if rule is None:
             if path not in self._ignored_by:
                 self.prepare([path])
@@ -253,6 +255,21 @@ class Guard:
                     f"content would be lost; git add {path} first (or commit it) to let the model change it"
                 )
         return Refusal(path, rule) if rule else None
+
+    def _git_config_refusal(self, path: str) -> str | None:
+        """A file of the project that git reads as its configuration: one `.git/config` includes (a
+        team's shared config is often tracked), or the excludes or attributes file it names. A line
+        written there (`core.fsmonitor`, `core.hooksPath`) makes the user's next git command run a
+        program, or hides files from git status. Asked of git once per guard, on the first path."""
+        if self._git_reads is None:
+            reads = (os.path.relpath(p, self.root) for p in global_git_files(self.root))
+            self._git_reads = frozenset(fold(p) for p in reads if not p.startswith(".."))
+        if fold(path) in self._git_reads:
+            return (
+                f"{path} is a file git reads as configuration (an include of .git/config, or the excludes or "
+                "attributes file it names): a line there could make git run a program or hide changes"
+            )
+        return None
 
     def _untracked(self, path: str) -> bool:
         """An existing file that git's index does not have and this run did not create. Outside a

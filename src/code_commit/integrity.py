@@ -21,6 +21,7 @@ import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .gitenv import git_env
 from .ignore import find_git_layout
 from .settings import CONFIG_DIR
 
@@ -39,6 +40,7 @@ class ProtectedPaths:
     files: tuple[Path, ...]  # build.sh, codeRollup.sh, the ignore and attribute files (may not exist)
     git_dirs: tuple[Path, ...]  # .git (a dir or a gitdir: file), the git dir it names, the common dir
     truncated: bool = False  # the tree has more ignore files than MAX_ENTRIES: not all are listed
+    git_config: tuple[Path, ...] = ()  # git's files outside .git: global ones, included ones (may not exist)
 
 
 def protected_paths(root: Path) -> ProtectedPaths:
@@ -55,8 +57,36 @@ def protected_paths(root: Path) -> ProtectedPaths:
         git_dirs.append(dot_git)
     if layout.common_dir is not None:
         git_dirs.append(layout.common_dir)
+    for dot_git in _submodule_dot_gits(root):
+        git_dirs.append(dot_git)
+        named = _gitdir_of(dot_git) if dot_git.is_file() else None
+        if named is not None:
+            git_dirs.append(named)
     unique = list(dict.fromkeys(git_dirs))
-    return ProtectedPaths(root, tuple(root / name for name in ROOT_FILES) + files, tuple(unique), truncated)
+    gate = tuple(root / name for name in ROOT_FILES)
+    return ProtectedPaths(root, gate + files, tuple(unique), truncated, global_git_files(root))
+
+
+def _submodule_dot_gits(root: Path) -> list[Path]:
+    """Each submodule's `.git` (a `gitdir:` file, or an old-style folder), from the index's gitlinks.
+    `git status` in the project reads the config of the git dir it names and runs what that says
+    (core.fsmonitor): a build that repointed it would run a command on the host, outside any
+    sandbox. Nested submodules are not listed: that would mean running git inside a submodule,
+    whose configuration is what is in doubt."""
+    try:
+        listed = subprocess.run(
+            ["git", "ls-files", "--stage", "-z"],
+            cwd=root,
+            env=git_env(),
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            timeout=LIST_TIMEOUT,
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return []
+    entries = (e for e in listed.stdout.split(b"\0") if e.startswith(b"160000 ") and b"\t" in e)
+    return [root / os.fsdecode(e.split(b"\t", 1)[1]) / ".git" for e in entries][:MAX_ENTRIES]
 
 
 def _gitdir_of(dot_git: Path) -> Path | None:
@@ -81,6 +111,7 @@ def _git_files(root: Path) -> tuple[tuple[Path, ...], bool]:
             listed = subprocess.run(
                 ["git", "ls-files", "-z", "--exclude-standard", *listing, *pathspecs],
                 cwd=root,
+                env=git_env(),
                 stdin=subprocess.DEVNULL,
                 capture_output=True,
                 timeout=LIST_TIMEOUT,
@@ -122,15 +153,27 @@ class Fingerprint:
         """`skip`: the current run's folder, which the run itself writes while the build runs."""
         root = protected.root
         fp = cls(truncated=protected.truncated, _root=root)
-        for path in protected.files:
+        # The few paths that decide the verdict first, the many ignore files last: a fingerprint cut
+        # short at MAX_ENTRIES (by a tree with that many ignore files) still watches the gate.
+        gate, ignore_files = protected.files[: len(ROOT_FILES)], protected.files[len(ROOT_FILES) :]
+        for path in (*gate, *protected.git_config):
             fp._add(path)
+        if protected.git_dirs and len(fp.entries) < MAX_ENTRIES:
+            fp.entries.update(git_state(root))
         for git_dir in protected.git_dirs:
             if git_dir.is_file() or git_dir.is_symlink() or not git_dir.exists():
                 fp._add(git_dir)
                 continue
-            for part in GIT_DIR_PARTS:
-                fp._walk(git_dir / part, None)
-        fp._walk(root / CONFIG_DIR, skip)
+            for watched in (git_dir, *_inner_git_dirs(git_dir)):  # submodules' and worktrees' own
+                for part in GIT_DIR_PARTS:
+                    fp._walk(watched / part, None)
+        # agent-config/'s own files (keys, config.toml, query.txt), then the ignore files, then its
+        # folders (the run logs, which grow with every run).
+        folders = fp._walk(root / CONFIG_DIR, skip, files_only=True)
+        for path in ignore_files:
+            fp._add(path)
+        for folder in folders:
+            fp._walk(folder, skip)
         return fp
 
     def _name(self, path: Path) -> str:
@@ -176,20 +219,114 @@ class Fingerprint:
         self._hashed += st.st_size
         return (*identity, digest.hexdigest())
 
-    def _walk(self, path: Path, skip: Path | None) -> None:
-        """`path` and, if it is a real directory (never a symlink's), everything under it."""
+    def _walk(self, path: Path, skip: Path | None, files_only: bool = False) -> list[Path]:
+        """`path` and, if it is a real directory (never a symlink's), everything under it; with
+        `files_only`, its folders are not walked but returned, for the caller to walk later."""
         st = self._add(path)
         if st is None or not stat.S_ISDIR(st.st_mode):
-            return
+            return []
         try:
-            children = sorted(os.scandir(path), key=lambda e: e.name)
+            children = sorted(os.scandir(path), key=lambda e: (e.is_dir(follow_symlinks=False), e.name))
         except OSError as exc:
             self.entries[self._name(path) + "/"] = ("unlistable", exc.errno)
-            return
+            return []
+        folders = []
         for child in children:
             if skip is not None and Path(child.path) == skip:
                 continue
-            self._walk(Path(child.path), skip)
+            if files_only and child.is_dir(follow_symlinks=False):
+                folders.append(Path(child.path))
+            else:
+                self._walk(Path(child.path), skip)
+        return folders
+
+
+def _inner_git_dirs(git_dir: Path) -> list[Path]:
+    """The git dirs inside one: each submodule's (`modules/<name>/`, nested ones included) and each
+    linked worktree's (`worktrees/<name>/`). Their config and hooks run commands as the outer ones
+    do (a submodule's core.fsmonitor, whenever `git status` looks into it)."""
+    found: list[Path] = []
+    pending = [git_dir / "modules", git_dir / "worktrees"]
+    for _ in range(MAX_ENTRIES):  # folders looked into, at most
+        if not pending:
+            break
+        folder = pending.pop()
+        try:
+            children = sorted(Path(e.path) for e in os.scandir(folder) if e.is_dir(follow_symlinks=False))
+        except OSError:
+            continue
+        for child in children:
+            if (child / "HEAD").is_file():  # a git dir: its own modules/ may hold nested submodules
+                found.append(child)
+                pending.append(child / "modules")
+            elif folder.name == "modules" or not (folder / "HEAD").exists():  # a submodule named a/b
+                pending.append(child)
+    return sorted(found)
+
+
+def git_state(root: Path) -> dict[str, tuple[object, ...]]:
+    """What git's index and refs say about the tree, as digests: the staged files with their
+    skip-worktree and assume-unchanged flags (never the stat data `git status` refreshes), and HEAD
+    with every branch, tag and stash. A build that flags, commits or stashes the model's change hides
+    it from `git status` and `git diff`."""
+    state: dict[str, tuple[object, ...]] = {}
+    for name, args in ((".git/index", ["ls-files", "--stage", "-v", "-z"]), (".git/refs", ["show-ref", "--head"])):
+        try:
+            done = subprocess.run(
+                ["git", *args],
+                cwd=root,
+                env=git_env(),
+                stdin=subprocess.DEVNULL,
+                capture_output=True,
+                timeout=LIST_TIMEOUT,
+                check=False,
+            )
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            state[name] = ("unreadable", str(exc))
+            continue
+        state[name] = (done.returncode, hashlib.sha256(done.stdout).hexdigest())
+    return state
+
+
+def global_git_files(root: Path) -> tuple[Path, ...]:
+    """The files outside `.git` that git reads for the project: the system and global configuration,
+    the global ignore and attributes files, the excludes and attributes files the configuration
+    names, and every file a configuration includes (`include.path`, `includeIf.*.path`; a team's
+    shared config is often a tracked file of the project). `*.py` in `~/.config/git/ignore` hides
+    every new Python file from `git status`; a `core.fsmonitor` in an included file runs a command."""
+    home = Path(os.path.expanduser("~"))
+    xdg = Path(os.environ.get("XDG_CONFIG_HOME") or home / ".config") / "git"
+    paths = [Path("/etc/gitconfig"), home / ".gitconfig", xdg / "config", xdg / "ignore", xdg / "attributes"]
+    paths += [Path(os.environ[v]) for v in ("GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM") if os.environ.get(v)]
+    try:
+        named = subprocess.run(
+            [
+                "git",
+                "config",
+                "-z",
+                "--show-origin",
+                "--get-regexp",
+                r"^core\.(excludesfile|attributesfile)$|^include\.path$|^includeif\..*\.path$",
+            ],
+            cwd=root,
+            env=git_env(),
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            timeout=LIST_TIMEOUT,
+            check=False,
+        ).stdout
+    except (OSError, subprocess.TimeoutExpired):
+        named = b""
+    fields = [os.fsdecode(f) for f in named.split(b"\0")]
+    for origin, item in zip(fields[::2], fields[1::2], strict=False):  # "file:<path>", "<key>\n<value>"
+        key, _, value = item.partition("\n")
+        if not value or not origin.startswith("file:"):
+            continue
+        value = os.path.expanduser(value)
+        # An include's relative path is relative to the file that includes it; the others' to the root.
+        base = (root / origin[5:]).parent if key.startswith("include") else root
+        paths.append(Path(os.path.normpath(base / value)))
+    return tuple(dict.fromkeys(paths))
 
 
 def changed_paths(before: Fingerprint, after: Fingerprint) -> list[str]:

@@ -123,7 +123,7 @@ def execute(
             console.warn(untracked)
         limit, limit_source = run_time_limit(settings, unattended())
         # Probed once, before the first model call: `require` without a working sandbox is exit 2 here.
-        sandbox = choose("off" if options.dry_run else settings.sandbox)
+        sandbox = choose("off" if options.dry_run else settings.sandbox, root=workspace.root)
         outcome.sandbox = None if options.dry_run else sandbox.describe()
 
         def begin(log: RunLog) -> None:

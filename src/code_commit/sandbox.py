@@ -19,7 +19,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from .errors import SetupError
+from .errors import BuildTampered, SetupError
+from .gitenv import distrust, git_env, trusted_path
 
 BUBBLEWRAP = "bubblewrap"
 NONE = "none"
@@ -101,9 +102,12 @@ def wrap(policy: SandboxPolicy, command: Sequence[str]) -> list[str]:
     return args
 
 
-def choose(mode: str, env: Mapping[str, str] | None = None) -> Sandbox:
+def choose(mode: str, env: Mapping[str, str] | None = None, root: Path | None = None) -> Sandbox:
     """The sandbox for this run's builds. `require` without a working one is a SetupError (exit 2),
-    raised before any model call; `auto` falls back to none, with the reason and the fix."""
+    raised before any model call; `auto` falls back to none, with the reason and the fix. `root`:
+    the project, where bwrap (nor git, from now on) is never looked up: its builds can write there."""
+    if root is not None:
+        distrust(root)
     if mode == "off":
         return Sandbox(mode, NONE)
     bwrap, problem = probe(os.environ if env is None else env)
@@ -115,7 +119,7 @@ def choose(mode: str, env: Mapping[str, str] | None = None) -> Sandbox:
 
 
 def find_bwrap(env: Mapping[str, str]) -> str | None:
-    return shutil.which("bwrap", path=env.get("PATH", os.defpath)) if sys.platform == "linux" else None
+    return shutil.which("bwrap", path=trusted_path(env.get("PATH", os.defpath))) if sys.platform == "linux" else None
 
 
 def probe(env: Mapping[str, str]) -> tuple[str | None, str]:
@@ -129,6 +133,7 @@ def probe(env: Mapping[str, str]) -> tuple[str | None, str]:
     try:
         done = subprocess.run(
             [bwrap, *BASE_ARGS, "--unshare-net", "--", "true"],
+            env=git_env(env),  # no provider key: a child is dumpable again after execve
             stdin=subprocess.DEVNULL,
             capture_output=True,
             timeout=PROBE_TIMEOUT,
@@ -142,9 +147,12 @@ def probe(env: Mapping[str, str]) -> tuple[str | None, str]:
     return bwrap, ""
 
 
-def writable_problem(path: str, root: Path) -> str | None:
+def writable_problem(path: str, root: Path, writable: Sequence[str] = ()) -> str | None:
     """Why an extra writable path cannot be one, or None. It must be absolute (after ~), and neither
-    inside the project nor around it: either would make the project's protected files writable."""
+    inside the project nor around it: either would make the project's protected files writable.
+    Nor may it lead through a symlink inside the project or inside another writable path
+    (`writable`, the whole list): a build can repoint such a link (`<cache>/pip -> /`), and bwrap,
+    which follows it, would bind wherever it points writable at the next build."""
     expanded = Path(os.path.expanduser(path))
     if not expanded.is_absolute():
         return f"{path!r} is not an absolute path (or ~/...)"
@@ -154,7 +162,24 @@ def writable_problem(path: str, root: Path) -> str | None:
         return f"{path!r} is inside the project, which is writable already (and agent-config/ never is)"
     if real in project.parents:
         return f"{path!r} contains the project: its protected files (.git, build.sh, agent-config/) would be writable"
+    places = [project, *(Path(os.path.realpath(os.path.expanduser(w))) for w in writable if w != path)]
+    for link in _symlinks_on(expanded):
+        if any(link == place or place in link.parents for place in places):
+            return f"{path!r} leads through {str(link)!r}, a symlink a build can change (inside a writable path)"
     return None
+
+
+def _symlinks_on(path: Path) -> list[Path]:
+    """Each symlink met on the way to `path`, named by its real place (its folder resolved)."""
+    links: list[Path] = []
+    current = Path("/")
+    for part in Path(os.path.normpath(path)).parts[1:]:
+        candidate = current / part
+        if candidate.is_symlink() and len(links) < 40:  # the kernel's own bound on links followed
+            links.append(candidate)
+            candidate = Path(os.path.realpath(candidate))
+        current = candidate
+    return links
 
 
 def writable_paths(paths: Sequence[str]) -> tuple[Path, ...]:
@@ -176,6 +201,10 @@ def policy(
     fingerprint catches."""
     if not sandbox.active or sandbox.bwrap is None:
         return None
+    # Checked again at each build: an earlier build may have planted a symlink in a writable path.
+    problems = [problem for p in writable if (problem := writable_problem(p, root, writable)) is not None]
+    if problems:
+        raise BuildTampered([f"sandbox_writable: {problem}" for problem in problems])
     return SandboxPolicy(
         sandbox.bwrap,
         Path(os.path.realpath(root)),
@@ -187,8 +216,10 @@ def policy(
 
 
 def _existing_real(paths: Sequence[Path]) -> tuple[Path, ...]:
+    """The real paths of those that exist, files and folders only: GIT_CONFIG_GLOBAL=/dev/null is
+    no file to protect, and a read-only /dev/null would break every build."""
     real = (Path(os.path.realpath(p)) for p in paths if os.path.lexists(p))
-    return tuple(dict.fromkeys(p for p in real if p.exists()))
+    return tuple(dict.fromkeys(p for p in real if p.is_file() or p.is_dir()))
 
 
 def preview(mode: str, env: Mapping[str, str] | None = None) -> str:

@@ -25,13 +25,12 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from .credentials import KEY_FILES, PROVIDER_ENV
 from .errors import SetupError
 from .logs import Redactor
 from .regular import read_regular
-from .settings import CONFIG_DIR, KEY_ENV, KEY_FILES
+from .settings import CONFIG_DIR
 
-# Every variable a provider's SDK reads a credential from; the build never sees them either.
-PROVIDER_ENV = (*KEY_ENV.values(), "ANTHROPIC_AUTH_TOKEN")
 # *_TOKEN, *_SECRET, *_KEY, *PASSWORD*; and TOKEN, SECRET, PASS or APIKEY as any word (SECRET_KEY_BASE,
 # GITLAB_TOKEN_RW, DB_PASS, OPENAI_APIKEY).
 SECRET_NAME = re.compile(r"(?:^|_)(?:TOKEN|SECRET|PASS|APIKEY)(?:_|$)|_KEY$|^KEY$|PASSWORD|PASSWD", re.IGNORECASE)

@@ -3,11 +3,11 @@ made non-dumpable, SIGINT/SIGTERM and the time limit watched, the project's lock
 folder made, a half-done apply of a killed run recovered, old run folders pruned, and the record
 written on every ending.
 
-The session is also the last line of defence for what happens inside it: a `CodeCommitError` or a
-stop becomes `Session.error`, and any other exception (a bug, a full disk) an `InternalError`
-(exit 9) with its traceback in the run folder, never exit 1, which reads as "the build still
-fails". The record is written with it, and then that error is raised: the command only has to
-say it (and, for an error before the folder exists, such as the lock, record it itself).
+Whatever ends the session is recorded: a `CodeCommitError` or a stop becomes `Session.error`, and
+any other exception (a bug, a full disk, a record that cannot be written) an `InternalError` (exit
+9) with its traceback in the run folder, never exit 1, which reads as "the build still fails". The
+record is written with it, and then that error is raised for the command's last line of defence
+(`cli._guarded`) to say; an error before the folder exists (the lock, say) is the command's alone.
 
 And one function for both commands: answer text -> a checked plan (parse, guard, plan).
 """
@@ -83,7 +83,12 @@ def session(
             raise current.error from exc
         finally:
             with stops.shielded(final=True):
-                end(current)
+                try:
+                    end(current)
+                except Exception as exc:  # the record is lost (a full disk): not a clean ending
+                    if current.error is None:  # else the first error, which explains the session, stands
+                        current.error = internal_error(exc, log.folder, redact)
+                        raise current.error from exc
 
 
 def checked_plan(

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .credentials import KEY_ENV, KEY_FILES
 from .errors import SetupError
 
 CONFIG_DIR = "agent-config"
@@ -26,8 +27,6 @@ ENV_PREFIX = "CODE_COMMIT_"
 # The one place the default model is named: a current Sonnet-class id the installed SDK knows.
 DEFAULT_MODEL = "claude-sonnet-5-5"
 
-KEY_FILES = {"anthropic": "anthropic-api-key", "openai": "openai-api-key"}
-KEY_ENV = {"anthropic": "ANTHROPIC_API_KEY", "openai": "OPENAI_API_KEY"}
 MIN_KEY_LENGTH = 8
 ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 PROMPT_ORDERS = ("spec", "cache")
@@ -418,7 +417,7 @@ def _validate(settings: Settings, sources: dict[str, str], root: Path) -> None:
     if settings.sandbox_writable:
         from .sandbox import writable_problem
     for path in settings.sandbox_writable:
-        problem = writable_problem(path, root)
+        problem = writable_problem(path, root, settings.sandbox_writable)
         if problem:
             raise bad("sandbox_writable", problem)
     if settings.rollup_budget != 0 and settings.rollup_budget < MIN_ROLLUP_BUDGET:

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from .build import BuildResult, run_build
 from .errors import BuildTampered
+from .gitenv import distrust
 from .integrity import Fingerprint, changed_paths, protected_paths
 from .logs import Redactor
 from .sandbox import Sandbox, policy
@@ -19,6 +20,8 @@ from .settings import CONFIG_DIR, Settings
 
 PR_SET_DUMPABLE = 4
 PR_GET_DUMPABLE = 3
+# Each run's state after its last build, by run folder: the next build starts from it.
+_LAST_AFTER: dict[Path, Fingerprint] = {}
 
 
 def checked_build(
@@ -33,8 +36,15 @@ def checked_build(
 ) -> BuildResult:
     """Run build.sh; raise BuildTampered naming every watched path it changed, even when the build
     was stopped (a signal, the run's time limit) before it ended."""
+    distrust(root)  # from now on, no git of the project's (a planted .venv/bin/git) runs on the host
     protected = protected_paths(root)
     before = Fingerprint.take(protected, skip=run_folder)
+    # Between two builds of a run only the guarded apply writes, and never a watched path: a change
+    # there is a process an earlier build left behind (a setsid child escapes the process group
+    # without the sandbox) that waited until that build's check was over.
+    since_last = changed_paths(_LAST_AFTER.pop(run_folder), before) if run_folder in _LAST_AFTER else []
+    if since_last:
+        raise BuildTampered(since_last)
     if before.truncated and on_note is not None:
         on_note(
             "the tamper check watches only its first entries: the tree has very many ignore files, or "
@@ -43,7 +53,7 @@ def checked_build(
     build_policy = policy(
         sandbox,
         root,
-        [*protected.files, *protected.git_dirs],
+        [*protected.files, *protected.git_dirs, *protected.git_config],
         [root / CONFIG_DIR],
         settings.sandbox_network,
         settings.sandbox_writable,
@@ -64,9 +74,11 @@ def checked_build(
         if changed:
             raise BuildTampered(changed) from stopped
         raise
-    changed = changed_paths(before, Fingerprint.take(protected_paths(root), skip=run_folder))
+    after = Fingerprint.take(protected_paths(root), skip=run_folder)
+    changed = changed_paths(before, after)
     if changed:
         raise BuildTampered(changed)
+    _LAST_AFTER[run_folder] = after
     return result
 
 

@@ -10,10 +10,11 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from .credentials import KEY_FILES
 from .errors import LockHeld, SetupError
 from .gitenv import git_env
 from .regular import SPECIAL, NotRegularFile, read_regular
-from .settings import CONFIG_DIR, CONFIG_FILE, KEY_FILES, ApiKey, Settings, key_is_optional, resolve_api_key
+from .settings import CONFIG_DIR, CONFIG_FILE, ApiKey, Settings, key_is_optional, resolve_api_key
 
 QUERY_FILE = f"{CONFIG_DIR}/query.txt"
 ROLLUP_FILE = f"{CONFIG_DIR}/codeRollup.txt"
