@@ -67,6 +67,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO, Protocol
 
+from .credentials import KEY_FILES
 from .errors import SetupError
 from .exits import EXIT
 from .gitenv import git_env
@@ -74,7 +75,7 @@ from .llm.catalog import CHARS_PER_TOKEN_HIGH_ESTIMATE, tokens_at_most
 from .private import FILE_MODE, make_private_dirs
 from .rollup_rules import Kind, excluded_by_content, excluded_by_name, kind_of
 from .secrets import collect_secrets
-from .settings import CONFIG_DIR, CONFIG_FILE, KEY_FILES, Settings
+from .settings import CONFIG_DIR, CONFIG_FILE, Settings
 from .words import count
 
 if TYPE_CHECKING:
