@@ -429,7 +429,7 @@ def test_an_output_inside_the_tree_does_not_roll_itself_up(repo: Path) -> None:
 def test_a_failed_run_leaves_the_previous_rollup_whole(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     write(repo, OUTPUT, "previous rollup\n")
 
-    def half_then_fail(root_fd: int, chosen: object, cap: int, out: object, result: object) -> None:
+    def half_then_fail(root_fd: int, chosen: object, cap: int, secrets: object, out: object, result: object) -> None:
         out.write(b"==> half")  # type: ignore[attr-defined]
         raise RuntimeError("disk on fire")
 

@@ -17,14 +17,19 @@ that is not installed (uv, tox, nox, hatch, pnpm, yarn) is named in a note, not 
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
+import stat
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 Which = Callable[[str], str | None]
 
+# Read at most this much of a file init guesses from: a manifest is kilobytes; a huge one (or a sparse
+# file) must not fill the memory.
+MAX_READ = 4 * 2**20
 PYTHON_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg")
 MAKEFILES = ("GNUmakefile", "makefile", "Makefile")
 # What `npm init` writes as the test script: a placeholder that always fails.
@@ -109,9 +114,14 @@ def _node(root: Path, which: Which) -> Guess | None:
     if not path.is_file():
         return None
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        raw = _read(root, "package.json")
+        if len(raw) > MAX_READ:
+            return Guess(None, f"package.json is over {MAX_READ // 2**20} MiB, too large to be a manifest")
+        data = json.loads(raw.decode("utf-8"))
     except (OSError, UnicodeDecodeError, ValueError) as exc:
         return Guess(None, f"package.json cannot be read as JSON ({exc})")
+    except RecursionError:
+        return Guess(None, "package.json cannot be read as JSON (it is nested too deeply)")
     scripts = data.get("scripts") if isinstance(data, dict) else None
     scripts = scripts if isinstance(scripts, dict) else {}
     locked = [(manager, install) for lock, manager, install in NODE_MANAGERS if (root / lock).is_file()]
@@ -158,7 +168,22 @@ def _make(root: Path, which: Which) -> Guess | None:
 
 
 def _text(root: Path, name: str) -> str:
+    """The file's first MAX_READ bytes as text, or "" if it is not a regular file that can be read."""
     try:
-        return (root / name).read_text(encoding="utf-8", errors="replace")
+        return _read(root, name)[:MAX_READ].decode("utf-8", errors="replace")
     except OSError:
         return ""
+
+
+def _read(root: Path, name: str) -> bytes:
+    """Up to MAX_READ + 1 bytes of a regular file (a symlink to one too). Never waits: a FIFO, socket or
+    device in a project (`mkfifo tox.ini`) is an OSError, found on the open descriptor, which the open
+    never blocks to get (O_NONBLOCK)."""
+    fd = os.open(root / name, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(f"{name} is not a regular file")
+        with open(fd, "rb", closefd=False) as fh:
+            return fh.read(MAX_READ + 1)
+    finally:
+        os.close(fd)

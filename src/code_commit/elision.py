@@ -18,8 +18,15 @@ import re
 ELLIPSIS = r"(?:\.\.\.+|…|\. \. \.)"
 # Comment openers and closers of the common languages, and brackets a placeholder is often wrapped in.
 _OPENER = re.compile(r"^(?:<!--|\{/\*|/\*+|//+|#+|\*|--|;+|%+)\s*")
-_CLOSER = re.compile(r"\s*(?:-->|\*/\}|\*+/)$")
+_CLOSERS = ("-->", "*/}", "*/")  # `*/` with any stars before it; found with str methods, as below
 _WRAPPERS = "()[]{}<>"
+# A line that is not a comment counts only wrapped: led by an ellipsis (after opening brackets) and a
+# space or bracket, and ending in an ellipsis or a closing bracket. The end is checked with str
+# methods, not a regex: `.*` before an ellipsis alternative backtracks over a long run of dots (or a
+# closer over a run of stars), work that grows with the square of the line, and an answer's line
+# may be megabytes long.
+_WRAPPED_START = re.compile(r"[(\[{]*" + ELLIPSIS + r"[\s(\[{]")
+_WRAPPED_ENDS = ("...", "…", ". . .", ")", "]", "}")
 # "Code was left out", said with an ellipsis: `# ... existing code ...`, `// rest of the file...`.
 _LEFT_OUT = re.compile(
     r"\b(?:rest|remaining|unchanged|existing|omitted|omit|elided|snip(?:ped)?|truncated|same|previous|"
@@ -49,9 +56,10 @@ def is_placeholder(line: str) -> bool:
     if opener is None:
         # Not a comment: wrapped in ellipses or brackets (never `...args`, nor a doctest's `...     code`),
         # and words of omission.
-        wrapped = re.fullmatch(r"[(\[{]*" + ELLIPSIS + r"[\s(\[{].*(?:" + ELLIPSIS + r"|[)\]}])", text) is not None
+        start = _WRAPPED_START.match(text)
+        wrapped = start is not None and text[start.end() :].endswith(_WRAPPED_ENDS)
         return wrapped and _OMISSION.search(text) is not None
-    body = _CLOSER.sub("", text[opener.end() :]).strip()
+    body = _without_closer(text[opener.end() :].strip())
     bare = re.sub(ELLIPSIS, " ", body).strip(_WRAPPERS + " \t.,:;-")
     has_ellipsis = re.search(ELLIPSIS, body) is not None
     if has_ellipsis and not bare:
@@ -60,7 +68,18 @@ def is_placeholder(line: str) -> bool:
         led = re.match(r"[\s(\[{]*" + ELLIPSIS, body) is not None
         words = _LEFT_OUT if led else _OMISSION  # `# Loading the data...` is a comment, not a placeholder
         return words.search(body) is not None
-    return len(bare.split()) <= 10 and _WHAT.match(bare) is not None and _KEPT.search(bare) is not None
+    if bare.lower() == "unchanged":
+        return True
+    what = _WHAT.match(bare)  # one "unchanged" says what, or that it is kept, not both: `# Unchanged lines are ...`
+    return len(bare.split()) <= 10 and what is not None and _KEPT.search(bare, what.end()) is not None
+
+
+def _without_closer(body: str) -> str:
+    for closer in _CLOSERS:
+        if body.endswith(closer):
+            body = body[: -len(closer)]
+            return (body.rstrip("*") if closer == "*/" else body).strip()
+    return body
 
 
 def line_set(text: str) -> frozenset[str]:

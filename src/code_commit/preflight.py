@@ -13,14 +13,17 @@ from pathlib import Path
 
 from .errors import SetupError
 from .ignore import GitSetup, find_git_layout
-from .rollup import shown_paths
+from .rollup import list_paths, shown_paths
 
 NAMED = 3  # untracked files named in the warning; the rest are counted
 
 
 def untracked_in_rollup(root: Path, setup: GitSetup | None, codebase: str) -> list[str]:
     """Raise SetupError when the project has no tracked file; else the files the rollup shows that git
-    does not track (existing ones: a header line inside a file's content names nothing real)."""
+    does not track and does not ignore. The rollup has no escaping, so a line inside a file's content
+    can look like a header and name anything: only a file the rollup could have included counts (git
+    lists it, untracked and not ignored), or a hostile file's content could make this warning tell the
+    user to `git add` an ignored `.env` or a key file."""
     if setup is None or setup.tracked is None:
         return []  # not a repository: nothing is refused for being untracked
     prefix = find_git_layout(root).prefix
@@ -32,7 +35,11 @@ def untracked_in_rollup(root: Path, setup: GitSetup | None, codebase: str) -> li
             "the project's files first (git add -A && git commit -m 'Initial commit'), then run code-commit."
         )
     shown = dict.fromkeys(shown_paths(codebase))
-    return [path for path in shown if prefix + path not in setup.tracked and _project_file(root, path)]
+    candidates = [path for path in shown if prefix + path not in setup.tracked and _project_file(root, path)]
+    if not candidates:
+        return []
+    listed = set(list_paths(root))  # tracked, and untracked files git does not ignore
+    return [path for path in candidates if path.encode("utf-8", "surrogateescape") in listed]
 
 
 def _project_file(root: Path, path: str) -> bool:

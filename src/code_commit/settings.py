@@ -32,6 +32,9 @@ ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 PROMPT_ORDERS = ("spec", "cache")
 SANDBOX_MODES = ("auto", "require", "off")  # sandbox.py: what each means
 MIN_ROLLUP_BUDGET = 1000  # tokens: below this not even a small project's main files fit
+# bytes: the rollup reads a file whole to judge it, and a model's whole context is a few MiB; a sparse
+# file of 100 GiB under a bigger cap would be read into memory.
+MAX_ROLLUP_FILE_SIZE = 64 * 2**20
 # Tables of config.toml that are not settings: their own modules read and check them.
 CONFIG_TABLES = ("models",)  # llm/catalog.py: model prices and context windows
 
@@ -421,6 +424,8 @@ def _validate(settings: Settings, sources: dict[str, str], root: Path) -> None:
         raise bad("rollup_budget", f"must be 0 (no limit) or at least {MIN_ROLLUP_BUDGET:,} tokens")
     if settings.rollup_max_file_size < 0:
         raise bad("rollup_max_file_size", "must be 0 or more bytes")
+    if settings.rollup_max_file_size > MAX_ROLLUP_FILE_SIZE:
+        raise bad("rollup_max_file_size", f"must be at most {MAX_ROLLUP_FILE_SIZE:,} bytes (64 MiB)")
     for name in ("protected_patterns", "rollup_exclude", "rollup_include"):
         patterns = getattr(settings, name)
         if patterns:
