@@ -282,3 +282,17 @@ def test_a_file_an_answer_failed_to_create_is_not_the_runs_to_overwrite_later(
     assert cli().exit_code == 0
     assert "made.txt is not tracked by git" in logged(project)["03-refused.txt"]
     assert project.read("made.txt") == "the build made this\n"
+
+
+def test_a_file_the_build_grows_past_what_an_answer_may_hold_is_not_resent_whole(
+    project: Project, api: FakeAPI, cli
+) -> None:
+    """The repair prompt shows the files an answer named as the build left them; a build that grows
+    one to megabytes must not make the next request megabytes too."""
+    project.build_script("[ -f grown.txt ] && head -c 3000000 /dev/zero | tr '\\0' x >> grown.txt\ntest -f fixed.txt\n")
+    api.reply("^^^grown.txt\nsmall\n^^^end\n")
+    api.reply(FIX)
+    assert cli(env={"CODE_COMMIT_MAX_ANSWER_BYTES": "100000"}).exit_code == 0
+    repair = user_text(api.requests[1])
+    assert "--- FILE REPLACEMENT [grown.txt] ---\n[code-commit: the build left this file over 100,000 bytes" in repair
+    assert len(repair) < 200_000

@@ -207,7 +207,7 @@ def next_prompt(run: RunContext) -> Prompt:
     if run.state.feedback is None:
         return run.initial_prompt()
     workspace, settings = run.workspace, run.settings
-    replacements = current_files(workspace.root, run.state.named)
+    replacements = current_files(workspace.root, run.state.named, answer_byte_cap(settings, MAX_CONTINUATIONS))
     return repair_prompt(
         run.system, run.state.feedback, workspace.query, workspace.codebase, replacements, settings.prompt_order
     ).redacted(run.log.redact)
@@ -357,18 +357,28 @@ def _applied(run: RunContext, plan: Plan, call: int) -> None:
     )
 
 
-def current_files(root: Path, paths: set[str]) -> dict[str, str | None]:
+def current_files(root: Path, paths: set[str], cap: int) -> dict[str, str | None]:
     """What each path holds now, as the repair prompt shows it: the file's current data, not what the
     model wrote (a formatter in build.sh may have changed it). None: there is no regular file there
     now, or only through a symlink, which is never followed. Bytes that are not UTF-8 show as U+FFFD
-    (a reviewed file keeps the original bytes of the hunks rejected, which need not be UTF-8)."""
+    (a reviewed file keeps the original bytes of the hunks rejected, which need not be UTF-8).
+
+    A file the build grew past `cap` bytes (the most an answer may hold, so no answer wrote it so) is
+    not read whole: the prompt says so instead, and the build cannot make the next request huge."""
     current: dict[str, str | None] = {}
     with Tree(root) as tree:
         for path in sorted(paths):
             try:
-                current[path] = tree.read(path).decode("utf-8", "replace")
+                data = tree.read(path, cap + 1)
             except OSError:
                 current[path] = None
+                continue
+            current[path] = (
+                data.decode("utf-8", "replace")
+                if len(data) <= cap
+                else f"[code-commit: the build left this file over {cap:,} bytes (max_answer_bytes), more than "
+                "an answer may hold; its content is not shown]\n"
+            )
     return current
 
 

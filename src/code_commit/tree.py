@@ -170,8 +170,9 @@ class Tree:
         except (FileNotFoundError, NotADirectoryError):
             return None
 
-    def read(self, path: str) -> bytes:
-        """A regular file's bytes; OSError for anything else (a symlink, a directory, a fifo)."""
+    def read(self, path: str, limit: int = -1) -> bytes:
+        """A regular file's bytes (at most `limit` of them, if given); OSError for anything else (a
+        symlink, a directory, a fifo)."""
         with _naming(path):
             fd, _, name = self._split(path)
             file_fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK, dir_fd=fd)
@@ -179,7 +180,7 @@ class Tree:
                 if not stat.S_ISREG(os.fstat(file_fd).st_mode):
                     raise IsADirectoryError(0, "not a regular file", path)
                 with open(file_fd, "rb", closefd=False) as fh:
-                    return fh.read()
+                    return fh.read(limit)
             finally:
                 os.close(file_fd)
 
