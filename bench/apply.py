@@ -69,7 +69,14 @@ def run(repeat: int, sizes: tuple[int, ...] = SIZES) -> Iterator[Row]:
                 os.sync()
 
             commands = {
-                "ours": Command([str(BIN / "code-commit"), "apply", str(answer)], root, reset=reset),
+                # The 10 MB answer is over the default max_answer_bytes (2 MB: what a model's answer can
+                # be), which would refuse it; a saved answer this large is the user's to allow.
+                "ours": Command(
+                    [str(BIN / "code-commit"), "apply", str(answer)],
+                    root,
+                    reset=reset,
+                    env=bench_env(CODE_COMMIT_MAX_ANSWER_BYTES=str(answer.stat().st_size)),
+                ),
                 "reference": Command(["git", "apply", str(patch)], root, reset=reset),
             }
             best = side_by_side(repeat, commands)
