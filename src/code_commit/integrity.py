@@ -67,6 +67,20 @@ def protected_paths(root: Path) -> ProtectedPaths:
     return ProtectedPaths(root, gate + files, tuple(unique), truncated, global_git_files(root))
 
 
+def _git(root: Path, *args: str) -> subprocess.CompletedProcess[bytes]:
+    """One of the tamper check's git calls: git's clean environment, no input, bounded in time.
+    Raises OSError or subprocess.TimeoutExpired, which each caller answers in its own way."""
+    return subprocess.run(
+        ["git", *args],
+        cwd=root,
+        env=git_env(),
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        timeout=LIST_TIMEOUT,
+        check=False,
+    )
+
+
 def _submodule_dot_gits(root: Path) -> list[Path]:
     """Each submodule's `.git` (a `gitdir:` file, or an old-style folder), from the index's gitlinks.
     `git status` in the project reads the config of the git dir it names and runs what that says
@@ -74,15 +88,7 @@ def _submodule_dot_gits(root: Path) -> list[Path]:
     sandbox. Nested submodules are not listed: that would mean running git inside a submodule,
     whose configuration is what is in doubt."""
     try:
-        listed = subprocess.run(
-            ["git", "ls-files", "--stage", "-z"],
-            cwd=root,
-            env=git_env(),
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            timeout=LIST_TIMEOUT,
-            check=False,
-        )
+        listed = _git(root, "ls-files", "--stage", "-z")
     except (OSError, subprocess.TimeoutExpired):
         return []
     entries = (e for e in listed.stdout.split(b"\0") if e.startswith(b"160000 ") and b"\t" in e)
@@ -108,15 +114,7 @@ def _git_files(root: Path) -> tuple[tuple[Path, ...], bool]:
     names: set[str] = set()
     for listing in (["--cached", "--others"], ["--others", "--ignored", "--directory"]):
         try:
-            listed = subprocess.run(
-                ["git", "ls-files", "-z", "--exclude-standard", *listing, *pathspecs],
-                cwd=root,
-                env=git_env(),
-                stdin=subprocess.DEVNULL,
-                capture_output=True,
-                timeout=LIST_TIMEOUT,
-                check=False,
-            )
+            listed = _git(root, "ls-files", "-z", "--exclude-standard", *listing, *pathspecs)
         except (OSError, subprocess.TimeoutExpired):
             break
         if listed.returncode != 0:
@@ -272,15 +270,7 @@ def git_state(root: Path) -> dict[str, tuple[object, ...]]:
     state: dict[str, tuple[object, ...]] = {}
     for name, args in ((".git/index", ["ls-files", "--stage", "-v", "-z"]), (".git/refs", ["show-ref", "--head"])):
         try:
-            done = subprocess.run(
-                ["git", *args],
-                cwd=root,
-                env=git_env(),
-                stdin=subprocess.DEVNULL,
-                capture_output=True,
-                timeout=LIST_TIMEOUT,
-                check=False,
-            )
+            done = _git(root, *args)
         except (OSError, subprocess.TimeoutExpired) as exc:
             state[name] = ("unreadable", str(exc))
             continue
@@ -299,22 +289,8 @@ def global_git_files(root: Path) -> tuple[Path, ...]:
     paths = [Path("/etc/gitconfig"), home / ".gitconfig", xdg / "config", xdg / "ignore", xdg / "attributes"]
     paths += [Path(os.environ[v]) for v in ("GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM") if os.environ.get(v)]
     try:
-        named = subprocess.run(
-            [
-                "git",
-                "config",
-                "-z",
-                "--show-origin",
-                "--get-regexp",
-                r"^core\.(excludesfile|attributesfile)$|^include\.path$|^includeif\..*\.path$",
-            ],
-            cwd=root,
-            env=git_env(),
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            timeout=LIST_TIMEOUT,
-            check=False,
-        ).stdout
+        pattern = r"^core\.(excludesfile|attributesfile)$|^include\.path$|^includeif\..*\.path$"
+        named = _git(root, "config", "-z", "--show-origin", "--get-regexp", pattern).stdout
     except (OSError, subprocess.TimeoutExpired):
         named = b""
     fields = [os.fsdecode(f) for f in named.split(b"\0")]
