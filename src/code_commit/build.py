@@ -33,8 +33,7 @@ from .private import open_private
 from .sandbox import SandboxPolicy, wrap
 from .settings import Settings
 
-SECRET_ENV = PROVIDER_ENV
-LINGER_SECONDS = 2.0  # after build.sh exits, how long children may keep the pipe open
+LINGER_SECONDS = Settings.build_linger  # after build.sh exits, how long children may keep the pipe open
 CHUNK = 1 << 16
 LOG_CAP = Settings.build_log_cap  # characters of output kept in the log, head and tail
 # Searched in lower-cased text: words that mark a line worth keeping when the output is cut, if there
@@ -197,7 +196,7 @@ def _why_not_started(root: Path, exc: OSError) -> tuple[int, str]:
 
 def build_env(env: Mapping[str, str]) -> dict[str, str]:
     """The build's environment: no keys, no settings; NO_COLOR=1, as the output is read by a model."""
-    kept = {k: v for k, v in env.items() if k not in SECRET_ENV and not k.startswith("CODE_COMMIT_")}
+    kept = {k: v for k, v in env.items() if k not in PROVIDER_ENV and not k.startswith("CODE_COMMIT_")}
     return {**kept, "NO_COLOR": "1"}
 
 

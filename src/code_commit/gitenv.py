@@ -70,7 +70,8 @@ def git_env(env: Mapping[str, str] | None = None, **extra: str) -> dict[str, str
         clean["PATH"] = trusted_path(clean["PATH"])
     # core.fsmonitor names a command git runs for `git status` and even `git ls-files`: one from a
     # config file a build could write (a file the repository's config includes) would run here.
-    count = int(clean.get("GIT_CONFIG_COUNT", "0")) if clean.get("GIT_CONFIG_COUNT", "0").isdigit() else 0
+    given = clean.get("GIT_CONFIG_COUNT", "0")
+    count = int(given) if given.isdigit() else 0
     clean |= {
         "GIT_CONFIG_COUNT": str(count + 1),
         f"GIT_CONFIG_KEY_{count}": "core.fsmonitor",
