@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .gitenv import git_env
-from .ignore import find_git_layout
+from .ignore import GitLayout, find_git_layout, read_git_setup
 from .settings import CONFIG_DIR
 
 ROOT_FILES = ("build.sh", "codeRollup.sh")
@@ -57,7 +57,7 @@ def protected_paths(root: Path) -> ProtectedPaths:
         git_dirs.append(dot_git)
     if layout.common_dir is not None:
         git_dirs.append(layout.common_dir)
-    for dot_git in _submodule_dot_gits(root):
+    for dot_git in _submodule_dot_gits(layout):
         git_dirs.append(dot_git)
         named = _gitdir_of(dot_git) if dot_git.is_file() else None
         if named is not None:
@@ -81,18 +81,16 @@ def _git(root: Path, *args: str) -> subprocess.CompletedProcess[bytes]:
     )
 
 
-def _submodule_dot_gits(root: Path) -> list[Path]:
-    """Each submodule's `.git` (a `gitdir:` file, or an old-style folder), from the index's gitlinks.
-    `git status` in the project reads the config of the git dir it names and runs what that says
-    (core.fsmonitor): a build that repointed it would run a command on the host, outside any
-    sandbox. Nested submodules are not listed: that would mean running git inside a submodule,
-    whose configuration is what is in doubt."""
-    try:
-        listed = _git(root, "ls-files", "--stage", "-z")
-    except (OSError, subprocess.TimeoutExpired):
+def _submodule_dot_gits(layout: GitLayout) -> list[Path]:
+    """Each submodule's `.git` (a `gitdir:` file, or an old-style folder) below the root, from the
+    index's gitlinks. `git status` in the project reads the config of the git dir it names and runs
+    what that says (core.fsmonitor): a build that repointed it would run a command on the host,
+    outside any sandbox. Nested submodules are not listed: that would mean running git inside a
+    submodule, whose configuration is what is in doubt."""
+    if layout.common_dir is None:
         return []
-    entries = (e for e in listed.stdout.split(b"\0") if e.startswith(b"160000 ") and b"\t" in e)
-    return [root / os.fsdecode(e.split(b"\t", 1)[1]) / ".git" for e in entries][:MAX_ENTRIES]
+    links = sorted(link for link in read_git_setup(layout.top).gitlinks if link.startswith(layout.prefix))
+    return [layout.top / link / ".git" for link in links][:MAX_ENTRIES]
 
 
 def _gitdir_of(dot_git: Path) -> Path | None:
