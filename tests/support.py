@@ -6,6 +6,8 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
+import pytest
+
 TEST_KEY = "sk-ant-test-0123456789abcdef-TESTKEY-Zq"
 
 
@@ -38,3 +40,18 @@ class Project:
     def run_dirs(self) -> list[Path]:
         logs = self.root / "agent-config" / "logs"
         return sorted(logs.iterdir()) if logs.exists() else []
+
+
+def count_file_reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The names of the files an apply reads from now on, in order (its one read of an existing file)."""
+    from code_commit import apply
+
+    reads: list[str] = []
+    real = apply._read_existing
+
+    def counted(path: Path) -> bytes | None:
+        reads.append(path.name)
+        return real(path)
+
+    monkeypatch.setattr(apply, "_read_existing", counted)
+    return reads

@@ -4,7 +4,7 @@ the same way; a placeholder the file already holds may stay."""
 
 from __future__ import annotations
 
-from support import Project
+from support import Project, count_file_reads
 
 
 def test_an_edit_whose_replacement_leaves_code_out_is_refused(project: Project, cli) -> None:
@@ -34,20 +34,9 @@ def test_an_edit_may_keep_a_placeholder_the_file_already_has_and_add_code_with_e
 
 def test_many_whole_file_blocks_with_a_placeholder_read_the_file_once(project: Project, cli, monkeypatch) -> None:
     """2,000 blocks `^^^big.txt / # ... / ^^^end` (44 KB of answer) read a 10 MB file 2,000 times: 65 s."""
-    from pathlib import Path
-
-    from code_commit import apply
-
     project.write("big.txt", "line\n" * 1000)
     project.commit_all()
-    reads: list[str] = []
-    real = apply._read_existing
-
-    def counted(path: Path) -> bytes | None:
-        reads.append(path.name)
-        return real(path)
-
-    monkeypatch.setattr(apply, "_read_existing", counted)
+    reads = count_file_reads(monkeypatch)
     result = cli("apply", "--check", "-", input="^^^big.txt\n# ...\n^^^end\n" * 2000)
     assert result.exit_code == 7, result.stdout
     assert "[elided]" in result.stdout

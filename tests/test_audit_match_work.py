@@ -9,7 +9,7 @@ import pytest
 from code_commit import apply
 from code_commit.apply import LINE_CHARS
 
-from support import Project
+from support import Project, count_file_reads
 
 WORK = 100_000
 
@@ -42,18 +42,9 @@ def test_a_file_of_long_lines_costs_its_characters(project: Project, cli, matche
 def test_blocks_past_a_matching_limit_do_not_even_read_their_file(project: Project, cli, monkeypatch) -> None:
     """2,000 one-pair blocks for a 10 MB file (72 KB of answer): each block past max_failed_pairs was
     still read and decoded before its pair was skipped, 29 s in all."""
-    from pathlib import Path
-
     project.write("big.txt", "line\n" * 1000)
     project.commit_all()
-    reads: list[str] = []
-    real = apply._read_existing
-
-    def counted(path: Path) -> bytes | None:
-        reads.append(path.name)
-        return real(path)
-
-    monkeypatch.setattr(apply, "_read_existing", counted)
+    reads = count_file_reads(monkeypatch)
     result = cli("apply", "--check", "-", input="^^^big.txt\n^^^search\nzz\n^^^replace\ny\n^^^end\n" * 2000)
     assert result.exit_code == 7, result.stdout
     assert "1990 search/replace pair(s) of the answer were not checked" in result.stdout
