@@ -12,8 +12,8 @@ import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
-from code_commit.diffs import file_diff
-from code_commit.edits import WriteFile, render_answer
+from code_commit.answer.caret_blocks import WriteFile, render_answer
+from code_commit.review.diffs import file_diff
 
 from .harness import BIN, Command, Row, bench_env, commit_fixture, side_by_side
 

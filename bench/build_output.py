@@ -22,8 +22,8 @@ ERROR_LINES = 40
 DRIVER = """
 import sys
 from pathlib import Path
-from code_commit.build import output_for_prompt, run_build
-from code_commit.logs import Redactor
+from code_commit.builds.runner import output_for_prompt, run_build
+from code_commit.logs.run_log import Redactor
 root = Path(sys.argv[1])
 result = run_build(root, root / "build.txt", Redactor.of(["sk-bench-secret-0123456789"]), 600)
 text = output_for_prompt(result, 60000)
@@ -55,7 +55,7 @@ def run(repeat: int, megabytes: int = MEGABYTES) -> list[Row]:
 
 
 def _row(repeat: int, megabytes: int, kind: str) -> Row:
-    from code_commit.build import LOG_CAP
+    from code_commit.builds.runner import LOG_CAP
 
     with tempfile.TemporaryDirectory(prefix="bench-build-") as tmp:
         root = Path(tmp)

@@ -37,9 +37,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from code_commit.edits import EditFile, Replacement, WriteFile, parse_answer, render_answer
-from code_commit.finding import split_lines
-from code_commit.matching import resolve
+from code_commit.answer.caret_blocks import EditFile, Replacement, WriteFile, parse_answer, render_answer
+from code_commit.answer.match.finding import split_lines
+from code_commit.answer.match.resolve import resolve
 
 CHANGED_LINES = 3
 TARGETS = (600, 2000)

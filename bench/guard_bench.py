@@ -21,8 +21,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from code_commit.guard import Guard
-from code_commit.ignore import GitSetup
+from code_commit.git.ignore import GitSetup
+from code_commit.guard.policy import Guard
 
 from .harness import bench_env
 

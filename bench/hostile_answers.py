@@ -11,8 +11,8 @@ import subprocess
 import tempfile
 from pathlib import Path
 
+from code_commit.config.settings import Settings, answer_byte_cap
 from code_commit.llm.transport import MAX_CONTINUATIONS
-from code_commit.settings import Settings, answer_byte_cap
 
 from .harness import BIN, Command, Row, bench_env, side_by_side
 

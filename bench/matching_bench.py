@@ -55,9 +55,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from code_commit.finding import Found, split_lines
-from code_commit.matching import _splice, resolve
-from code_commit.mismatch import MatchFailure, NoMatch
+from code_commit.answer.match.finding import Found, split_lines
+from code_commit.answer.match.mismatch import MatchFailure, NoMatch
+from code_commit.answer.match.resolve import _splice, resolve
 
 SUFFIXES = (".py", ".pyi", ".c", ".h", ".js", ".css", ".html", ".md", ".rst", ".toml", ".cfg", ".ini", ".txt")
 # Installed only for the benchmarks: left out so the corpus is what `.[test]` installs.

@@ -17,7 +17,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from code_commit.rollup import write_rollup
+from code_commit.rollup.selection import write_rollup
 
 from .harness import REPO, Command, Row, bench_env, commit_fixture, side_by_side
 

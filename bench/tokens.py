@@ -12,7 +12,7 @@ import random
 import sysconfig
 from pathlib import Path
 
-from code_commit.prompts import Feedback, Prompt, initial_prompt, load_system_prompts, repair_prompt
+from code_commit.llm.prompts import Feedback, Prompt, initial_prompt, load_system_prompts, repair_prompt
 
 from . import edit_tokens_bench
 from .harness import Row

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner, Result
 
-from code_commit.cli import app
+from code_commit.cli.app import app
 
 from fakeapi import FakeAPI
 from support import TEST_KEY, Project, git

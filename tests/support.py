@@ -44,7 +44,7 @@ class Project:
 
 def count_file_reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """The names of the files an apply reads from now on, in order (its one read of an existing file)."""
-    from code_commit import apply
+    from code_commit.apply import transaction as apply
 
     reads: list[str] = []
     real = apply._read_existing

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import pytest
 
+from code_commit.config.settings import Settings, answer_byte_cap
 from code_commit.llm.transport import MAX_CONTINUATIONS, RAW_BYTES_PER_ANSWER_BYTE
-from code_commit.settings import Settings, answer_byte_cap
 
 from fakeapi import ENDLESS_SAFETY_STOP, FakeAPI
 from support import Project

@@ -18,8 +18,11 @@ from pathlib import Path
 
 import pytest
 
-from code_commit import tree as tree_module
-from code_commit.apply import (
+from code_commit.answer.caret_blocks import DeleteFile, EditFile, Replacement, WriteFile
+from code_commit.answer.match.finding import Lines
+from code_commit.answer.match.mismatch import EXPLAINED_FAILURES
+from code_commit.apply.journal import CONFLICTS, MANIFEST, recover
+from code_commit.apply.transaction import (
     ApplyFailed,
     Change,
     MatchLimits,
@@ -30,13 +33,10 @@ from code_commit.apply import (
     apply_plan,
     plan_changes,
 )
-from code_commit.edits import DeleteFile, EditFile, Replacement, WriteFile
 from code_commit.errors import AnswerRefused, RestoreFailed
-from code_commit.finding import Lines
-from code_commit.guard import Guard
-from code_commit.ignore import GitSetup
-from code_commit.journal import CONFLICTS, MANIFEST, recover
-from code_commit.mismatch import EXPLAINED_FAILURES
+from code_commit.files import confined as tree_module
+from code_commit.git.ignore import GitSetup
+from code_commit.guard.policy import Guard
 
 CALLS = ("mkdir", "open", "write", "fsync", "fchmod", "rename", "link", "unlink", "rmdir", "syncfs")
 

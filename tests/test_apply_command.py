@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from code_commit.workspace import ProjectLock
+from code_commit.run.workspace import ProjectLock
 
 from fakeapi import FakeAPI
 from support import TEST_KEY, Project, git
@@ -343,7 +343,7 @@ def test_replaying_a_logged_answer_reproduces_the_run(big: Project, api: FakeAPI
 def test_apply_does_not_import_the_sdk(big: Project) -> None:
     probe = (
         "import sys\n"
-        "from code_commit.cli import main\n"
+        "from code_commit.cli.app import main\n"
         "sys.argv = ['code-commit', 'apply', '-']\n"
         "try:\n    main()\nexcept SystemExit as exit:\n    code = exit.code\n"
         "print('EXIT', code, 'anthropic' in sys.modules, file=sys.stderr)\n"

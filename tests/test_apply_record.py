@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from code_commit.exits import BY_CODE, EXIT
-from code_commit.logs import RunLog
+from code_commit.logs.run_log import RunLog
 
 from support import Project, git
 
@@ -74,7 +74,7 @@ def test_a_bug_in_apply_check_is_exit_9_with_its_json_report(
     def broken(*args: object, **kwargs: object) -> None:
         raise RuntimeError("a bug")
 
-    monkeypatch.setattr("code_commit.apply_command.checked_plan", broken)
+    monkeypatch.setattr("code_commit.cli.apply.checked_plan", broken)
     result = cli("apply", "--check", "--json", "-", input=FIX)
     assert result.exit_code == EXIT.INTERNAL
     report = json.loads(result.stdout)

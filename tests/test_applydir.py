@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from code_commit.applydir import looks_like_json, parse_applydir
-from code_commit.edits import DeleteFile, EditFile, Replacement, WriteFile
+from code_commit.answer.applydir import looks_like_json, parse_applydir
+from code_commit.answer.caret_blocks import DeleteFile, EditFile, Replacement, WriteFile
 from code_commit.errors import AnswerRefused
 
 

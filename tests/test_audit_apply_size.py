@@ -52,7 +52,7 @@ def test_an_answer_at_the_cap_is_read(project: Project, cli) -> None:
 def test_the_time_limit_runs_while_the_answer_is_read(project: Project, cli, monkeypatch) -> None:
     import signal
 
-    from code_commit import apply_command
+    from code_commit.cli import apply as apply_command
 
     remaining: list[float] = []
     read = apply_command._read_answer

@@ -3,7 +3,7 @@ the whole line, which cost memory and a copy of the line so far for every read (
 
 from __future__ import annotations
 
-from code_commit.ui import PARTIAL_LINE
+from code_commit.console.output import PARTIAL_LINE
 
 from fakeapi import FakeAPI
 from support import Project
@@ -30,8 +30,8 @@ def test_a_build_that_writes_a_little_at_a_time_keeps_the_log_s_tail_in_bounded_
     of memory per character of the tail kept, 30 times the build_log_cap it promises."""
     import tracemalloc
 
-    from code_commit.build import _RedactingSink
-    from code_commit.logs import Redactor
+    from code_commit.builds.runner import _RedactingSink
+    from code_commit.logs.run_log import Redactor
 
     cap, writes = 200_000, 125_000
     log = tmp_path / "build.txt"

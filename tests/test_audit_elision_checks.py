@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from code_commit.elision import is_placeholder, new_placeholders
+from code_commit.answer.elision import is_placeholder, new_placeholders
 
 from support import Project
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from code_commit import apply
-from code_commit.apply import LINE_CHARS
+from code_commit.apply import transaction as apply
+from code_commit.apply.transaction import LINE_CHARS
 
 from support import Project, count_file_reads
 

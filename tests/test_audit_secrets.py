@@ -61,7 +61,7 @@ def test_a_secret_with_quotes_is_censored_in_a_run_s_json_record(project: Projec
 
 def test_the_common_short_names_of_passwords_and_api_keys_look_secret(tmp_path) -> None:
     """DB_PASS, SMTP_PASS and OPENAI_APIKEY are as common in CI as *_PASSWORD and *_API_KEY."""
-    from code_commit.secrets import collect_secrets
+    from code_commit.config.secrets import collect_secrets
 
     value = "a-long-enough-value-0123"
     secret = ["DB_PASS", "SMTP_PASS_RW", "MYSQL_PASSWD", "OPENAI_APIKEY", "APIKEY"]

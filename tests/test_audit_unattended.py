@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from code_commit import terminal
+from code_commit.console import terminal
 
 
 @pytest.mark.parametrize(("ci", "expected"), [("true", True), ("1", True), ("false", False), (None, False)])

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from code_commit.build import LOG_CAP, output_for_prompt, run_build
-from code_commit.logs import Redactor
+from code_commit.builds.runner import LOG_CAP, output_for_prompt, run_build
+from code_commit.logs.run_log import Redactor
 
 KEY = "sk-ant-api03-VERYSECRETVALUE-xy"
 
@@ -268,8 +268,8 @@ def test_100_mb_of_output_streams_to_the_log_in_bounded_memory(tmp_path: Path) -
     probe = textwrap.dedent(f"""
         import sys
         from pathlib import Path
-        from code_commit.build import output_for_prompt, run_build
-        from code_commit.logs import Redactor
+        from code_commit.builds.runner import output_for_prompt, run_build
+        from code_commit.logs.run_log import Redactor
         root = Path({str(tmp_path)!r})
         result = run_build(root, root / "build.txt", Redactor.of(["sk-ant-some-secret-key"]), 600)
         text = output_for_prompt(result, 60000)

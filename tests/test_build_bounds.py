@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from code_commit import build as build_module
-from code_commit.build import output_for_prompt, run_build
-from code_commit.logs import Redactor
+from code_commit.builds import runner as build_module
+from code_commit.builds.runner import output_for_prompt, run_build
+from code_commit.logs.run_log import Redactor
 
 from fakeapi import FakeAPI
 from support import Project

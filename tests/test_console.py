@@ -97,7 +97,14 @@ def test_verbose_shows_the_answer_and_the_build_output(project: Project, api: Fa
     assert "checking the fix" not in quiet.stderr and "Adding" not in quiet.stderr
 
 
-HEAVY = ("rich", "code_commit.run", "code_commit.apply", "code_commit.ignore", "anthropic", "httpx2")
+HEAVY = (
+    "rich",
+    "code_commit.run.loop",
+    "code_commit.apply.transaction",
+    "code_commit.git.ignore",
+    "anthropic",
+    "httpx2",
+)
 
 
 @pytest.mark.parametrize("args", [["--help"], []])
@@ -107,7 +114,7 @@ def test_help_and_setup_errors_import_neither_rich_nor_the_run(project: Project,
     (project.root / "build.sh").unlink()
     probe = (
         "import sys\n"
-        "from code_commit.cli import main\n"
+        "from code_commit.cli.app import main\n"
         f"sys.argv = ['code-commit', *{args!r}]\n"
         f"HEAVY = {HEAVY!r}\n"
         "try:\n    main()\nexcept SystemExit as exit:\n    code = exit.code\n"

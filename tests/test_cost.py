@@ -10,10 +10,10 @@ from pathlib import Path
 import anthropic
 import pytest
 
+from code_commit.config.settings import DEFAULT_MODEL, load_settings
 from code_commit.errors import SetupError
 from code_commit.llm.base import Usage
 from code_commit.llm.catalog import load_catalog
-from code_commit.settings import DEFAULT_MODEL, load_settings
 
 from fakeapi import FakeAPI
 from support import Project

@@ -16,7 +16,7 @@ import pytest
 from support import git
 
 REPO = Path(__file__).resolve().parents[1]
-DEMO = REPO / "src" / "code_commit" / "demo"
+DEMO = REPO / "src" / "code_commit" / "cli" / "demo"
 
 
 def test_the_demo_repairs_the_bundled_project(tmp_path: Path, cli) -> None:
@@ -102,7 +102,7 @@ def test_the_wheel_carries_the_demo_and_the_init_templates(tmp_path: Path, wheel
         names = set(archive.namelist())
         for path in [*DEMO.rglob("*")]:
             if path.is_file() and "__pycache__" not in path.parts:
-                assert f"code_commit/demo/{path.relative_to(DEMO).as_posix()}" in names
+                assert f"code_commit/cli/demo/{path.relative_to(DEMO).as_posix()}" in names
         assert archive.read("code_commit/templates/codeRollup.sh") == (REPO / "codeRollup.sh").read_bytes()
         archive.extractall(tmp_path / "site")
     # Only the wheel's files (and the installed dependencies): no source checkout on the path.

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from code_commit.edits import DeleteFile, EditFile, Replacement, WriteFile, parse_answer, render_answer
+from code_commit.answer.caret_blocks import DeleteFile, EditFile, Replacement, WriteFile, parse_answer, render_answer
 from code_commit.errors import AnswerRefused
 
 

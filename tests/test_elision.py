@@ -7,8 +7,8 @@ import json
 
 import pytest
 
-from code_commit.elision import is_placeholder
-from code_commit.prompts import load_system_prompts
+from code_commit.answer.elision import is_placeholder
+from code_commit.llm.prompts import load_system_prompts
 
 from fakeapi import FakeAPI
 from support import Project

@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from code_commit.settings import Settings
+from code_commit.config.settings import Settings
 
 from support import Project, git
 
@@ -149,7 +149,7 @@ def test_every_flag_a_subcommand_cannot_honour_is_refused(project: Project, cli,
 def test_the_table_above_covers_every_flag_of_a_run() -> None:
     import typer
 
-    from code_commit.cli import app
+    from code_commit.cli.app import app
 
     flags = {opt for param in typer.main.get_command(app).params for opt in param.opts if opt.startswith("--")}
     assert flags - {"--quiet", "--verbose", "--help", "--version"} == set(FLAG_ARGS)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from code_commit.gitenv import REPOSITORY_VARIABLES, git_env
+from code_commit.git.env import REPOSITORY_VARIABLES, git_env
 
 from support import Project, git
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from code_commit.guard import Guard
+from code_commit.guard.policy import Guard
 
 from support import git
 

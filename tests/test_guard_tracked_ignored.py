@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from code_commit.guard import Guard
+from code_commit.guard.policy import Guard
 
 from support import git
 

@@ -10,9 +10,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from code_commit.apply import Change, Plan
-from code_commit.diffs import file_diff, hunk_diff
-from code_commit.hunks import Hunk, file_change, merge, partial_plan, split
+from code_commit.apply.transaction import Change, Plan
+from code_commit.review.diffs import file_diff, hunk_diff
+from code_commit.review.hunks import Hunk, file_change, merge, partial_plan, split
 
 TWENTY = b"".join(b"line %d\n" % n for n in range(1, 21))
 

@@ -1,6 +1,6 @@
 """git's ignore rules as the guard applies them: every source git uses, its precedence, and its quirks.
 
-git itself decides (ignore.py asks `git check-ignore`); the differential test
+git itself decides (git/ignore.py asks `git check-ignore`); the differential test
 (test_ignore_differential.py) compares generated cases with a separate git call, and these tests
 pin down each rule by name, through `Guard`, which is what a user meets.
 """
@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from code_commit.guard import Guard
-from code_commit.ignore import GitSetup, find_git_layout, pattern_problem
+from code_commit.git.ignore import GitSetup, find_git_layout, pattern_problem
+from code_commit.guard.policy import Guard
 
 from support import git
 
@@ -222,7 +222,7 @@ def test_an_ignore_file_git_would_wait_on_refuses_instead(repo: Path) -> None:
 def test_a_pattern_full_of_stars_cannot_stall_the_guard(repo: Path) -> None:
     # A backtracking regex would take ~255^9 steps here; git's own algorithm prunes. (Four "**/" in a
     # row would not be pruned: git itself takes minutes on an 800-folder path, and the guard refuses
-    # once git's time limit is up; see GIT_TIMEOUT in ignore.py.)
+    # once git's time limit is up; see GIT_TIMEOUT in git/ignore.py.)
     write(repo, ".gitignore", "*a*a*a*a*a*a*a*a*a*b\n**/x/**/y\na/**/b/**/c/**/d\n")
     guard = Guard(repo, git=GitSetup())
     assert guard.check_write("a" * 250) is None

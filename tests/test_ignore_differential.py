@@ -25,8 +25,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from code_commit.guard import Guard
-from code_commit.ignore import line_problem
+from code_commit.git.ignore import line_problem
+from code_commit.guard.policy import Guard
 
 MIN_CASES = 2000  # per mode, per run
 NESTED = ("a", "a/b", "b", "A")  # directories that may hold a .gitignore

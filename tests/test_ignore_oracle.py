@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from code_commit.ignore import ProtectedPatterns
+from code_commit.git.ignore import ProtectedPatterns
 
 from support import Project
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from code_commit.settings import Settings, load_settings
+from code_commit.config.settings import Settings, load_settings
 
 from support import TEST_KEY
 
@@ -105,7 +105,7 @@ def test_init_guesses_the_build_from_the_project(tmp_path: Path, cli, monkeypatc
 
 
 def test_the_config_template_documents_every_setting_at_its_default(tmp_path: Path) -> None:
-    from code_commit.configfile import template
+    from code_commit.cli.config_report import template
 
     text = template()
     for f in dataclasses.fields(Settings):

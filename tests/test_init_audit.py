@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from code_commit.buildguess import MAX_READ, guess_build
+from code_commit.cli.build_guess import MAX_READ, guess_build
 
 # Only for the subprocess that would otherwise wait on a FIFO forever; nothing is timed.
 GUARD_SECONDS = 60
@@ -69,7 +69,7 @@ def test_package_json_nested_past_the_recursion_limit_is_no_guess_with_the_reaso
 def test_a_huge_sparse_manifest_is_read_only_up_to_the_bound(root: Path, cli, monkeypatch) -> None:
     """A 64 GiB sparse pyproject.toml and package.json: before, both were read whole (MemoryError, exit 9,
     or the machine's memory). Counted: the guess reads at most MAX_READ + 1 bytes of any file."""
-    from code_commit import buildguess
+    from code_commit.cli import build_guess as buildguess
 
     for name in ("pyproject.toml", "package.json", "Makefile"):
         with open(root / name, "wb") as fh:

@@ -23,8 +23,8 @@ from pathlib import Path
 import pytest
 from typer.testing import Result
 
-from code_commit.buildguess import guess_build
-from code_commit.rollup import write_rollup
+from code_commit.cli.build_guess import guess_build
+from code_commit.rollup.selection import write_rollup
 
 from shaped_projects import own_share
 

@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from code_commit import errors, exits
-from code_commit import run as run_module
-from code_commit.logs import RunLog
+from code_commit.logs.run_log import RunLog
+from code_commit.run import loop as run_module
 
 from fakeapi import FakeAPI
 from support import TEST_KEY, Project, git
@@ -100,10 +100,10 @@ def test_before_the_run_folder_the_traceback_is_shown_with_verbose(
 @pytest.mark.parametrize(
     ("args", "target"),
     [
-        (["recover"], "code_commit.journal.recover"),
-        (["init"], "code_commit.scaffold.guess_build"),
-        (["config"], "code_commit.configfile.report"),
-        (["rollup"], "code_commit.rollup.command"),
+        (["recover"], "code_commit.apply.journal.recover"),
+        (["init"], "code_commit.cli.scaffold.guess_build"),
+        (["config"], "code_commit.cli.config_report.report"),
+        (["rollup"], "code_commit.rollup.selection.command"),
     ],
 )
 def test_every_command_ends_an_unexpected_exception_with_exit_9(
@@ -124,7 +124,7 @@ def test_apply_keeps_the_traceback_in_its_run_folder(project: Project, cli, monk
     def full_disk(*args: object, **kwargs: object) -> None:
         raise DISK_FULL
 
-    monkeypatch.setattr("code_commit.apply_command.apply_plan", full_disk)
+    monkeypatch.setattr("code_commit.cli.apply.apply_plan", full_disk)
     result = cli("apply", "-", input=FIX)
     assert result.exit_code == 9
     (run,) = project.run_dirs()
@@ -137,10 +137,10 @@ def test_a_crash_in_the_process_is_exit_9_and_one_line(project: Project) -> None
     """Through the real entry point, as cron sees it: no traceback, not exit 1."""
     probe = (
         "import sys\n"
-        "import code_commit.workspace as w\n"
+        "import code_commit.run.workspace as w\n"
         "def broken(*a, **k): raise MemoryError('out of memory')\n"
         "w.check_setup = broken\n"
-        "from code_commit.cli import main\n"
+        "from code_commit.cli.app import main\n"
         "sys.argv = ['code-commit', '--json']\n"
         "main()\n"
     )

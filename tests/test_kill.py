@@ -24,7 +24,7 @@ from pathlib import Path
 
 import pytest
 
-from code_commit.journal import MANIFEST, recover
+from code_commit.apply.journal import MANIFEST, recover
 
 REPETITIONS = int(os.environ.get("KILL_TEST_REPETITIONS", "60"))
 SEED = int(os.environ.get("KILL_TEST_SEED", "20261122"))

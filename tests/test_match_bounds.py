@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from code_commit import apply
-from code_commit.apply import MatchLimits, MatchWork, PlanRefused, plan_changes
-from code_commit.edits import EditFile, Replacement
-from code_commit.guard import Guard
-from code_commit.settings import Settings
+from code_commit.answer.caret_blocks import EditFile, Replacement
+from code_commit.apply import transaction as apply
+from code_commit.apply.transaction import MatchLimits, MatchWork, PlanRefused, plan_changes
+from code_commit.config.settings import Settings
+from code_commit.guard.policy import Guard
 
 from support import Project
 

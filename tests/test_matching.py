@@ -9,10 +9,18 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from code_commit import finding, matching, mismatch
-from code_commit.finding import EXACT, INDENTATION, WHITESPACE, Lines, Work, occurrences, split_lines
-from code_commit.matching import resolve
-from code_commit.mismatch import AmbiguousMatch, BlankSearch, NoMatch, NumberedLine, Windows, calculate_min_context
+from code_commit.answer.match import finding, mismatch
+from code_commit.answer.match import resolve as matching
+from code_commit.answer.match.finding import EXACT, INDENTATION, WHITESPACE, Lines, Work, occurrences, split_lines
+from code_commit.answer.match.mismatch import (
+    AmbiguousMatch,
+    BlankSearch,
+    NoMatch,
+    NumberedLine,
+    Windows,
+    calculate_min_context,
+)
+from code_commit.answer.match.resolve import resolve
 
 PY = """\
 class Shop:
@@ -785,7 +793,7 @@ def perturb(window: list[str], how: str) -> list[str]:
 
 # --- the safety property, by construction: applied only where no stage finds another place ---
 #
-# An oracle written independently of matching.py: every attempt the matcher makes (each stage on the
+# An oracle written independently of answer/match/: every attempt the matcher makes (each stage on the
 # whole search text, and from the whitespace stage on, on the text without its blank end lines), by
 # brute force over every window of the file. A search text must be applied exactly when all of them
 # together find one place, and there.

@@ -9,7 +9,7 @@ import math
 
 import pytest
 
-from code_commit.settings import Settings
+from code_commit.config.settings import Settings
 
 from fakeapi import FakeAPI
 from support import Project, git
@@ -378,7 +378,7 @@ def test_openai_base_url_from_the_environment(project: Project, api: FakeAPI, cl
     assert api.requests[0].path == "/v1/chat/completions"
     assert "authorization" not in api.requests[0].headers
     # ... as the setting's documentation (and so the config template) says.
-    from code_commit.configfile import template
+    from code_commit.cli.config_report import template
 
     (doc,) = (f.metadata["doc"] for f in dataclasses.fields(Settings) if f.name == "base_url")
     assert "OPENAI_BASE_URL for openai" in doc and f"# {doc}\n" in template()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import zipfile
 from pathlib import Path
 
-from code_commit.prompts import PROMPT_FILES
+from code_commit.llm.prompts import PROMPT_FILES
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -20,4 +20,4 @@ def test_wheel_contains_the_system_prompts_and_the_console_script(wheel: Path) -
         price_table = REPO / "src" / "code_commit" / "llm" / "models.toml"
         assert archive.read("code_commit/llm/models.toml") == price_table.read_bytes()
         entry_points = next(n for n in names if n.endswith("entry_points.txt"))
-        assert "code-commit = code_commit.cli:main" in archive.read(entry_points).decode()
+        assert "code-commit = code_commit.cli.app:main" in archive.read(entry_points).decode()

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from code_commit.projectroot import find_project_root
+from code_commit.config.project_root import find_project_root
 
 OTHER_UID = 12345
 

@@ -3,7 +3,7 @@ prefix is the same in every call of a run, and that the cached share of the inpu
 
 from __future__ import annotations
 
-from code_commit.prompts import Feedback, SystemPrompts, initial_prompt, load_system_prompts, repair_prompt
+from code_commit.llm.prompts import Feedback, SystemPrompts, initial_prompt, load_system_prompts, repair_prompt
 
 from fakeapi import FakeAPI
 from support import Project

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import re
 
-from code_commit import rollup
-from code_commit.logs import Redactor
-from code_commit.prompts import (
+from code_commit.config.settings import Settings
+from code_commit.llm.prompts import (
     Feedback,
     SystemPrompts,
     fill_placeholders,
@@ -15,7 +14,8 @@ from code_commit.prompts import (
     render_replacements,
     repair_prompt,
 )
-from code_commit.settings import Settings
+from code_commit.logs.run_log import Redactor
+from code_commit.rollup import selection as rollup
 
 SYSTEM = SystemPrompts("<PS>", "<CM>", "<IQ>", "<RQ>")
 

@@ -11,9 +11,9 @@ from pathlib import Path
 import typer
 
 from code_commit import exits
-from code_commit.cli import app
-from code_commit.settings import Settings
-from code_commit.summary import RunSummary
+from code_commit.cli.app import app
+from code_commit.config.settings import Settings
+from code_commit.run.summary import RunSummary
 
 DOCS = Path(__file__).resolve().parents[1] / "docs"
 

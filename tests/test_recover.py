@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from code_commit import tree as tree_module
-from code_commit.apply import apply_plan, plan_changes
-from code_commit.edits import DeleteFile, WriteFile
-from code_commit.guard import Guard
-from code_commit.journal import MANIFEST
+from code_commit.answer.caret_blocks import DeleteFile, WriteFile
+from code_commit.apply.journal import MANIFEST
+from code_commit.apply.transaction import apply_plan, plan_changes
+from code_commit.files import confined as tree_module
+from code_commit.guard.policy import Guard
 
 from fakeapi import FakeAPI
 from support import Project, git

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from code_commit.apply import ApplyFailed, Change, Plan
-from code_commit.logs import Redactor
-from code_commit.revert import Originals
+from code_commit.apply.transaction import ApplyFailed, Change, Plan
+from code_commit.logs.run_log import Redactor
+from code_commit.run.revert import Originals
 
 
 def plan(*changes: Change) -> Plan:

@@ -17,11 +17,11 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from code_commit import rollup as rollup_module
-from code_commit.cli import app
+from code_commit.cli.app import app
+from code_commit.config.settings import Settings
 from code_commit.errors import SetupError
-from code_commit.rollup import DEFAULT_MAX_FILE_SIZE, command, write_rollup
-from code_commit.settings import Settings
+from code_commit.rollup import selection as rollup_module
+from code_commit.rollup.selection import DEFAULT_MAX_FILE_SIZE, command, write_rollup
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 VENV_BIN = Path(sys.executable).parent

@@ -158,7 +158,7 @@ def test_the_left_out_list_of_a_deep_tree_takes_memory_linear_in_its_paths() -> 
     20,000 such files took 180 MB and 30 s). Counted in bytes allocated, with tracemalloc."""
     import tracemalloc
 
-    from code_commit.rollup import LeftOut, listing
+    from code_commit.rollup.selection import LeftOut, listing
 
     deep = "/".join(["a"] * 1000)
     items = [LeftOut(f"{deep}/f{i}.png", "image", 10) for i in range(5000)]

@@ -14,10 +14,10 @@ from pathlib import Path
 import pytest
 from typer.testing import Result
 
-from code_commit import rollup as rollup_module
-from code_commit.rollup import listing, write_rollup
-from code_commit.rollup_rules import Kind, kind_of
-from code_commit.settings import Settings
+from code_commit.config.settings import Settings
+from code_commit.rollup import selection as rollup_module
+from code_commit.rollup.rules import Kind, kind_of
+from code_commit.rollup.selection import listing, write_rollup
 
 from shaped_projects import SHAPES, everything_share, make, own_share
 from support import git

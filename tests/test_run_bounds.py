@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from code_commit import stops
+from code_commit.run import stops
 
 from fakeapi import FakeAPI
 from support import Project
@@ -113,8 +113,8 @@ def test_a_negative_time_limit_is_a_setup_error(project: Project, cli) -> None:
     ],
 )
 def test_every_new_bound_is_validated(tmp_path, name: str, value: str) -> None:
+    from code_commit.config.settings import load_settings
     from code_commit.errors import SetupError
-    from code_commit.settings import load_settings
 
     with pytest.raises(SetupError, match=f"setting {name} "):
         load_settings(tmp_path, env={f"CODE_COMMIT_{name.upper()}": value})

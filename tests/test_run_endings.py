@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from code_commit import tree
+from code_commit.files import confined as tree
 
 from fakeapi import FakeAPI
 from support import TEST_KEY, Project, git

@@ -23,11 +23,11 @@ from pathlib import Path
 
 import pytest
 
-from code_commit.build import run_build
-from code_commit.integrity import Fingerprint, changed_paths, protected_paths
-from code_commit.logs import Redactor
-from code_commit.sandbox import BUBBLEWRAP, choose, policy, wrap
-from code_commit.tamper import not_dumpable
+from code_commit.builds.gate import not_dumpable
+from code_commit.builds.integrity import Fingerprint, changed_paths, protected_paths
+from code_commit.builds.runner import run_build
+from code_commit.builds.sandbox import BUBBLEWRAP, choose, policy, wrap
+from code_commit.logs.run_log import Redactor
 
 from fakeapi import FakeAPI
 from support import TEST_KEY, Project, git

@@ -17,15 +17,15 @@ from pathlib import Path
 
 import pytest
 
-from code_commit import integrity
+from code_commit.builds import integrity
+from code_commit.builds.gate import checked_build
+from code_commit.builds.integrity import Fingerprint, changed_paths, protected_paths
+from code_commit.builds.sandbox import NONE, Sandbox, choose, probe, writable_problem
+from code_commit.config.settings import Settings
 from code_commit.errors import BuildTampered
-from code_commit.gitdiff import git_hunks
-from code_commit.ignore import check_ignore
-from code_commit.integrity import Fingerprint, changed_paths, protected_paths
-from code_commit.logs import Redactor
-from code_commit.sandbox import NONE, Sandbox, choose, probe, writable_problem
-from code_commit.settings import Settings
-from code_commit.tamper import checked_build
+from code_commit.git.diff import git_hunks
+from code_commit.git.ignore import check_ignore
+from code_commit.logs.run_log import Redactor
 
 from support import git
 

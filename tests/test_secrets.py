@@ -180,7 +180,7 @@ def test_apply_censors_every_secret_in_its_report_and_logs(
 
 
 def test_which_variable_names_look_secret(tmp_path: Path) -> None:
-    from code_commit.secrets import collect_secrets
+    from code_commit.config.secrets import collect_secrets
 
     value = "a-long-enough-value-0123"
     secret = ["GITHUB_TOKEN", "SECRET_KEY_BASE", "AWS_SECRET_ACCESS_KEY", "DB_PASSWORD", "api_key", "NPM_TOKEN_RW"]

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from test_recover import interrupt_an_apply, with_build_txt  # noqa: F401 (a fixture)
 
-from code_commit.journal import MANIFEST
+from code_commit.apply.journal import MANIFEST
 
 from fakeapi import FakeAPI
 from support import Project, git
@@ -44,7 +44,7 @@ def test_an_unexpected_exception_in_the_recovery_is_exit_9_with_its_traceback(
     def unreadable_logs(*args: object, **kwargs: object) -> None:
         raise PermissionError(errno.EACCES, "Permission denied", "agent-config/logs")
 
-    monkeypatch.setattr("code_commit.session.recover", unreadable_logs)
+    monkeypatch.setattr("code_commit.run.session.recover", unreadable_logs)
     api.reply(FIX)
     result = cli(*command, input=FIX)
     assert result.exit_code == 9, result.stderr

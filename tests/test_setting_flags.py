@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from code_commit.settings import Settings
+from code_commit.config.settings import Settings
 
 from support import Project
 
@@ -83,7 +83,7 @@ def test_each_setting_flag_is_in_the_docs_flags_table_with_its_setting() -> None
 
 
 def test_each_setting_s_default_in_the_docs_is_its_declared_default() -> None:
-    from code_commit.configfile import toml_value
+    from code_commit.cli.config_report import toml_value
 
     page = (Path(__file__).resolve().parents[1] / "docs" / "configuration.md").read_text()
     rows = page.split("## Settings", 1)[1].split("\n## ", 1)[0].splitlines()

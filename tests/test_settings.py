@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from code_commit.config.settings import DEFAULT_MODEL, Flags, load_settings, resolve_api_key
 from code_commit.errors import SetupError
-from code_commit.settings import DEFAULT_MODEL, Flags, load_settings, resolve_api_key
 
 
 def write_config(root: Path, text: str) -> None:

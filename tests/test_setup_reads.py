@@ -63,8 +63,8 @@ def test_a_fifo_in_place_of_a_setup_file_ends_the_run_with_a_clear_error(
 def test_the_run_s_timer_is_running_while_the_setup_files_are_read(
     project: Project, cli, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from code_commit import workspace
     from code_commit.errors import SetupError
+    from code_commit.run import workspace
 
     remaining: list[float] = []
 
@@ -82,7 +82,7 @@ def test_the_run_s_timer_is_running_while_the_setup_files_are_read(
 
 
 def test_a_watch_inside_a_watch_keeps_the_outer_time_limit() -> None:
-    from code_commit import stops
+    from code_commit.run import stops
 
     with stops.watch(300):
         with stops.watch(100):

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from code_commit import __version__
-from code_commit.demo import command_name
+from code_commit.cli.demo import command_name
 
 from fakeapi import FakeAPI
 from support import Project, git

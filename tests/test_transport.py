@@ -15,13 +15,7 @@ from pathlib import Path
 import pytest
 
 from code_commit.llm.base import Usage
-from code_commit.llm.transport import (
-    BACKOFF_BASE,
-    Attempt,
-    parse_retry_after,
-    retry_wait,
-    status_is_transient,
-)
+from code_commit.llm.transport import BACKOFF_BASE, Attempt, parse_retry_after, retry_wait, status_is_transient
 
 from fakeapi import FakeAPI
 from support import TEST_KEY, Project, git

@@ -1,3 +1,3 @@
-from .cli import main
+from code_commit.cli.app import main
 
 main()

@@ -5,7 +5,7 @@ The run loop raises these; only `cli` turns them into exit codes, through `exit_
 
 from __future__ import annotations
 
-from .exits import EXIT
+from code_commit.exits import EXIT
 
 
 class CodeCommitError(Exception):

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import os
 
-from ..errors import SetupError
-from ..settings import ApiKey, Settings
-from .base import Completion, Hooks, Provider, Tally, Usage
-from .endpoint import Endpoint, resolve_endpoint
+from code_commit.config.settings import ApiKey, Settings
+from code_commit.errors import SetupError
+from code_commit.llm.base import Completion, Hooks, Provider, Tally, Usage
+from code_commit.llm.endpoint import Endpoint, resolve_endpoint
 
 __all__ = ["Completion", "Hooks", "Provider", "Tally", "Usage", "make_provider"]
 
@@ -22,11 +22,11 @@ def make_provider(
     if endpoint is None:
         endpoint = resolve_endpoint(settings.provider, settings.base_url, "the base_url setting", os.environ)
     if settings.provider == "anthropic":
-        from .anthropic_api import AnthropicProvider
+        from code_commit.llm.anthropic_api import AnthropicProvider
 
         return AnthropicProvider(settings, key, hooks, endpoint)
     if settings.provider == "openai":
-        from .openai_api import OpenAIProvider
+        from code_commit.llm.openai_api import OpenAIProvider
 
         return OpenAIProvider(settings, key, hooks, endpoint)
     raise SetupError(f"unknown provider {settings.provider!r}")

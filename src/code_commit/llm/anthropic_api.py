@@ -10,13 +10,13 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ..errors import ServiceError
-from ..prompts import Prompt
-from ..settings import ApiKey, Settings
-from .base import Hooks, Usage
-from .catalog import prompt_too_long
-from .endpoint import Endpoint
-from .transport import (
+from code_commit.config.settings import ApiKey, Settings
+from code_commit.errors import ServiceError
+from code_commit.llm.base import Hooks, Usage
+from code_commit.llm.catalog import prompt_too_long
+from code_commit.llm.endpoint import Endpoint
+from code_commit.llm.prompts import Prompt
+from code_commit.llm.transport import (
     Attempt,
     Rejected,
     Reply,

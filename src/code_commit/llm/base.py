@@ -6,7 +6,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from ..prompts import Prompt
+from code_commit.llm.prompts import Prompt
 
 
 @dataclass(frozen=True)

@@ -14,9 +14,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..errors import BudgetExceeded, SetupError
-from ..settings import config_path
-from .base import Usage
+from code_commit.config.settings import config_path
+from code_commit.errors import BudgetExceeded, SetupError
+from code_commit.llm.base import Usage
 
 MODELS_FILE = Path(__file__).with_name("models.toml")
 CONFIG_TABLE = "models"

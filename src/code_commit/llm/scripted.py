@@ -9,9 +9,9 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 
-from ..errors import ServiceError
-from ..prompts import Prompt
-from .base import Completion, Usage
+from code_commit.errors import ServiceError
+from code_commit.llm.base import Completion, Usage
+from code_commit.llm.prompts import Prompt
 
 CHARS_PER_TOKEN = 4  # a rough estimate, for the token counts the demo shows; nothing is billed
 

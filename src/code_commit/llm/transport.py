@@ -33,12 +33,12 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any
 
-from ..errors import BudgetExceeded, ServiceError
-from ..prompts import Prompt
-from ..settings import Settings, answer_byte_cap
-from .base import Completion, Hooks, Tally, Usage
-from .catalog import tokens_at_most
-from .endpoint import Endpoint
+from code_commit.config.settings import Settings, answer_byte_cap
+from code_commit.errors import BudgetExceeded, ServiceError
+from code_commit.llm.base import Completion, Hooks, Tally, Usage
+from code_commit.llm.catalog import tokens_at_most
+from code_commit.llm.endpoint import Endpoint
+from code_commit.llm.prompts import Prompt
 
 MAX_CONTINUATIONS = 3
 ANSWER_TOO_LARGE = "answer_too_large"  # the stop reason of an answer read up to its cap, and no further

@@ -1,0 +1,1 @@
+"""The model's answer: caret blocks and applydir JSON parsed into edits, placeholders caught, the plan."""

@@ -1,0 +1,320 @@
+"""What a run's integrity rests on, and the evidence that a build left it alone.
+
+`protected_paths` names the files the build must not change: build.sh and codeRollup.sh (the gate
+and the model's view of the code), every ignore file git reads and the attribute files (what
+`git status` and `git add -A` see), git's own directories (hooks, config). The sandbox binds them
+read-only; `Fingerprint` records them, with everything under agent-config/ but the current run's
+folder, before each build, and `changed_paths` names what differs afterwards. With the sandbox
+this never fires; with `sandbox = off` it is the last line of defence: a changed path stops the run.
+
+Bounded: at most MAX_ENTRIES paths are listed, files are hashed by streaming up to a byte budget,
+and every file's identity (inode, size, mtime and ctime, which no unprivileged process can set
+back) is recorded whether or not it was hashed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import stat
+import subprocess
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from code_commit.config.settings import CONFIG_DIR
+from code_commit.git.env import git_env
+from code_commit.git.ignore import GitLayout, find_git_layout, read_git_setup
+
+ROOT_FILES = ("build.sh", "codeRollup.sh")
+GIT_FILES = (".gitignore", ".gitattributes", ".gitmodules")  # anywhere in the tree
+GIT_DIR_PARTS = ("config", "config.worktree", "hooks", "info")  # of the git dir and the common dir
+MAX_ENTRIES = 20_000  # paths listed by one fingerprint
+HASH_FILE_LIMIT = 1 << 20  # bigger files are compared by identity only
+HASH_BUDGET = 64 << 20  # bytes hashed by one fingerprint
+LIST_TIMEOUT = 120.0  # git ls-files on a huge tree; only bounds a hung git
+
+
+@dataclass(frozen=True)
+class ProtectedPaths:
+    root: Path
+    files: tuple[Path, ...]  # build.sh, codeRollup.sh, the ignore and attribute files (may not exist)
+    git_dirs: tuple[Path, ...]  # .git (a dir or a gitdir: file), the git dir it names, the common dir
+    truncated: bool = False  # the tree has more ignore files than MAX_ENTRIES: not all are listed
+    git_config: tuple[Path, ...] = ()  # git's files outside .git: global ones, included ones (may not exist)
+
+
+def protected_paths(root: Path) -> ProtectedPaths:
+    files, truncated = _git_files(root)
+    git_dirs = [root / ".git"]
+    layout = find_git_layout(root)
+    dot_git = layout.top / ".git"
+    if dot_git.is_file():  # a linked worktree or a submodule: its git dir is elsewhere
+        git_dirs.append(dot_git)
+        git_dir = _gitdir_of(dot_git)
+        if git_dir is not None:
+            git_dirs.append(git_dir)
+    elif dot_git.is_dir():
+        git_dirs.append(dot_git)
+    if layout.common_dir is not None:
+        git_dirs.append(layout.common_dir)
+    for dot_git in _submodule_dot_gits(layout):
+        git_dirs.append(dot_git)
+        named = _gitdir_of(dot_git) if dot_git.is_file() else None
+        if named is not None:
+            git_dirs.append(named)
+    unique = list(dict.fromkeys(git_dirs))
+    gate = tuple(root / name for name in ROOT_FILES)
+    return ProtectedPaths(root, gate + files, tuple(unique), truncated, global_git_files(root))
+
+
+def _git(root: Path, *args: str) -> subprocess.CompletedProcess[bytes]:
+    """One of the tamper check's git calls: git's clean environment, no input, bounded in time.
+    Raises OSError or subprocess.TimeoutExpired, which each caller answers in its own way."""
+    return subprocess.run(
+        ["git", *args],
+        cwd=root,
+        env=git_env(),
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        timeout=LIST_TIMEOUT,
+        check=False,
+    )
+
+
+def _submodule_dot_gits(layout: GitLayout) -> list[Path]:
+    """Each submodule's `.git` (a `gitdir:` file, or an old-style folder) below the root, from the
+    index's gitlinks. `git status` in the project reads the config of the git dir it names and runs
+    what that says (core.fsmonitor): a build that repointed it would run a command on the host,
+    outside any sandbox. Nested submodules are not listed: that would mean running git inside a
+    submodule, whose configuration is what is in doubt."""
+    if layout.common_dir is None:
+        return []
+    links = sorted(link for link in read_git_setup(layout.top).gitlinks if link.startswith(layout.prefix))
+    return [layout.top / link / ".git" for link in links][:MAX_ENTRIES]
+
+
+def _gitdir_of(dot_git: Path) -> Path | None:
+    try:
+        text = dot_git.read_text(encoding="utf-8", errors="surrogateescape").strip()
+    except OSError:
+        return None
+    if not text.startswith("gitdir:"):
+        return None
+    return Path(os.path.realpath(dot_git.parent / text[len("gitdir:") :].strip()))
+
+
+def _git_files(root: Path) -> tuple[tuple[Path, ...], bool]:
+    """Every .gitignore, .gitattributes and .gitmodules git would read in the tree: tracked ones,
+    untracked ones, and ignored ones (a .gitignore holding `*` ignores itself, and git still reads
+    it), but none inside an ignored folder, where git reads nothing. Without a repository (or git),
+    a bounded walk finds them."""
+    pathspecs = ["--", *(f":(glob)**/{name}" for name in GIT_FILES)]
+    names: set[str] = set()
+    for listing in (["--cached", "--others"], ["--others", "--ignored", "--directory"]):
+        try:
+            listed = _git(root, "ls-files", "-z", "--exclude-standard", *listing, *pathspecs)
+        except (OSError, subprocess.TimeoutExpired):
+            break
+        if listed.returncode != 0:
+            break
+        # --directory lists an ignored folder as "name/", without looking inside: git reads nothing there.
+        names.update(os.fsdecode(n) for n in listed.stdout.split(b"\0") if n and not n.endswith(b"/"))
+    else:
+        ordered = sorted(names)
+        return tuple(root / n for n in ordered[:MAX_ENTRIES]), len(ordered) > MAX_ENTRIES
+    found: list[Path] = []
+    seen = 0
+    for folder, dirs, files in os.walk(root):
+        at_root = Path(folder) == root
+        dirs[:] = sorted(d for d in dirs if d != ".git" and not (at_root and d == CONFIG_DIR))
+        seen += len(dirs) + len(files)
+        found.extend(Path(folder) / n for n in sorted(files) if n in GIT_FILES)
+        if seen > MAX_ENTRIES:
+            return tuple(found), True
+    return tuple(found), False
+
+
+@dataclass
+class Fingerprint:
+    """Each watched path's state: lstat identity, a symlink's target and its target's identity, and
+    a file's SHA-256 while the budget lasts. Missing paths are recorded too: one appearing is a change."""
+
+    entries: dict[str, tuple[object, ...]] = field(default_factory=dict)
+    truncated: bool = False
+    _hashed: int = 0
+    _root: Path = Path()
+
+    @classmethod
+    def take(cls, protected: ProtectedPaths, skip: Path | None = None) -> Fingerprint:
+        """`skip`: the current run's folder, which the run itself writes while the build runs."""
+        root = protected.root
+        fp = cls(truncated=protected.truncated, _root=root)
+        # The few paths that decide the verdict first, the many ignore files last: a fingerprint cut
+        # short at MAX_ENTRIES (by a tree with that many ignore files) still watches the gate.
+        gate, ignore_files = protected.files[: len(ROOT_FILES)], protected.files[len(ROOT_FILES) :]
+        for path in (*gate, *protected.git_config):
+            fp._add(path)
+        if protected.git_dirs and len(fp.entries) < MAX_ENTRIES:
+            fp.entries.update(git_state(root))
+        for git_dir in protected.git_dirs:
+            if git_dir.is_file() or git_dir.is_symlink() or not git_dir.exists():
+                fp._add(git_dir)
+                continue
+            for watched in (git_dir, *_inner_git_dirs(git_dir)):  # submodules' and worktrees' own
+                for part in GIT_DIR_PARTS:
+                    fp._walk(watched / part, None)
+        # agent-config/'s own files (keys, config.toml, query.txt), then the ignore files, then its
+        # folders (the run logs, which grow with every run).
+        folders = fp._walk(root / CONFIG_DIR, skip, files_only=True)
+        for path in ignore_files:
+            fp._add(path)
+        for folder in folders:
+            fp._walk(folder, skip)
+        return fp
+
+    def _name(self, path: Path) -> str:
+        try:
+            return path.relative_to(self._root).as_posix()
+        except ValueError:
+            return str(path)
+
+    def _add(self, path: Path) -> os.stat_result | None:
+        if len(self.entries) >= MAX_ENTRIES:
+            self.truncated = True
+            return None
+        try:
+            st = os.lstat(path)
+        except FileNotFoundError:
+            self.entries[self._name(path)] = ("missing",)
+            return None
+        except OSError as exc:
+            self.entries[self._name(path)] = ("unreadable", exc.errno)
+            return None
+        entry: tuple[object, ...] = (stat.S_IFMT(st.st_mode), st.st_mode, st.st_ino)
+        if stat.S_ISLNK(st.st_mode):
+            try:
+                entry += (os.readlink(path), *self._content(path, os.stat(path)))
+            except OSError as exc:
+                entry += ("dangling", exc.errno)
+        elif stat.S_ISREG(st.st_mode):
+            entry += self._content(path, st)
+        self.entries[self._name(path)] = entry
+        return st
+
+    def _content(self, path: Path, st: os.stat_result) -> tuple[object, ...]:
+        identity: tuple[object, ...] = (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+        if not stat.S_ISREG(st.st_mode) or st.st_size > HASH_FILE_LIMIT or self._hashed + st.st_size > HASH_BUDGET:
+            return identity
+        digest = hashlib.sha256()
+        try:
+            with open(path, "rb") as fh:
+                while chunk := fh.read(1 << 16):
+                    digest.update(chunk)
+        except OSError as exc:
+            return (*identity, "unreadable", exc.errno)
+        self._hashed += st.st_size
+        return (*identity, digest.hexdigest())
+
+    def _walk(self, path: Path, skip: Path | None, files_only: bool = False) -> list[Path]:
+        """`path` and, if it is a real directory (never a symlink's), everything under it; with
+        `files_only`, its folders are not walked but returned, for the caller to walk later."""
+        st = self._add(path)
+        if st is None or not stat.S_ISDIR(st.st_mode):
+            return []
+        try:
+            children = sorted(os.scandir(path), key=lambda e: (e.is_dir(follow_symlinks=False), e.name))
+        except OSError as exc:
+            self.entries[self._name(path) + "/"] = ("unlistable", exc.errno)
+            return []
+        folders = []
+        for child in children:
+            if skip is not None and Path(child.path) == skip:
+                continue
+            if files_only and child.is_dir(follow_symlinks=False):
+                folders.append(Path(child.path))
+            else:
+                self._walk(Path(child.path), skip)
+        return folders
+
+
+def _inner_git_dirs(git_dir: Path) -> list[Path]:
+    """The git dirs inside one: each submodule's (`modules/<name>/`, nested ones included) and each
+    linked worktree's (`worktrees/<name>/`). Their config and hooks run commands as the outer ones
+    do (a submodule's core.fsmonitor, whenever `git status` looks into it)."""
+    found: list[Path] = []
+    pending = [git_dir / "modules", git_dir / "worktrees"]
+    for _ in range(MAX_ENTRIES):  # folders looked into, at most
+        if not pending:
+            break
+        folder = pending.pop()
+        try:
+            children = sorted(Path(e.path) for e in os.scandir(folder) if e.is_dir(follow_symlinks=False))
+        except OSError:
+            continue
+        for child in children:
+            if (child / "HEAD").is_file():  # a git dir: its own modules/ may hold nested submodules
+                found.append(child)
+                pending.append(child / "modules")
+            elif folder.name == "modules" or not (folder / "HEAD").exists():  # a submodule named a/b
+                pending.append(child)
+    return sorted(found)
+
+
+def git_state(root: Path) -> dict[str, tuple[object, ...]]:
+    """What git's index and refs say about the tree, as digests: the staged files with their
+    skip-worktree and assume-unchanged flags (never the stat data `git status` refreshes), and HEAD
+    with every branch, tag and stash. A build that flags, commits or stashes the model's change hides
+    it from `git status` and `git diff`."""
+    state: dict[str, tuple[object, ...]] = {}
+    for name, args in ((".git/index", ["ls-files", "--stage", "-v", "-z"]), (".git/refs", ["show-ref", "--head"])):
+        try:
+            done = _git(root, *args)
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            state[name] = ("unreadable", str(exc))
+            continue
+        state[name] = (done.returncode, hashlib.sha256(done.stdout).hexdigest())
+    return state
+
+
+def global_git_files(root: Path) -> tuple[Path, ...]:
+    """The files outside `.git` that git reads for the project: the system and global configuration,
+    the global ignore and attributes files, the excludes and attributes files the configuration
+    names, and every file a configuration includes (`include.path`, `includeIf.*.path`; a team's
+    shared config is often a tracked file of the project). `*.py` in `~/.config/git/ignore` hides
+    every new Python file from `git status`; a `core.fsmonitor` in an included file runs a command."""
+    home = Path(os.path.expanduser("~"))
+    xdg = Path(os.environ.get("XDG_CONFIG_HOME") or home / ".config") / "git"
+    paths = [Path("/etc/gitconfig"), home / ".gitconfig", xdg / "config", xdg / "ignore", xdg / "attributes"]
+    paths += [Path(os.environ[v]) for v in ("GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM") if os.environ.get(v)]
+    try:
+        pattern = r"^core\.(excludesfile|attributesfile)$|^include\.path$|^includeif\..*\.path$"
+        named = _git(root, "config", "-z", "--show-origin", "--get-regexp", pattern).stdout
+    except (OSError, subprocess.TimeoutExpired):
+        named = b""
+    fields = [os.fsdecode(f) for f in named.split(b"\0")]
+    for origin, item in zip(fields[::2], fields[1::2], strict=False):  # "file:<path>", "<key>\n<value>"
+        key, _, value = item.partition("\n")
+        if not value or not origin.startswith("file:"):
+            continue
+        value = os.path.expanduser(value)
+        # An include's relative path is relative to the file that includes it; the others' to the root.
+        base = (root / origin[5:]).parent if key.startswith("include") else root
+        paths.append(Path(os.path.normpath(base / value)))
+    return tuple(dict.fromkeys(paths))
+
+
+def changed_paths(before: Fingerprint, after: Fingerprint) -> list[str]:
+    """Every watched path that appeared, disappeared or changed, in name order."""
+    names = set(before.entries) | set(after.entries)
+    changed = []
+    for name in sorted(names):
+        old, new = before.entries.get(name), after.entries.get(name)
+        if old == new:
+            continue
+        if old is None or old == ("missing",):
+            changed.append(f"{name} (created)")
+        elif new is None or new == ("missing",):
+            changed.append(f"{name} (deleted)")
+        else:
+            changed.append(f"{name} (changed)")
+    return changed

@@ -1,0 +1,240 @@
+"""The sandbox build.sh runs in: bubblewrap (`bwrap`) on Linux, chosen once per run.
+
+Inside it the whole file system is read-only, the project root is writable except what the
+run's integrity rests on (`.git`, the ignore files, build.sh, codeRollup.sh: see `integrity`),
+agent-config/ is an empty tmpfs (no key, no config, no logs), /tmp is private and empty, the
+build has its own PID namespace and /proc (no process of code-commit or the user can be read),
+and no network unless `sandbox_network` is on. A build.sh that exits ends its namespace, and
+with it every process it started. Only this module knows bwrap's arguments; `build` runs the
+command it is given.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from code_commit.errors import BuildTampered, SetupError
+from code_commit.git.env import distrust, git_env, trusted_path
+
+BUBBLEWRAP = "bubblewrap"
+NONE = "none"
+PROBE_TIMEOUT = 30.0  # seconds; bwrap starts in milliseconds, this only bounds a hung system
+INSTALL_FIX = (
+    "install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap; Fedora: dnf install bubblewrap; "
+    "Arch: pacman -S bubblewrap)"
+)
+USERNS_FIX = (
+    "allow unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1; on Ubuntu 23.10 and "
+    "later, an AppArmor profile for bwrap or sysctl kernel.apparmor_restrict_unprivileged_userns=0; in a "
+    "container, run it with user namespaces allowed)"
+)
+OFF_FIX = 'or set sandbox = "off" to run builds with your full rights knowingly'
+
+# The namespaces and mounts every sandboxed build gets (and the probe tries). Taken from Codex CLI's
+# and Claude Code's (sandbox-runtime) bubblewrap pipelines: see SECURITY.md.
+BASE_ARGS = (
+    "--ro-bind", "/", "/",
+    "--dev", "/dev",
+    "--unshare-pid",
+    "--proc", "/proc",
+    "--tmpfs", "/tmp",
+    "--unshare-ipc",
+    "--unshare-uts",
+    "--die-with-parent",
+    "--new-session",
+    "--cap-drop", "ALL",  # run as root, bwrap keeps every capability: umount would uncover agent-config/
+)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Sandbox:
+    """The sandbox a run's builds use, decided once per run."""
+
+    mode: str  # the setting: auto, require or off
+    kind: str  # BUBBLEWRAP or NONE
+    bwrap: str | None = None  # the bwrap executable, when kind is BUBBLEWRAP
+    problem: str | None = None  # auto without a working sandbox: why, and the fix
+
+    @property
+    def active(self) -> bool:
+        return self.kind == BUBBLEWRAP
+
+    def describe(self) -> str:
+        if self.active:
+            return f"bubblewrap ({self.bwrap})"
+        if self.mode == "off":
+            return 'none (sandbox = "off"): build.sh runs with your full rights'
+        return f"none: {self.problem}"
+
+
+@dataclass(frozen=True)
+class SandboxPolicy:
+    """What one build may touch; `wrap` turns it into bwrap's arguments."""
+
+    bwrap: str
+    root: Path  # writable
+    network: bool
+    writable: tuple[Path, ...]  # extra writable paths, outside the project (checked in settings)
+    read_only: tuple[Path, ...]  # inside the writable ones, bound read-only again (real paths)
+    hidden: tuple[Path, ...]  # replaced by an empty tmpfs (real paths)
+
+
+def wrap(policy: SandboxPolicy, command: Sequence[str]) -> list[str]:
+    """bwrap's command line for `command`. bwrap applies its mounts in order, so the writable binds
+    come after the read-only root and the private /tmp, and the read-only and hidden ones last."""
+    args = [policy.bwrap, *BASE_ARGS]
+    if not policy.network:
+        args.append("--unshare-net")
+    for path in policy.writable:  # --bind-try: a cache folder that does not exist yet is no error
+        args += ["--bind-try", str(path), str(path)]
+    args += ["--bind", str(policy.root), str(policy.root)]
+    for path in policy.read_only:
+        args += ["--ro-bind", str(path), str(path)]
+    for path in policy.hidden:
+        args += ["--tmpfs", str(path)]
+    args += ["--chdir", str(policy.root), "--", *command]
+    return args
+
+
+def choose(mode: str, env: Mapping[str, str] | None = None, root: Path | None = None) -> Sandbox:
+    """The sandbox for this run's builds. `require` without a working one is a SetupError (exit 2),
+    raised before any model call; `auto` falls back to none, with the reason and the fix. `root`:
+    the project, where bwrap (nor git, from now on) is never looked up: its builds can write there."""
+    if root is not None:
+        distrust(root)
+    if mode == "off":
+        return Sandbox(mode, NONE)
+    bwrap, problem = probe(os.environ if env is None else env)
+    if bwrap is not None:
+        return Sandbox(mode, BUBBLEWRAP, bwrap)
+    if mode == "require":
+        raise SetupError(f'sandbox = "require", but no working sandbox: {problem}.')
+    return Sandbox(mode, NONE, problem=f"{problem}, {OFF_FIX}")
+
+
+def find_bwrap(env: Mapping[str, str]) -> str | None:
+    return shutil.which("bwrap", path=trusted_path(env.get("PATH", os.defpath))) if sys.platform == "linux" else None
+
+
+def probe(env: Mapping[str, str]) -> tuple[str | None, str]:
+    """(bwrap's path, "") when bwrap can create the sandbox here; else (None, why and the fix).
+    One run of `true` inside the same namespaces a build gets, network off."""
+    if sys.platform != "linux":
+        return None, f"builds are sandboxed only on Linux so far, not on {sys.platform} (macOS is planned)"
+    bwrap = find_bwrap(env)
+    if bwrap is None:
+        return None, f"bubblewrap (bwrap) is not installed (not on PATH): {INSTALL_FIX}"
+    try:
+        done = subprocess.run(
+            [bwrap, *BASE_ARGS, "--unshare-net", "--", "true"],
+            env=git_env(env),  # no provider key: a child is dumpable again after execve
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            timeout=PROBE_TIMEOUT,
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return None, f"bubblewrap ({bwrap}) could not be run: {exc}"
+    if done.returncode != 0:
+        said = done.stderr.decode("utf-8", "replace").strip()[-500:] or f"exit code {done.returncode}"
+        return None, f"bubblewrap ({bwrap}) cannot create its sandbox here (bwrap said: {said}): {USERNS_FIX}"
+    return bwrap, ""
+
+
+def writable_problem(path: str, root: Path, writable: Sequence[str] = ()) -> str | None:
+    """Why an extra writable path cannot be one, or None. It must be absolute (after ~), and neither
+    inside the project nor around it: either would make the project's protected files writable.
+    Nor may it lead through a symlink inside the project or inside another writable path
+    (`writable`, the whole list): a build can repoint such a link (`<cache>/pip -> /`), and bwrap,
+    which follows it, would bind wherever it points writable at the next build."""
+    expanded = Path(os.path.expanduser(path))
+    if not expanded.is_absolute():
+        return f"{path!r} is not an absolute path (or ~/...)"
+    real = Path(os.path.realpath(expanded))
+    project = Path(os.path.realpath(root))
+    if real == project or project in real.parents:
+        return f"{path!r} is inside the project, which is writable already (and agent-config/ never is)"
+    if real in project.parents:
+        return f"{path!r} contains the project: its protected files (.git, build.sh, agent-config/) would be writable"
+    places = [project, *(Path(os.path.realpath(os.path.expanduser(w))) for w in writable if w != path)]
+    for link in _symlinks_on(expanded):
+        if any(link == place or place in link.parents for place in places):
+            return f"{path!r} leads through {str(link)!r}, a symlink a build can change (inside a writable path)"
+    return None
+
+
+def _symlinks_on(path: Path) -> list[Path]:
+    """Each symlink met on the way to `path`, named by its real place (its folder resolved)."""
+    links: list[Path] = []
+    current = Path("/")
+    for part in Path(os.path.normpath(path)).parts[1:]:
+        candidate = current / part
+        if candidate.is_symlink() and len(links) < 40:  # the kernel's own bound on links followed
+            links.append(candidate)
+            candidate = Path(os.path.realpath(candidate))
+        current = candidate
+    return links
+
+
+def writable_paths(paths: Sequence[str]) -> tuple[Path, ...]:
+    return tuple(Path(os.path.realpath(os.path.expanduser(p))) for p in paths)
+
+
+def policy(
+    sandbox: Sandbox,
+    root: Path,
+    protected: Sequence[Path],
+    hidden: Sequence[Path],
+    network: bool,
+    writable: Sequence[str],
+) -> SandboxPolicy | None:
+    """The policy for one build, or None without a sandbox. Paths are bound by their real path:
+    bwrap follows a symlink at a mount point, so a protected name that is a symlink has its target
+    bound read-only (the link itself, in the writable root, is watched by the fingerprint). Missing
+    paths are not bound: a bind would create them on the host; their creation is what the
+    fingerprint catches."""
+    if not sandbox.active or sandbox.bwrap is None:
+        return None
+    # Checked again at each build: an earlier build may have planted a symlink in a writable path.
+    problems = [problem for p in writable if (problem := writable_problem(p, root, writable)) is not None]
+    if problems:
+        raise BuildTampered([f"sandbox_writable: {problem}" for problem in problems])
+    return SandboxPolicy(
+        sandbox.bwrap,
+        Path(os.path.realpath(root)),
+        network,
+        writable_paths(writable),
+        _existing_real(protected),
+        _existing_real(hidden),
+    )
+
+
+def _existing_real(paths: Sequence[Path]) -> tuple[Path, ...]:
+    """The real paths of those that exist, files and folders only: GIT_CONFIG_GLOBAL=/dev/null is
+    no file to protect, and a read-only /dev/null would break every build."""
+    real = (Path(os.path.realpath(p)) for p in paths if os.path.lexists(p))
+    return tuple(dict.fromkeys(p for p in real if p.is_file() or p.is_dir()))
+
+
+def preview(mode: str, env: Mapping[str, str] | None = None) -> str:
+    """What a run would use, for `code-commit config`: found on PATH or not, without starting bwrap
+    (a run does that once, before its first build)."""
+    if mode == "off":
+        return Sandbox(mode, NONE).describe()
+    bwrap = find_bwrap(os.environ if env is None else env)
+    if bwrap is not None:
+        return f"bubblewrap ({bwrap}), if it can create its namespaces here: a run checks once, before its first build"
+    why = (
+        f"builds are sandboxed only on Linux so far, not on {sys.platform}"
+        if sys.platform != "linux"
+        else f"bubblewrap (bwrap) is not installed (not on PATH): {INSTALL_FIX}"
+    )
+    if mode == "require":
+        return f"none: a run would stop with exit 2 before any model call: {why}"
+    return f"none: {why}, {OFF_FIX}"

@@ -1,0 +1,469 @@
+"""The `code-commit` command: flags -> settings, errors -> exit codes. No logic of its own.
+
+Only typer and the light modules are imported at start-up; the run loop (and with it the
+model SDK) is imported when a command actually needs it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import os
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from code_commit.cli.flags import honoured_before, setting_option, with_setting_flags
+from code_commit.config.settings import Flags, FlagValue, flag_name
+from code_commit.errors import CodeCommitError, InternalError, SetupError, error_of, exit_code_for
+from code_commit.exits import EXIT, help_text
+
+# A command's JSON report of an ending by an error (with the time it took): what --json prints then.
+JsonReport = Callable[[CodeCommitError, float], str]
+
+HELP = f"""Ask a model for a change, apply it behind a guard, and repair the build until build.sh passes.
+
+Run it anywhere in the project: the root is the nearest folder up with agent-config/, else the
+top of the git repository. It reads agent-config/query.txt and agent-config/codeRollup.txt,
+sends them to the model, applies the answer's ^^^path blocks, runs ./build.sh, and sends up to
+three repair queries while the build fails. Logs go to agent-config/logs/<run-id>/.
+
+\b
+{help_text()}
+"""
+
+app = typer.Typer(
+    help=HELP,
+    add_completion=False,
+    no_args_is_help=False,
+    rich_markup_mode=None,
+    context_settings={"help_option_names": ["-h", "--help"]},
+    pretty_exceptions_enable=False,
+)
+
+
+def _guarded(action: Any, quiet: bool = False, verbose: bool = False, json_report: JsonReport | None = None) -> int:
+    """Run a command's action and turn every failure into its exit code, with a message on stderr
+    and, given `json_report` (--json), the command's own JSON report of that ending on stdout.
+
+    The last line of defence for every command: any exception nothing expected becomes an internal
+    error (exit 9) with a one-line message, never a traceback and exit 1, which would read as "the
+    build still fails". Inside a session it already is one, its traceback in the run folder."""
+    from code_commit.console.output import Console
+
+    started = time.monotonic()
+    console = Console.for_terminal(quiet=quiet, verbose=verbose)
+    try:
+        return int(action(console))
+    except (CodeCommitError, KeyboardInterrupt) as exc:
+        error = error_of(exc)
+    except Exception as exc:
+        from code_commit.logs.run_log import internal_error
+
+        error = internal_error(exc, None, console.redact)
+    with contextlib.suppress(Exception):  # stderr may be what failed; the exit code and the record still count
+        report_error(console, error)
+    if json_report is not None:
+        _stdout(console.redact(json_report(error, time.monotonic() - started)))
+    return exit_code_for(error)
+
+
+def _run_record(error: CodeCommitError, duration: float) -> str:
+    """A run's JSON record for an ending that came before its session (a setup error, say)."""
+    from code_commit.run.summary import for_error
+
+    return for_error(error, exit_code_for(error), duration).to_json()
+
+
+def report_error(console: Any, error: CodeCommitError) -> None:
+    """The error's one line on stderr; with -v, an internal error's traceback too when no run
+    folder keeps it."""
+    console.error(str(error))
+    if isinstance(error, InternalError) and error.traceback_file is None and error.details:
+        console.detail(error.details)
+
+
+def _stdout(text: str | bytes) -> None:
+    from code_commit.console.output import to_stdout
+
+    to_stdout(text)
+
+
+def _print_proposal(diff: str, patch: Path | None) -> None:
+    """The --dry-run proposal on stdout. For a program (a pipe, a file) the exact patch, byte for
+    byte, as git apply takes it; on a terminal, the diff for reading, escape sequences made visible."""
+    try:
+        tty = sys.stdout.isatty()
+    except (AttributeError, ValueError):
+        tty = False
+    if tty or patch is None:
+        from code_commit.console.printable import visible_lines
+
+        _stdout(visible_lines(diff) if tty else diff)
+        return
+    try:
+        data = patch.read_bytes()
+    except OSError:
+        _stdout(diff)
+        return
+    _stdout(data)
+
+
+@dataclass(frozen=True)
+class BeforeCommand:
+    """What was given before a subcommand (typer's ctx.obj): the setting flags, -q and -v."""
+
+    flags: Flags = field(default_factory=Flags)
+    quiet: bool = False
+    verbose: bool = False
+
+
+def _before(ctx: typer.Context) -> BeforeCommand:
+    return ctx.obj if isinstance(ctx.obj, BeforeCommand) else BeforeCommand()
+
+
+# -q and -v count before every subcommand; a setting's flag before those its declaration names
+# (flags.honoured_before); any other flag given there is an error, never ignored.
+_CONSOLE_FLAGS = frozenset({"quiet", "verbose"})
+# The form that does what a misplaced flag meant, where there is one.
+RIGHT_FORM = {
+    ("apply", "dry_run"): "to validate an answer and write nothing: code-commit apply --check FILE",
+    ("apply", "json_output"): "for the report as JSON: code-commit apply --json FILE",
+    ("apply", "revert_on_failure"): (
+        "apply keeps what it applied; to see first whether an answer applies: code-commit apply --check FILE"
+    ),
+    ("config", "json_output"): "for the settings as JSON: code-commit config --json",
+}
+
+
+def unhonoured_flag(command: str, params: dict[str, Any]) -> str | None:
+    """The error for the first flag given before `command` that the command cannot honour, if any.
+    A --no-review or --no-diff is honoured by every command: none of them reviews or prints diffs."""
+    honoured = honoured_before(command) | _CONSOLE_FLAGS
+    for name, value in params.items():
+        if name in honoured or value is None or value is False or (isinstance(value, list | tuple) and not value):
+            continue  # not given (a repeatable flag given no times is an empty list)
+        flag = _flag_name(name)
+        form = RIGHT_FORM.get((command, name)) or f"it is a flag of a run: code-commit {flag}"
+        return f"{flag} does nothing for `code-commit {command}`, so nothing was done; {form}."
+    return None
+
+
+def _flag_name(name: str) -> str:
+    return {"json_output": "--json"}.get(name) or flag_name(name)
+
+
+def _console_flags(ctx: typer.Context) -> tuple[bool, bool]:
+    """-q and -v, given before the subcommand."""
+    before = _before(ctx)
+    return before.quiet, before.verbose
+
+
+def _project_root(console: Any) -> tuple[Path, str | None]:
+    """The project root, found from anywhere in the project as git finds its repository, and the
+    line that says so when it is not the current folder (also shown, then, on the console)."""
+    from code_commit.config.project_root import find_project_root
+
+    root = find_project_root(Path.cwd())
+    if root.found:
+        console.info(root.note())
+        return root.path, root.note()
+    return root.path, None
+
+
+def _fail(message: str) -> Any:
+    def action(console: Any) -> int:
+        raise SetupError(message)
+
+    return action
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        from code_commit import __version__
+
+        _stdout(f"code-commit {__version__}\n")
+        raise typer.Exit(EXIT.OK)
+
+
+QUIET = typer.Option("--quiet", "-q", help="Show only warnings and errors.")
+VERBOSE = typer.Option(
+    "--verbose", "-v", help="Also show each answer's explanation and build.sh's output as it runs (--diff: the diffs)."
+)
+
+
+@app.callback(invoke_without_command=True)
+@with_setting_flags  # --model, --build-timeout, ...: one per setting whose declaration gives it a flag
+def main_command(
+    ctx: typer.Context,
+    json_output: Annotated[
+        bool,
+        typer.Option("--json", help="Print the run's record as one JSON object on stdout when it ends, nothing else."),
+    ] = False,
+    dry_run: Annotated[
+        bool,
+        typer.Option(
+            "--dry-run", help="One model call, then parse and guard; print the diff. Writes nothing, builds nothing."
+        ),
+    ] = False,
+    revert_on_failure: Annotated[
+        bool,
+        typer.Option(
+            "--revert-on-failure",
+            help="Unless the build passes in the end, restore the files the run changed; save its proposal as a patch.",
+        ),
+    ] = False,
+    quiet: Annotated[bool, QUIET] = False,
+    verbose: Annotated[bool, VERBOSE] = False,
+    version: Annotated[
+        bool, typer.Option("--version", callback=_print_version, is_eager=True, help="Print the version and exit.")
+    ] = False,
+    **setting_flags: Any,
+) -> None:
+    flags = Flags.of(**setting_flags)
+    ctx.obj = BeforeCommand(flags, quiet, verbose)
+    if ctx.invoked_subcommand is not None:
+        problem = unhonoured_flag(ctx.invoked_subcommand, ctx.params)
+        if problem:
+            raise typer.Exit(_guarded(_fail(problem), quiet, verbose))
+        return
+
+    def action(console: Any) -> int:
+        from code_commit.config.settings import load_settings, run_time_limit
+        from code_commit.console.terminal import unattended
+        from code_commit.run import stops
+        from code_commit.run.workspace import check_setup
+
+        root, found = _project_root(console)
+        loaded = load_settings(root, flags=flags)
+        settings = loaded.settings
+        if dry_run:  # a dry run writes nothing, so there is nothing to review, whatever the config says
+            settings = dataclasses.replace(settings, review=False)
+        if settings.review:
+            from code_commit.console.terminal import require_terminal
+
+            require_terminal(loaded.sources["review"])
+        # The run's time limit covers reading its setup files too.
+        with stops.watch(*run_time_limit(settings, unattended())):
+            try:
+                workspace, key = check_setup(root, settings, os.environ)
+            except SetupError as exc:
+                if found:  # inputs missing in a folder the user did not name: say which
+                    raise SetupError(f"{exc}\n({found})") from None
+                raise
+            from code_commit.llm.endpoint import resolve_endpoint
+
+            endpoint = resolve_endpoint(settings.provider, settings.base_url, loaded.sources["base_url"], os.environ)
+
+            from code_commit.run.loop import execute  # imported only once the setup is known to be good
+            from code_commit.run.outcome import RunOptions
+            from code_commit.run.summary import summarize
+
+            options = RunOptions(dry_run, revert_on_failure)
+            outcome = execute(workspace, key, settings, console, options, endpoint=endpoint)
+        if outcome.error is not None:
+            report_error(console, outcome.error)
+        if outcome.diff is not None and not json_output:
+            _print_proposal(outcome.diff, outcome.patch)
+        if outcome.log_dir is not None:
+            console.info(f"logs: {outcome.log_dir}")
+        if json_output:
+            _stdout(console.redact(summarize(outcome).to_json()))
+        return outcome.exit_code
+
+    raise typer.Exit(_guarded(action, quiet, verbose, _run_record if json_output else None))
+
+
+@app.command()
+def rollup(
+    ctx: typer.Context,
+    output: Annotated[
+        Path | None, typer.Option(help="Where to write the rollup. [default: agent-config/codeRollup.txt]")
+    ] = None,
+    max_file_size: Annotated[int | None, setting_option("rollup_max_file_size", command="rollup")] = None,
+    budget: Annotated[int | None, setting_option("rollup_budget", command="rollup")] = None,
+) -> None:
+    """Write agent-config/codeRollup.txt: the files git tracks or would show as untracked, framed for the model.
+
+    Run it anywhere in the project (the root is found as for a run). Lock files, binary, generated
+    and minified files, images, translation catalogs, rollup_exclude's files and what does not fit
+    the budget are left out and listed at its end; agent-config/ is never included.
+    """
+
+    def action(console: Any) -> int:
+        from code_commit.config.settings import load_settings
+        from code_commit.rollup.selection import command
+
+        root = _project_root(console)[0]
+        target = None if output is None else Path.cwd() / output  # as given: relative to where it was typed
+        given = [("rollup_max_file_size", max_file_size, "--max-file-size"), ("rollup_budget", budget, "--budget")]
+        flags = Flags(tuple(FlagValue(*item) for item in given if item[1] is not None))
+        return command(console, root, target, load_settings(root, flags=flags).settings)
+
+    raise typer.Exit(_guarded(action, *_console_flags(ctx)))
+
+
+@app.command()
+def init(ctx: typer.Context) -> None:
+    """Set up the current directory for code-commit; never overwrites anything.
+
+    Creates agent-config/ with a query.txt template and a config.toml listing every setting at its
+    default, adds /agent-config to .gitignore (creating it if needed), and writes build.sh and
+    codeRollup.sh templates where they are absent. Then prints the next steps.
+    """
+
+    def action(console: Any) -> int:
+        from code_commit.cli.scaffold import init_project, next_steps
+        from code_commit.config.project_root import check_init_here
+
+        root = Path.cwd()
+        check_init_here(root)
+        result = init_project(root)
+        for name in result.created:
+            console.info(f"created  {name}")
+        for name in result.appended:
+            console.info(f"added    /agent-config to {name}")
+        for name in result.kept:
+            console.info(f"kept     {name} (it exists; left as it is)")
+        console.info("next steps:")
+        for number, step in enumerate(next_steps(root, result), 1):
+            console.info(f"  {number}. {step}")
+        return EXIT.OK
+
+    raise typer.Exit(_guarded(action, *_console_flags(ctx)))
+
+
+@app.command()
+def demo(
+    ctx: typer.Context,
+    directory: Annotated[
+        Path | None,
+        typer.Option(
+            "--dir", help="Where to put the demo project (new or empty). [default: a new temporary directory]"
+        ),
+    ] = None,
+    quiet: Annotated[bool, QUIET] = False,
+) -> None:
+    """Watch code-commit repair a small project: offline, no API key.
+
+    Copies a bundled project whose unit tests fail to a new directory and runs the real loop there
+    (prompts, parser, guard, apply, build.sh, logs) against a scripted model that answers with a
+    wrong fix, then, after seeing the failing build, the right one.
+    """
+    quiet = quiet or _before(ctx).quiet
+
+    def action(console: Any) -> int:
+        from code_commit.cli.demo import run_demo
+
+        return run_demo(console, directory)
+
+    raise typer.Exit(_guarded(action, quiet=quiet, verbose=not quiet))
+
+
+@app.command()
+def config(
+    ctx: typer.Context,
+    json_output: Annotated[bool, typer.Option("--json", help="Print the settings as a JSON object.")] = False,
+) -> None:
+    """Print the effective settings, where each came from, and the API key (censored).
+
+    Precedence, highest first: flags (given before `config`, as for a run), CODE_COMMIT_* environment
+    variables, agent-config/config.toml, the defaults.
+    """
+    flags = _before(ctx).flags
+
+    def action(console: Any) -> int:
+        from code_commit.builds.sandbox import preview
+        from code_commit.cli.config_report import as_json, report
+        from code_commit.config.secrets import collect_secrets
+        from code_commit.config.settings import key_is_optional, load_settings, resolve_api_key
+
+        root = _project_root(console)[0]
+        loaded = load_settings(root, flags=flags)
+        secrets = collect_secrets(root, redact_env=loaded.settings.redact_env)
+        key = problem = None
+        try:
+            optional = key_is_optional(loaded.settings, os.environ)
+            key = resolve_api_key(root, loaded.settings.provider, optional=optional)
+        except CodeCommitError as exc:
+            problem = str(exc)
+        sandbox = preview(loaded.settings.sandbox)
+        shown = (as_json if json_output else report)(loaded, key, problem, secrets.sources, sandbox)
+        _stdout(secrets.redactor(key.value if key else "")(shown))
+        return EXIT.OK
+
+    raise typer.Exit(_guarded(action, *_console_flags(ctx)))
+
+
+@app.command(
+    "apply",
+    help=f"""Apply a saved answer: the same parser, guard and all-or-nothing apply, no model call.
+
+FILE is a ^^^ answer (a logged NN-response.txt, say) or an applydir JSON answer, or - to read
+standard input. Nothing runs the build unless --build is given. The report goes to stdout;
+the answer and what happened are logged under agent-config/logs/<run-id>/.
+
+\b
+{help_text("apply")}
+""",
+)
+def apply_command(
+    ctx: typer.Context,
+    answer: Annotated[str, typer.Argument(metavar="FILE|-", help="The saved answer, or - for standard input.")],
+    check: Annotated[
+        bool,
+        typer.Option("--check", "--dry-run", help="Validate only: write nothing, report every problem, exit 7 if any."),
+    ] = False,
+    build: Annotated[bool, typer.Option("--build", help="Run build.sh after applying.")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
+    answer_format: Annotated[
+        str, typer.Option("--format", help="auto (JSON if the answer starts with '['), caret or json.")
+    ] = "auto",
+) -> None:
+    flags = _before(ctx).flags  # given before `apply`, as for a run: --build-timeout, --wait-lock...
+    from code_commit.cli.apply import ApplyReport, command  # only now that `apply` is the command
+
+    report = ApplyReport.of(answer, answer_format, check)
+
+    def action(console: Any) -> int:
+        root = _project_root(console)[0]
+        return command(console, root, answer, report, flags=flags, build=build, as_json=as_json)
+
+    raise typer.Exit(_guarded(action, *_console_flags(ctx), report.for_error if as_json else None))
+
+
+@app.command()
+def recover(ctx: typer.Context) -> None:
+    """Undo an apply that a killed run left half done, from its journal in agent-config/logs/.
+
+    Every run does this itself before its first model call; this does it now, without a run. Files
+    changed by hand since the interruption are left as they are and listed. Exit 8 if an apply
+    cannot be undone.
+    """
+    flags = _before(ctx).flags
+
+    def action(console: Any) -> int:
+        from code_commit.apply.journal import recover as undo_interrupted
+        from code_commit.config.settings import CONFIG_DIR, load_settings
+        from code_commit.run.workspace import ProjectLock
+
+        root = _project_root(console)[0]
+        settings = load_settings(root, flags=flags).settings
+        with ProjectLock.take(root / CONFIG_DIR, settings.wait_lock, console.info):
+            lines = undo_interrupted(root, settings.protected_patterns).lines()
+        for line in lines:
+            console.info(line)
+        if not lines:
+            console.info("nothing to recover: no apply was interrupted")
+        return EXIT.OK
+
+    raise typer.Exit(_guarded(action, *_console_flags(ctx)))
+
+
+def main() -> None:
+    app()

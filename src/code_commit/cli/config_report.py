@@ -1,0 +1,111 @@
+"""agent-config/config.toml as `code-commit init` writes it, and `code-commit config`'s report.
+
+Both are generated from `settings.Settings`' fields and their doc metadata, so a new setting
+appears in the template and the report without anyone remembering to add it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from code_commit.config.settings import CONFIG_DIR, CONFIG_FILE, ENV_PREFIX, ApiKey, LoadedSettings, Settings
+from code_commit.logs.run_log import censor
+
+HEADER = f"""\
+# code-commit settings for this project ({CONFIG_DIR}/{CONFIG_FILE}).
+#
+# Every setting is listed below at its default, commented out: uncomment a line to change it.
+# Precedence, highest first: command-line flags, {ENV_PREFIX}<NAME> environment variables
+# (e.g. {ENV_PREFIX}MODEL), this file, the defaults. `code-commit config` shows the values in
+# effect and where each came from.
+#
+# The API key does not belong here: set ANTHROPIC_API_KEY, or put the key alone in
+# {CONFIG_DIR}/anthropic-api-key (OPENAI_API_KEY / openai-api-key for the openai provider).
+#
+# Model prices and context windows can be added or overridden in [models."<model id>"] tables
+# (input, output, cache_write, cache_read in US dollars per million tokens; context_window).
+"""
+
+
+def toml_value(value: Any) -> str:
+    """A value in TOML syntax (JSON's strings, numbers and arrays are valid TOML)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return json.dumps(value)
+
+
+def template() -> str:
+    """The documented config file: every setting at its default, commented out."""
+    parts = [HEADER]
+    for f in dataclasses.fields(Settings):
+        default = f.default_factory() if f.default_factory is not dataclasses.MISSING else f.default
+        parts.append(f"\n# {f.metadata['doc']}\n")
+        if default is None:
+            parts.append(f"# Unset by default. For example:\n# {f.name} = {toml_value(f.metadata['example'])}\n")
+        else:
+            if f.metadata.get("example") is not None:
+                parts.append(f"# For example: {f.name} = {toml_value(f.metadata['example'])}\n")
+            parts.append(f"# {f.name} = {toml_value(default)}\n")
+    return "".join(parts)
+
+
+def report(
+    loaded: LoadedSettings,
+    key: ApiKey | None,
+    key_problem: str | None,
+    censored: tuple[str, ...] = (),
+    sandbox: str = "",
+) -> str:
+    """`code-commit config`: the effective settings, where each came from, the key, censored, and
+    the sandbox a run's builds would use."""
+    names = [f.name for f in dataclasses.fields(Settings)]
+    width = max(len(n) for n in [*names, "api_key"])
+    lines = [
+        "# Effective settings. Precedence: flags > CODE_COMMIT_* environment > "
+        f"{CONFIG_DIR}/{CONFIG_FILE} > defaults.\n"
+    ]
+    for name in names:
+        value = getattr(loaded.settings, name)
+        shown = "(unset)" if value is None else toml_value(value)
+        lines.append(f"{name:<{width}} = {shown}  # {loaded.sources[name]}\n")
+    if key is not None and not key.value:
+        lines.append(f"{'api_key':<{width}} = (none)  # {_no_key_needed(key)}\n")
+    elif key is not None:
+        lines.append(f"{'api_key':<{width}} = {json.dumps(censor(key.value))}  # {key.source}\n")
+    else:
+        lines.append(f"{'api_key':<{width}} = (none)  # {key_problem}\n")
+    lines.append(f"# Censored everywhere (values never shown): {', '.join(censored) or 'nothing found'}\n")
+    if sandbox:
+        lines.append(f"# builds would run under: {sandbox}\n")
+    return "".join(lines)
+
+
+def _no_key_needed(key: ApiKey) -> str:
+    """An empty key: a server at a base URL of the user's choosing (llama.cpp, Ollama) may take none."""
+    return f"not needed for a server at a base URL of your choosing: {key.source}, so none is sent"
+
+
+def as_json(
+    loaded: LoadedSettings,
+    key: ApiKey | None,
+    key_problem: str | None,
+    censored: tuple[str, ...] = (),
+    sandbox: str = "",
+) -> str:
+    settings: Mapping[str, Any] = dataclasses.asdict(loaded.settings)
+    if key is not None and not key.value:
+        api_key: dict[str, Any] = {"value": None, "needed": False, "source": _no_key_needed(key)}
+    elif key is not None:
+        api_key = {"value": censor(key.value), "source": key.source}
+    else:
+        api_key = {"value": None, "problem": key_problem}
+    data = {
+        "settings": {name: {"value": value, "source": loaded.sources[name]} for name, value in settings.items()},
+        "api_key": api_key,
+        "censored": list(censored),
+        "sandbox": sandbox,
+    }
+    return json.dumps(data, indent=2) + "\n"

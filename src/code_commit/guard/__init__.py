@@ -1,0 +1,1 @@
+"""The write guard: which paths an answer may write."""

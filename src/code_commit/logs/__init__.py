@@ -1,0 +1,1 @@
+"""The run folder under agent-config/logs/: its names, its numbered files, retention."""

@@ -1,0 +1,1 @@
+"""A plan as hunks and diffs, and --review's interactive approval."""

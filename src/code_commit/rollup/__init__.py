@@ -1,0 +1,1 @@
+"""The rollup: which files the model reads, within the budget, framed."""

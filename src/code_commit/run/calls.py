@@ -1,0 +1,226 @@
+"""One model call as a run makes it: checked before anything is sent, metered (retries,
+continuations, usage, budget), logged as NN-query/NN-response/NN-usage, and recorded.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+from code_commit.config.settings import Settings
+from code_commit.console.output import Console
+from code_commit.console.plural import count
+from code_commit.errors import CodeCommitError, ServiceError, SetupError, error_of
+from code_commit.llm import Completion, Hooks, Provider, Tally, Usage
+from code_commit.llm.catalog import Budget, ModelInfo, prompt_too_long, tokens_at_least
+from code_commit.llm.prompts import Prompt
+from code_commit.logs.run_log import RunLog
+from code_commit.run import stops
+
+
+@dataclass(frozen=True)
+class CallRecord:
+    """One model call, as the log, the summary and `--json` report it."""
+
+    call: int
+    usage: Usage
+    stop_reason: str  # "error" when the call failed and ended the run
+    duration: float
+    cost_usd: float | None = None  # estimated from the price table; None when the model has no price
+    requests: int = 1  # HTTP requests: failed attempts, the answer and its continuations (as llm.Tally)
+    retries: int = 0
+    continuations: int = 0
+
+
+@dataclass
+class CallMeter:
+    """The run's side of the provider's hooks: shows and logs retries and continuations, keeps the call's
+    usage (every answered request and what failed attempts used) and its request counts, so that a call
+    that fails still reports both, and asks the budget before each request."""
+
+    log: RunLog
+    console: Console
+    budget: Budget | None = None
+    call: int = 0
+    usage: Usage = field(default_factory=Usage)
+    tally: Tally = field(default_factory=Tally)
+
+    def hooks(self) -> Hooks:
+        return Hooks(
+            notify=self.notify, before_request=self.before_request, on_usage=self.on_usage, on_tally=self.on_tally
+        )
+
+    def start(self, call: int) -> None:
+        self.call, self.usage, self.tally = call, Usage(), Tally()
+
+    def on_tally(self, tally: Tally) -> None:
+        self.tally = tally
+
+    def notify(self, message: str) -> None:
+        self.console.warn(f"call {self.call}: {message}")
+        self.log.event(f"call {self.call}: {message}")
+
+    def before_request(self, prompt_chars: int) -> None:
+        if self.budget is not None:
+            self.budget.check(prompt_chars)
+
+    def on_usage(self, usage: Usage) -> None:
+        self.usage += usage
+        if self.budget is not None:
+            self.budget.charge(usage)
+
+
+def check_fits(prompt: Prompt, model: ModelInfo, settings: Settings) -> None:
+    """Before anything is sent: SetupError (exit 2) when the first prompt cannot fit the model's context,
+    or when --max-cost cannot be enforced for want of a price."""
+    chars = len(prompt.render())
+    if model.context_window is not None and tokens_at_least(chars) > model.context_window:
+        raise SetupError(
+            prompt_too_long(model.model, chars, f"its context is {model.context_window:,} tokens")
+            + " Nothing was sent."
+        )
+    if settings.max_cost is not None and model.price is None:
+        raise SetupError(
+            f"--max-cost needs a price for {model.model}, and the price table has none: add one to "
+            f'agent-config/config.toml as [models."{model.model}"] with input and output in US dollars '
+            "per million tokens."
+        )
+
+
+@dataclass
+class Caller:
+    """What one run's model calls share, and nothing of the run around them: the provider, the model
+    (its price), the meter, and `records`, where each call is recorded as soon as it returns or fails."""
+
+    provider: Provider
+    model: ModelInfo
+    meter: CallMeter
+    settings: Settings
+    records: list[CallRecord] = field(default_factory=list)
+
+    def ask(self, prompt: Prompt, call: int, calls: int) -> Completion:
+        """One model call, logged and recorded as soon as it returns, or fails."""
+        settings, log, console = self.settings, self.meter.log, self.meter.console
+        log.write(call, "query.txt", prompt.render())
+        kind = "initial query" if call == 1 else f"repair {call - 1} of {settings.max_repairs}"
+        console.attempt(call, calls)
+        console.step(f"call {call}/{calls} ({kind}): asking {settings.model}", f"asking {settings.model}")
+        self.meter.start(call)
+        started = time.monotonic()
+        try:
+            completion = self.provider.complete(prompt, on_text=console.receiving)
+        except (CodeCommitError, stops.Stopped) as exc:
+            # The run ends here; what the call used and sent before it failed still counts and is logged.
+            usage, tally = self.meter.usage, self.meter.tally
+            record = CallRecord(
+                call,
+                usage,
+                "error",
+                time.monotonic() - started,
+                self.model.cost(usage),
+                tally.requests,
+                tally.retries,
+                tally.continuations,
+            )
+            self.records.append(record)
+            log.write(call, "usage.txt", _usage_file(record))
+            log.event(f"{_usage_line(record)} error: {error_of(exc)}")
+            raise
+        record = CallRecord(
+            call,
+            completion.usage,
+            completion.stop_reason,
+            completion.duration,
+            self.model.cost(completion.usage),
+            completion.requests,
+            completion.retries,
+            completion.continuations,
+        )
+        self.records.append(record)
+        log.write(call, "response.txt", completion.text)
+        log.write(call, "usage.txt", _usage_file(record))
+        log.event(_usage_line(record))
+        console.info(f"call {call}: {usage_summary(record.usage, record.cost_usd)}, {record.duration:.1f} s")
+        console.spent(total_usage(self.records), total_cost(self.records))
+        console.detail(_prose(completion.text))  # -v
+        if completion.stop_reason == "model_context_window_exceeded":
+            raise ServiceError(
+                prompt_too_long(settings.model, len(prompt.render()), "the answer ran into the end of its context")
+            )
+        return completion
+
+
+def answered(records: list[CallRecord]) -> int:
+    """The calls that produced an answer (a call that failed is recorded with stop reason "error")."""
+    return sum(record.stop_reason != "error" for record in records)
+
+
+def total_usage(records: list[CallRecord]) -> Usage:
+    return sum((record.usage for record in records), Usage())
+
+
+def total_cost(records: list[CallRecord]) -> float | None:
+    """The calls' estimated cost; None when any call's cost is unknown."""
+    costs = [record.cost_usd for record in records]
+    return None if None in costs else sum(c for c in costs if c is not None)
+
+
+def _prose(answer: str) -> str:
+    """The answer's words before its first block: the model's explanation."""
+    lines = []
+    for line in answer.splitlines():
+        if line.startswith("^^^"):
+            break
+        lines.append(line)
+    return "\n".join(lines).strip()
+
+
+def report_totals(calls: list[CallRecord], usage: Usage, cost: float | None, log: RunLog, console: Console) -> None:
+    """The run's tokens and estimated cost, on the console and in run.log."""
+    if calls:
+        console.info(f"total for {count(len(calls), 'call')}: {usage_summary(usage, cost)}")
+        log.event(f"run total: calls={len(calls)} {_pairs(_usage_fields(usage, cost))}")
+
+
+def _usage_fields(usage: Usage, cost: float | None) -> dict[str, object]:
+    return {
+        "input_tokens": usage.input_tokens,
+        "output_tokens": usage.output_tokens,
+        "cache_write_tokens": usage.cache_write_tokens,
+        "cache_read_tokens": usage.cache_read_tokens,
+        "cached_share": f"{usage.cached_share:.2f}",
+        "cost_usd": "unknown" if cost is None else f"{cost:.6f}",
+    }
+
+
+def _record_fields(record: CallRecord) -> dict[str, object]:
+    return {
+        "stop_reason": record.stop_reason,
+        **_usage_fields(record.usage, record.cost_usd),
+        "requests": record.requests,
+        "retries": record.retries,
+        "continuations": record.continuations,
+        "duration_s": f"{record.duration:.2f}",
+    }
+
+
+def _pairs(fields: dict[str, object]) -> str:
+    return " ".join(f"{name}={value}" for name, value in fields.items())
+
+
+def _usage_line(record: CallRecord) -> str:
+    return f"call {record.call}: {_pairs(_record_fields(record))}"
+
+
+def _usage_file(record: CallRecord) -> str:
+    """NN-usage.txt: the call's record, one `name: value` a line."""
+    return "".join(f"{name}: {value}\n" for name, value in {"call": record.call, **_record_fields(record)}.items())
+
+
+def usage_summary(usage: Usage, cost: float | None) -> str:
+    """For the console: tokens, the cached share of the input, and the estimated cost."""
+    money = "cost unknown (no price for this model)" if cost is None else f"~${cost:.4f}"
+    return (
+        f"{usage.all_input_tokens:,} input tokens ({usage.cached_share:.0%} from cache), "
+        f"{usage.output_tokens:,} output tokens, {money}"
+    )

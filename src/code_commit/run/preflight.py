@@ -1,0 +1,61 @@
+"""Before the first paid call: could any answer be applied at all?
+
+The guard refuses every change to a file git does not track (git diff could not show it, and its
+content would be lost), so in a project with no tracked file every answer that changes an existing
+file is refused, call after call. That is a setup error, found before any call. Untracked files the
+rollup shows the model are worth a warning: the model may well try to change them.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from code_commit.errors import SetupError
+from code_commit.git.ignore import GitSetup, find_git_layout
+from code_commit.rollup.selection import list_paths, shown_paths
+
+NAMED = 3  # untracked files named in the warning; the rest are counted
+
+
+def untracked_in_rollup(root: Path, setup: GitSetup | None, codebase: str) -> list[str]:
+    """Raise SetupError when the project has no tracked file; else the files the rollup shows that git
+    does not track and does not ignore. The rollup has no escaping, so a line inside a file's content
+    can look like a header and name anything: only a file the rollup could have included counts (git
+    lists it, untracked and not ignored), or a hostile file's content could make this warning tell the
+    user to `git add` an ignored `.env` or a key file."""
+    if setup is None or setup.tracked is None:
+        return []  # not a repository: nothing is refused for being untracked
+    prefix = find_git_layout(root).prefix
+    if not any(path.startswith(prefix) for path in setup.tracked):
+        where = "this repository" if not prefix else f"{prefix.rstrip('/')}/ in this repository"
+        raise SetupError(
+            f"git tracks no file of {where}, and code-commit lets the model change only files git tracks "
+            "(git diff must be able to show every change), so every answer would be refused: add and commit "
+            "the project's files first (git add -A && git commit -m 'Initial commit'), then run code-commit."
+        )
+    shown = dict.fromkeys(shown_paths(codebase))
+    candidates = [path for path in shown if prefix + path not in setup.tracked and _project_file(root, path)]
+    if not candidates:
+        return []
+    listed = set(list_paths(root))  # tracked, and untracked files git does not ignore
+    return [path for path in candidates if path.encode("utf-8", "surrogateescape") in listed]
+
+
+def _project_file(root: Path, path: str) -> bool:
+    """A regular file inside the project: a header-like line in some file's content may name anything."""
+    if path.startswith("/") or ".." in path.split("/"):
+        return False
+    return os.path.isfile(root / path) and not os.path.islink(root / path)
+
+
+def untracked_warning(paths: list[str]) -> str | None:
+    if not paths:
+        return None
+    named = ", ".join(paths[:NAMED])
+    more = f" and {len(paths) - NAMED} more" if len(paths) > NAMED else ""
+    files = "file" if len(paths) == 1 else "files"
+    return (
+        f"the rollup shows {len(paths)} {files} git does not track, which the model will not be allowed to "
+        f"change: {named}{more}; git add (or commit) what the task may need changed"
+    )

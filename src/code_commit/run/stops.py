@@ -1,0 +1,100 @@
+"""Ending a run from outside: SIGINT, SIGTERM and the whole-run time limit (`--timeout`).
+
+While `watch()` is active, those signals raise `Stopped` in the main thread, wherever it is
+blocked: waiting for the model, for build.sh (whose process group `build.run_build` then kills)
+or for the lock. `Stopped` is a KeyboardInterrupt on purpose: the SDK turns any `Exception`
+raised inside a request into a connection error, which would report an interrupt as a service
+failure (exit 3) instead of exit 130; and code that already cleans up after Ctrl-C (the review's
+terminal, its log line) does the same for SIGTERM and the time limit.
+
+Code that must not be cut in half (applying an answer, reverting the tree, writing the
+summary) runs under `shielded()`: a stop that arrives meanwhile waits until the block is done.
+Outside `watch()` (a part used on its own, a test), `shielded()` does nothing.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import signal
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass
+from types import FrameType
+
+from code_commit.errors import CodeCommitError, Interrupted, RunTimeout
+
+SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+
+class Stopped(KeyboardInterrupt):
+    """The run was stopped from outside; `error` is what to report (Interrupted or RunTimeout)."""
+
+    def __init__(self, error: CodeCommitError) -> None:
+        super().__init__(str(error))
+        self.error = error
+
+
+@dataclass
+class _Watch:
+    timeout: float | None
+    source: str = "--timeout"  # the setting the limit came from, for the message
+    shield_depth: int = 0
+    pending: Stopped | None = None
+
+    def on_signal(self, signum: int, frame: FrameType | None) -> None:
+        if signum == signal.SIGALRM:
+            stop = Stopped(RunTimeout(f"the run's time limit of {self.timeout:g} s was reached ({self.source})"))
+        else:
+            stop = Stopped(Interrupted(f"interrupted by {signal.Signals(signum).name}"))
+        if self.shield_depth:
+            self.pending = self.pending or stop
+            return
+        raise stop
+
+
+_active: _Watch | None = None
+
+
+@contextlib.contextmanager
+def watch(timeout: float | None, source: str = "--timeout") -> Iterator[None]:
+    """Turn SIGINT, SIGTERM and, after `timeout` seconds, SIGALRM into `Stopped` until the block ends."""
+    global _active
+    # Signal handlers are main-thread only. Inside another watch, its timer already runs: the run's
+    # limit counts from the outer one (the CLI starts it before it reads the setup files).
+    if threading.current_thread() is not threading.main_thread() or _active is not None:
+        yield
+        return
+    state = _Watch(timeout, source)
+    previous = {sig: signal.signal(sig, state.on_signal) for sig in (*SIGNALS, signal.SIGALRM)}
+    _active = state
+    try:
+        if timeout is not None:
+            signal.setitimer(signal.ITIMER_REAL, timeout)
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        _active = None
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
+@contextlib.contextmanager
+def shielded(final: bool = False) -> Iterator[None]:
+    """Hold back stops until the block is done; then raise the first one that came.
+
+    `final`: the block ends the run anyway (the summary, the revert), so a stop that came during
+    it is dropped rather than raised: the run's record is already written and must stay true.
+    """
+    state = _active
+    if state is None:
+        yield
+        return
+    state.shield_depth += 1
+    try:
+        yield
+    finally:
+        state.shield_depth -= 1
+        if state.shield_depth == 0 and state.pending is not None:
+            stop, state.pending = state.pending, None
+            if not final:
+                raise stop
