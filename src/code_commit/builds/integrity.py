@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from code_commit.config.settings import CONFIG_DIR
+from code_commit.git.config_files import global_git_files
 from code_commit.git.env import git_env
 from code_commit.git.ignore import GitLayout, find_git_layout, read_git_setup
 
@@ -274,33 +275,6 @@ def git_state(root: Path) -> dict[str, tuple[object, ...]]:
             continue
         state[name] = (done.returncode, hashlib.sha256(done.stdout).hexdigest())
     return state
-
-
-def global_git_files(root: Path) -> tuple[Path, ...]:
-    """The files outside `.git` that git reads for the project: the system and global configuration,
-    the global ignore and attributes files, the excludes and attributes files the configuration
-    names, and every file a configuration includes (`include.path`, `includeIf.*.path`; a team's
-    shared config is often a tracked file of the project). `*.py` in `~/.config/git/ignore` hides
-    every new Python file from `git status`; a `core.fsmonitor` in an included file runs a command."""
-    home = Path(os.path.expanduser("~"))
-    xdg = Path(os.environ.get("XDG_CONFIG_HOME") or home / ".config") / "git"
-    paths = [Path("/etc/gitconfig"), home / ".gitconfig", xdg / "config", xdg / "ignore", xdg / "attributes"]
-    paths += [Path(os.environ[v]) for v in ("GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM") if os.environ.get(v)]
-    try:
-        pattern = r"^core\.(excludesfile|attributesfile)$|^include\.path$|^includeif\..*\.path$"
-        named = _git(root, "config", "-z", "--show-origin", "--get-regexp", pattern).stdout
-    except (OSError, subprocess.TimeoutExpired):
-        named = b""
-    fields = [os.fsdecode(f) for f in named.split(b"\0")]
-    for origin, item in zip(fields[::2], fields[1::2], strict=False):  # "file:<path>", "<key>\n<value>"
-        key, _, value = item.partition("\n")
-        if not value or not origin.startswith("file:"):
-            continue
-        value = os.path.expanduser(value)
-        # An include's relative path is relative to the file that includes it; the others' to the root.
-        base = (root / origin[5:]).parent if key.startswith("include") else root
-        paths.append(Path(os.path.normpath(base / value)))
-    return tuple(dict.fromkeys(paths))
 
 
 def changed_paths(before: Fingerprint, after: Fingerprint) -> list[str]:

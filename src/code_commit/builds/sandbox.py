@@ -19,6 +19,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from code_commit.config.writable import writable_problem
 from code_commit.errors import BuildTampered, SetupError
 from code_commit.git.env import distrust, git_env, trusted_path
 
@@ -145,41 +146,6 @@ def probe(env: Mapping[str, str]) -> tuple[str | None, str]:
         said = done.stderr.decode("utf-8", "replace").strip()[-500:] or f"exit code {done.returncode}"
         return None, f"bubblewrap ({bwrap}) cannot create its sandbox here (bwrap said: {said}): {USERNS_FIX}"
     return bwrap, ""
-
-
-def writable_problem(path: str, root: Path, writable: Sequence[str] = ()) -> str | None:
-    """Why an extra writable path cannot be one, or None. It must be absolute (after ~), and neither
-    inside the project nor around it: either would make the project's protected files writable.
-    Nor may it lead through a symlink inside the project or inside another writable path
-    (`writable`, the whole list): a build can repoint such a link (`<cache>/pip -> /`), and bwrap,
-    which follows it, would bind wherever it points writable at the next build."""
-    expanded = Path(os.path.expanduser(path))
-    if not expanded.is_absolute():
-        return f"{path!r} is not an absolute path (or ~/...)"
-    real = Path(os.path.realpath(expanded))
-    project = Path(os.path.realpath(root))
-    if real == project or project in real.parents:
-        return f"{path!r} is inside the project, which is writable already (and agent-config/ never is)"
-    if real in project.parents:
-        return f"{path!r} contains the project: its protected files (.git, build.sh, agent-config/) would be writable"
-    places = [project, *(Path(os.path.realpath(os.path.expanduser(w))) for w in writable if w != path)]
-    for link in _symlinks_on(expanded):
-        if any(link == place or place in link.parents for place in places):
-            return f"{path!r} leads through {str(link)!r}, a symlink a build can change (inside a writable path)"
-    return None
-
-
-def _symlinks_on(path: Path) -> list[Path]:
-    """Each symlink met on the way to `path`, named by its real place (its folder resolved)."""
-    links: list[Path] = []
-    current = Path("/")
-    for part in Path(os.path.normpath(path)).parts[1:]:
-        candidate = current / part
-        if candidate.is_symlink() and len(links) < 40:  # the kernel's own bound on links followed
-            links.append(candidate)
-            candidate = Path(os.path.realpath(candidate))
-        current = candidate
-    return links
 
 
 def writable_paths(paths: Sequence[str]) -> tuple[Path, ...]:

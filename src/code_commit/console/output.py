@@ -27,13 +27,10 @@ import sys
 import time
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import Any, TextIO
 
 from code_commit.console.printable import visible
 from code_commit.logs.run_log import Redactor
-
-if TYPE_CHECKING:
-    from code_commit.llm.base import Usage
 
 
 @dataclass
@@ -211,10 +208,10 @@ class Console:
         """A piece of the model's answer has arrived (the provider's streaming callback)."""
         self.progress.received += len(text)
 
-    def spent(self, usage: Usage, cost_usd: float | None) -> None:
+    def spent(self, tokens_in: int, tokens_out: int, cost_usd: float | None) -> None:
         """The run's token and cost totals so far, for the status line (each call also gets a line)."""
-        self.progress.tokens_in = usage.all_input_tokens
-        self.progress.tokens_out = usage.output_tokens
+        self.progress.tokens_in = tokens_in
+        self.progress.tokens_out = tokens_out
         self.progress.cost_usd = cost_usd
         self.progress.received = 0
 

@@ -25,8 +25,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from code_commit.builds.integrity import global_git_files
 from code_commit.errors import SetupError
+from code_commit.git.config_files import global_git_files
 from code_commit.git.ignore import (
     GitSetup,
     IgnoreMatch,

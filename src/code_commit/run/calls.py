@@ -141,7 +141,8 @@ class Caller:
         log.write(call, "usage.txt", _usage_file(record))
         log.event(_usage_line(record))
         console.info(f"call {call}: {usage_summary(record.usage, record.cost_usd)}, {record.duration:.1f} s")
-        console.spent(total_usage(self.records), total_cost(self.records))
+        usage = total_usage(self.records)
+        console.spent(usage.all_input_tokens, usage.output_tokens, total_cost(self.records))
         console.detail(_prose(completion.text))  # -v
         if completion.stop_reason == "model_context_window_exceeded":
             raise ServiceError(
