@@ -13,7 +13,7 @@ from code_commit.rollup.selection import write_rollup
 from fakeapi import FakeAPI
 from support import git
 
-SAMPLE = Path(__file__).parent / "e2e_project"
+SAMPLE = Path(__file__).resolve().parents[1] / "e2e_project"
 STOCK = (SAMPLE / "inventory" / "stock.py").read_text()
 WRONG_FIX = STOCK.replace("self.items[name] = have + count", "self.items[name] = have")
 RIGHT_FIX = STOCK.replace("self.items[name] = have + count", "self.items[name] = have - count")

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from code_commit.llm.prompts import PROMPT_FILES
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 
 
 def test_wheel_contains_the_system_prompts_and_the_console_script(wheel: Path) -> None:

@@ -327,7 +327,7 @@ def path_without_bwrap(tmp_path: Path) -> Path:
 def test_a_real_python_projects_test_suite_passes_in_the_sandbox(
     tmp_path: Path, api: FakeAPI, cli, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    sample = Path(__file__).parent / "e2e_project"
+    sample = Path(__file__).resolve().parents[1] / "e2e_project"
     root = tmp_path / "inventory-project"
     shutil.copytree(sample, root)
     (root / "gitignore.template").rename(root / ".gitignore")

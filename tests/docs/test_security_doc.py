@@ -6,11 +6,11 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 PAGES = [ROOT / "SECURITY.md", ROOT / "README.md", ROOT / "CONTRIBUTING.md", *sorted((ROOT / "docs").glob("*.md"))]
 # A reference in backticks: `test_x.py`, `test_x.py::test_y`, `::test_y` (the file named before it on the
-# line), or the same with `tests/` in front.
-REFERENCE = re.compile(r"`(?:tests/)?(test_\w+\.py)?(?:::(test_\w+))?`")
+# line), or the same with its folder (`tests/run/`) in front, which must then be its folder.
+REFERENCE = re.compile(r"`(tests/(?:\w+/)*)?(test_\w+\.py)?(?:::(test_\w+))?`")
 
 
 def references(line: str) -> list[tuple[str, str | None]]:
@@ -18,21 +18,22 @@ def references(line: str) -> list[tuple[str, str | None]]:
     found = []
     current = None
     for match in REFERENCE.finditer(line):
-        if not match.group(1) and not match.group(2):
+        folder, file, test = match.groups()
+        if not file and not test:
             continue  # an empty pair of backticks
-        current = match.group(1) or current  # "`::test_x`" continues the file named before it
-        assert current, f"no file for ::{match.group(2)} in: {line}"
-        found.append((current, match.group(2)))
+        current = (folder or "") + file if file else current  # "`::test_x`" continues the file named before it
+        assert current, f"no file for ::{test} in: {line}"
+        found.append((current, test))
     return found
 
 
 def test_a_shorthand_reference_takes_the_file_named_before_it_on_its_line() -> None:
-    line = "| x | `test_a.py::test_one`, `::test_two`, `tests/test_b.py`, `::test_three` |"
+    line = "| x | `test_a.py::test_one`, `::test_two`, `tests/run/test_b.py`, `::test_three` |"
     assert references(line) == [
         ("test_a.py", "test_one"),
         ("test_a.py", "test_two"),
-        ("test_b.py", None),
-        ("test_b.py", "test_three"),
+        ("tests/run/test_b.py", None),
+        ("tests/run/test_b.py", "test_three"),
     ]
 
 
@@ -50,9 +51,11 @@ def test_every_test_named_in_the_docs_exists() -> None:
         for line in page.read_text().splitlines():
             named.update(references(line))
     assert len({name for name in named if name[1]}) > 100  # SECURITY.md alone names well over a hundred
+    files = {path.name: path for path in (ROOT / "tests").rglob("test_*.py")}
     missing = []
     for file, test in sorted(named, key=str):
-        path = ROOT / "tests" / file
-        if not path.is_file() or (test and not re.search(rf"^def {test}\(", path.read_text(), re.MULTILINE)):
+        path = ROOT / file if "/" in file else files.get(file)
+        found = path is not None and path.is_file()
+        if not found or (test and not re.search(rf"^def {test}\(", path.read_text(), re.MULTILINE)):
             missing.append(f"{file}::{test}" if test else file)
     assert missing == []

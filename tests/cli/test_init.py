@@ -16,7 +16,7 @@ from code_commit.config.settings import Settings, load_settings
 
 from support import TEST_KEY
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 
 
 def mode(path: Path) -> int:

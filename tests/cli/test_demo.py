@@ -15,7 +15,7 @@ import pytest
 
 from support import git
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 DEMO = REPO / "src" / "code_commit" / "cli" / "demo"
 
 

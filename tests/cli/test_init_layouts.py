@@ -28,7 +28,7 @@ from code_commit.rollup.selection import write_rollup
 
 from shaped_projects import own_share
 
-FIXTURES = Path(__file__).resolve().parent / "fixtures"
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 VENV_BIN = Path(sys.executable).parent
 
 

@@ -23,7 +23,7 @@ from code_commit.errors import SetupError
 from code_commit.rollup import selection as rollup_module
 from code_commit.rollup.selection import DEFAULT_MAX_FILE_SIZE, command, write_rollup
 
-REPO_ROOT = Path(__file__).resolve().parents[1]
+REPO_ROOT = Path(__file__).resolve().parents[2]
 VENV_BIN = Path(sys.executable).parent
 OUTPUT = "agent-config/codeRollup.txt"
 

@@ -14,7 +14,7 @@ from code_commit.errors import EXIT_CODES
 
 from support import Project
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.mark.parametrize(

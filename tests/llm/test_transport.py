@@ -228,7 +228,7 @@ def test_x_should_retry_false_is_obeyed(project: Project, api: FakeAPI, cli) -> 
 
 
 def test_the_usage_docs_retry_rules_say_what_x_should_retry_does() -> None:
-    usage = (Path(__file__).resolve().parents[1] / "docs" / "usage.md").read_text()
+    usage = (Path(__file__).resolve().parents[2] / "docs" / "usage.md").read_text()
     retries = usage[usage.index("**Retries.**") : usage.index("**Cut-off answers.**")]
     assert "`x-should-retry: false` is not\nretried, 5xx included" in retries
 

@@ -28,7 +28,7 @@ from code_commit.apply.journal import MANIFEST, recover
 
 REPETITIONS = int(os.environ.get("KILL_TEST_REPETITIONS", "60"))
 SEED = int(os.environ.get("KILL_TEST_SEED", "20261122"))
-CHILD = Path(__file__).with_name("kill_child.py")
+CHILD = Path(__file__).resolve().parents[1] / "kill_child.py"
 
 
 @dataclass(frozen=True)

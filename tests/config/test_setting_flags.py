@@ -75,7 +75,7 @@ def test_a_bad_rollup_option_names_its_setting_and_where_it_came_from(project: P
 
 
 def test_each_setting_flag_is_in_the_docs_flags_table_with_its_setting() -> None:
-    page = (Path(__file__).resolve().parents[1] / "docs" / "configuration.md").read_text()
+    page = (Path(__file__).resolve().parents[2] / "docs" / "configuration.md").read_text()
     rows = page.split("## Commands and flags", 1)[1].split("\n## ", 1)[0].splitlines()
     for f in FLAGGED:
         (row,) = [row for row in rows if re.match(rf"\| `{flag(f)}[ `]", row)]
@@ -85,7 +85,7 @@ def test_each_setting_flag_is_in_the_docs_flags_table_with_its_setting() -> None
 def test_each_setting_s_default_in_the_docs_is_its_declared_default() -> None:
     from code_commit.cli.config_report import toml_value
 
-    page = (Path(__file__).resolve().parents[1] / "docs" / "configuration.md").read_text()
+    page = (Path(__file__).resolve().parents[2] / "docs" / "configuration.md").read_text()
     rows = page.split("## Settings", 1)[1].split("\n## ", 1)[0].splitlines()
     for f in dataclasses.fields(Settings):
         if f.name == "model":
@@ -99,7 +99,7 @@ ROLLUP_OPTIONS = {"rollup_budget": "rollup --budget", "rollup_max_file_size": "r
 
 
 def test_each_setting_s_row_in_the_docs_names_its_variable_and_its_flag() -> None:
-    page = (Path(__file__).resolve().parents[1] / "docs" / "configuration.md").read_text()
+    page = (Path(__file__).resolve().parents[2] / "docs" / "configuration.md").read_text()
     rows = page.split("## Settings", 1)[1].split("\n## ", 1)[0].splitlines()
     for f in dataclasses.fields(Settings):
         (row,) = [row for row in rows if row.startswith(f"| `{f.name}` |")]

@@ -15,7 +15,7 @@ from code_commit.cli.app import app
 from code_commit.config.settings import Settings
 from code_commit.run.summary import RunSummary
 
-DOCS = Path(__file__).resolve().parents[1] / "docs"
+DOCS = Path(__file__).resolve().parents[2] / "docs"
 
 
 def table_rows(page: str, heading: str) -> str:
