@@ -22,11 +22,12 @@ ERROR_LINES = 40
 DRIVER = """
 import sys
 from pathlib import Path
-from code_commit.builds.runner import output_for_prompt, run_build
-from code_commit.logs.run_log import Redactor
+from code_commit.builds.output import output_for_prompt
+from code_commit.builds.runner import run_build
+from code_commit.config.redaction import Redactor
 root = Path(sys.argv[1])
 result = run_build(root, root / "build.txt", Redactor.of(["sk-bench-secret-0123456789"]), 600)
-text = output_for_prompt(result, 60000)
+text = output_for_prompt(result.output, 60000)
 (root / "prompt.txt").write_text(text)
 """
 
@@ -55,7 +56,7 @@ def run(repeat: int, megabytes: int = MEGABYTES) -> list[Row]:
 
 
 def _row(repeat: int, megabytes: int, kind: str) -> Row:
-    from code_commit.builds.runner import LOG_CAP
+    from code_commit.builds.output import LOG_CAP
 
     with tempfile.TemporaryDirectory(prefix="bench-build-") as tmp:
         root = Path(tmp)

@@ -23,11 +23,10 @@ from pathlib import Path
 
 import pytest
 
-from code_commit.builds.gate import not_dumpable
 from code_commit.builds.integrity import Fingerprint, changed_paths, protected_paths
 from code_commit.builds.runner import run_build
 from code_commit.builds.sandbox import BUBBLEWRAP, choose, policy, wrap
-from code_commit.logs.run_log import Redactor
+from code_commit.config.redaction import Redactor
 
 from fakeapi import FakeAPI
 from support import TEST_KEY, Project, git
@@ -499,16 +498,6 @@ def test_without_the_sandbox_a_same_user_build_cannot_read_the_runs_environment(
         assert "KEYFILE-READABLE" in output  # what off mode leaves within reach
     finally:
         shutil.rmtree(base)
-
-
-def test_not_dumpable_is_undone_when_the_run_ends() -> None:
-    import ctypes
-
-    get_dumpable = ctypes.CDLL(None).prctl
-    assert get_dumpable(3, 0, 0, 0, 0) == 1
-    with not_dumpable():
-        assert get_dumpable(3, 0, 0, 0, 0) == 0
-    assert get_dumpable(3, 0, 0, 0, 0) == 1
 
 
 # --- settings, `config`, `apply --build`, and when the probe runs ---

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from code_commit.run.workspace import ProjectLock
+from code_commit.run.lock import ProjectLock
 
 from fakeapi import FakeAPI
 from support import TEST_KEY, Project, git

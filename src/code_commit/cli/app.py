@@ -450,7 +450,7 @@ def recover(ctx: typer.Context) -> None:
     def action(console: Any) -> int:
         from code_commit.apply.journal import recover as undo_interrupted
         from code_commit.config.settings import CONFIG_DIR, load_settings
-        from code_commit.run.workspace import ProjectLock
+        from code_commit.run.lock import ProjectLock
 
         root = _project_root(console)[0]
         settings = load_settings(root, flags=flags).settings

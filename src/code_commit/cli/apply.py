@@ -23,6 +23,7 @@ from code_commit.apply.transaction import PlanRefused, apply_plan
 from code_commit.builds.gate import checked_build
 from code_commit.builds.runner import BuildResult
 from code_commit.builds.sandbox import Sandbox, choose
+from code_commit.config.redaction import Redactor
 from code_commit.config.secrets import collect_secrets
 from code_commit.config.settings import CONFIG_DIR, Flags, Settings, answer_byte_cap, load_settings, run_time_limit
 from code_commit.console.output import Console, to_stdout
@@ -35,7 +36,7 @@ from code_commit.files.private import make_private_dirs
 from code_commit.guard.policy import Guard, check_git_index
 from code_commit.llm.transport import MAX_CONTINUATIONS
 from code_commit.logs.folder import SUMMARY_FILE
-from code_commit.logs.run_log import Redactor, RunLog
+from code_commit.logs.run_log import RunLog
 from code_commit.run import stops
 from code_commit.run.session import Session, checked_plan, session
 from code_commit.run.summary import plain

@@ -16,12 +16,13 @@ from pathlib import Path
 from typing import TextIO
 
 from code_commit.answer.plan import Plan
+from code_commit.config.redaction import Redactor
 from code_commit.config.settings import Settings
 from code_commit.console.output import Console
 from code_commit.console.printable import visible
 from code_commit.console.terminal import GONE, Keys, colour_wanted
 from code_commit.errors import AllRejected, AnswerRefused, Interrupted
-from code_commit.logs.run_log import Redactor, RunLog
+from code_commit.logs.run_log import RunLog
 from code_commit.review.diffs import change_diff, file_header, hunk_diff, patch_of, plan_changes_on_disk, write_patch
 from code_commit.review.hunks import FileChange, file_change, partial_plan
 

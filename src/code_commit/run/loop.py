@@ -20,8 +20,10 @@ from pathlib import Path
 from code_commit.answer.plan import Plan
 from code_commit.apply.transaction import apply_plan
 from code_commit.builds.gate import checked_build
-from code_commit.builds.runner import BuildResult, output_for_prompt
+from code_commit.builds.output import output_for_prompt
+from code_commit.builds.runner import BuildResult
 from code_commit.builds.sandbox import Sandbox, choose
+from code_commit.config.redaction import Redactor
 from code_commit.config.secrets import collect_secrets
 from code_commit.config.settings import ApiKey, Settings, answer_byte_cap, run_time_limit
 from code_commit.console.output import Console
@@ -36,7 +38,7 @@ from code_commit.llm.endpoint import Endpoint
 from code_commit.llm.prompts import Feedback, Prompt, SystemPrompts, initial_prompt, load_system_prompts, repair_prompt
 from code_commit.llm.transport import ANSWER_TOO_LARGE, MAX_CONTINUATIONS
 from code_commit.logs.folder import SUMMARY_FILE
-from code_commit.logs.run_log import Redactor, RunLog, internal_error
+from code_commit.logs.run_log import RunLog, internal_error
 from code_commit.review.diffs import change_diff, patch_of, plan_changes_on_disk, write_patch
 from code_commit.review.interactive import Approved, approve
 from code_commit.run import stops
@@ -194,7 +196,7 @@ def repair_loop(run: RunContext) -> None:
             outcome.passed = True
             return
         console.info(f"build fails: {result.describe()}")
-        state.feedback = Feedback(output_for_prompt(result, settings.build_output_cap) + approved.note)
+        state.feedback = Feedback(output_for_prompt(result.output, settings.build_output_cap) + approved.note)
     if outcome.last_build is None:
         console.info(f"no answer could be applied: all {calls} were refused, so no build ran")
     else:

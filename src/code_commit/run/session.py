@@ -24,15 +24,16 @@ from code_commit.answer.caret_blocks import parse_answer
 from code_commit.answer.plan import Plan, Problem
 from code_commit.apply.journal import recover
 from code_commit.apply.transaction import MatchLimits, PlanRefused, plan_changes
-from code_commit.builds.gate import not_dumpable
+from code_commit.config.redaction import Redactor, redacted_logging
 from code_commit.config.settings import Settings
 from code_commit.console.output import Console
 from code_commit.errors import AnswerRefused, CodeCommitError, error_of
 from code_commit.guard.policy import Guard
 from code_commit.logs.folder import LOGS_DIR
-from code_commit.logs.run_log import Redactor, RunLog, internal_error, prune_runs, redacted_logging
+from code_commit.logs.run_log import RunLog, internal_error, prune_runs
 from code_commit.run import stops
-from code_commit.run.workspace import ProjectLock
+from code_commit.run.hardening import not_dumpable
+from code_commit.run.lock import ProjectLock
 
 
 @dataclass
