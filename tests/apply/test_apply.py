@@ -21,18 +21,10 @@ import pytest
 from code_commit.answer.caret_blocks import DeleteFile, EditFile, Replacement, WriteFile
 from code_commit.answer.match.finding import Lines
 from code_commit.answer.match.mismatch import EXPLAINED_FAILURES
+from code_commit.answer.plan import ApplyFailed, Change, Plan, Problem
+from code_commit.answer.planning import MatchLimits, MatchWork, PlanRefused, plan_changes
 from code_commit.apply.journal import CONFLICTS, MANIFEST, recover
-from code_commit.apply.transaction import (
-    ApplyFailed,
-    Change,
-    MatchLimits,
-    MatchWork,
-    Plan,
-    PlanRefused,
-    Problem,
-    apply_plan,
-    plan_changes,
-)
+from code_commit.apply.transaction import apply_plan
 from code_commit.errors import AnswerRefused, RestoreFailed
 from code_commit.files import confined as tree_module
 from code_commit.git.ignore import GitSetup

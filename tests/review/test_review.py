@@ -17,7 +17,9 @@ from pathlib import Path
 import pytest
 
 from code_commit.answer.caret_blocks import DeleteFile, WriteFile
-from code_commit.apply.transaction import Plan, apply_plan, plan_changes
+from code_commit.answer.plan import Plan
+from code_commit.answer.planning import plan_changes
+from code_commit.apply.transaction import apply_plan
 from code_commit.config.redaction import Redactor
 from code_commit.config.settings import Settings
 from code_commit.console import terminal

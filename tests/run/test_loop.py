@@ -262,7 +262,7 @@ def test_a_file_an_answer_failed_to_create_is_not_the_runs_to_overwrite_later(
 ) -> None:
     """After a failed (rolled back) apply, its new files are not "created by this run": when the
     build later leaves an untracked file there, an answer may not overwrite it unseen."""
-    from code_commit.apply.transaction import ApplyFailed
+    from code_commit.answer.plan import ApplyFailed
     from code_commit.run import loop as run_module
 
     real, calls = run_module.apply_plan, []

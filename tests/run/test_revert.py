@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from code_commit.apply.transaction import ApplyFailed, Change, Plan
+from code_commit.answer.plan import ApplyFailed, Change, Plan
 from code_commit.config.redaction import Redactor
 from code_commit.run.revert import Originals
 

@@ -75,5 +75,3 @@ def checked_build(
         raise BuildTampered(changed)
     _LAST_AFTER[run_folder] = after
     return result
-
-

@@ -19,7 +19,8 @@ from pathlib import Path
 
 from code_commit.answer.applydir import looks_like_json
 from code_commit.answer.plan import Plan, Problem
-from code_commit.apply.transaction import PlanRefused, apply_plan
+from code_commit.answer.planning import PlanRefused, checked_plan
+from code_commit.apply.transaction import apply_plan
 from code_commit.builds.gate import checked_build
 from code_commit.builds.runner import BuildResult
 from code_commit.builds.sandbox import Sandbox, choose
@@ -38,7 +39,7 @@ from code_commit.llm.transport import MAX_CONTINUATIONS
 from code_commit.logs.folder import SUMMARY_FILE
 from code_commit.logs.run_log import RunLog
 from code_commit.run import stops
-from code_commit.run.session import Session, checked_plan, session
+from code_commit.run.session import Session, session
 from code_commit.run.summary import plain
 from code_commit.run.workspace import build_script_problems, config_dir_problems, gitignore_problems
 

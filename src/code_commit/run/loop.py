@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from code_commit.answer.plan import Plan
+from code_commit.answer.planning import checked_plan
 from code_commit.apply.transaction import apply_plan
 from code_commit.builds.gate import checked_build
 from code_commit.builds.output import output_for_prompt
@@ -46,7 +47,7 @@ from code_commit.run.calls import Caller, CallMeter, check_fits, report_totals
 from code_commit.run.outcome import Outcome, RunOptions, Service
 from code_commit.run.preflight import untracked_in_rollup, untracked_warning
 from code_commit.run.revert import Originals
-from code_commit.run.session import Session, checked_plan, session
+from code_commit.run.session import Session, session
 from code_commit.run.summary import summarize
 from code_commit.run.workspace import Workspace
 

@@ -8,8 +8,6 @@ any other exception (a bug, a full disk, a record that cannot be written) an `In
 9) with its traceback in the run folder, never exit 1, which reads as "the build still fails". The
 record is written with it, and then that error is raised for the command's last line of defence
 (`cli._guarded`) to say; an error before the folder exists (the lock, say) is the command's alone.
-
-And one function for both commands: answer text -> a checked plan (parse, guard, plan).
 """
 
 from __future__ import annotations
@@ -19,16 +17,11 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from code_commit.answer.applydir import parse_applydir
-from code_commit.answer.caret_blocks import parse_answer
-from code_commit.answer.plan import Plan, Problem
 from code_commit.apply.journal import recover
-from code_commit.apply.transaction import MatchLimits, PlanRefused, plan_changes
 from code_commit.config.redaction import Redactor, redacted_logging
 from code_commit.config.settings import Settings
 from code_commit.console.output import Console
-from code_commit.errors import AnswerRefused, CodeCommitError, error_of
-from code_commit.guard.policy import Guard
+from code_commit.errors import CodeCommitError, error_of
 from code_commit.logs.folder import LOGS_DIR
 from code_commit.logs.run_log import RunLog, internal_error, prune_runs
 from code_commit.run import stops
@@ -90,26 +83,3 @@ def session(
                     if current.error is None:  # else the first error, which explains the session, stands
                         current.error = internal_error(exc, log.folder, redact)
                         raise current.error from exc
-
-
-def checked_plan(
-    root: Path,
-    text: str,
-    settings: Settings,
-    *,
-    fmt: str = "caret",
-    guard: Guard | None = None,
-    need_edits: bool = False,
-) -> Plan:
-    """Answer text (`fmt`: "caret", the ^^^ blocks, or "json", applydir's) parsed, guarded and planned.
-    Raises `PlanRefused` (an `AnswerRefused`), one problem per reason, if any part of it cannot be
-    applied, or, with `need_edits`, if it has no edit at all (prose alone is no answer to apply)."""
-    try:
-        edits = parse_applydir(text) if fmt == "json" else parse_answer(text)
-    except AnswerRefused as refusal:
-        raise PlanRefused([Problem("malformed", reason) for reason in refusal.reasons]) from refusal
-    if need_edits and not edits:
-        what = "entries" if fmt == "json" else "^^^ blocks"
-        raise PlanRefused([Problem("empty", f"the answer has no {what}, so there is nothing to apply")])
-    guard = guard or Guard(root, settings.protected_patterns)
-    return plan_changes(root, edits, guard, allow_delete=settings.allow_delete, limits=MatchLimits.of(settings))
