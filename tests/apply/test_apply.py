@@ -27,7 +27,7 @@ from code_commit.apply.journal import CONFLICTS, MANIFEST, recover
 from code_commit.apply.transaction import apply_plan
 from code_commit.errors import AnswerRefused, RestoreFailed
 from code_commit.files import confined as tree_module
-from code_commit.git.ignore import GitSetup
+from code_commit.git.layout import GitSetup
 from code_commit.guard.policy import Guard
 
 CALLS = ("mkdir", "open", "write", "fsync", "fchmod", "rename", "link", "unlink", "rmdir", "syncfs")

@@ -24,7 +24,7 @@ from pathlib import Path
 from code_commit.config.settings import CONFIG_DIR
 from code_commit.git.config_files import global_git_files
 from code_commit.git.env import git_env
-from code_commit.git.ignore import GitLayout, find_git_layout, read_git_setup
+from code_commit.git.layout import GitLayout, find_git_layout, read_git_setup
 
 ROOT_FILES = ("build.sh", "codeRollup.sh")
 GIT_FILES = (".gitignore", ".gitattributes", ".gitmodules")  # anywhere in the tree

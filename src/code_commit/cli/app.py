@@ -380,8 +380,9 @@ def config(
     def action(console: Any) -> int:
         from code_commit.builds.sandbox import preview
         from code_commit.cli.config_report import as_json, report
+        from code_commit.config.keys import key_is_optional, resolve_api_key
         from code_commit.config.secrets import collect_secrets
-        from code_commit.config.settings import key_is_optional, load_settings, resolve_api_key
+        from code_commit.config.settings import load_settings
 
         root = _project_root(console)[0]
         loaded = load_settings(root, flags=flags)

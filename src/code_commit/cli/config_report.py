@@ -11,8 +11,9 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+from code_commit.config.keys import ApiKey
 from code_commit.config.redaction import censor
-from code_commit.config.settings import CONFIG_DIR, CONFIG_FILE, ENV_PREFIX, ApiKey, LoadedSettings, Settings
+from code_commit.config.settings import CONFIG_DIR, CONFIG_FILE, ENV_PREFIX, LoadedSettings, Settings
 
 HEADER = f"""\
 # code-commit settings for this project ({CONFIG_DIR}/{CONFIG_FILE}).

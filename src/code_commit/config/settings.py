@@ -17,8 +17,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from code_commit.credentials import KEY_ENV, KEY_FILES
+from code_commit.credentials import KEY_ENV
 from code_commit.errors import SetupError
+from code_commit.files.regular import read_setup_file
 
 CONFIG_DIR = "agent-config"
 CONFIG_FILE = "config.toml"
@@ -27,7 +28,6 @@ ENV_PREFIX = "CODE_COMMIT_"
 # The one place the default model is named: a current Sonnet-class id the installed SDK knows.
 DEFAULT_MODEL = "claude-sonnet-5-5"
 
-MIN_KEY_LENGTH = 8
 ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 PROMPT_ORDERS = ("spec", "cache")
 SANDBOX_MODES = ("auto", "require", "off")  # builds/sandbox.py: what each means
@@ -259,7 +259,7 @@ def load_settings(root: Path, env: Mapping[str, str] | None = None, flags: Flags
     hints = typing.get_type_hints(Settings)
 
     path = config_path(root)
-    raw = _read_setup_file(path, "the settings file")
+    raw = read_setup_file(path, "the settings file")
     if raw is not None:
         import tomllib  # only when there is a file to read: it costs ~10 ms of every start
 
@@ -434,64 +434,3 @@ def _validate(settings: Settings, sources: dict[str, str], root: Path) -> None:
             problem = pattern_problem(pattern)
             if problem:
                 raise bad(name, f"the pattern {pattern!r} can never match anything: {problem}")
-
-
-@dataclass(frozen=True)
-class ApiKey:
-    value: str
-    source: str  # where it came from, for messages: never the key itself
-
-    def __repr__(self) -> str:  # keeps the key out of tracebacks and debug output
-        return f"ApiKey(source={self.source!r})"
-
-
-def key_is_optional(settings: Settings, env: Mapping[str, str]) -> bool:
-    """Only an OpenAI-compatible server of the user's choosing (llama.cpp, Ollama) may need no key;
-    the default endpoint of either provider always does."""
-    return settings.provider == "openai" and bool(settings.base_url or env.get("OPENAI_BASE_URL"))
-
-
-def resolve_api_key(root: Path, provider: str, env: Mapping[str, str] | None = None, optional: bool = False) -> ApiKey:
-    """The key from the provider's environment variable, else from its file in agent-config/.
-
-    optional: with neither, return an empty key (sent as no key at all) instead of failing."""
-    env = os.environ if env is None else env
-    var = KEY_ENV[provider]
-    key_file = root / CONFIG_DIR / KEY_FILES[provider]
-    raw = None if env.get(var, "").strip() else _read_setup_file(key_file, "the key file")
-    if env.get(var, "").strip():
-        key = ApiKey(env[var].strip(), f"environment variable {var}")
-    elif raw is not None:
-        try:
-            text = raw.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            raise SetupError(f"cannot read the key file {key_file}: {exc}") from exc
-        key = ApiKey(text.strip(), f"key file {CONFIG_DIR}/{KEY_FILES[provider]}")
-        if not key.value:
-            raise SetupError(f"the key file {key_file} is empty. Put your {provider} API key in it.")
-    elif optional:
-        return ApiKey("", f"no key configured (neither {var} nor {CONFIG_DIR}/{KEY_FILES[provider]})")
-    else:
-        raise SetupError(
-            f"no API key configured for {provider}. Set {var}, or write the key to "
-            f"{CONFIG_DIR}/{KEY_FILES[provider]} (agent-config/ is git-ignored)."
-        )
-    if len(key.value) < MIN_KEY_LENGTH or any(ch.isspace() or ord(ch) < 32 for ch in key.value):
-        raise SetupError(
-            f"the API key from {key.source} does not look like a key: it must be at least "
-            f"{MIN_KEY_LENGTH} characters with no spaces or control characters."
-        )
-    return key
-
-
-def _read_setup_file(path: Path, what: str) -> bytes | None:
-    """A setup file's bytes, None if there is none; SetupError naming the path for anything but a
-    regular file (a FIFO there would block a plain open forever) or a file that cannot be read."""
-    from code_commit.files.regular import read_regular
-
-    try:
-        return read_regular(path)
-    except (FileNotFoundError, NotADirectoryError):
-        return None
-    except OSError as exc:
-        raise SetupError(f"cannot read {what} {path}: {exc.strerror}; replace it with a regular file.") from exc

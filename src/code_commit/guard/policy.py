@@ -27,15 +27,8 @@ from pathlib import Path
 
 from code_commit.errors import SetupError
 from code_commit.git.config_files import global_git_files
-from code_commit.git.ignore import (
-    GitSetup,
-    IgnoreMatch,
-    IgnoreRules,
-    ProtectedPatterns,
-    find_git_layout,
-    fold,
-    read_git_setup,
-)
+from code_commit.git.ignore import IgnoreMatch, IgnoreRules, ProtectedPatterns, fold
+from code_commit.git.layout import GitSetup, find_git_layout, read_git_setup
 
 MAX_SEGMENT_BYTES = 255
 MAX_PATH_BYTES = 4096

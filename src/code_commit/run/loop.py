@@ -24,9 +24,10 @@ from code_commit.builds.gate import checked_build
 from code_commit.builds.output import output_for_prompt
 from code_commit.builds.runner import BuildResult
 from code_commit.builds.sandbox import Sandbox, choose
+from code_commit.config.keys import ApiKey
 from code_commit.config.redaction import Redactor
 from code_commit.config.secrets import collect_secrets
-from code_commit.config.settings import ApiKey, Settings, answer_byte_cap, run_time_limit
+from code_commit.config.settings import Settings, answer_byte_cap, run_time_limit
 from code_commit.console.output import Console
 from code_commit.console.plural import count
 from code_commit.console.terminal import unattended

@@ -8,7 +8,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from code_commit.config.settings import CONFIG_DIR, CONFIG_FILE, ApiKey, Settings, key_is_optional, resolve_api_key
+from code_commit.config.keys import ApiKey, key_is_optional, resolve_api_key
+from code_commit.config.settings import CONFIG_DIR, CONFIG_FILE, Settings
 from code_commit.credentials import KEY_FILES
 from code_commit.errors import SetupError
 from code_commit.files.regular import SPECIAL, NotRegularFile, read_regular
