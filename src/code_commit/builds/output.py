@@ -16,7 +16,7 @@ from pathlib import Path
 
 from code_commit.config.redaction import Redactor
 from code_commit.config.settings import Settings
-from code_commit.files.private import open_private
+from code_commit.files.owner_only import open_private
 
 CHUNK = 1 << 16  # characters of the log's tail joined into one piece; bytes of the pipe read at once
 

@@ -236,7 +236,7 @@ def main_command(
     def action(console: Any) -> int:
         from code_commit.config.settings import load_settings, run_time_limit
         from code_commit.console.terminal import unattended
-        from code_commit.run import stops
+        from code_commit.run import signals
         from code_commit.run.workspace import check_setup
 
         root, found = _project_root(console)
@@ -249,7 +249,7 @@ def main_command(
 
             require_terminal(loaded.sources["review"])
         # The run's time limit covers reading its setup files too.
-        with stops.watch(*run_time_limit(settings, unattended())):
+        with signals.watch(*run_time_limit(settings, unattended())):
             try:
                 workspace, key = check_setup(root, settings, os.environ)
             except SetupError as exc:

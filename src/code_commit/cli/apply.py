@@ -33,12 +33,12 @@ from code_commit.console.printable import visible
 from code_commit.console.terminal import unattended
 from code_commit.errors import AnswerRefused, CodeCommitError, SetupError, exit_code_for
 from code_commit.exits import EXIT, outcome_name
-from code_commit.files.private import make_private_dirs
+from code_commit.files.owner_only import make_private_dirs
 from code_commit.guard.policy import Guard, check_git_index
 from code_commit.llm.transport import MAX_CONTINUATIONS
-from code_commit.logs.folder import SUMMARY_FILE
+from code_commit.logs.run_folder import SUMMARY_FILE
 from code_commit.logs.run_log import RunLog
-from code_commit.run import stops
+from code_commit.run import signals
 from code_commit.run.session import Session, session
 from code_commit.run.summary import plain
 from code_commit.run.workspace import build_script_problems, config_dir_problems, gitignore_problems
@@ -118,7 +118,7 @@ def command(
             raise SetupError("\n".join(problems))
     # The time limit (--timeout; unattended_timeout without a terminal) covers reading the answer too:
     # `agent | code-commit apply -` must not wait for ever on an agent that never closes its output.
-    with stops.watch(*run_time_limit(settings, unattended())):
+    with signals.watch(*run_time_limit(settings, unattended())):
         check_git_index(root)
         # Probed only when a build will run: `require` without a working sandbox is exit 2, before any write.
         sandbox = choose(settings.sandbox, root=root) if build else None
@@ -175,7 +175,7 @@ def _apply(
         console.warn(warning)
     if plan is not None:
         try:
-            with stops.shielded():  # a signal waits until the apply is complete (or rolled back)
+            with signals.shielded():  # a signal waits until the apply is complete (or rolled back)
                 apply_plan(root, plan, log.path(1, "journal"))
         except AnswerRefused as failure:
             report.problems = tuple(Problem("apply_failed", reason) for reason in failure.reasons)

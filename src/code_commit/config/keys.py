@@ -11,7 +11,7 @@ from pathlib import Path
 from code_commit.config.settings import CONFIG_DIR, Settings
 from code_commit.credentials import KEY_ENV, KEY_FILES
 from code_commit.errors import SetupError
-from code_commit.files.regular import read_setup_file
+from code_commit.files.setup_files import read_setup_file
 
 MIN_KEY_LENGTH = 8
 

@@ -19,7 +19,7 @@ from typing import Any
 
 from code_commit.credentials import KEY_ENV
 from code_commit.errors import SetupError
-from code_commit.files.regular import read_setup_file
+from code_commit.files.setup_files import read_setup_file
 
 CONFIG_DIR = "agent-config"
 CONFIG_FILE = "config.toml"
@@ -415,7 +415,7 @@ def _validate(settings: Settings, sources: dict[str, str], root: Path) -> None:
     if settings.sandbox not in SANDBOX_MODES:
         raise bad("sandbox", f"must be one of {', '.join(SANDBOX_MODES)}, not {settings.sandbox!r}")
     if settings.sandbox_writable:
-        from code_commit.config.writable import writable_problem
+        from code_commit.config.sandbox_writable import writable_problem
     for path in settings.sandbox_writable:
         problem = writable_problem(path, root, settings.sandbox_writable)
         if problem:

@@ -34,7 +34,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from code_commit.files.regular import SPECIAL, NotRegularFile, read_regular
+from code_commit.files.setup_files import SPECIAL, NotRegularFile, read_regular
 from code_commit.git.env import GIT_TIMEOUT, git_env
 from code_commit.git.layout import find_git_layout
 

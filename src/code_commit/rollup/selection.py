@@ -73,7 +73,7 @@ from code_commit.console.plural import count
 from code_commit.credentials import KEY_FILES
 from code_commit.errors import SetupError
 from code_commit.exits import EXIT
-from code_commit.files.private import FILE_MODE, make_private_dirs
+from code_commit.files.owner_only import FILE_MODE, make_private_dirs
 from code_commit.git.env import git_env
 from code_commit.llm.catalog import CHARS_PER_TOKEN_HIGH_ESTIMATE, tokens_at_most
 from code_commit.rollup.rules import Kind, excluded_by_content, excluded_by_name, kind_of

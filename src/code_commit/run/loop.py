@@ -3,7 +3,7 @@ the run around it: the setup checks, then the loop in a `session.session` (lock,
 
 Control flow by exceptions: a refused answer is `AnswerRefused` (it uses up the attempt and
 its reasons become the next prompt's feedback); anything that ends the run early is a
-`CodeCommitError` (or a `stops.Stopped` from a signal or the time limit), which the session
+`CodeCommitError` (or a `signals.Stopped` from a signal or the time limit), which the session
 records, so every ending gets the same record and exit code. Any other exception is a bug or the
 environment failing (a full disk): the session records it as an `InternalError` (exit 9), with
 its traceback in the run folder, and the record is still written.
@@ -39,12 +39,12 @@ from code_commit.llm.catalog import Budget, load_catalog
 from code_commit.llm.endpoint import Endpoint
 from code_commit.llm.prompts import Feedback, Prompt, SystemPrompts, initial_prompt, load_system_prompts, repair_prompt
 from code_commit.llm.transport import ANSWER_TOO_LARGE, MAX_CONTINUATIONS
-from code_commit.logs.folder import SUMMARY_FILE
+from code_commit.logs.run_folder import SUMMARY_FILE
 from code_commit.logs.run_log import RunLog, internal_error
 from code_commit.review.diffs import change_diff, patch_of, plan_changes_on_disk, write_patch
 from code_commit.review.interactive import Approved, approve
-from code_commit.run import stops
-from code_commit.run.calls import Caller, CallMeter, check_fits, report_totals
+from code_commit.run import signals
+from code_commit.run.model_calls import Caller, CallMeter, check_fits, report_totals
 from code_commit.run.outcome import Outcome, RunOptions, Service
 from code_commit.run.preflight import untracked_in_rollup, untracked_warning
 from code_commit.run.revert import Originals
@@ -173,7 +173,7 @@ def execute(
             caller = Caller(provider, model, meter, settings, outcome.calls)
             run = RunContext(workspace, settings, system, caller, current.log, console, outcome, sandbox, state)
             (dry_run if options.dry_run else repair_loop)(run)
-    except (CodeCommitError, stops.Stopped) as exc:
+    except (CodeCommitError, signals.Stopped) as exc:
         if outcome.log_dir is None:  # no folder yet (setup, lock); later, the record is written and stands
             outcome.error = error_of(exc)
             outcome.duration = time.monotonic() - started
@@ -225,7 +225,7 @@ def apply_answer(run: RunContext, completion: Completion, call: int) -> Approved
     try:
         plan = accept_answer(root, completion, settings, guard)
         approved = approve(root, plan, call, settings, log, console)
-        with stops.shielded():  # a signal waits until the apply is complete (or rolled back) and recorded
+        with signals.shielded():  # a signal waits until the apply is complete (or rolled back) and recorded
             recorded = state.originals.remember(root, approved.plan)
             try:
                 apply_plan(root, approved.plan, log.path(call, "journal"))

@@ -11,7 +11,7 @@ from code_commit.builds.runner import BuildResult
 from code_commit.errors import CodeCommitError, exit_code_for
 from code_commit.exits import EXIT
 from code_commit.llm import Usage
-from code_commit.run.calls import CallRecord, answered, total_cost, total_usage
+from code_commit.run.model_calls import CallRecord, answered, total_cost, total_usage
 
 
 @dataclass(frozen=True)

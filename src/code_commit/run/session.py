@@ -22,9 +22,9 @@ from code_commit.config.redaction import Redactor, redacted_logging
 from code_commit.config.settings import Settings
 from code_commit.console.output import Console
 from code_commit.errors import CodeCommitError, error_of
-from code_commit.logs.folder import LOGS_DIR
+from code_commit.logs.run_folder import LOGS_DIR
 from code_commit.logs.run_log import RunLog, internal_error, prune_runs
-from code_commit.run import stops
+from code_commit.run import signals
 from code_commit.run.hardening import not_dumpable
 from code_commit.run.lock import ProjectLock
 
@@ -54,7 +54,7 @@ def session(
     before the folder exists (the lock, say) is raised as it is: there is no folder to record it in."""
     with (
         not_dumpable(),  # the key in this process's environment and memory, out of same-user reach
-        stops.watch(*limit),  # SIGINT/SIGTERM and the time limit end the session through `Stopped`
+        signals.watch(*limit),  # SIGINT/SIGTERM and the time limit end the session through `Stopped`
         console.live(enabled=live),
         ProjectLock.take(config_dir, settings.wait_lock, console.info),
         redacted_logging(redact),
@@ -69,14 +69,14 @@ def session(
             for old in prune_runs(config_dir / LOGS_DIR, settings.keep_runs, log.folder):
                 log.event(f"deleted the old run folder {old.name} (keep_runs = {settings.keep_runs})")
             yield current
-        except (CodeCommitError, stops.Stopped) as exc:
+        except (CodeCommitError, signals.Stopped) as exc:
             current.error = error_of(exc)
             raise
         except Exception as exc:  # the last line of defence: a bug, or the disk, never "build fails"
             current.error = internal_error(exc, log.folder, redact)
             raise current.error from exc
         finally:
-            with stops.shielded(final=True):
+            with signals.shielded(final=True):
                 try:
                     end(current)
                 except Exception as exc:  # the record is lost (a full disk): not a clean ending

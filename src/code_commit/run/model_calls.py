@@ -15,7 +15,7 @@ from code_commit.llm import Completion, Hooks, Provider, Tally, Usage
 from code_commit.llm.catalog import Budget, ModelInfo, prompt_too_long, tokens_at_least
 from code_commit.llm.prompts import Prompt
 from code_commit.logs.run_log import RunLog
-from code_commit.run import stops
+from code_commit.run import signals
 
 
 @dataclass(frozen=True)
@@ -109,7 +109,7 @@ class Caller:
         started = time.monotonic()
         try:
             completion = self.provider.complete(prompt, on_text=console.receiving)
-        except (CodeCommitError, stops.Stopped) as exc:
+        except (CodeCommitError, signals.Stopped) as exc:
             # The run ends here; what the call used and sent before it failed still counts and is logged.
             usage, tally = self.meter.usage, self.meter.tally
             record = CallRecord(
