@@ -11,7 +11,8 @@ import pytest
 
 from code_commit.answer import planning
 from code_commit.answer.caret_blocks import EditFile, Replacement
-from code_commit.answer.planning import MatchLimits, MatchWork, PlanRefused, plan_changes
+from code_commit.answer.plan import AnswerRefused
+from code_commit.answer.planning import MatchLimits, MatchWork, plan_changes
 from code_commit.config.settings import Settings
 from code_commit.guard.policy import Guard
 
@@ -89,7 +90,7 @@ def test_work_is_counted_across_blocks_and_the_limit_is_never_passed(tmp_path: P
         for name in ("a.txt", "b.txt")
     ]
     work = MatchWork()
-    with pytest.raises(PlanRefused) as caught:
+    with pytest.raises(AnswerRefused) as caught:
         plan_changes(tmp_path, edits, Guard(tmp_path), limits=MatchLimits(10, 15_000), work=work)
     assert work.lines <= 15_000 and work.pairs == 14 and work.unchecked == 6 and work.stopped == "work"
     assert [p.kind for p in caught.value.problems] == ["unchecked"]

@@ -18,9 +18,8 @@ from code_commit.answer.elision import line_set, new_placeholders
 from code_commit.answer.match.finding import Work
 from code_commit.answer.match.mismatch import EXPLAINED_FAILURES, AmbiguousMatch, MatchFailure, NoMatch
 from code_commit.answer.match.resolve import resolve
-from code_commit.answer.plan import Change, Plan, Problem
+from code_commit.answer.plan import AnswerRefused, Change, Plan, Problem
 from code_commit.config.settings import Settings
-from code_commit.errors import AnswerRefused
 from code_commit.guard.policy import Guard
 
 MATCH_FAILURES = (NoMatch.kind, AmbiguousMatch.kind)  # the kinds of problem whose report is costly
@@ -57,15 +56,6 @@ class MatchWork:
     matching: Work = field(default_factory=Work)  # the matcher's own counts, across every pair
 
 
-class PlanRefused(AnswerRefused):
-    """The answer's edits cannot all be applied; `problems` says why, one entry per reason."""
-
-    def __init__(self, problems: Sequence[Problem]) -> None:
-        unique = list({p.message: p for p in problems}.values())
-        super().__init__(*(p.message for p in unique))
-        self.problems = tuple(unique)
-
-
 def checked_plan(
     root: Path,
     text: str,
@@ -76,15 +66,12 @@ def checked_plan(
     need_edits: bool = False,
 ) -> Plan:
     """Answer text (`fmt`: "caret", the ^^^ blocks, or "json", applydir's) parsed, guarded and planned.
-    Raises `PlanRefused` (an `AnswerRefused`), one problem per reason, if any part of it cannot be
-    applied, or, with `need_edits`, if it has no edit at all (prose alone is no answer to apply)."""
-    try:
-        edits = parse_applydir(text) if fmt == "json" else parse_answer(text)
-    except AnswerRefused as refusal:
-        raise PlanRefused([Problem("malformed", reason) for reason in refusal.reasons]) from refusal
+    Raises `AnswerRefused`, one problem per reason, if any part of it cannot be applied, or, with
+    `need_edits`, if it has no edit at all (prose alone is no answer to apply)."""
+    edits = parse_applydir(text) if fmt == "json" else parse_answer(text)
     if need_edits and not edits:
         what = "entries" if fmt == "json" else "^^^ blocks"
-        raise PlanRefused([Problem("empty", f"the answer has no {what}, so there is nothing to apply")])
+        raise AnswerRefused.of("empty", f"the answer has no {what}, so there is nothing to apply")
     guard = guard or Guard(root, settings.protected_patterns)
     return plan_changes(root, edits, guard, allow_delete=settings.allow_delete, limits=MatchLimits.of(settings))
 
@@ -98,7 +85,7 @@ def plan_changes(
     limits: MatchLimits | None = None,
     work: MatchWork | None = None,
 ) -> Plan:
-    """Check every edit and compute the answer's net effect; raise PlanRefused listing all refusals.
+    """Check every edit and compute the answer's net effect; raise AnswerRefused listing all refusals.
 
     Edit blocks are resolved here, against each file as the earlier blocks of the answer left it,
     within `limits` (by default the settings' defaults); `work` is filled in with what it cost.
@@ -157,7 +144,7 @@ def plan_changes(
                 message = f"{folder!r}: written as a file, but {path!r} needs it to be a folder"
                 problems.append(Problem("file_and_folder", message, folder))
     if problems:
-        raise PlanRefused(problems)
+        raise AnswerRefused(problems)
 
     changes: list[Change] = []
     missing: list[str] = []
@@ -172,7 +159,7 @@ def plan_changes(
         elif content != current:
             changes.append(Change(path, content))
     if problems:
-        raise PlanRefused(problems)
+        raise AnswerRefused(problems)
     return Plan(final, tuple(changes), tuple(missing))
 
 

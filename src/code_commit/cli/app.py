@@ -20,11 +20,11 @@ import typer
 
 from code_commit.cli.flags import honoured_before, setting_option, with_setting_flags
 from code_commit.config.settings import Flags, FlagValue, flag_name
-from code_commit.errors import CodeCommitError, InternalError, SetupError, error_of, exit_code_for
+from code_commit.errors import CodeCommitError, Ending, InternalError, Interrupted, SetupError, Stopped, exit_code_for
 from code_commit.exits import EXIT, help_text
 
 # A command's JSON report of an ending by an error (with the time it took): what --json prints then.
-JsonReport = Callable[[CodeCommitError, float], str]
+JsonReport = Callable[[Ending, float], str]
 
 HELP = f"""Ask a model for a change, apply it behind a guard, and repair the build until build.sh passes.
 
@@ -60,8 +60,10 @@ def _guarded(action: Any, quiet: bool = False, verbose: bool = False, json_repor
     console = Console.for_terminal(quiet=quiet, verbose=verbose)
     try:
         return int(action(console))
-    except (CodeCommitError, KeyboardInterrupt) as exc:
-        error = error_of(exc)
+    except (CodeCommitError, Stopped) as exc:
+        error: Ending = exc
+    except KeyboardInterrupt:  # a Ctrl-C outside a run's watch (signals.py)
+        error = Interrupted("interrupted")
     except Exception as exc:
         from code_commit.logs.run_log import internal_error
 
@@ -73,14 +75,14 @@ def _guarded(action: Any, quiet: bool = False, verbose: bool = False, json_repor
     return exit_code_for(error)
 
 
-def _run_record(error: CodeCommitError, duration: float) -> str:
+def _run_record(error: Ending, duration: float) -> str:
     """A run's JSON record for an ending that came before its session (a setup error, say)."""
     from code_commit.run.summary import for_error
 
     return for_error(error, exit_code_for(error), duration).to_json()
 
 
-def report_error(console: Any, error: CodeCommitError) -> None:
+def report_error(console: Any, error: Ending) -> None:
     """The error's one line on stderr; with -v, an internal error's traceback too when no run
     folder keeps it."""
     console.error(str(error))

@@ -18,8 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from code_commit.answer.applydir import looks_like_json
-from code_commit.answer.plan import Plan, Problem
-from code_commit.answer.planning import PlanRefused, checked_plan
+from code_commit.answer.plan import AnswerRefused, Plan, Problem
+from code_commit.answer.planning import checked_plan
 from code_commit.apply.transaction import apply_plan
 from code_commit.builds.gate import checked_build
 from code_commit.builds.runner import BuildResult
@@ -31,7 +31,7 @@ from code_commit.console.output import Console, to_stdout
 from code_commit.console.plural import count
 from code_commit.console.printable import visible
 from code_commit.console.terminal import unattended
-from code_commit.errors import AnswerRefused, CodeCommitError, SetupError, exit_code_for
+from code_commit.errors import Ending, SetupError, exit_code_for
 from code_commit.exits import EXIT, outcome_name
 from code_commit.files.owner_only import make_private_dirs
 from code_commit.guard.policy import Guard, check_git_index
@@ -66,7 +66,7 @@ class ApplyReport:
     build: BuildResult | None = None
     log_dir: Path | None = None
     warnings: tuple[str, ...] = ()
-    error: CodeCommitError | None = None  # what ended the apply early (a setup error, the lock, --timeout, ...)
+    error: Ending | None = None  # what ended the apply early (a setup error, the lock, --timeout, ...)
 
     @classmethod
     def of(cls, source: str, answer_format: str, check: bool) -> ApplyReport:
@@ -84,7 +84,7 @@ class ApplyReport:
             return EXIT.REFUSED
         return EXIT.OK if self.ok else EXIT.BUILD_FAILS
 
-    def for_error(self, error: CodeCommitError, duration: float) -> str:
+    def for_error(self, error: Ending, duration: float) -> str:
         """The JSON report of an apply that `error` ended, with what it had done by then: a script
         reading the report gets one whatever ended the apply."""
         self.error = error
@@ -178,7 +178,7 @@ def _apply(
             with signals.shielded():  # a signal waits until the apply is complete (or rolled back)
                 apply_plan(root, plan, log.path(1, "journal"))
         except AnswerRefused as failure:
-            report.problems = tuple(Problem("apply_failed", reason) for reason in failure.reasons)
+            report.problems = failure.problems
         else:
             report.applied = True
             _log_applied(log, plan)
@@ -228,7 +228,7 @@ def _plan(root: Path, text: str, fmt: str, settings: Settings, report: ApplyRepo
     guard = Guard(root, settings.protected_patterns)
     try:
         plan = checked_plan(root, text, settings, fmt=fmt, guard=guard, need_edits=True)
-    except PlanRefused as refusal:
+    except AnswerRefused as refusal:
         report.problems = refusal.problems
         return None
     finally:

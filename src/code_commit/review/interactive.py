@@ -15,13 +15,13 @@ from enum import StrEnum
 from pathlib import Path
 from typing import TextIO
 
-from code_commit.answer.plan import Plan
+from code_commit.answer.plan import AnswerRefused, Plan, Problem
 from code_commit.config.redaction import Redactor
 from code_commit.config.settings import Settings
 from code_commit.console.output import Console
 from code_commit.console.printable import visible
 from code_commit.console.terminal import GONE, Keys, colour_wanted
-from code_commit.errors import AllRejected, AnswerRefused, Interrupted
+from code_commit.errors import AllRejected, Interrupted, Stopped
 from code_commit.logs.run_log import RunLog
 from code_commit.review.diffs import change_diff, file_header, hunk_diff, patch_of, plan_changes_on_disk, write_patch
 from code_commit.review.hunks import FileChange, file_change, partial_plan
@@ -288,7 +288,7 @@ def _ask(
             return reviewer.run(keys)
         with Keys(sys.stdin.fileno()) as terminal:
             return reviewer.run(terminal)
-    except (KeyboardInterrupt, Interrupted):
+    except (KeyboardInterrupt, Stopped):
         log.event(f"call {call}: review interrupted; nothing of this answer was written")
         raise
 
@@ -325,7 +325,14 @@ def _unchanged_since_review(root: Path, changes: Sequence[FileChange]) -> None:
             moved.append(change.path)
     if moved:
         raise AnswerRefused(
-            *(f"{path!r} changed on disk during the review; nothing of this answer was written" for path in moved)
+            [
+                Problem(
+                    "changed_in_review",
+                    f"{path!r} changed on disk during the review; nothing of this answer was written",
+                    path,
+                )
+                for path in moved
+            ]
         )
 
 

@@ -3,7 +3,7 @@ the run around it: the setup checks, then the loop in a `session.session` (lock,
 
 Control flow by exceptions: a refused answer is `AnswerRefused` (it uses up the attempt and
 its reasons become the next prompt's feedback); anything that ends the run early is a
-`CodeCommitError` (or a `signals.Stopped` from a signal or the time limit), which the session
+`CodeCommitError` (or a `Stopped` from a signal or the time limit), which the session
 records, so every ending gets the same record and exit code. Any other exception is a bug or the
 environment failing (a full disk): the session records it as an `InternalError` (exit 9), with
 its traceback in the run folder, and the record is still written.
@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from code_commit.answer.plan import Plan
+from code_commit.answer.plan import AnswerRefused, Plan
 from code_commit.answer.planning import checked_plan
 from code_commit.apply.transaction import apply_plan
 from code_commit.builds.gate import checked_build
@@ -31,7 +31,7 @@ from code_commit.config.settings import Settings, answer_byte_cap, run_time_limi
 from code_commit.console.output import Console
 from code_commit.console.plural import count
 from code_commit.console.terminal import unattended
-from code_commit.errors import AnswerRefused, CodeCommitError, error_of
+from code_commit.errors import CodeCommitError, Stopped
 from code_commit.files.confined import Tree
 from code_commit.guard.policy import Guard, check_git_index
 from code_commit.llm import Completion, Provider, make_provider
@@ -173,9 +173,9 @@ def execute(
             caller = Caller(provider, model, meter, settings, outcome.calls)
             run = RunContext(workspace, settings, system, caller, current.log, console, outcome, sandbox, state)
             (dry_run if options.dry_run else repair_loop)(run)
-    except (CodeCommitError, signals.Stopped) as exc:
+    except (CodeCommitError, Stopped) as exc:
         if outcome.log_dir is None:  # no folder yet (setup, lock); later, the record is written and stands
-            outcome.error = error_of(exc)
+            outcome.error = exc
             outcome.duration = time.monotonic() - started
     return outcome
 
@@ -324,19 +324,23 @@ def accept_answer(
     """Parse and guard an answer; raise AnswerRefused if any part of it cannot be applied (or, with
     `need_blocks`, if it has no block at all: prose alone is no answer to a dry run)."""
     if completion.stop_reason == "max_tokens":
-        raise AnswerRefused(
+        raise AnswerRefused.of(
+            "truncated",
             f"the answer was still cut off at the output limit ({settings.max_tokens} tokens) after "
             f"{completion.continuations} continuation(s) of at most {MAX_CONTINUATIONS}, so none of it was "
-            "applied; give fewer or smaller files"
+            "applied; give fewer or smaller files",
         )
     if completion.stop_reason == ANSWER_TOO_LARGE:
-        raise AnswerRefused(
+        raise AnswerRefused.of(
+            "too_large",
             f"the answer was longer than code-commit reads ({answer_byte_cap(settings, MAX_CONTINUATIONS):,} bytes, "
             "max_answer_bytes), so the rest of it was not read and none of it was applied; give fewer or smaller "
-            "files, or edit blocks instead of whole files"
+            "files, or edit blocks instead of whole files",
         )
     if completion.stop_reason == "refusal":
-        raise AnswerRefused("the model declined to answer (stop reason: refusal), so nothing was applied")
+        raise AnswerRefused.of(
+            "declined", "the model declined to answer (stop reason: refusal), so nothing was applied"
+        )
     return checked_plan(root, completion.text, settings, guard=guard, need_edits=need_blocks)
 
 

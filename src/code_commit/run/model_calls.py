@@ -10,12 +10,11 @@ from dataclasses import dataclass, field
 from code_commit.config.settings import Settings
 from code_commit.console.output import Console
 from code_commit.console.plural import count
-from code_commit.errors import CodeCommitError, ServiceError, SetupError, error_of
+from code_commit.errors import CodeCommitError, ServiceError, SetupError, Stopped
 from code_commit.llm import Completion, Hooks, Provider, Tally, Usage
 from code_commit.llm.catalog import Budget, ModelInfo, prompt_too_long, tokens_at_least
 from code_commit.llm.prompts import Prompt
 from code_commit.logs.run_log import RunLog
-from code_commit.run import signals
 
 
 @dataclass(frozen=True)
@@ -109,7 +108,7 @@ class Caller:
         started = time.monotonic()
         try:
             completion = self.provider.complete(prompt, on_text=console.receiving)
-        except (CodeCommitError, signals.Stopped) as exc:
+        except (CodeCommitError, Stopped) as exc:
             # The run ends here; what the call used and sent before it failed still counts and is logged.
             usage, tally = self.meter.usage, self.meter.tally
             record = CallRecord(
@@ -124,7 +123,7 @@ class Caller:
             )
             self.records.append(record)
             log.write(call, "usage.txt", _usage_file(record))
-            log.event(f"{_usage_line(record)} error: {error_of(exc)}")
+            log.event(f"{_usage_line(record)} error: {exc}")
             raise
         record = CallRecord(
             call,

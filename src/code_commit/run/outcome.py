@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from code_commit.builds.runner import BuildResult
-from code_commit.errors import CodeCommitError, exit_code_for
+from code_commit.errors import Ending, exit_code_for
 from code_commit.exits import EXIT
 from code_commit.llm import Usage
 from code_commit.run.model_calls import CallRecord, answered, total_cost, total_usage
@@ -37,7 +37,7 @@ class Outcome:
     files_changed: set[str] = field(default_factory=set)
     files_deleted: set[str] = field(default_factory=set)
     last_build: BuildResult | None = None
-    error: CodeCommitError | None = None  # what ended the run early, if anything did
+    error: Ending | None = None  # what ended the run early, if anything did
     duration: float = 0.0
     reverted: bool = False
     patch: Path | None = None  # the proposal as a patch: final.patch (--revert-on-failure), dry-run.patch

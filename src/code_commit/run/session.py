@@ -21,7 +21,7 @@ from code_commit.apply.journal import recover
 from code_commit.config.redaction import Redactor, redacted_logging
 from code_commit.config.settings import Settings
 from code_commit.console.output import Console
-from code_commit.errors import CodeCommitError, error_of
+from code_commit.errors import CodeCommitError, Ending, Stopped
 from code_commit.logs.run_folder import LOGS_DIR
 from code_commit.logs.run_log import RunLog, internal_error, prune_runs
 from code_commit.run import signals
@@ -32,7 +32,7 @@ from code_commit.run.lock import ProjectLock
 @dataclass
 class Session:
     log: RunLog
-    error: CodeCommitError | None = None  # what ended the session early, if anything did
+    error: Ending | None = None  # what ended the session early, if anything did
 
 
 @contextmanager
@@ -69,8 +69,8 @@ def session(
             for old in prune_runs(config_dir / LOGS_DIR, settings.keep_runs, log.folder):
                 log.event(f"deleted the old run folder {old.name} (keep_runs = {settings.keep_runs})")
             yield current
-        except (CodeCommitError, signals.Stopped) as exc:
-            current.error = error_of(exc)
+        except (CodeCommitError, Stopped) as exc:
+            current.error = exc
             raise
         except Exception as exc:  # the last line of defence: a bug, or the disk, never "build fails"
             current.error = internal_error(exc, log.folder, redact)

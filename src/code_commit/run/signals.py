@@ -1,11 +1,9 @@
 """Ending a run from outside: SIGINT, SIGTERM and the whole-run time limit (`--timeout`).
 
-While `watch()` is active, those signals raise `Stopped` in the main thread, wherever it is
-blocked: waiting for the model, for build.sh (whose process group `build.run_build` then kills)
-or for the lock. `Stopped` is a KeyboardInterrupt on purpose: the SDK turns any `Exception`
-raised inside a request into a connection error, which would report an interrupt as a service
-failure (exit 3) instead of exit 130; and code that already cleans up after Ctrl-C (the review's
-terminal, its log line) does the same for SIGTERM and the time limit.
+While `watch()` is active, those signals raise a `Stopped` (errors.py: `Interrupted` or
+`RunTimeout`, no `Exception`, so nothing but the session catches it) in the main thread, wherever
+it is blocked: waiting for the model, for build.sh (whose process group `runner.run_build` then
+kills) or for the lock.
 
 Code that must not be cut in half (applying an answer, reverting the tree, writing the
 summary) runs under `shielded()`: a stop that arrives meanwhile waits until the block is done.
@@ -21,17 +19,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from types import FrameType
 
-from code_commit.errors import CodeCommitError, Interrupted, RunTimeout
+from code_commit.errors import Interrupted, RunTimeout, Stopped
 
 SIGNALS = (signal.SIGINT, signal.SIGTERM)
-
-
-class Stopped(KeyboardInterrupt):
-    """The run was stopped from outside; `error` is what to report (Interrupted or RunTimeout)."""
-
-    def __init__(self, error: CodeCommitError) -> None:
-        super().__init__(str(error))
-        self.error = error
 
 
 @dataclass
@@ -43,9 +33,9 @@ class _Watch:
 
     def on_signal(self, signum: int, frame: FrameType | None) -> None:
         if signum == signal.SIGALRM:
-            stop = Stopped(RunTimeout(f"the run's time limit of {self.timeout:g} s was reached ({self.source})"))
+            stop: Stopped = RunTimeout(f"the run's time limit of {self.timeout:g} s was reached ({self.source})")
         else:
-            stop = Stopped(Interrupted(f"interrupted by {signal.Signals(signum).name}"))
+            stop = Interrupted(f"interrupted by {signal.Signals(signum).name}")
         if self.shield_depth:
             self.pending = self.pending or stop
             return

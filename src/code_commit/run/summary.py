@@ -12,7 +12,7 @@ import json
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from code_commit.errors import BuildTampered, CodeCommitError
+from code_commit.errors import BuildTampered, Ending
 from code_commit.exits import REFUSED_OUTCOME, outcome_name
 
 if TYPE_CHECKING:
@@ -91,7 +91,7 @@ def summarize(outcome: Outcome) -> RunSummary:
     )
 
 
-def for_error(error: CodeCommitError, exit_code: int, duration: float) -> RunSummary:
+def for_error(error: Ending, exit_code: int, duration: float) -> RunSummary:
     """The record of a run that ended before it had a run folder (setup error, lock held)."""
     return RunSummary(outcome_name(exit_code), exit_code, error=str(error), duration_s=round(duration, 3))
 
