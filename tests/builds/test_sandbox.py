@@ -535,7 +535,7 @@ def test_the_probe_runs_only_when_a_build_is_about_to_run(
     result = cli("apply", "--build", str(answer))
     assert result.exit_code == 0, result.stdout + result.stderr
     assert started.read_text() == "started\n"  # once
-    assert "the build runs without a sandbox" in result.stderr
+    assert "builds run without a sandbox" in result.stderr
     assert "bwrap said: bwrap: No permissions to creating new namespace" in result.stderr
 
 

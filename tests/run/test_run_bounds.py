@@ -50,9 +50,9 @@ def limits(monkeypatch: pytest.MonkeyPatch) -> list[tuple[float | None, str]]:
     seen: list[tuple[float | None, str]] = []
     real = signals.watch
 
-    def watch(timeout: float | None, source: str = "--timeout"):
-        seen.append((timeout, source))
-        return real(timeout, source)
+    def watch(limit: signals.TimeLimit):
+        seen.append((limit.seconds, limit.source))
+        return real(limit)
 
     monkeypatch.setattr(signals, "watch", watch)
     return seen

@@ -34,13 +34,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from code_commit.answer.plan import Change
-from code_commit.config.settings import CONFIG_DIR
+from code_commit.config.paths import CONFIG_DIR, LOGS_DIR
 from code_commit.errors import RestoreFailed
 from code_commit.files.confined import SYSCALLS, Tree, digest, fsync_path, write_all
 from code_commit.files.setup_files import read_regular
 from code_commit.git.ignore import IgnoreMatch, ProtectedPatterns
 from code_commit.guard.policy import protected_refusal, syntax_refusal
-from code_commit.logs.run_folder import CONFLICTS, JOURNAL_SUFFIX, LOGS_DIR, MANIFEST
+from code_commit.logs.run_folder import CONFLICTS, JOURNAL_SUFFIX, MANIFEST
 
 FORMAT = 1
 _TEMP_NAME = re.compile(r"\.code-commit-[0-9a-f]+-[0-9]+\.tmp")

@@ -10,8 +10,9 @@ from pathlib import Path
 from code_commit.builds.integrity import Fingerprint, changed_paths, protected_paths
 from code_commit.builds.runner import BuildResult, run_build
 from code_commit.builds.sandbox import Sandbox, policy
+from code_commit.config.paths import CONFIG_DIR
 from code_commit.config.redaction import Redactor
-from code_commit.config.settings import CONFIG_DIR, Settings
+from code_commit.config.settings import Settings
 from code_commit.errors import BuildTampered
 from code_commit.git.env import distrust
 

@@ -21,7 +21,7 @@ import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from code_commit.config.settings import CONFIG_DIR
+from code_commit.config.paths import CONFIG_DIR
 from code_commit.git.config_files import global_git_files
 from code_commit.git.env import git_env
 from code_commit.git.layout import GitLayout, find_git_layout, read_git_setup

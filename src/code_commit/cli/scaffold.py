@@ -13,11 +13,11 @@ from pathlib import Path
 
 from code_commit.cli.build_guess import Guess, guess_build
 from code_commit.cli.config_report import template as config_template
-from code_commit.config.settings import CONFIG_DIR, CONFIG_FILE
+from code_commit.config.paths import CONFIG_DIR, CONFIG_FILE, IGNORE_LINES, QUERY_FILE
 from code_commit.errors import SetupError
 from code_commit.files.owner_only import FILE_MODE, make_private_dirs
 from code_commit.files.setup_files import read_regular
-from code_commit.run.workspace import IGNORE_LINES, QUERY_FILE, QUERY_PLACEHOLDER, gitignore_problems
+from code_commit.run.workspace import QUERY_PLACEHOLDER, gitignore_problems
 
 QUERY_TEMPLATE = f"""{QUERY_PLACEHOLDER}
 

@@ -8,7 +8,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from code_commit.config.settings import CONFIG_DIR, Settings
+from code_commit.config.paths import CONFIG_DIR
+from code_commit.config.settings import Settings
 from code_commit.credentials import KEY_ENV, KEY_FILES
 from code_commit.errors import SetupError
 from code_commit.files.setup_files import read_setup_file

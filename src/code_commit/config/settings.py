@@ -17,13 +17,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from code_commit.config.paths import CONFIG_DIR, CONFIG_FILE
 from code_commit.credentials import KEY_ENV
 from code_commit.errors import SetupError
 from code_commit.files.setup_files import read_setup_file
 
-CONFIG_DIR = "agent-config"
-CONFIG_FILE = "config.toml"
 ENV_PREFIX = "CODE_COMMIT_"
+
+MAX_CONTINUATIONS = 3  # requests that continue an answer cut off at max_tokens, after the first
+ANSWER_BYTES_PER_TOKEN = 16  # generous: a token is about 4 bytes of text
 
 # The one place the default model is named: a current Sonnet-class id the installed SDK knows.
 DEFAULT_MODEL = "claude-sonnet-5-5"
@@ -184,27 +186,16 @@ class Settings:
         flag=RUN_AND_APPLY,
     )
 
+    @property
+    def answer_byte_cap(self) -> int:
+        """The answer text read at most: max_answer_bytes, or enough for max_tokens in every request of
+        an answer (the first and its continuations), at a generous size per token."""
+        if self.max_answer_bytes is not None:
+            return self.max_answer_bytes
+        return self.max_tokens * ANSWER_BYTES_PER_TOKEN * (1 + MAX_CONTINUATIONS)
+
 
 SETTING_NAMES = tuple(f.name for f in dataclasses.fields(Settings))
-ANSWER_BYTES_PER_TOKEN = 16  # generous: a token is about 4 bytes of text
-
-
-def run_time_limit(settings: Settings, unattended: bool) -> tuple[float | None, str]:
-    """The run's time limit and the setting it comes from: timeout if set (0: none); unset, none at a
-    terminal and unattended_timeout (0: none) without one, so a cron job or CI run cannot hang for ever."""
-    if settings.timeout is not None:
-        return settings.timeout or None, "--timeout"
-    if unattended and settings.unattended_timeout:
-        return settings.unattended_timeout, "unattended_timeout: no terminal; --timeout 0 turns it off"
-    return None, "--timeout"
-
-
-def answer_byte_cap(settings: Settings, continuations: int) -> int:
-    """The answer text read at most: max_answer_bytes, or enough for max_tokens in every request of
-    an answer (the first and its `continuations`), at a generous size per token."""
-    if settings.max_answer_bytes is not None:
-        return settings.max_answer_bytes
-    return settings.max_tokens * ANSWER_BYTES_PER_TOKEN * (1 + continuations)
 
 
 def flag_name(name: str) -> str:

@@ -14,9 +14,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from code_commit.config.paths import LOGS_DIR
 from code_commit.config.redaction import Redactor
 from code_commit.files.owner_only import FOLDER_MODE, make_private_dir, make_private_dirs, open_private
-from code_commit.logs.run_folder import CONFLICTS, JOURNAL_SUFFIX, LOGS_DIR, MANIFEST, RUN_ID, TRACEBACK_FILE
+from code_commit.logs.run_folder import CONFLICTS, JOURNAL_SUFFIX, MANIFEST, RUN_ID, TRACEBACK_FILE
 
 if TYPE_CHECKING:
     from code_commit.errors import InternalError

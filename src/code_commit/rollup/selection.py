@@ -67,8 +67,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO, Protocol
 
+from code_commit.config.paths import CONFIG_DIR, CONFIG_FILE
 from code_commit.config.secrets import collect_secrets
-from code_commit.config.settings import CONFIG_DIR, CONFIG_FILE, Settings
+from code_commit.config.settings import Settings
 from code_commit.console.plural import count
 from code_commit.credentials import KEY_FILES
 from code_commit.errors import SetupError

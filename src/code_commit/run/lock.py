@@ -10,11 +10,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from code_commit.config.settings import CONFIG_DIR
+from code_commit.config.paths import CONFIG_DIR, LOCK_FILE
 from code_commit.errors import LockHeld, SetupError
-
-LOCK_FILE = "code-commit.lock"
-
 
 LOCK_POLL_SECONDS = 0.2
 

@@ -18,15 +18,16 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from code_commit.apply.journal import recover
+from code_commit.config.paths import CONFIG_DIR, LOGS_DIR
 from code_commit.config.redaction import Redactor, redacted_logging
 from code_commit.config.settings import Settings
 from code_commit.console.output import Console
 from code_commit.errors import CodeCommitError, Ending, Stopped
-from code_commit.logs.run_folder import LOGS_DIR
 from code_commit.logs.run_log import RunLog, internal_error, prune_runs
 from code_commit.run import signals
 from code_commit.run.hardening import not_dumpable
 from code_commit.run.lock import ProjectLock
+from code_commit.run.signals import TimeLimit
 
 
 @dataclass
@@ -38,23 +39,23 @@ class Session:
 @contextmanager
 def session(
     root: Path,
-    config_dir: Path,
     settings: Settings,
     console: Console,
     redact: Redactor,
-    limit: tuple[float | None, str],
+    limit: TimeLimit,
     *,
     begin: Callable[[RunLog], None],
     end: Callable[[Session], None],
     live: bool = False,
 ) -> Iterator[Session]:
-    """`limit`: the time limit and where it came from (`settings.run_time_limit`). `begin(log)` runs
+    """`limit`: the run's time limit (`signals.TimeLimit`). `begin(log)` runs
     once the folder exists, before the recovery (the run's first log lines); `end(session)` writes the
     record, shielded from stops, on every ending once the folder exists, `session.error` set. An error
     before the folder exists (the lock, say) is raised as it is: there is no folder to record it in."""
+    config_dir = root / CONFIG_DIR
     with (
         not_dumpable(),  # the key in this process's environment and memory, out of same-user reach
-        signals.watch(*limit),  # SIGINT/SIGTERM and the time limit end the session through `Stopped`
+        signals.watch(limit),  # SIGINT/SIGTERM and the time limit end the session through `Stopped`
         console.live(enabled=live),
         ProjectLock.take(config_dir, settings.wait_lock, console.info),
         redacted_logging(redact),

@@ -9,16 +9,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from code_commit.config.keys import ApiKey, key_is_optional, resolve_api_key
-from code_commit.config.settings import CONFIG_DIR, CONFIG_FILE, Settings
+from code_commit.config.paths import CONFIG_DIR, CONFIG_FILE, IGNORE_LINES, LOCK_FILE, QUERY_FILE, ROLLUP_FILE
+from code_commit.config.settings import Settings
 from code_commit.credentials import KEY_FILES
 from code_commit.errors import SetupError
 from code_commit.files.setup_files import SPECIAL, NotRegularFile, read_regular
 from code_commit.git.env import git_env
-from code_commit.run.lock import LOCK_FILE
 
-QUERY_FILE = f"{CONFIG_DIR}/query.txt"
-ROLLUP_FILE = f"{CONFIG_DIR}/codeRollup.txt"
-IGNORE_LINES = ("/agent-config", "/agent-config/")
 # The first line of the query template `code-commit init` writes: a query still holding it was never written.
 QUERY_PLACEHOLDER = "(Replace this text with the change you want, then run code-commit.)"
 
@@ -150,7 +147,7 @@ IGNORE_FIX = "add a line /agent-config so that keys and logs under agent-config/
 
 def _written_paths() -> list[str]:
     """A file of each kind code-commit writes under agent-config/: git must ignore every one."""
-    from code_commit.logs.run_folder import LOGS_DIR
+    from code_commit.config.paths import LOGS_DIR
 
     run = f"{CONFIG_DIR}/{LOGS_DIR}/20260101-000000-000000"
     return [

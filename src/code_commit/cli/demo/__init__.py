@@ -39,12 +39,13 @@ def run_demo(console: Console, target: Path | None = None) -> int:
 
     from code_commit.llm.scripted import ScriptedProvider
     from code_commit.run.loop import execute
+    from code_commit.run.signals import TimeLimit
     from code_commit.run.workspace import open_workspace
 
     answers = [p.read_text(encoding="utf-8") for p in sorted(ANSWERS.glob("*.txt"))]
     provider = ScriptedProvider(answers, pace=PACE_SECONDS if console.live_view else 0.0)
     settings = Settings(model=MODEL, diff=not console.quiet)  # the diffs show the repair; -q: only problems
-    outcome = execute(open_workspace(root), None, settings, console, provider=provider)
+    outcome = execute(open_workspace(root), None, settings, console, TimeLimit.of(settings), provider=provider)
     if outcome.error is not None:
         console.error(str(outcome.error))
     console.info(
