@@ -12,7 +12,7 @@ import os
 import re
 import types
 import typing
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -48,9 +48,75 @@ RUN = ("run",)
 RUN_AND_APPLY = ("run", "apply")
 
 
-def _setting(default: Any, doc: str, example: Any = None, flag: tuple[str, ...] = ()) -> Any:
-    # `example`: shown in the config template for a setting that is unset (None) by default.
-    metadata = {"doc": doc, "example": example, "flag": flag}
+@dataclass(frozen=True)
+class Loaded:
+    """What a rule may look at besides the value: the other settings, where each came from, the root."""
+
+    settings: Settings
+    sources: Mapping[str, str]
+    root: Path
+
+
+# A setting's rule: its value (never None: an unset optional setting is not checked) -> why it is
+# wrong, in words that follow "setting NAME (from SOURCE): ", or None.
+Rule = Callable[[Any, Loaded], "str | None"]
+
+
+def _check(ok: Callable[[Any], bool], why: str) -> Rule:
+    return lambda value, loaded: None if ok(value) else why
+
+
+def _at_least(low: int, unit: str = "", hint: str = "") -> Rule:
+    return _check(lambda value: value >= low, f"must be at least {low}{unit}{hint}")
+
+
+def _one_of(choices: tuple[str, ...]) -> Rule:
+    return lambda value, loaded: None if value in choices else f"must be one of {', '.join(choices)}, not {value!r}"
+
+
+def _each(problem: Callable[[str], str | None]) -> Rule:
+    """A rule for a list setting: the first item's problem."""
+    return lambda items, loaded: next((p for item in items if (p := problem(item)) is not None), None)
+
+
+def _matchable(pattern: str) -> str | None:
+    from code_commit.git.ignore import pattern_problem  # no git call: only the pattern's spelling is checked
+
+    problem = pattern_problem(pattern)
+    return None if problem is None else f"the pattern {pattern!r} can never match anything: {problem}"
+
+
+def _variable_name(name: str) -> str | None:
+    return None if ENV_NAME.fullmatch(name) else f"{name!r} is not an environment variable name"
+
+
+def _writable(paths: list[str], loaded: Loaded) -> str | None:
+    from code_commit.config.sandbox_writable import writable_problem
+
+    return next((p for path in paths if (p := writable_problem(path, loaded.root, paths)) is not None), None)
+
+
+def _openai_needs_a_model(provider: str, loaded: Loaded) -> str | None:
+    if provider == "openai" and loaded.sources["model"] == "default":
+        return (
+            f"openai needs a model: the default, {DEFAULT_MODEL}, is an Anthropic model; "
+            f"name the server's model with --model (or model in {CONFIG_DIR}/{CONFIG_FILE})"
+        )
+    return None
+
+
+POSITIVE = _check(lambda value: value > 0, "must be positive")
+NOT_NEGATIVE = _check(lambda value: value >= 0, "must be 0 or more")
+NO_LIMIT_OR_SECONDS = _check(lambda value: value >= 0, "must be 0 (no limit) or a positive number of seconds")
+PATTERNS = _each(_matchable)
+
+
+def _setting(
+    default: Any, doc: str, example: Any = None, flag: tuple[str, ...] = (), rules: tuple[Rule, ...] = ()
+) -> Any:
+    """A field of Settings. `example`: shown in the config template for a setting that is unset (None)
+    by default. `rules`: what its value must be (a float must also be finite), checked once loaded."""
+    metadata = {"doc": doc, "example": example, "flag": flag, "rules": rules}
     if isinstance(default, list):
         return field(default_factory=lambda: list(default), metadata=metadata)
     return field(default=default, metadata=metadata)
@@ -59,10 +125,13 @@ def _setting(default: Any, doc: str, example: Any = None, flag: tuple[str, ...] 
 @dataclass(frozen=True)
 class Settings:
     provider: str = _setting(
-        "anthropic", "Model provider: anthropic, or openai (any OpenAI-compatible server).", flag=RUN
+        "anthropic",
+        "Model provider: anthropic, or openai (any OpenAI-compatible server).",
+        flag=RUN,
+        rules=(_one_of(tuple(KEY_ENV)), _openai_needs_a_model),
     )
     model: str = _setting(DEFAULT_MODEL, "Model id sent to the provider.", flag=RUN)
-    max_tokens: int = _setting(32000, "Output-token limit of one model call.", flag=RUN)
+    max_tokens: int = _setting(32000, "Output-token limit of one model call.", flag=RUN, rules=(_at_least(1),))
     base_url: str | None = _setting(
         None,
         "Endpoint of the provider; unset means ANTHROPIC_BASE_URL (OPENAI_BASE_URL for openai) or the "
@@ -70,30 +139,41 @@ class Settings:
         "https://api.anthropic.com",
         flag=RUN,
     )
-    max_repairs: int = _setting(3, "Repair queries after the initial one (0 to 3).")
+    max_repairs: int = _setting(
+        3,
+        "Repair queries after the initial one (0 to 3).",
+        rules=(_check(lambda n: 0 <= n <= 3, "must be between 0 and 3"),),
+    )
     build_timeout: float = _setting(
-        1800.0, "Seconds before build.sh's whole process group is killed.", flag=RUN_AND_APPLY
+        1800.0, "Seconds before build.sh's whole process group is killed.", flag=RUN_AND_APPLY, rules=(POSITIVE,)
     )
     build_output_cap: int = _setting(
-        60000, "Characters of build output (or of a refused answer's reasons) passed to a repair prompt."
+        60000,
+        "Characters of build output (or of a refused answer's reasons) passed to a repair prompt.",
+        rules=(_at_least(1000, " characters"),),
     )
     build_log_cap: int = _setting(
         20_000_000,
         "Characters of build output kept in each NN-build.txt: its first and last halves, with a marker for the cut.",
+        rules=(_at_least(100_000, " characters"),),
     )
     max_answer_bytes: int | None = _setting(
         None,
         "Bytes of answer text read at most, continuations included; past it the answer is refused. Unset means "
         "max_tokens x 16 x 4 (the first request and its 3 continuations).",
         2_048_000,
+        rules=(_at_least(1000, " bytes", " (leave it unset for the default)"),),
     )
     max_failed_pairs: int = _setting(
-        10, "Failing search/replace pairs after which the rest of an answer's pairs are not tried (it is refused)."
+        10,
+        "Failing search/replace pairs after which the rest of an answer's pairs are not tried (it is refused).",
+        rules=(_at_least(1),),
     )
     match_work: int = _setting(
         5_000_000,
         "Lines of files matched at most for one answer (each search/replace pair costs a pass over its file); "
         "past it the answer is refused.",
+        rules=(_at_least(1000, " lines"),),
     )
     review: bool = _setting(
         False, "Ask at the terminal which hunks of each answer to apply, before anything is written.", flag=RUN
@@ -104,21 +184,39 @@ class Settings:
         "spec: the default section order. cache: [system prompts][query][codebase] first, so repair calls "
         "read them from the prompt cache.",
         flag=RUN,
+        rules=(_one_of(PROMPT_ORDERS),),
     )
     max_cost: float | None = _setting(
-        None, "Budget in US dollars: the run stops (exit 3) before a request that could go over it.", 5.0, flag=RUN
+        None,
+        "Budget in US dollars: the run stops (exit 3) before a request that could go over it.",
+        5.0,
+        flag=RUN,
+        rules=(_check(lambda value: value > 0, "must be a positive number of US dollars"),),
     )
-    retry_attempts: int = _setting(10, "Attempts at one model request, the first included, before exit 3.")
+    retry_attempts: int = _setting(
+        10, "Attempts at one model request, the first included, before exit 3.", rules=(_at_least(1),)
+    )
     connect_attempts: int = _setting(
         3,
         "Attempts at reaching the model service while the connection is refused, its name does not resolve "
         "or it does not answer the connection, before exit 3 (a wrong endpoint costs seconds, not minutes).",
+        rules=(_at_least(1),),
     )
-    retry_time: float = _setting(300.0, "Seconds one model request may spend failing and retrying before exit 3.")
-    retry_wait_cap: float = _setting(60.0, "Longest single wait between attempts, even if the service asks for more.")
-    request_timeout: float = _setting(120.0, "Seconds without any data from the model service before an attempt fails.")
+    retry_time: float = _setting(
+        300.0, "Seconds one model request may spend failing and retrying before exit 3.", rules=(POSITIVE,)
+    )
+    retry_wait_cap: float = _setting(
+        60.0,
+        "Longest single wait between attempts, even if the service asks for more.",
+        rules=(_check(lambda value: value >= 0, "must be at least 0"),),
+    )
+    request_timeout: float = _setting(
+        120.0, "Seconds without any data from the model service before an attempt fails.", rules=(POSITIVE,)
+    )
     build_linger: float = _setting(
-        2.0, "Seconds build.sh's background children may keep its output open after it exits; then they are killed."
+        2.0,
+        "Seconds build.sh's background children may keep its output open after it exits; then they are killed.",
+        rules=(NOT_NEGATIVE,),
     )
     timeout: float | None = _setting(
         None,
@@ -126,64 +224,98 @@ class Settings:
         "at a terminal, and unattended_timeout without one.",
         3600,
         flag=RUN_AND_APPLY,
+        rules=(NO_LIMIT_OR_SECONDS,),
     )
     unattended_timeout: float = _setting(
         7200.0,
         "The run's time limit when timeout is unset and standard input or output is not a terminal "
         "(cron, CI) or the CI variable is set; 0 means no limit.",
+        rules=(NO_LIMIT_OR_SECONDS,),
     )
     wait_lock: float = _setting(
-        0.0, "Seconds to wait for another run's lock; 0 gives up at once (exit 4).", flag=("run", "apply", "recover")
+        0.0,
+        "Seconds to wait for another run's lock; 0 gives up at once (exit 4).",
+        flag=("run", "apply", "recover"),
+        rules=(NOT_NEGATIVE,),
     )
-    keep_runs: int = _setting(50, "Run folders kept under agent-config/logs/, newest first; 0 keeps them all.")
-    protected_patterns: list[str] = _setting(  # noqa: RUF009 - _setting gives a list a default_factory
+    keep_runs: int = _setting(
+        50,
+        "Run folders kept under agent-config/logs/, newest first; 0 keeps them all.",
+        rules=(_check(lambda value: value >= 0, "must be 0 (keep all) or more"),),
+    )
+    protected_patterns: list[str] = _setting(
         [],
         "Extra gitignore-style patterns the model may never write or delete (matched ignoring case).",
         [".github/workflows/**", ".env*"],
+        rules=(PATTERNS,),
     )
-    redact_env: list[str] = _setting(  # noqa: RUF009 - _setting gives a list a default_factory
+    redact_env: list[str] = _setting(
         [],
         "More environment variables whose values are censored everywhere, besides the provider keys and "
         "variables named like *_TOKEN, *_SECRET, *_KEY or *PASSWORD* (SECURITY.md: secrets).",
         ["DATABASE_URL"],
+        rules=(_each(_variable_name),),
     )
     allow_delete: bool = _setting(True, "Whether an answer may delete files; false refuses every ^^^delete block.")
     edit_threshold_lines: int = _setting(
-        500, "The prompt asks for edit blocks, not whole files, for files over this many lines."
+        500, "The prompt asks for edit blocks, not whole files, for files over this many lines.", rules=(_at_least(1),)
     )
     edit_threshold_bytes: int = _setting(
-        15000, "The prompt asks for edit blocks, not whole files, for files over this many bytes."
+        15000,
+        "The prompt asks for edit blocks, not whole files, for files over this many bytes.",
+        rules=(_at_least(1),),
     )
     rollup_budget: int = _setting(
         100_000,
         "code-commit rollup: estimated tokens the rollup may take (0: no limit). When not everything fits, "
         "source comes first, then tests, then config, docs and data; the rest is listed by name and size.",
+        rules=(
+            _check(
+                lambda value: value == 0 or value >= MIN_ROLLUP_BUDGET,
+                f"must be 0 (no limit) or at least {MIN_ROLLUP_BUDGET:,} tokens",
+            ),
+        ),
     )
-    rollup_max_file_size: int = _setting(256 * 1024, "code-commit rollup: files over this many bytes are left out.")
-    rollup_exclude: list[str] = _setting(  # noqa: RUF009
-        [], "code-commit rollup: gitignore-style patterns of files to leave out.", ["tests/data/", "*.csv"]
+    rollup_max_file_size: int = _setting(
+        256 * 1024,
+        "code-commit rollup: files over this many bytes are left out.",
+        rules=(
+            _check(lambda value: value >= 0, "must be 0 or more bytes"),
+            _check(
+                lambda value: value <= MAX_ROLLUP_FILE_SIZE, f"must be at most {MAX_ROLLUP_FILE_SIZE:,} bytes (64 MiB)"
+            ),
+        ),
     )
-    rollup_include: list[str] = _setting(  # noqa: RUF009
+    rollup_exclude: list[str] = _setting(
+        [],
+        "code-commit rollup: gitignore-style patterns of files to leave out.",
+        ["tests/data/", "*.csv"],
+        rules=(PATTERNS,),
+    )
+    rollup_include: list[str] = _setting(
         [],
         "code-commit rollup: gitignore-style patterns of files to include although a default rule leaves "
         "them out (lock files, generated files, config, docs and data over their share); they come first "
         "under the budget.",
         ["uv.lock", "docs/**"],
+        rules=(PATTERNS,),
     )
     sandbox: str = _setting(
         "auto",
         "Where build.sh runs: auto (in bubblewrap when it works here, else unsandboxed with a warning), "
         "require (no working sandbox is a setup error, exit 2: for cron and CI), off (with your full rights).",
         flag=RUN_AND_APPLY,
+        rules=(_one_of(SANDBOX_MODES),),
     )
     sandbox_network: bool = _setting(
         False, "Whether a sandboxed build may use the network (to fetch dependencies).", flag=RUN_AND_APPLY
     )
-    sandbox_writable: list[str] = _setting(  # noqa: RUF009 - _setting gives a list a default_factory
+    sandbox_writable: list[str] = _setting(
         [],
         "Extra paths a sandboxed build may write (absolute or ~/...), outside the project: caches.",
         ["~/.cache/pip", "~/.npm"],
         flag=RUN_AND_APPLY,
+        rules=(_writable,),
     )
 
     @property
@@ -342,86 +474,14 @@ def _default_of(name: str) -> Any:
 
 
 def _validate(settings: Settings, sources: dict[str, str], root: Path) -> None:
-    def bad(name: str, why: str) -> SetupError:
-        return SetupError(f"setting {name} (from {sources[name]}): {why}.")
-
-    for name in ("build_timeout", "build_linger", "timeout", "unattended_timeout", "wait_lock"):
-        value = getattr(settings, name)
-        if value is not None and not math.isfinite(value):  # "nan" and "inf" parse as floats
-            raise bad(name, "must be a finite number of seconds")
-    if settings.provider not in KEY_ENV:
-        raise bad("provider", f"must be one of {', '.join(KEY_ENV)}, not {settings.provider!r}")
-    if settings.max_tokens < 1:
-        raise bad("max_tokens", "must be at least 1")
-    if not 0 <= settings.max_repairs <= 3:
-        raise bad("max_repairs", "must be between 0 and 3")
-    if settings.build_timeout <= 0:
-        raise bad("build_timeout", "must be positive")
-    if settings.build_output_cap < 1000:
-        raise bad("build_output_cap", "must be at least 1000 characters")
-    if settings.provider == "openai" and sources["model"] == "default":
-        raise bad(
-            "provider",
-            f"openai needs a model: the default, {DEFAULT_MODEL}, is an Anthropic model; "
-            "name the server's model with --model (or model in agent-config/config.toml)",
-        )
-    if settings.prompt_order not in PROMPT_ORDERS:
-        raise bad("prompt_order", f"must be one of {', '.join(PROMPT_ORDERS)}, not {settings.prompt_order!r}")
-    if settings.max_cost is not None and settings.max_cost <= 0:
-        raise bad("max_cost", "must be a positive number of US dollars")
-    if settings.retry_attempts < 1:
-        raise bad("retry_attempts", "must be at least 1")
-    if settings.connect_attempts < 1:
-        raise bad("connect_attempts", "must be at least 1")
-    for name in ("retry_time", "request_timeout"):
-        if getattr(settings, name) <= 0:
-            raise bad(name, "must be positive")
-    if settings.retry_wait_cap < 0:
-        raise bad("retry_wait_cap", "must be at least 0")
-    if settings.build_linger < 0:
-        raise bad("build_linger", "must be 0 or more")
-    if settings.timeout is not None and settings.timeout < 0:
-        raise bad("timeout", "must be 0 (no limit) or a positive number of seconds")
-    if settings.unattended_timeout < 0:
-        raise bad("unattended_timeout", "must be 0 (no limit) or a positive number of seconds")
-    if settings.build_log_cap < 100_000:
-        raise bad("build_log_cap", "must be at least 100000 characters")
-    if settings.max_answer_bytes is not None and settings.max_answer_bytes < 1000:
-        raise bad("max_answer_bytes", "must be at least 1000 bytes (leave it unset for the default)")
-    if settings.max_failed_pairs < 1:
-        raise bad("max_failed_pairs", "must be at least 1")
-    if settings.match_work < 1000:
-        raise bad("match_work", "must be at least 1000 lines")
-    if settings.wait_lock < 0:
-        raise bad("wait_lock", "must be 0 or more")
-    if settings.keep_runs < 0:
-        raise bad("keep_runs", "must be 0 (keep all) or more")
-    if settings.edit_threshold_lines < 1:
-        raise bad("edit_threshold_lines", "must be at least 1")
-    if settings.edit_threshold_bytes < 1:
-        raise bad("edit_threshold_bytes", "must be at least 1")
-    for name in settings.redact_env:
-        if not ENV_NAME.fullmatch(name):
-            raise bad("redact_env", f"{name!r} is not an environment variable name")
-    if settings.sandbox not in SANDBOX_MODES:
-        raise bad("sandbox", f"must be one of {', '.join(SANDBOX_MODES)}, not {settings.sandbox!r}")
-    if settings.sandbox_writable:
-        from code_commit.config.sandbox_writable import writable_problem
-    for path in settings.sandbox_writable:
-        problem = writable_problem(path, root, settings.sandbox_writable)
-        if problem:
-            raise bad("sandbox_writable", problem)
-    if settings.rollup_budget != 0 and settings.rollup_budget < MIN_ROLLUP_BUDGET:
-        raise bad("rollup_budget", f"must be 0 (no limit) or at least {MIN_ROLLUP_BUDGET:,} tokens")
-    if settings.rollup_max_file_size < 0:
-        raise bad("rollup_max_file_size", "must be 0 or more bytes")
-    if settings.rollup_max_file_size > MAX_ROLLUP_FILE_SIZE:
-        raise bad("rollup_max_file_size", f"must be at most {MAX_ROLLUP_FILE_SIZE:,} bytes (64 MiB)")
-    for name in ("protected_patterns", "rollup_exclude", "rollup_include"):
-        patterns = getattr(settings, name)
-        if patterns:
-            from code_commit.git.ignore import pattern_problem  # no git call: only the patterns' spelling is checked
-        for pattern in patterns:
-            problem = pattern_problem(pattern)
-            if problem:
-                raise bad(name, f"the pattern {pattern!r} can never match anything: {problem}")
+    """Each setting against its own rules, in declaration order; the first problem is the error."""
+    loaded = Loaded(settings, sources, root)
+    for setting in dataclasses.fields(Settings):
+        value = getattr(settings, setting.name)
+        if value is None:
+            continue
+        problem = "must be a finite number" if isinstance(value, float) and not math.isfinite(value) else None
+        for rule in setting.metadata["rules"]:
+            problem = problem or rule(value, loaded)
+        if problem is not None:
+            raise SetupError(f"setting {setting.name} (from {sources[setting.name]}): {problem}.")
