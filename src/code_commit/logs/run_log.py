@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from code_commit.config.paths import LOGS_DIR
 from code_commit.config.redaction import Redactor
 from code_commit.files.owner_only import FOLDER_MODE, make_private_dir, make_private_dirs, open_private
-from code_commit.logs.run_folder import CONFLICTS, JOURNAL_SUFFIX, MANIFEST, RUN_ID, TRACEBACK_FILE
+from code_commit.logs.run_folder import CONFLICTS, JOURNAL_SUFFIX, MANIFEST, RUN_ID, RUN_LOG, TRACEBACK_FILE
 
 if TYPE_CHECKING:
     from code_commit.errors import InternalError
@@ -80,7 +80,7 @@ class RunLog:
     def event(self, message: str) -> None:
         """Append a timestamped line to run.log."""
         line = f"{datetime.now(tz=UTC).strftime('%Y-%m-%dT%H:%M:%S.%fZ')} {self.redact(message)}\n"
-        fd = open_private(self.folder / "run.log", os.O_WRONLY | os.O_APPEND)
+        fd = open_private(self.folder / RUN_LOG, os.O_WRONLY | os.O_APPEND)
         with open(fd, "a", encoding="utf-8", errors="backslashreplace") as fh:
             fh.write(line)
 

@@ -22,6 +22,7 @@ from code_commit.console.output import Console
 from code_commit.console.printable import visible
 from code_commit.console.terminal import GONE, Keys, colour_wanted
 from code_commit.errors import AllRejected, Interrupted, Stopped
+from code_commit.logs.run_folder import CHANGES_DIFF, REVIEW
 from code_commit.logs.run_log import RunLog
 from code_commit.review.diffs import change_diff, file_header, hunk_diff, patch_of, plan_changes_on_disk, write_patch
 from code_commit.review.hunks import FileChange, file_change, partial_plan
@@ -268,7 +269,7 @@ def approve(
         note = rejection_note(decisions)
     patch = "".join(change_diff(change) for change in changes)  # for reading; the log's copy is byte for byte
     if patch:
-        write_patch(log.path(call, "changes.diff"), patch_of(root, changes, log.redact), log.redact)
+        write_patch(log.path(call, CHANGES_DIFF), patch_of(root, changes, log.redact), log.redact)
     if settings.diff and patch:
         console.info(f"call {call}: the diff it applies:")
         console.show(display(console.redact(patch), console.color))  # the console decides colour (CI: none)
@@ -304,7 +305,7 @@ def _log_decisions(decisions: Sequence[Decision], call: int, log: RunLog, consol
     log.event(f"call {call}: review: {summary}")
     log.write(
         call,
-        "review.txt",
+        REVIEW,
         f"Review of the answer to call {call}: {summary}.\n"
         + "".join(f"\n[{d.describe()}]\n{d.item.diff()}" for d in decisions),
     )

@@ -9,12 +9,22 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from code_commit.config.keys import ApiKey, key_is_optional, resolve_api_key
-from code_commit.config.paths import CONFIG_DIR, CONFIG_FILE, IGNORE_LINES, LOCK_FILE, QUERY_FILE, ROLLUP_FILE
+from code_commit.config.paths import (
+    CONFIG_DIR,
+    CONFIG_FILE,
+    IGNORE_LINES,
+    LOCK_FILE,
+    LOGS_DIR,
+    QUERY_FILE,
+    ROLLUP_FILE,
+)
+from code_commit.config.protected import BUILD_SCRIPT
 from code_commit.config.settings import Settings
 from code_commit.credentials import KEY_FILES
 from code_commit.errors import SetupError
 from code_commit.files.setup_files import SPECIAL, NotRegularFile, read_regular
 from code_commit.git.env import git_env
+from code_commit.logs.run_folder import JOURNAL_SUFFIX, RUN_LOG, SAVED_ORIGINAL
 
 # The first line of the query template `code-commit init` writes: a query still holding it was never written.
 QUERY_PLACEHOLDER = "(Replace this text with the change you want, then run code-commit.)"
@@ -69,7 +79,7 @@ def open_workspace(root: Path) -> Workspace:
 
 def config_dir_problems(root: Path) -> list[str]:
     """agent-config/ and agent-config/logs/ must be folders where they exist: code-commit writes in them."""
-    logs = f"{CONFIG_DIR}/logs"
+    logs = f"{CONFIG_DIR}/{LOGS_DIR}"
     kind = _kind(root / CONFIG_DIR)
     if kind not in (None, "a directory"):
         return [
@@ -92,7 +102,7 @@ def config_dir_problems(root: Path) -> list[str]:
 
 def build_script_problems(root: Path, why: str) -> list[str]:
     """build.sh must be a file (or a symlink to one); say what it is when it is not."""
-    kind = _kind(root / "build.sh")
+    kind = _kind(root / BUILD_SCRIPT)
     if kind is None:
         return [f"build.sh is missing: {why}; create it."]
     if kind != "a file":
@@ -147,8 +157,6 @@ IGNORE_FIX = "add a line /agent-config so that keys and logs under agent-config/
 
 def _written_paths() -> list[str]:
     """A file of each kind code-commit writes under agent-config/: git must ignore every one."""
-    from code_commit.config.paths import LOGS_DIR
-
     run = f"{CONFIG_DIR}/{LOGS_DIR}/20260101-000000-000000"
     return [
         f"{CONFIG_DIR}/",
@@ -157,8 +165,8 @@ def _written_paths() -> list[str]:
         f"{CONFIG_DIR}/{LOCK_FILE}",
         QUERY_FILE,
         ROLLUP_FILE,
-        f"{run}/run.log",
-        f"{run}/01-journal/orig-0",
+        f"{run}/{RUN_LOG}",
+        f"{run}/01{JOURNAL_SUFFIX}/{SAVED_ORIGINAL.format(n=0)}",
     ]
 
 
