@@ -2,7 +2,7 @@
 
 Two builds: quiet noise with 40 diagnostics in it, and the audit's case, 100 MB of `gcc ... -Werror
 ...` compile lines (each merely containing "error") with 40 real `path:line:col: error:` diagnostics.
-Ours: build.run_build + build.output_for_prompt in a fresh interpreter (time and peak RSS).
+Ours: runner.run_build + output.output_for_prompt in a fresh interpreter (time and peak RSS).
 Reference: the same build.sh with its output sent to /dev/null (the cost of producing it).
 Targets: peak memory below 100 MB, the log no larger than build_log_cap, and at least 35 of the
 40 diagnostics in the compacted prompt section (before the fix, 0 of 40 in the -Werror case).

@@ -28,7 +28,6 @@ from code_commit.guard.policy import Guard
 from code_commit.logs.run_folder import ANSWER_FILE
 from code_commit.logs.run_log import RunLog
 from code_commit.run import signals
-from code_commit.run.loop import applied_files
 from code_commit.run.orchestrator import Orchestrator
 from code_commit.run.record import FileChange, RunRecord
 from code_commit.run.signals import TimeLimit
@@ -110,9 +109,6 @@ def _apply(orchestrator: Orchestrator, text: str, fmt: str, build: bool) -> None
             record.problems = list(failure.problems)
         else:
             record.applied = True
-            orchestrator.event(1, f"applied {applied_files(plan)}")
-            for path in plan.missing_deletes:
-                orchestrator.event(1, f"delete of {path} skipped: the file does not exist")
     if record.problems:
         orchestrator.refuse(AnswerRefused(record.problems), 1)
         orchestrator.event(1, f"refused ({count(len(record.problems), 'problem')}); nothing was written")

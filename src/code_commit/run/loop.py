@@ -317,18 +317,9 @@ def _applied(run: RunContext, plan: Plan, call: int) -> None:
             state.deletes.add(change.path)
         else:
             state.deletes.discard(change.path)
-    for path in plan.missing_deletes:
-        orchestrator.event(call, f"delete of {path} skipped: the file does not exist")
     written = sum(c.content is not None for c in plan.changes)
     deleted = len(plan.changes) - written
     orchestrator.console.info(f"applied: {count(written, 'file')} written, {deleted} deleted")
-    orchestrator.event(call, f"applied {applied_files(plan)}")
-
-
-def applied_files(plan: Plan) -> str:
-    """What an apply of `plan` did, for run.log."""
-    done = ", ".join(f"{'deleted' if c.content is None else 'wrote'} {c.path}" for c in plan.changes)
-    return done or "nothing (every file already had that content)"
 
 
 def current_files(root: Path, paths: set[str], cap: int) -> dict[str, str | None]:

@@ -128,6 +128,10 @@ class Orchestrator:
         a shield: a stop that comes meanwhile waits until the apply is complete or rolled back."""
         with signals.shielded():
             apply_plan(self.root, plan, self.log.path(call, JOURNAL))
+        done = ", ".join(f"{'deleted' if c.content is None else 'wrote'} {c.path}" for c in plan.changes)
+        self.event(call, f"applied {done or 'nothing (every file already had that content)'}")
+        for path in plan.missing_deletes:  # a delete of a file that never existed removed nothing
+            self.event(call, f"delete of {path} skipped: the file does not exist")
 
     def refuse(self, refusal: AnswerRefused, call: int) -> None:
         """The refusal's every reason in NN-refused.txt (a prompt or the console gets them capped)."""

@@ -1,4 +1,4 @@
-"""One session for every command that changes the tree (a run, `code-commit apply`): the process
+"""The session of every command that changes the tree (run/orchestrator.py opens it): the process
 made non-dumpable, SIGINT/SIGTERM and the time limit watched, the project's lock taken, a run
 folder made, a half-done apply of a killed run recovered, old run folders pruned, and the record
 written on every ending.
