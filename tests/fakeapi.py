@@ -721,6 +721,8 @@ OLD_VLLM_FIELDS = {
     "presence_penalty", "frequency_penalty", "user", "seed", "logprobs", "top_logprobs", "tools", "tool_choice",
 }  # fmt: skip
 
+# A SigV4 signature for Bedrock: AWS4-HMAC-SHA256 Credential=<key id>/<date>/<region>/bedrock/aws4_request, ...
+_SIGV4 = re.compile(r"AWS4-HMAC-SHA256 Credential=[A-Z0-9]{16,128}/\d{8}/[a-z0-9-]+/bedrock/aws4_request, ")
 _BEDROCK_PATH = re.compile(r"/model/(?P<model>[^/]+)/invoke(?P<stream>-with-response-stream)?")
 _VERTEX_PATH = re.compile(
     r"(?:/v1)?/projects/[^/]+/locations/[^/]+/publishers/anthropic/models/(?P<model>[^/:]+):(?:stream)?[Rr]awPredict"
@@ -740,6 +742,15 @@ def refuse(
         return _refuse_openai(model, body, openai_server)
     family = claude_family(model)
     version = body.get("anthropic_version") if wire in ("bedrock", "vertex") else headers.get("anthropic-version")
+    auth = headers.get("authorization", "")
+    if wire == "bedrock" and not (_SIGV4.match(auth) or auth.startswith("Bearer ")):
+        return 403, "The security token included in the request is invalid.", "UnrecognizedClientException"
+    if wire == "vertex" and not auth.startswith("Bearer "):
+        return (
+            401,
+            "Request had invalid authentication credentials. Expected OAuth 2 access token.",
+            "authentication_error",
+        )
     if wire == "bedrock":
         for key in ("model", "stream"):
             if key in body:  # Bedrock's InvokeModel takes the model and streaming from the path
@@ -881,7 +892,8 @@ class _AnthropicDialect(_Dialect):
 
     def as_the_model_answers(self, step: _Step) -> _Step:
         if step.thinking is None and claude_family(self.model) in THINK_BY_DEFAULT and step.kind != "endless":
-            return dataclasses.replace(step, thinking="", thinking_tokens=step.thinking_tokens or 8)
+            spent = step.thinking_tokens or min(8, step.usage.get("output_tokens", 0))  # never more than the output
+            return dataclasses.replace(step, thinking="", thinking_tokens=spent)
         return step
 
     def _stop_details(self, step: _Step) -> dict[str, Any]:

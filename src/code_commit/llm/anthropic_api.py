@@ -192,12 +192,36 @@ class AnthropicProvider(StreamingProvider):
             raise Transient("stream garbled", f"an event that is not JSON ({exc})") from exc
         except anthropic.APIError as exc:
             raise ServiceError(f"the {self.name} service sent something unusable: {exc}") from exc
+        except Exception as exc:  # the cloud's credential chain, which runs inside the SDK's request
+            fault = self._credential_fault(exc)
+            if fault is None:
+                raise
+            raise fault from exc
         if message.stop_reason is None:
             # The body ended cleanly but before message_delta / message_stop: the answer is not whole.
             raise Transient("stream ended early", "the answer stopped without a stop reason")
         # Only text blocks are the answer: thinking (and redacted thinking) blocks never are.
         text = "".join(block.text for block in message.content if block.type == "text")
         return Reply(text=text, stop_reason=message.stop_reason, usage=_usage(message.usage))
+
+    def _credential_fault(self, exc: Exception) -> Exception | None:
+        """A failure of the cloud's credential chain (fetching a token, finding credentials) as a fault
+        that says so; None for anything else."""
+        provider = self.settings.provider
+        if provider == "vertex":
+            import google.auth.exceptions  # type: ignore[import-untyped,import-not-found,unused-ignore]
+
+            if isinstance(exc, google.auth.exceptions.TransportError):  # the token endpoint is unreachable
+                return Transient("cannot get a Google access token", excerpt(exc), connect=True)
+            if isinstance(exc, google.auth.exceptions.GoogleAuthError):
+                return ServiceError(f"the Google credentials ({self.key.source}) failed: {excerpt(exc)}")
+        if provider == "bedrock":
+            import botocore.exceptions  # type: ignore[import-untyped,import-not-found,unused-ignore]
+
+            # The SDK raises RuntimeError when the chain found nothing at request time.
+            if isinstance(exc, botocore.exceptions.BotoCoreError | RuntimeError):
+                return ServiceError(f"the AWS credentials ({self.key.source}) failed: {excerpt(exc)}")
+        return None
 
     def _where(self) -> str:
         return f"endpoint {self.endpoint.describe()}" if self.endpoint else "the SDK's default endpoint"

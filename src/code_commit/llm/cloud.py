@@ -13,7 +13,7 @@ Their packages are an optional extra: `pip install 'code-commit[bedrock]'` or `'
 
 from __future__ import annotations
 
-import importlib.util
+import importlib
 import json
 import os
 from collections.abc import Mapping
@@ -27,6 +27,7 @@ PACKAGES = {"bedrock": ("boto3", "botocore"), "vertex": ("google.auth",)}
 INSTALL = {provider: f"pip install 'code-commit[{provider}]'" for provider in PACKAGES}
 BEDROCK_API_KEY_ENV = "AWS_BEARER_TOKEN_BEDROCK"
 VERTEX_PROJECT_ENV = "ANTHROPIC_VERTEX_PROJECT_ID"
+PROJECT_ENV = (VERTEX_PROJECT_ENV, "GOOGLE_CLOUD_PROJECT", "GCLOUD_PROJECT")
 GOOGLE_CREDENTIALS_ENV = "GOOGLE_APPLICATION_CREDENTIALS"
 # The secret fields of Google's credential files: service account, authorized user, external account.
 GOOGLE_SECRET_FIELDS = ("private_key", "private_key_id", "refresh_token", "client_secret")
@@ -58,9 +59,10 @@ def require_packages(provider: str) -> None:
 
 def _importable(name: str) -> bool:
     try:
-        return importlib.util.find_spec(name) is not None
-    except ModuleNotFoundError:  # a parent package (google) is missing
+        importlib.import_module(name)
+    except ImportError:
         return False
+    return True
 
 
 def profile_region() -> str | None:
@@ -73,10 +75,20 @@ def profile_region() -> str | None:
 
 
 def vertex_project(settings: Settings, env: Mapping[str, str] | None = None) -> str | None:
-    """The Vertex project: the vertex_project setting, else ANTHROPIC_VERTEX_PROJECT_ID; None leaves it
-    to the application default credentials (a service account's own project)."""
+    """The Vertex project: the vertex_project setting, else ANTHROPIC_VERTEX_PROJECT_ID, else the project
+    google-auth would give (GOOGLE_CLOUD_PROJECT, GCLOUD_PROJECT, the credentials file's project_id).
+    The SDK needs it before it loads the credentials (it is part of the URL)."""
     env = os.environ if env is None else env
-    return settings.vertex_project or env.get(VERTEX_PROJECT_ENV, "").strip() or None
+    for value in (settings.vertex_project, *(env.get(name, "") for name in PROJECT_ENV)):
+        if value and value.strip():
+            return value.strip()
+    path = _google_file(env)[0]
+    try:
+        info = json.loads(path.read_bytes()) if path is not None else None
+    except (OSError, ValueError):
+        return None
+    project = info.get("project_id") or info.get("quota_project_id") if isinstance(info, dict) else None
+    return str(project) if isinstance(project, str) and project else None
 
 
 def cloud_key(settings: Settings, env: Mapping[str, str] | None = None) -> ApiKey:
@@ -120,7 +132,12 @@ def _aws_key(env: Mapping[str, str]) -> ApiKey:
 def _google_key(settings: Settings, env: Mapping[str, str]) -> ApiKey:
     path, origin = _google_file(env)
     project = vertex_project(settings, env)
-    where = f"project {project}" if project else "the credentials' own project"
+    if project is None:
+        raise SetupError(
+            "vertex needs a Google Cloud project: set vertex_project in agent-config/config.toml, or "
+            f"{VERTEX_PROJECT_ENV} (or GOOGLE_CLOUD_PROJECT)"
+        )
+    where = f"project {project}"
     if path is None:
         return ApiKey(
             "",
