@@ -30,7 +30,7 @@ HEADER = f"""\
 #
 # Model prices and limits can be added or overridden in [models."<model id>"] tables (input,
 # output, cache_write, cache_read in US dollars per million tokens; context_window, max_output;
-# effort = true for a model that takes an effort level; tiers).
+# effort, true for a model that takes an effort level; tiers).
 """
 
 

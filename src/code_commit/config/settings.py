@@ -62,8 +62,8 @@ def _setting(default: Any, doc: str, example: Any = None, flag: tuple[str, ...] 
 class Settings:
     provider: str = _setting(
         "anthropic",
-        "Model provider: anthropic, openai (any OpenAI-compatible server), bedrock (Claude on AWS Bedrock) or "
-        "vertex (Claude on Google Vertex AI).",
+        "Model provider: anthropic; openai, any server that speaks OpenAI's Chat Completions; bedrock, Claude "
+        "on AWS Bedrock; vertex, Claude on Google Vertex AI.",
         flag=RUN,
     )
     model: str = _setting(
