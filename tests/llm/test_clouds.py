@@ -398,3 +398,12 @@ def test_vertex_needs_a_region(project: Project, api: FakeAPI, vertex, monkeypat
 
     assert result.exit_code == 2
     assert "vertex needs a region: set cloud_region in agent-config/config.toml, or CLOUD_ML_REGION" in result.stderr
+
+
+def test_config_says_when_no_aws_credentials_would_be_found(project: Project, api: FakeAPI, cli, monkeypatch) -> None:
+    monkeypatch.setenv("AWS_REGION", "us-east-1")
+
+    result = cli("--provider", "bedrock", "--model", BEDROCK_MODEL, "config")
+
+    assert result.exit_code == 0
+    assert "# credentials: no AWS credentials found for bedrock: set AWS_ACCESS_KEY_ID" in result.stdout
