@@ -34,6 +34,10 @@ EFFORTS = ("low", "medium", "high")
 # The output limit of a model the model catalog (llm/models.toml) does not know, when max_tokens is unset:
 # one every current model and most servers accept.
 FALLBACK_MAX_TOKENS = 32_000
+# The output limit counted at most for the default answer cap: 32,000 x 16 bytes (512,000 bytes a
+# request) hold a 128,000-token request of text at about 4 bytes a token, so the cap stays where the
+# hostile-answer benchmarks measured it when max_tokens follows a model's 128,000-token limit.
+ANSWER_CAP_TOKENS = 32_000
 SANDBOX_MODES = ("auto", "require", "off")  # builds/sandbox.py: what each means
 MIN_ROLLUP_BUDGET = 1000  # tokens: below this not even a small project's main files fit
 # bytes: the rollup reads a file whole to judge it, and a model's whole context is a few MiB; a sparse
@@ -116,7 +120,8 @@ class Settings:
     max_answer_bytes: int | None = _setting(
         None,
         "Bytes of answer text read at most, continuations included (and as much again of thinking); past it "
-        "the answer is refused. Unset means max_tokens x 16 x 4 (the first request and its 3 continuations).",
+        "the answer is refused. Unset means max_tokens x 16 x 4 (the first request and its 3 continuations), "
+        f"max_tokens counted as at most {ANSWER_CAP_TOKENS:,}.",
         2_048_000,
     )
     max_failed_pairs: int = _setting(
@@ -244,7 +249,7 @@ def answer_byte_cap(settings: Settings, continuations: int) -> int:
     an answer (the first and its `continuations`), at a generous size per token."""
     if settings.max_answer_bytes is not None:
         return settings.max_answer_bytes
-    return output_limit(settings) * ANSWER_BYTES_PER_TOKEN * (1 + continuations)
+    return min(output_limit(settings), ANSWER_CAP_TOKENS) * ANSWER_BYTES_PER_TOKEN * (1 + continuations)
 
 
 def flag_name(name: str) -> str:
