@@ -16,8 +16,9 @@ POST .../publishers/anthropic/models/{id}:streamRawPredict (or :rawPredict) is C
 /token is an OAuth token endpoint (Google's application default credentials refresh there when a test's
 credentials file points at it). Anything else is a 404 JSON answer, recorded, that consumes nothing.
 
-As strict as the real services (see REFUSALS below, each with its source): a request they refuse today
-is refused here with their status and message, before it takes a scripted step. Answers on models that
+As strict as the real services (see `refuse` and the tables above it, each with its source): a request
+they refuse today is refused here with their status and message, before it takes a scripted step, and
+its message is appended to `refused`. Answers on models that
 think by default carry a thinking block, as the real ones do.
 
 The script is ONE shared FIFO queue for both endpoints: each API request takes the next scripted step,
