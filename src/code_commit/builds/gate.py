@@ -14,6 +14,7 @@ from code_commit.builds.integrity import Fingerprint, changed_paths, protected_p
 from code_commit.builds.runner import BuildResult, run_build
 from code_commit.builds.sandbox import Sandbox, policy
 from code_commit.config.settings import CONFIG_DIR, Settings
+from code_commit.credentials import cloud_credential_folders
 from code_commit.errors import BuildTampered
 from code_commit.git.env import distrust
 from code_commit.logs.run_log import Redactor
@@ -54,7 +55,7 @@ def checked_build(
         sandbox,
         root,
         [*protected.files, *protected.git_dirs, *protected.git_config],
-        [root / CONFIG_DIR],
+        [root / CONFIG_DIR, *cloud_credential_folders()],
         settings.sandbox_network,
         settings.sandbox_writable,
     )

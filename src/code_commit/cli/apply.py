@@ -33,6 +33,7 @@ from code_commit.errors import AnswerRefused, CodeCommitError, SetupError, exit_
 from code_commit.exits import EXIT, outcome_name
 from code_commit.files.private import make_private_dirs
 from code_commit.guard.policy import Guard, check_git_index
+from code_commit.llm.catalog import load_catalog, with_output_limit
 from code_commit.llm.transport import MAX_CONTINUATIONS
 from code_commit.logs.folder import SUMMARY_FILE
 from code_commit.logs.run_log import Redactor, RunLog
@@ -108,6 +109,8 @@ def command(
     if answer_format not in FORMATS:
         raise SetupError(f"--format must be one of {', '.join(FORMATS)}, not {answer_format!r}")
     settings = load_settings(root, flags=flags).settings
+    # The answer is read up to what a run would read for this model: its output limit sets the cap.
+    settings = with_output_limit(settings, load_catalog(root).lookup(settings.model))
     if not check:
         problems = config_dir_problems(root) + gitignore_problems(root)
         if build:

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from code_commit.credentials import KEY_ENV, KEY_FILES
+from code_commit.credentials import KEY_ENV, KEY_FILES, PROVIDERS
 from code_commit.errors import SetupError
 
 CONFIG_DIR = "agent-config"
@@ -30,6 +30,14 @@ DEFAULT_MODEL = "claude-sonnet-5-5"
 MIN_KEY_LENGTH = 8
 ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 PROMPT_ORDERS = ("spec", "cache")
+EFFORTS = ("low", "medium", "high")
+# The output limit of a model the model catalog (llm/models.toml) does not know, when max_tokens is unset:
+# one every current model and most servers accept.
+FALLBACK_MAX_TOKENS = 32_000
+# The output limit counted at most for the default answer cap: 32,000 x 16 bytes (512,000 bytes a
+# request) hold a 128,000-token request of text at about 4 bytes a token, so the cap stays where the
+# hostile-answer benchmarks measured it when max_tokens follows a model's 128,000-token limit.
+ANSWER_CAP_TOKENS = 32_000
 SANDBOX_MODES = ("auto", "require", "off")  # builds/sandbox.py: what each means
 MIN_ROLLUP_BUDGET = 1000  # tokens: below this not even a small project's main files fit
 # bytes: the rollup reads a file whole to judge it, and a model's whole context is a few MiB; a sparse
@@ -57,10 +65,40 @@ def _setting(default: Any, doc: str, example: Any = None, flag: tuple[str, ...] 
 @dataclass(frozen=True)
 class Settings:
     provider: str = _setting(
-        "anthropic", "Model provider: anthropic, or openai (any OpenAI-compatible server).", flag=RUN
+        "anthropic",
+        "Model provider: anthropic; openai, any server that speaks OpenAI's Chat Completions; bedrock, Claude "
+        "on AWS Bedrock; vertex, Claude on Google Vertex AI.",
+        flag=RUN,
     )
-    model: str = _setting(DEFAULT_MODEL, "Model id sent to the provider.", flag=RUN)
-    max_tokens: int = _setting(32000, "Output-token limit of one model call.", flag=RUN)
+    model: str = _setting(
+        DEFAULT_MODEL, "Model id sent to the provider, in its form (Bedrock's and Vertex's ids differ).", flag=RUN
+    )
+    max_tokens: int | None = _setting(
+        None,
+        "Output-token limit of one model request, thinking included. Unset means the model's own output limit "
+        f"from the model catalog ({FALLBACK_MAX_TOKENS:,} for a model it does not know).",
+        32000,
+        flag=RUN,
+    )
+    effort: str | None = _setting(
+        None,
+        "How hard the model works: low, medium or high, sent only to models that take an effort level "
+        "(Anthropic's output_config.effort, OpenAI's reasoning_effort). Unset leaves the model's default.",
+        "high",
+        flag=RUN,
+    )
+    cloud_region: str | None = _setting(
+        None,
+        "bedrock and vertex: the cloud region. Unset means AWS_REGION, AWS_DEFAULT_REGION or the AWS profile's "
+        "region (bedrock), or CLOUD_ML_REGION (vertex).",
+        "us-east-1",
+    )
+    vertex_project: str | None = _setting(
+        None,
+        "vertex: the Google Cloud project. Unset means ANTHROPIC_VERTEX_PROJECT_ID, or the project of the "
+        "application default credentials.",
+        "my-project",
+    )
     base_url: str | None = _setting(
         None,
         "Endpoint of the provider; unset means ANTHROPIC_BASE_URL (OPENAI_BASE_URL for openai) or the "
@@ -81,8 +119,9 @@ class Settings:
     )
     max_answer_bytes: int | None = _setting(
         None,
-        "Bytes of answer text read at most, continuations included; past it the answer is refused. Unset means "
-        "max_tokens x 16 x 4 (the first request and its 3 continuations).",
+        "Bytes of answer text read at most, continuations included (and as much again of thinking); past it "
+        "the answer is refused. Unset means max_tokens x 16 x 4 (the first request and its 3 continuations), "
+        f"max_tokens counted as at most {ANSWER_CAP_TOKENS:,}.",
         2_048_000,
     )
     max_failed_pairs: int = _setting(
@@ -199,12 +238,18 @@ def run_time_limit(settings: Settings, unattended: bool) -> tuple[float | None, 
     return None, "--timeout"
 
 
+def output_limit(settings: Settings) -> int:
+    """max_tokens as requests send it. A run sets an unset one to the model's output limit first
+    (llm.catalog.with_output_limit); unset still, it is FALLBACK_MAX_TOKENS."""
+    return FALLBACK_MAX_TOKENS if settings.max_tokens is None else settings.max_tokens
+
+
 def answer_byte_cap(settings: Settings, continuations: int) -> int:
     """The answer text read at most: max_answer_bytes, or enough for max_tokens in every request of
     an answer (the first and its `continuations`), at a generous size per token."""
     if settings.max_answer_bytes is not None:
         return settings.max_answer_bytes
-    return settings.max_tokens * ANSWER_BYTES_PER_TOKEN * (1 + continuations)
+    return min(output_limit(settings), ANSWER_CAP_TOKENS) * ANSWER_BYTES_PER_TOKEN * (1 + continuations)
 
 
 def flag_name(name: str) -> str:
@@ -358,21 +403,28 @@ def _validate(settings: Settings, sources: dict[str, str], root: Path) -> None:
         value = getattr(settings, name)
         if value is not None and not math.isfinite(value):  # "nan" and "inf" parse as floats
             raise bad(name, "must be a finite number of seconds")
-    if settings.provider not in KEY_ENV:
-        raise bad("provider", f"must be one of {', '.join(KEY_ENV)}, not {settings.provider!r}")
-    if settings.max_tokens < 1:
+    if settings.provider not in PROVIDERS:
+        raise bad("provider", f"must be one of {', '.join(PROVIDERS)}, not {settings.provider!r}")
+    if settings.max_tokens is not None and settings.max_tokens < 1:
         raise bad("max_tokens", "must be at least 1")
+    if settings.effort is not None and settings.effort not in EFFORTS:
+        raise bad("effort", f"must be one of {', '.join(EFFORTS)} (or unset), not {settings.effort!r}")
     if not 0 <= settings.max_repairs <= 3:
         raise bad("max_repairs", "must be between 0 and 3")
     if settings.build_timeout <= 0:
         raise bad("build_timeout", "must be positive")
     if settings.build_output_cap < 1000:
         raise bad("build_output_cap", "must be at least 1000 characters")
-    if settings.provider == "openai" and sources["model"] == "default":
+    if settings.provider in ("openai", "bedrock") and sources["model"] == "default":
+        needs = {
+            "openai": f"the default, {DEFAULT_MODEL}, is an Anthropic model; name the server's model",
+            "bedrock": "Bedrock's ids differ from Anthropic's: name an inference profile or model id, like "
+            f"global.anthropic.{DEFAULT_MODEL},",
+        }
         raise bad(
             "provider",
-            f"openai needs a model: the default, {DEFAULT_MODEL}, is an Anthropic model; "
-            "name the server's model with --model (or model in agent-config/config.toml)",
+            f"{settings.provider} needs a model: {needs[settings.provider]} with --model (or model in "
+            "agent-config/config.toml)",
         )
     if settings.prompt_order not in PROMPT_ORDERS:
         raise bad("prompt_order", f"must be one of {', '.join(PROMPT_ORDERS)}, not {settings.prompt_order!r}")
@@ -440,6 +492,13 @@ def _validate(settings: Settings, sources: dict[str, str], root: Path) -> None:
 class ApiKey:
     value: str
     source: str  # where it came from, for messages: never the key itself
+    # Other secrets of the same credentials (a cloud's secret key and session token), censored as the key.
+    also_censored: tuple[str, ...] = ()
+
+    @property
+    def censored(self) -> tuple[str, ...]:
+        """Every secret these credentials hold, for the run's censor."""
+        return (self.value, *self.also_censored)
 
     def __repr__(self) -> str:  # keeps the key out of tracebacks and debug output
         return f"ApiKey(source={self.source!r})"

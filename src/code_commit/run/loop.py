@@ -23,7 +23,7 @@ from code_commit.builds.gate import checked_build
 from code_commit.builds.runner import BuildResult, output_for_prompt
 from code_commit.builds.sandbox import Sandbox, choose
 from code_commit.config.secrets import collect_secrets
-from code_commit.config.settings import ApiKey, Settings, answer_byte_cap, run_time_limit
+from code_commit.config.settings import ApiKey, Settings, answer_byte_cap, output_limit, run_time_limit
 from code_commit.console.output import Console
 from code_commit.console.plural import count
 from code_commit.console.terminal import unattended
@@ -31,7 +31,7 @@ from code_commit.errors import AnswerRefused, CodeCommitError, error_of
 from code_commit.files.confined import Tree
 from code_commit.guard.policy import Guard, check_git_index
 from code_commit.llm import Completion, Provider, make_provider
-from code_commit.llm.catalog import Budget, load_catalog
+from code_commit.llm.catalog import Budget, load_catalog, model_notes, with_output_limit
 from code_commit.llm.endpoint import Endpoint
 from code_commit.llm.prompts import Feedback, Prompt, SystemPrompts, initial_prompt, load_system_prompts, repair_prompt
 from code_commit.llm.transport import ANSWER_TOO_LARGE, MAX_CONTINUATIONS
@@ -106,15 +106,16 @@ def execute(
     """
     started = time.monotonic()
     options = options or RunOptions()
-    console.redact = redact = Redactor.of([key.value] if key else [])
+    console.redact = redact = Redactor.of(key.censored if key else [])
     outcome = Outcome(passed=False, log_dir=None, dry_run=options.dry_run)
     served_by = settings.provider if provider is None else str(getattr(provider, "name", type(provider).__name__))
     outcome.service = Service(served_by, settings.model, endpoint.host if endpoint else None)
     try:
         secrets = collect_secrets(workspace.root, redact_env=settings.redact_env)
-        console.redact = redact = secrets.redactor(key.value if key else "")
+        console.redact = redact = secrets.redactor(*(key.censored if key else ()))
         system = load_system_prompts(settings=settings)
         model = load_catalog(workspace.root).lookup(settings.model)
+        settings = with_output_limit(settings, model)
         first = initial_prompt(system, workspace.query, workspace.codebase, settings.prompt_order).redacted(redact)
         check_fits(first, model, settings)
         git = check_git_index(workspace.root)
@@ -131,6 +132,9 @@ def execute(
             console.info(f"run log: {log.folder.relative_to(workspace.root)}")
             where = f" at {endpoint.describe()}" if endpoint else ""
             log.event(f"model {settings.model} from the {served_by} service{where}")
+            for note in model_notes(model, settings):
+                log.event(note)
+                console.info(note)
             if untracked:
                 log.event(f"warning: {untracked}")
             if not options.dry_run:
@@ -163,9 +167,9 @@ def execute(
             end=end,
             live=not settings.review,  # a review owns the terminal
         ) as current:
-            budget = None if settings.max_cost is None else Budget(settings.max_cost, model, settings.max_tokens)
-            meter = CallMeter(current.log, console, budget)
-            provider = provider or make_provider(settings, key, meter.hooks(), endpoint)
+            budget = None if settings.max_cost is None else Budget(settings.max_cost, model, output_limit(settings))
+            meter = CallMeter(current.log, console, budget, model=model)
+            provider = provider or make_provider(settings, key, meter.hooks(), endpoint, model)
             caller = Caller(provider, model, meter, settings, outcome.calls)
             run = RunContext(workspace, settings, system, caller, current.log, console, outcome, sandbox, state)
             (dry_run if options.dry_run else repair_loop)(run)
