@@ -21,6 +21,7 @@ from fakeapi import FakeAPI
 from support import TEST_KEY, Project, git
 
 KEY_VARS = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_BASE_URL", "OPENAI_API_KEY")
+CLEARED_PREFIXES = ("CODE_COMMIT_", "ANTHROPIC_", "OPENAI_", "AWS_", "GOOGLE_", "CLOUDSDK_", "CLOUD_ML_", "GCE_")
 
 
 REPO = Path(__file__).resolve().parents[1]
@@ -30,8 +31,16 @@ REPO = Path(__file__).resolve().parents[1]
 def _isolated_environment(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory) -> None:
     """No test sees the developer's real keys, endpoints, code-commit settings or git configuration."""
     for name in list(os.environ):
-        if name in KEY_VARS or name.startswith(("CODE_COMMIT_", "ANTHROPIC_", "OPENAI_")):
+        if name in KEY_VARS or name.startswith(CLEARED_PREFIXES):
             monkeypatch.delenv(name)
+    # The clouds' credential chains find nothing of the developer's, and never reach past the machine:
+    # no instance metadata (169.254.169.254) for AWS, no metadata-server check for Google.
+    cloud = tmp_path_factory.getbasetemp() / "no-cloud-config"
+    monkeypatch.setenv("AWS_CONFIG_FILE", str(cloud / "aws-config"))
+    monkeypatch.setenv("AWS_SHARED_CREDENTIALS_FILE", str(cloud / "aws-credentials"))
+    monkeypatch.setenv("AWS_EC2_METADATA_DISABLED", "true")
+    monkeypatch.setenv("CLOUDSDK_CONFIG", str(cloud / "gcloud"))
+    monkeypatch.setenv("NO_GCE_CHECK", "True")
     monkeypatch.setenv("GIT_AUTHOR_NAME", "Test")
     monkeypatch.setenv("GIT_AUTHOR_EMAIL", "test@example.invalid")
     monkeypatch.setenv("GIT_COMMITTER_NAME", "Test")

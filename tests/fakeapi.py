@@ -10,8 +10,16 @@ The installed SDK runs on httpx2, which respx cannot intercept, so the seam is a
         assert len(api.requests) == 1
 
 Routing: POST to a path ending in /v1/messages is Anthropic; POST to a path ending in /chat/completions
-is OpenAI-style (so any base path prefix works). Anything else is a 404 JSON answer, recorded, that
-consumes nothing.
+is OpenAI-style (so any base path prefix works); POST /model/{id}/invoke[-with-response-stream] is Claude
+on AWS Bedrock (InvokeModel: JSON errors with x-amzn-ErrorType, and a stream framed as AWS event-stream);
+POST .../publishers/anthropic/models/{id}:streamRawPredict (or :rawPredict) is Claude on Vertex AI; POST
+/token is an OAuth token endpoint (Google's application default credentials refresh there when a test's
+credentials file points at it). Anything else is a 404 JSON answer, recorded, that consumes nothing.
+
+As strict as the real services (see `refuse` and the tables above it, each with its source): a request
+they refuse today is refused here with their status and message, before it takes a scripted step, and
+its message is appended to `refused`. Answers on models that
+think by default carry a thinking block, as the real ones do.
 
 The script is ONE shared FIFO queue for both endpoints: each API request takes the next scripted step,
 whichever endpoint it hit, and the step is rendered in that endpoint's wire format (JSON, or SSE when
@@ -24,20 +32,26 @@ Every request is recorded before its answer starts, so it is visible as soon as 
 
 from __future__ import annotations
 
+import base64
+import binascii
 import contextlib
 import dataclasses
 import http.server
 import json
+import math
+import re
 import selectors
 import socket
 import socketserver
+import struct
 import sys
 import threading
 import time
+import urllib.parse
 from collections import deque
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 __all__ = ["FakeAPI", "RecordedRequest"]
 
@@ -130,6 +144,8 @@ class _Step:
     one_line: bool = False  # endless only: one event line that never ends, instead of endless events
     clean: bool = False  # cut only: end the body properly instead of dropping the connection
     whole: bool = False  # reply only: one JSON body even to a streaming request
+    thinking: str | None = None  # the model's thinking before the text; None: as the model does by default
+    thinking_tokens: int = 0
 
 
 class FakeAPI:
@@ -143,6 +159,11 @@ class FakeAPI:
         self._ids = 0
         self.endless_sent: list[int] = []  # per endless() step served: body bytes written before the client left
         self._stopping = threading.Event()  # also interrupts scripted delays, so stop() never waits them out
+        # What the OpenAI-style endpoint is: "openai" (api.openai.com's rules), "vllm-0.5" (refuses any field
+        # it does not know, max_completion_tokens included, as vLLM 0.4.2-0.6.3 did) or "ollama" (ignores
+        # max_completion_tokens, as Ollama's /v1 and llama.cpp's server before 2026-02 do).
+        self.openai_server = "openai"
+        self.refused: list[str] = []  # the message of every request refused by the REFUSALS rules
         self._server: _Server | None = None
         self._accept_thread: threading.Thread | None = None
 
@@ -227,11 +248,18 @@ class FakeAPI:
         delay: float = 0.0,
         chunk_delay: float = 0.0,
         whole: bool = False,
+        thinking: str | None = None,
+        thinking_tokens: int | None = None,
     ) -> None:
         """A normal answer. usage overrides any of USAGE_KEYS; a stream splits text into several deltas.
         whole=True answers even a streaming request with the complete message as one JSON body
-        (Content-Type application/json), as LiteLLM's proxy does for a mocked model."""
+        (Content-Type application/json), as LiteLLM's proxy does for a mocked model. thinking: the
+        model's thinking, sent before the text (a thinking block; OpenAI-style, reasoning_content
+        deltas); thinking_tokens: how many of the output tokens it counts (default: its length / 4)."""
         counts = _counts(text, usage)
+        spent = (len(thinking or "") // 4 if thinking_tokens is None else thinking_tokens) if thinking else 0
+        if thinking_tokens is not None and not thinking:
+            spent = thinking_tokens
         self._push(
             _Step(
                 "reply",
@@ -241,6 +269,8 @@ class FakeAPI:
                 delay=delay,
                 chunk_delay=chunk_delay,
                 whole=whole,
+                thinking=thinking,
+                thinking_tokens=spent,
             )
         )
 
@@ -443,16 +473,37 @@ class _Handler(http.server.BaseHTTPRequestHandler):
             parsed = None
         number = api._record(RecordedRequest(self.command, path, query, headers, body, parsed))
 
+        bedrock = _BEDROCK_PATH.fullmatch(path)
+        vertex = _VERTEX_PATH.fullmatch(path)
+        model = str(parsed.get("model") or "fake-model") if isinstance(parsed, dict) else "fake-model"
         if self.command == "POST" and path.endswith("/v1/messages"):
             route: type[_Dialect] = _AnthropicDialect
         elif self.command == "POST" and path.endswith("/chat/completions"):
             route = _OpenAIDialect
+        elif self.command == "POST" and bedrock:
+            route, model = _BedrockDialect, urllib.parse.unquote(bedrock["model"])
+        elif self.command == "POST" and vertex:
+            route, model = _AnthropicDialect, urllib.parse.unquote(vertex["model"])
+        elif self.command == "POST" and path == "/token":
+            self._send_json(
+                200, {"access_token": f"ya29.fake-token-{number:04d}", "expires_in": 3600, "token_type": "Bearer"}
+            )
+            return
         else:
             self._send_json(404, _anthropic_error("not_found_error", f"FakeAPI: no route for {self.command} {path}"))
             return
         if not isinstance(parsed, dict):
             self._send_json(400, route.error("invalid_request_error", "FakeAPI: the body is not a JSON object"))
             return
+        wire = "bedrock" if bedrock else "vertex" if vertex else route.wire
+        refusal = refuse(wire, model, parsed, headers, api.openai_server)
+        if refusal is not None:
+            status, message, error_type = refusal
+            api.refused.append(message)
+            self._send_json(status, route.error(error_type, message), route.error_headers(error_type))
+            return
+        if bedrock:
+            parsed = {**parsed, "stream": bedrock["stream"] is not None}  # Bedrock says it in the path
 
         step = api._next_step()
         if step is None:
@@ -463,14 +514,15 @@ class _Handler(http.server.BaseHTTPRequestHandler):
             self._abort()
             return
 
-        dialect = route(str(parsed.get("model") or "fake-model"), number, _wants_stream_usage(parsed))
+        dialect = route(model, number, _wants_stream_usage(parsed))
         streaming = parsed.get("stream") is True
         ids = {"request-id": f"req_fake_{number:04d}"}
+        step = dialect.as_the_model_answers(step)
         if step.kind == "status":
             body_out = step.body
             if body_out is None:
                 body_out = dialect.error(error_type_for(step.code), f"FakeAPI: scripted HTTP {step.code}")
-            headers = {**ids, **step.headers}
+            headers = {**ids, **dialect.error_headers(error_type_for(step.code)), **step.headers}
             content_type = headers.pop("Content-Type", "application/json")  # a proxy may send HTML, say
             self._send_json(step.code, body_out, headers, content_type)
         elif step.kind == "drop":
@@ -488,10 +540,10 @@ class _Handler(http.server.BaseHTTPRequestHandler):
             else:
                 self._send_body(200, payload, "application/json", ids)
         elif step.kind == "endless":
-            self._send_head(200, "text/event-stream; charset=utf-8", {**ids, "Transfer-Encoding": "chunked"})
+            self._send_head(200, dialect.stream_type, {**ids, "Transfer-Encoding": "chunked"})
             self._send_endless(dialect, step)
         else:
-            self._send_head(200, "text/event-stream; charset=utf-8", {**ids, "Transfer-Encoding": "chunked"})
+            self._send_head(200, dialect.stream_type, {**ids, "Transfer-Encoding": "chunked"})
             for event in dialect.opening(step):
                 self._send_chunk(event, step.chunk_delay)
             if step.kind == "cut":
@@ -623,8 +675,179 @@ def _anthropic_error(error_type: str, message: str) -> dict[str, Any]:
     return {"type": "error", "error": {"type": error_type, "message": message}}
 
 
+# --- what the real services refuse today (research of 2026-11-25: the services' docs and their users' reports) ---
+
+PREFILL_MESSAGE = (
+    "This model does not support assistant message prefill. The conversation must end with a user message."
+)
+# Claude families: the id without its date, version suffix, or cloud prefix (Bedrock's, Vertex's @date).
+_CLAUDE_ID = re.compile(
+    r"^(?:[a-z-]{2,8}\.)?(?:anthropic\.)?(?P<family>claude-(?:opus|sonnet|haiku|fable|mythos)-\d+(?:-\d+)?)"
+    r"(?:-\d{8})?(?:-v\d+(?::\d+)?)?(?:@\d{8})?$"
+)
+# A final assistant turn (prefill) is refused from Claude 4.6 on (Anthropic's 4.6 migration guide; Opus 4.7
+# and 4.8: copilot-api PR #261; every Claude 5 and 5.5 model: openrouter's claude-5-5 guide).
+PREFILL_REFUSED = {
+    "claude-opus-4-6", "claude-sonnet-4-6", "claude-opus-4-7", "claude-opus-4-8", "claude-opus-5",
+    "claude-sonnet-5", "claude-opus-5-5", "claude-sonnet-5-5", "claude-haiku-5-5", "claude-fable-5-1",
+    "claude-mythos-5-1",
+}  # fmt: skip
+LEGACY_45 = {"claude-opus-4-5", "claude-sonnet-4-5", "claude-haiku-4-5"}  # 200K context, 64K output
+# Models that think without being asked (adaptive thinking on by default): their answers start with a
+# thinking block. Opus 5.5 sends it with display "omitted" (empty thinking, a signature): so do all here,
+# unless a test scripts the thinking.
+THINK_BY_DEFAULT = {"claude-opus-5", "claude-sonnet-5", "claude-opus-5-5", "claude-sonnet-5-5", "claude-haiku-5-5"}
+# thinking.type refused: "enabled" (budget_tokens) from Opus 4.7 and on the 5 family; "disabled" on
+# Opus 5.5 and Sonnet 5.5 (always adaptive); "adaptive" on the 4.5 family.
+THINKING_REFUSED = {
+    "enabled": {"claude-opus-4-7", "claude-opus-4-8", "claude-opus-5", "claude-sonnet-5", "claude-opus-5-5",
+                "claude-sonnet-5-5", "claude-haiku-5-5"},
+    "disabled": {"claude-opus-5-5", "claude-sonnet-5-5"},
+    "adaptive": LEGACY_45,
+}  # fmt: skip
+# output_config.effort is taken from Claude 4.6 on; the 4.5 family refuses it (message unverified).
+EFFORT_REFUSED = LEGACY_45
+# The API version SDK 2.x sends; under it, sampling parameters are refused at any value.
+STRICT_VERSION = "2026-10-21"
+SAMPLING = ("temperature", "top_p", "top_k")
+# On Bedrock and Vertex the newest version works only for Claude 4.7 and later (the versioning page).
+LEGACY_CLOUD = {"claude-opus-4-6", "claude-sonnet-4-6", *LEGACY_45}
+# OpenAI: gpt-5 and later and the o-series refuse max_tokens (and sampling other than the default).
+_OPENAI_REASONING = re.compile(r"^(?:gpt-(?:[5-9]|\d\d)|o\d)")
+OPENAI_MAX_TOKENS_MESSAGE = (
+    "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead."
+)
+OLD_VLLM_FIELDS = {
+    "model", "messages", "max_tokens", "stream", "stream_options", "temperature", "top_p", "n", "stop",
+    "presence_penalty", "frequency_penalty", "user", "seed", "logprobs", "top_logprobs", "tools", "tool_choice",
+}  # fmt: skip
+
+# A SigV4 signature for Bedrock: AWS4-HMAC-SHA256 Credential=<key id>/<date>/<region>/bedrock/aws4_request, ...
+_SIGV4 = re.compile(r"AWS4-HMAC-SHA256 Credential=[A-Z0-9]{16,128}/\d{8}/[a-z0-9-]+/bedrock/aws4_request, ")
+_BEDROCK_PATH = re.compile(r"/model/(?P<model>[^/]+)/invoke(?P<stream>-with-response-stream)?")
+_VERTEX_PATH = re.compile(
+    r"(?:/v1)?/projects/[^/]+/locations/[^/]+/publishers/anthropic/models/(?P<model>[^/:]+):(?:stream)?[Rr]awPredict"
+)
+
+
+def claude_family(model: str) -> str | None:
+    match = _CLAUDE_ID.match(model)
+    return match["family"] if match else None
+
+
+def refuse(
+    wire: str, model: str, body: dict[str, Any], headers: Mapping[str, str], openai_server: str
+) -> tuple[int, str, str] | None:
+    """(status, message, error type) for a request the real service refuses, None for one it takes."""
+    if wire == "openai":
+        return _refuse_openai(model, body, openai_server)
+    family = claude_family(model)
+    version = body.get("anthropic_version") if wire in ("bedrock", "vertex") else headers.get("anthropic-version")
+    auth = headers.get("authorization", "")
+    if wire == "bedrock" and not (_SIGV4.match(auth) or auth.startswith("Bearer ")):
+        return 403, "The security token included in the request is invalid.", "UnrecognizedClientException"
+    if wire == "vertex" and not auth.startswith("Bearer "):
+        return (
+            401,
+            "Request had invalid authentication credentials. Expected OAuth 2 access token.",
+            "authentication_error",
+        )
+    if wire == "bedrock":
+        for key in ("model", "stream"):
+            if key in body:  # Bedrock's InvokeModel takes the model and streaming from the path
+                why = f"extraneous key [{key}] is not permitted, please reformat your input and try again."
+                return 400, f"Malformed input request: #: {why}", "ValidationException"
+    if wire in ("bedrock", "vertex"):
+        if not version:
+            return 400, "anthropic_version: Field required", "invalid_request_error"
+        if family in LEGACY_CLOUD and version == STRICT_VERSION:
+            return 400, f"anthropic_version {STRICT_VERSION} is not supported for this model", "invalid_request_error"
+    if version == STRICT_VERSION:
+        for key in SAMPLING:
+            if key in body:
+                return 400, f"{key}: Extra inputs are not permitted", "invalid_request_error"
+    messages = body.get("messages") or []
+    last = messages[-1] if messages and isinstance(messages[-1], dict) else {}
+    if family is None:
+        return None
+    if last.get("role") == "assistant":
+        if family in PREFILL_REFUSED:
+            return 400, PREFILL_MESSAGE, "invalid_request_error"
+        if _texts(last.get("content")).rstrip() != _texts(last.get("content")):
+            return 400, "final assistant content cannot end with trailing whitespace", "invalid_request_error"
+    thinking = body.get("thinking")
+    kind = thinking.get("type") if isinstance(thinking, dict) else None
+    if kind and family in THINKING_REFUSED.get(kind, ()):
+        use = 'Use "thinking.type.adaptive" and "output_config.effort" to control thinking behavior.'
+        return 400, f'"thinking.type.{kind}" is not supported for this model. {use}', "invalid_request_error"
+    if isinstance(body.get("output_config"), dict) and "effort" in body["output_config"] and family in EFFORT_REFUSED:
+        return 400, "output_config.effort: this model does not support the effort parameter", "invalid_request_error"
+    limit = 64_000 if family in LEGACY_45 else 128_000
+    asked = body.get("max_tokens")
+    if isinstance(asked, int) and asked > limit:
+        return (
+            400,
+            f"max_tokens: {asked} > {limit}, which is the maximum allowed number of output tokens for {model}",
+            "invalid_request_error",
+        )
+    window = 200_000 if family in LEGACY_45 else 1_000_000
+    tokens = math.ceil(len(_prompt_text(body)) / 4)
+    if tokens > window:
+        return 400, f"prompt is too long: {tokens} tokens > {window} maximum", "invalid_request_error"
+    return None
+
+
+def _refuse_openai(model: str, body: dict[str, Any], server: str) -> tuple[int, str, str] | None:
+    if server == "vllm-0.5":
+        for key, value in body.items():
+            if key not in OLD_VLLM_FIELDS:
+                detail = [
+                    {
+                        "type": "extra_forbidden",
+                        "loc": ("body", key),
+                        "msg": "Extra inputs are not permitted",
+                        "input": value,
+                    }
+                ]
+                return 400, str(detail), "BadRequestError"
+        return None
+    if server == "openai" and _OPENAI_REASONING.match(model):
+        if "max_tokens" in body:
+            return 400, OPENAI_MAX_TOKENS_MESSAGE, "invalid_request_error"
+        temperature = body.get("temperature")
+        if temperature is not None and temperature != 1:
+            only = "Only the default (1) value is supported."
+            message = f"Unsupported value: 'temperature' does not support {temperature} with this model. {only}"
+            return 400, message, "invalid_request_error"
+    if server == "openai" and not _OPENAI_REASONING.match(model) and "reasoning_effort" in body:
+        return (
+            400,
+            "Unsupported parameter: 'reasoning_effort' is not supported with this model.",
+            "invalid_request_error",
+        )
+    return None
+
+
+def _texts(content: Any) -> str:
+    found: list[str] = []
+    _collect_texts(content, found)
+    return "".join(found)
+
+
+def _prompt_text(body: Mapping[str, Any]) -> str:
+    texts: list[str] = []
+    _collect_texts(body.get("system"), texts)
+    for message in body.get("messages") or []:
+        if isinstance(message, dict):
+            _collect_texts(message.get("content"), texts)
+    return "\n".join(texts)
+
+
 class _Dialect:
     """How one provider renders a step, for one exchange. Stream events are whole SSE events, framed."""
+
+    wire = ""
+    stream_type = "text/event-stream; charset=utf-8"
 
     def __init__(self, model: str, number: int, include_usage: bool) -> None:
         self.model = model  # echoed back, as the real services do
@@ -634,6 +857,14 @@ class _Dialect:
     @staticmethod
     def error(error_type: str, message: str) -> Any:
         raise NotImplementedError
+
+    @staticmethod
+    def error_headers(error_type: str) -> dict[str, str]:
+        return {}
+
+    def as_the_model_answers(self, step: _Step) -> _Step:
+        """The step as this model sends it: with the thinking it does by default, where it does."""
+        return step
 
     def message(self, step: _Step) -> dict[str, Any]:
         """The whole answer as the JSON of a non-streaming response."""
@@ -654,30 +885,50 @@ class _Dialect:
 
 
 class _AnthropicDialect(_Dialect):
+    wire = "anthropic"
+
     @staticmethod
     def error(error_type: str, message: str) -> Any:
         return _anthropic_error(error_type, message)
+
+    def as_the_model_answers(self, step: _Step) -> _Step:
+        if step.thinking is None and claude_family(self.model) in THINK_BY_DEFAULT and step.kind != "endless":
+            spent = step.thinking_tokens or min(8, step.usage.get("output_tokens", 0))  # never more than the output
+            return dataclasses.replace(step, thinking="", thinking_tokens=spent)
+        return step
 
     def _stop_details(self, step: _Step) -> dict[str, Any]:
         if step.stop_reason == "refusal":
             return {"stop_details": {"type": "refusal", "category": None, "explanation": None}}
         return {}
 
+    def _usage(self, step: _Step) -> dict[str, Any]:
+        usage: dict[str, Any] = dict(step.usage)
+        if step.thinking is not None:
+            usage["output_tokens_details"] = {"thinking_tokens": step.thinking_tokens}
+        return usage
+
+    def _text_index(self, step: _Step) -> int:
+        return 0 if step.thinking is None else 1
+
     def message(self, step: _Step) -> dict[str, Any]:
+        content: list[dict[str, Any]] = []
+        if step.thinking is not None:
+            content.append({"type": "thinking", "thinking": step.thinking, "signature": "EqFakeSignature=="})
+        content.append({"type": "text", "text": step.text})
         return {
             "id": f"msg_fake_{self.number:04d}",
             "type": "message",
             "role": "assistant",
             "model": self.model,
-            "content": [{"type": "text", "text": step.text}],
+            "content": content,
             "stop_reason": step.stop_reason,
             "stop_sequence": None,
             **self._stop_details(step),
-            "usage": dict(step.usage),
+            "usage": self._usage(step),
         }
 
-    @staticmethod
-    def _event(data: dict[str, Any]) -> bytes:
+    def _event(self, data: dict[str, Any]) -> bytes:
         # The SDK skips any SSE event without an `event:` line, so every one carries its type there too.
         return b"event: %s\ndata: %s\n\n" % (data["type"].encode(), _encode(data))
 
@@ -688,23 +939,33 @@ class _AnthropicDialect(_Dialect):
         start.update(content=[], stop_reason=None)
         start.pop("stop_details", None)
         start["usage"] = {**step.usage, "output_tokens": 1}
-        events = [
-            self._event({"type": "message_start", "message": start}),
-            self._event({"type": "ping"}),
-            self._event({"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}}),
-        ]
+        events = [self._event({"type": "message_start", "message": start}), self._event({"type": "ping"})]
+        if step.thinking is not None:  # a thinking block first: its deltas, then its signature
+            block = {"type": "thinking", "thinking": "", "signature": ""}
+            events.append(self._event({"type": "content_block_start", "index": 0, "content_block": block}))
+            for piece in _pieces(step.thinking):
+                delta = {"type": "thinking_delta", "thinking": piece}
+                events.append(self._event({"type": "content_block_delta", "index": 0, "delta": delta}))
+            signature = {"type": "signature_delta", "signature": "EqFakeSignature=="}
+            events.append(self._event({"type": "content_block_delta", "index": 0, "delta": signature}))
+            events.append(self._event({"type": "content_block_stop", "index": 0}))
+        index = self._text_index(step)
+        events.append(
+            self._event({"type": "content_block_start", "index": index, "content_block": {"type": "text", "text": ""}})
+        )
         for piece in _pieces(step.text):
-            delta = {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": piece}}
+            delta = {"type": "content_block_delta", "index": index, "delta": {"type": "text_delta", "text": piece}}
             events.append(self._event(delta))
         return events
 
     def closing(self, step: _Step) -> list[bytes]:
         delta = {"stop_reason": step.stop_reason, "stop_sequence": None, **self._stop_details(step)}
+        usage: dict[str, Any] = {"output_tokens": step.usage["output_tokens"]}
+        if step.thinking is not None:
+            usage["output_tokens_details"] = {"thinking_tokens": step.thinking_tokens}
         return [
-            self._event({"type": "content_block_stop", "index": 0}),
-            self._event(
-                {"type": "message_delta", "delta": delta, "usage": {"output_tokens": step.usage["output_tokens"]}}
-            ),
+            self._event({"type": "content_block_stop", "index": self._text_index(step)}),
+            self._event({"type": "message_delta", "delta": delta, "usage": usage}),
             self._event({"type": "message_stop"}),
         ]
 
@@ -715,7 +976,65 @@ class _AnthropicDialect(_Dialect):
         return self._event({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": piece}})
 
 
+def _event_stream_frame(headers: Mapping[str, str], payload: bytes) -> bytes:
+    """One message of AWS's event-stream framing (application/vnd.amazon.eventstream): prelude (total and
+    header lengths, their CRC32), string headers, payload, CRC32 of all before. Big-endian throughout."""
+    encoded = b"".join(
+        struct.pack("!B", len(name)) + name.encode() + b"\x07" + struct.pack("!H", len(value)) + value.encode()
+        for name, value in headers.items()
+    )
+    prelude = struct.pack("!II", 12 + len(encoded) + len(payload) + 4, len(encoded))
+    prelude += struct.pack("!I", binascii.crc32(prelude) & 0xFFFFFFFF)
+    message = prelude + encoded + payload
+    return message + struct.pack("!I", binascii.crc32(message) & 0xFFFFFFFF)
+
+
+class _BedrockDialect(_AnthropicDialect):
+    """Claude on Bedrock's InvokeModel: the Messages API's events, each base64 in a `chunk` event of an
+    AWS event-stream; errors as {"message": ...} with the type in x-amzn-ErrorType; an error inside the
+    stream as an `exception` frame."""
+
+    wire = "bedrock"
+    stream_type = "application/vnd.amazon.eventstream"
+    TYPES: ClassVar[dict[str, str]] = {
+        "invalid_request_error": "ValidationException",
+        "overloaded_error": "ServiceUnavailableException",
+        "rate_limit_error": "ThrottlingException",
+        "api_error": "InternalServerException",
+        "not_found_error": "ResourceNotFoundException",
+        "permission_error": "AccessDeniedException",
+        "authentication_error": "UnrecognizedClientException",
+    }
+    STREAM_TYPES: ClassVar[dict[str, str]] = {
+        "overloaded_error": "serviceUnavailableException",
+        "rate_limit_error": "throttlingException",
+        "api_error": "internalServerException",
+        "invalid_request_error": "validationException",
+    }
+
+    @staticmethod
+    def error(error_type: str, message: str) -> Any:
+        return {"message": message}
+
+    @staticmethod
+    def error_headers(error_type: str) -> dict[str, str]:
+        kind = _BedrockDialect.TYPES.get(error_type, error_type)
+        return {"x-amzn-ErrorType": f"{kind}:http://internal.amazon.com/coral/com.amazon.bedrock/"}
+
+    def _event(self, data: dict[str, Any]) -> bytes:
+        payload = _encode({"bytes": base64.b64encode(_encode(data)).decode(), "p": "abcdefghij"})
+        headers = {":event-type": "chunk", ":content-type": "application/json", ":message-type": "event"}
+        return _event_stream_frame(headers, payload)
+
+    def in_stream_error(self, step: _Step) -> list[bytes]:
+        kind = self.STREAM_TYPES.get(step.error_type, step.error_type)
+        headers = {":exception-type": kind, ":content-type": "application/json", ":message-type": "exception"}
+        return [_event_stream_frame(headers, _encode({"message": step.message}))]
+
+
 class _OpenAIDialect(_Dialect):
+    wire = "openai"
+
     def __init__(self, model: str, number: int, include_usage: bool) -> None:
         super().__init__(model, number, include_usage)
         # The fields every chunk repeats; as OpenAI, usage is null on every chunk but the last when asked for.
@@ -729,6 +1048,17 @@ class _OpenAIDialect(_Dialect):
 
     @staticmethod
     def error(error_type: str, message: str) -> Any:
+        if error_type == "BadRequestError":  # vLLM's own shape
+            return {"object": "error", "message": message, "type": error_type, "param": None, "code": 400}
+        if message == OPENAI_MAX_TOKENS_MESSAGE:
+            return {
+                "error": {
+                    "message": message,
+                    "type": error_type,
+                    "param": "max_tokens",
+                    "code": "unsupported_parameter",
+                }
+            }
         return {"error": {"message": message, "type": error_type, "param": None, "code": None}}
 
     @staticmethod
@@ -737,31 +1067,34 @@ class _OpenAIDialect(_Dialect):
         cached = step.usage["cache_read_input_tokens"]
         prompt = step.usage["input_tokens"] + cached + step.usage["cache_creation_input_tokens"]
         completion = step.usage["output_tokens"]
-        return {
+        usage: dict[str, Any] = {
             "prompt_tokens": prompt,
             "completion_tokens": completion,
             "total_tokens": prompt + completion,
             "prompt_tokens_details": {"cached_tokens": cached},
         }
+        if step.thinking is not None:
+            usage["completion_tokens_details"] = {"reasoning_tokens": step.thinking_tokens}
+        return usage
 
     def message(self, step: _Step) -> dict[str, Any]:
+        message: dict[str, Any] = {"role": "assistant", "content": step.text}
+        if step.thinking:
+            message["reasoning_content"] = step.thinking
         return {
             "id": f"chatcmpl-fake{self.number:04d}",
             "object": "chat.completion",
             "created": int(time.time()),
             "model": self.model,
             "choices": [
-                {
-                    "index": 0,
-                    "message": {"role": "assistant", "content": step.text},
-                    "finish_reason": FINISH_REASONS.get(step.stop_reason, "stop"),
-                }
+                {"index": 0, "message": message, "finish_reason": FINISH_REASONS.get(step.stop_reason, "stop")}
             ],
             "usage": self._usage(step),
         }
 
     def opening(self, step: _Step) -> list[bytes]:
         events = [self._chunk({"role": "assistant", "content": ""}, None)]
+        events += [self._chunk({"reasoning_content": piece}, None) for piece in _pieces(step.thinking or "")]
         events += [self._chunk({"content": piece}, None) for piece in _pieces(step.text)]
         return events
 

@@ -26,8 +26,15 @@ USAGE = {
     "cache_creation_input_tokens": 3000,
     "cache_read_input_tokens": 5000,
 }
-# claude-sonnet-5-5 at $3 input, $15 output, $3.75 cache write, $0.30 cache read per million tokens.
+# The tests price claude-sonnet-4-6: $3 input, $15 output, $3.75 cache write, $0.30 cache read per million
+# tokens (its output limit, the default max_tokens, is 128,000 tokens).
+MODEL = "claude-sonnet-4-6"
 COST = (1000 * 3 + 200 * 15 + 3000 * 3.75 + 5000 * 0.30) / 1_000_000
+
+
+@pytest.fixture(autouse=True)
+def _priced_model(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CODE_COMMIT_MODEL", MODEL)
 
 
 def logged(project: Project) -> dict[str, str]:
@@ -61,8 +68,8 @@ def test_every_call_reports_its_tokens_and_cost_and_the_run_its_totals(project: 
     log = files["run.log"]
     assert log.count(f"cost_usd={COST:.6f}") == 2
     assert (
-        "run total: calls=2 input_tokens=2000 output_tokens=400 cache_write_tokens=6000 cache_read_tokens=10000 "
-        f"cached_share=0.56 cost_usd={2 * COST:.6f}"
+        "run total: calls=2 input_tokens=2000 output_tokens=400 thinking_tokens=0 cache_write_tokens=6000 "
+        f"cache_read_tokens=10000 cached_share=0.56 cost_usd={2 * COST:.6f}"
     ) in log
     assert result.stderr.count(f"9,000 input tokens (56% from cache), 200 output tokens, ~${COST:.4f}") == 2
     assert f"total for 2 calls: 18,000 input tokens (56% from cache), 400 output tokens, ~${2 * COST:.4f}" in (
@@ -82,7 +89,7 @@ def test_a_failed_call_still_reports_what_it_used(project: Project, api: FakeAPI
 
 
 def test_the_config_overrides_a_price(project: Project, api: FakeAPI, cli) -> None:
-    project.write("agent-config/config.toml", '[models."claude-sonnet-5-5"]\noutput = 100.0\n')
+    project.write("agent-config/config.toml", f'[models."{MODEL}"]\noutput = 100.0\n')
     api.reply(FIX, usage=USAGE)
 
     assert cli().exit_code == 0
@@ -182,7 +189,7 @@ def test_max_cost_within_budget_changes_nothing(project: Project, api: FakeAPI, 
 
 
 def test_max_cost_stops_even_the_first_call(project: Project, api: FakeAPI, cli) -> None:
-    # The default 32000-token output limit alone could cost $0.48.
+    # The default output limit, the model's 128,000 tokens, alone could cost $1.92.
     result = cli("--max-cost", "0.10")
 
     assert result.exit_code == 3

@@ -143,8 +143,8 @@ def test_a_whole_json_chat_completion_in_answer_to_a_stream_is_an_answer(
 
 
 def test_a_whole_json_answer_cut_off_at_the_limit_is_continued(project: Project, api: FakeAPI, cli) -> None:
-    api.reply("^^^fixed.txt\nfix", stop_reason="max_tokens", whole=True)
-    api.reply("ed\n^^^end\n", whole=True)
+    api.reply("Making it.\n^^^fixed.txt\nfix", stop_reason="max_tokens", whole=True)
+    api.reply("Making it.\n^^^fixed.txt\nfixed\n^^^end\n", whole=True)
     result = cli()
     assert result.exit_code == 0, result.stderr
     assert project.read("fixed.txt") == "fixed\n"

@@ -59,7 +59,7 @@ def test_a_run_through_an_openai_compatible_server(project: Project, api: FakeAP
     assert repair.json["messages"][1]["content"].startswith("--- BUILD OUTPUT ---")
     # prompt_tokens (1000) counts the cached tokens (700): they are taken out of input_tokens.
     assert (
-        "call 2: stop_reason=end_turn input_tokens=300 output_tokens=40 cache_write_tokens=0 "
+        "call 2: stop_reason=end_turn input_tokens=300 output_tokens=40 thinking_tokens=0 cache_write_tokens=0 "
         in (logged(project)["run.log"])
     )
     assert "cache_read_tokens=700 cached_share=0.70 cost_usd=unknown" in logged(project)["run.log"]
@@ -69,7 +69,7 @@ def test_a_server_that_reports_no_usage_is_noticed(project: Project, api: FakeAP
     from code_commit.llm import openai_api
 
     real = openai_api.request_body
-    monkeypatch.setattr(openai_api, "request_body", lambda *a: {**real(*a), "stream_options": None})
+    monkeypatch.setattr(openai_api, "request_body", lambda *a, **k: {**real(*a, **k), "stream_options": None})
     api.reply(FIX)
 
     result = openai()
@@ -298,39 +298,6 @@ def test_giving_up_exits_3(project: Project, api: FakeAPI, openai) -> None:
     assert "HTTP 502 api_error (3x)" in result.stderr
 
 
-def test_finish_reason_length_is_continued(project: Project, api: FakeAPI, openai) -> None:
-    api.reply("^^^fixed.txt\nfix", stop_reason="max_tokens")
-    api.reply("ed\n^^^end\n")
-
-    assert openai().exit_code == 0
-    assert project.read("fixed.txt") == "fixed\n"
-    first, second = (r.json["messages"] for r in api.requests)
-    assert second[:2] == first
-    assert second[2] == {"role": "assistant", "content": "^^^fixed.txt\nfix"}
-    assert second[3]["role"] == "user" and "Continue it from exactly where it stopped" in second[3]["content"]
-
-
-@pytest.mark.parametrize(
-    ("first", "rest"),
-    [
-        pytest.param("^^^fixed.txt\nline1\n", "line2\n^^^end\n", id="cut after a newline"),
-        pytest.param("^^^fixed.txt\n", "line1\nline2\n^^^end\n", id="cut on the path line"),
-        pytest.param("^^^fixed.txt\nline1", "\nline2\n^^^end\n", id="cut before a newline"),
-    ],
-)
-def test_a_continuation_keeps_the_white_space_at_the_cut(
-    project: Project, api: FakeAPI, openai, first: str, rest: str
-) -> None:
-    # The partial answer is a whole assistant message and the rest a new one: both go through exactly.
-    api.reply(first, stop_reason="max_tokens")
-    api.reply(rest)
-
-    assert openai(env={"CODE_COMMIT_MAX_REPAIRS": "0"}).exit_code == 0
-    assert api.requests[1].json["messages"][2] == {"role": "assistant", "content": first}
-    assert logged(project)["01-response.txt"] == "^^^fixed.txt\nline1\nline2\n^^^end\n"
-    assert project.read("fixed.txt") == "line1\nline2\n"
-
-
 def test_a_content_filter_stop_is_a_refusal(project: Project, api: FakeAPI, openai) -> None:
     api.reply("^^^partial.txt\nx\n^^^end\n", stop_reason="refusal")
     api.reply(FIX)
@@ -361,7 +328,7 @@ def test_a_server_that_ignores_stream_true_is_understood(project: Project, api: 
     from code_commit.llm import openai_api
 
     real = openai_api.request_body
-    monkeypatch.setattr(openai_api, "request_body", lambda *a: {**real(*a), "stream": False})
+    monkeypatch.setattr(openai_api, "request_body", lambda *a, **k: {**real(*a, **k), "stream": False})
     api.reply(FIX, usage={"input_tokens": 50, "output_tokens": 5})
 
     assert openai().exit_code == 0

@@ -13,6 +13,7 @@ from code_commit.builds.sandbox import Sandbox, policy
 from code_commit.config.paths import CONFIG_DIR
 from code_commit.config.redaction import Redactor
 from code_commit.config.settings import Settings
+from code_commit.credentials import cloud_credential_folders
 from code_commit.errors import BuildTampered
 from code_commit.git.env import distrust
 
@@ -50,7 +51,7 @@ def checked_build(
         sandbox,
         root,
         [*protected.files, *protected.git_dirs, *protected.git_config],
-        [root / CONFIG_DIR],
+        [root / CONFIG_DIR, *cloud_credential_folders()],
         settings.sandbox_network,
         settings.sandbox_writable,
     )

@@ -29,7 +29,7 @@ from code_commit.builds.output import CHUNK, LOG_CAP, BuildOutput, OutputLog
 from code_commit.builds.sandbox import SandboxPolicy, wrap
 from code_commit.config.redaction import Redactor
 from code_commit.config.settings import Settings
-from code_commit.credentials import PROVIDER_ENV
+from code_commit.credentials import CHILD_SCRUBBED_ENV
 
 LINGER_SECONDS = Settings.build_linger  # after build.sh exits, how long children may keep the pipe open
 
@@ -129,7 +129,7 @@ def _why_not_started(root: Path, exc: OSError) -> tuple[int, str]:
 
 def build_env(env: Mapping[str, str]) -> dict[str, str]:
     """The build's environment: no keys, no settings; NO_COLOR=1, as the output is read by a model."""
-    kept = {k: v for k, v in env.items() if k not in PROVIDER_ENV and not k.startswith("CODE_COMMIT_")}
+    kept = {k: v for k, v in env.items() if k not in CHILD_SCRUBBED_ENV and not k.startswith("CODE_COMMIT_")}
     return {**kept, "NO_COLOR": "1"}
 
 

@@ -269,7 +269,9 @@ def main_command(
                 raise
             from code_commit.llm.endpoint import resolve_endpoint
 
-            endpoint = resolve_endpoint(settings.provider, settings.base_url, loaded.sources["base_url"], os.environ)
+            endpoint = resolve_endpoint(
+                settings.provider, settings.base_url, loaded.sources["base_url"], os.environ, settings
+            )
 
             from code_commit.run.loop import RunOptions, execute  # imported only once the setup is known to be good
 
@@ -392,19 +394,25 @@ def config(
         from code_commit.config.keys import key_is_optional, resolve_api_key
         from code_commit.config.secrets import collect_secrets
         from code_commit.config.settings import load_settings
+        from code_commit.credentials import CLOUD_PROVIDERS
 
         root = _project_root(console)[0]
         loaded = load_settings(root, flags=flags)
         secrets = collect_secrets(root, redact_env=loaded.settings.redact_env)
         key = problem = None
         try:
-            optional = key_is_optional(loaded.settings, os.environ)
-            key = resolve_api_key(root, loaded.settings.provider, optional=optional)
+            if loaded.settings.provider in CLOUD_PROVIDERS:
+                from code_commit.llm.cloud import cloud_key
+
+                key = cloud_key(loaded.settings)
+            else:
+                optional = key_is_optional(loaded.settings, os.environ)
+                key = resolve_api_key(root, loaded.settings.provider, optional=optional)
         except CodeCommitError as exc:
             problem = str(exc)
         sandbox = preview(loaded.settings.sandbox)
         shown = (as_json if json_output else report)(loaded, key, problem, secrets.sources, sandbox)
-        _stdout(secrets.redactor(key.value if key else "")(shown))
+        _stdout(secrets.redactor(*(key.censored if key else ()))(shown))
         return EXIT.OK
 
     raise typer.Exit(_guarded(action, *_console_flags(ctx)))

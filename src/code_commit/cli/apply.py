@@ -25,6 +25,7 @@ from code_commit.console.plural import count
 from code_commit.console.printable import visible
 from code_commit.errors import SetupError
 from code_commit.guard.policy import Guard
+from code_commit.llm.catalog import load_catalog, with_output_limit
 from code_commit.logs.run_folder import ANSWER_FILE
 from code_commit.logs.run_log import RunLog
 from code_commit.run import signals
@@ -60,6 +61,8 @@ def command(
     if answer_format not in FORMATS:
         raise SetupError(f"--format must be one of {', '.join(FORMATS)}, not {answer_format!r}")
     settings = load_settings(root, flags=flags).settings
+    # The answer is read up to what a run would read for this model: its output limit sets the cap.
+    settings = with_output_limit(settings, load_catalog(root).lookup(settings.model))
     if not check:
         problems = config_dir_problems(root) + gitignore_problems(root)
         if build:

@@ -15,6 +15,7 @@ from code_commit.config.keys import ApiKey
 from code_commit.config.paths import CONFIG_DIR, CONFIG_FILE
 from code_commit.config.redaction import censor
 from code_commit.config.settings import ENV_PREFIX, LoadedSettings, Settings
+from code_commit.credentials import CLOUD_PROVIDERS
 
 HEADER = f"""\
 # code-commit settings for this project ({CONFIG_DIR}/{CONFIG_FILE}).
@@ -26,9 +27,12 @@ HEADER = f"""\
 #
 # The API key does not belong here: set ANTHROPIC_API_KEY, or put the key alone in
 # {CONFIG_DIR}/anthropic-api-key (OPENAI_API_KEY / openai-api-key for the openai provider).
+# bedrock and vertex use the cloud's own credentials (AWS's chain; Google's application default
+# credentials): `code-commit config` says which.
 #
-# Model prices and context windows can be added or overridden in [models."<model id>"] tables
-# (input, output, cache_write, cache_read in US dollars per million tokens; context_window).
+# Model prices and limits can be added or overridden in [models."<model id>"] tables (input,
+# output, cache_write, cache_read in US dollars per million tokens; context_window, max_output;
+# effort, true for a model that takes an effort level; tiers).
 """
 
 
@@ -73,7 +77,11 @@ def report(
         value = getattr(loaded.settings, name)
         shown = "(unset)" if value is None else toml_value(value)
         lines.append(f"{name:<{width}} = {shown}  # {loaded.sources[name]}\n")
-    if key is not None and not key.value:
+    if loaded.settings.provider in CLOUD_PROVIDERS:
+        shown = "(none)" if key is None or not key.value else json.dumps(censor(key.value))
+        lines.append(f"{'api_key':<{width}} = {shown}  # {loaded.settings.provider} uses the cloud's credentials\n")
+        lines.append(f"# credentials: {key.source if key is not None else key_problem}\n")
+    elif key is not None and not key.value:
         lines.append(f"{'api_key':<{width}} = (none)  # {_no_key_needed(key)}\n")
     elif key is not None:
         lines.append(f"{'api_key':<{width}} = {json.dumps(censor(key.value))}  # {key.source}\n")
@@ -98,8 +106,15 @@ def as_json(
     sandbox: str = "",
 ) -> str:
     settings: Mapping[str, Any] = dataclasses.asdict(loaded.settings)
-    if key is not None and not key.value:
-        api_key: dict[str, Any] = {"value": None, "needed": False, "source": _no_key_needed(key)}
+    if loaded.settings.provider in CLOUD_PROVIDERS:
+        api_key: dict[str, Any] = {
+            "value": censor(key.value) if key is not None and key.value else None,
+            "needed": False,
+            "credentials": key.source if key is not None else None,
+            **({"problem": key_problem} if key is None else {}),
+        }
+    elif key is not None and not key.value:
+        api_key = {"value": None, "needed": False, "source": _no_key_needed(key)}
     elif key is not None:
         api_key = {"value": censor(key.value), "source": key.source}
     else:

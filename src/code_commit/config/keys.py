@@ -21,6 +21,13 @@ MIN_KEY_LENGTH = 8
 class ApiKey:
     value: str
     source: str  # where it came from, for messages: never the key itself
+    # Other secrets of the same credentials (a cloud's secret key and session token), censored as the key.
+    also_censored: tuple[str, ...] = ()
+
+    @property
+    def censored(self) -> tuple[str, ...]:
+        """Every secret these credentials hold, for the run's censor."""
+        return (self.value, *self.also_censored)
 
     def __repr__(self) -> str:  # keeps the key out of tracebacks and debug output
         return f"ApiKey(source={self.source!r})"

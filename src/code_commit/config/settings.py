@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from code_commit.config.paths import CONFIG_DIR, CONFIG_FILE
-from code_commit.credentials import KEY_ENV
+from code_commit.credentials import PROVIDERS
 from code_commit.errors import SetupError
 from code_commit.files.setup_files import read_setup_file
 
@@ -32,6 +32,14 @@ DEFAULT_MODEL = "claude-sonnet-5-5"
 
 ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 PROMPT_ORDERS = ("spec", "cache")
+EFFORTS = ("low", "medium", "high")
+# The output limit of a model the model catalog (llm/models.toml) does not know, when max_tokens is unset:
+# one every current model and most servers accept.
+FALLBACK_MAX_TOKENS = 32_000
+# The output limit counted at most for the default answer cap: 32,000 x 16 bytes (512,000 bytes a
+# request) hold a 128,000-token request of text at about 4 bytes a token, so the cap stays where the
+# hostile-answer benchmarks measured it when max_tokens follows a model's 128,000-token limit.
+ANSWER_CAP_TOKENS = 32_000
 SANDBOX_MODES = ("auto", "require", "off")  # builds/sandbox.py: what each means
 MIN_ROLLUP_BUDGET = 1000  # tokens: below this not even a small project's main files fit
 # bytes: the rollup reads a file whole to judge it, and a model's whole context is a few MiB; a sparse
@@ -70,8 +78,10 @@ def _at_least(low: int, unit: str = "", hint: str = "") -> Rule:
     return _check(lambda value: value >= low, f"must be at least {low}{unit}{hint}")
 
 
-def _one_of(choices: tuple[str, ...]) -> Rule:
-    return lambda value, loaded: None if value in choices else f"must be one of {', '.join(choices)}, not {value!r}"
+def _one_of(choices: tuple[str, ...], hint: str = "") -> Rule:
+    return lambda value, loaded: (
+        None if value in choices else f"must be one of {', '.join(choices)}{hint}, not {value!r}"
+    )
 
 
 def _each(problem: Callable[[str], str | None]) -> Rule:
@@ -96,12 +106,15 @@ def _writable(paths: list[str], loaded: Loaded) -> str | None:
     return next((p for path in paths if (p := writable_problem(path, loaded.root, paths)) is not None), None)
 
 
-def _openai_needs_a_model(provider: str, loaded: Loaded) -> str | None:
-    if provider == "openai" and loaded.sources["model"] == "default":
-        return (
-            f"openai needs a model: the default, {DEFAULT_MODEL}, is an Anthropic model; "
-            f"name the server's model with --model (or model in {CONFIG_DIR}/{CONFIG_FILE})"
-        )
+def _needs_a_model(provider: str, loaded: Loaded) -> str | None:
+    """openai and bedrock have no default model of theirs: the default model id is not one of theirs."""
+    needs = {
+        "openai": f"the default, {DEFAULT_MODEL}, is an Anthropic model; name the server's model",
+        "bedrock": "Bedrock's ids differ from Anthropic's: name an inference profile or model id, like "
+        f"global.anthropic.{DEFAULT_MODEL},",
+    }
+    if provider in needs and loaded.sources["model"] == "default":
+        return f"{provider} needs a model: {needs[provider]} with --model (or model in {CONFIG_DIR}/{CONFIG_FILE})"
     return None
 
 
@@ -126,12 +139,42 @@ def _setting(
 class Settings:
     provider: str = _setting(
         "anthropic",
-        "Model provider: anthropic, or openai (any OpenAI-compatible server).",
+        "Model provider: anthropic; openai, any server that speaks OpenAI's Chat Completions; bedrock, Claude "
+        "on AWS Bedrock; vertex, Claude on Google Vertex AI.",
         flag=RUN,
-        rules=(_one_of(tuple(KEY_ENV)), _openai_needs_a_model),
+        rules=(_one_of(PROVIDERS), _needs_a_model),
     )
-    model: str = _setting(DEFAULT_MODEL, "Model id sent to the provider.", flag=RUN)
-    max_tokens: int = _setting(32000, "Output-token limit of one model call.", flag=RUN, rules=(_at_least(1),))
+    model: str = _setting(
+        DEFAULT_MODEL, "Model id sent to the provider, in its form (Bedrock's and Vertex's ids differ).", flag=RUN
+    )
+    max_tokens: int | None = _setting(
+        None,
+        "Output-token limit of one model request, thinking included. Unset means the model's own output limit "
+        f"from the model catalog ({FALLBACK_MAX_TOKENS:,} for a model it does not know).",
+        32000,
+        flag=RUN,
+        rules=(_at_least(1),),
+    )
+    effort: str | None = _setting(
+        None,
+        "How hard the model works: low, medium or high, sent only to models that take an effort level "
+        "(Anthropic's output_config.effort, OpenAI's reasoning_effort). Unset leaves the model's default.",
+        "high",
+        flag=RUN,
+        rules=(_one_of(EFFORTS, " (or unset)"),),
+    )
+    cloud_region: str | None = _setting(
+        None,
+        "bedrock and vertex: the cloud region. Unset means AWS_REGION, AWS_DEFAULT_REGION or the AWS profile's "
+        "region (bedrock), or CLOUD_ML_REGION (vertex).",
+        "us-east-1",
+    )
+    vertex_project: str | None = _setting(
+        None,
+        "vertex: the Google Cloud project. Unset means ANTHROPIC_VERTEX_PROJECT_ID, or the project of the "
+        "application default credentials.",
+        "my-project",
+    )
     base_url: str | None = _setting(
         None,
         "Endpoint of the provider; unset means ANTHROPIC_BASE_URL (OPENAI_BASE_URL for openai) or the "
@@ -159,8 +202,9 @@ class Settings:
     )
     max_answer_bytes: int | None = _setting(
         None,
-        "Bytes of answer text read at most, continuations included; past it the answer is refused. Unset means "
-        "max_tokens x 16 x 4 (the first request and its 3 continuations).",
+        "Bytes of answer text read at most, continuations included (and as much again of thinking); past it "
+        "the answer is refused. Unset means max_tokens x 16 x 4 (the first request and its 3 continuations), "
+        f"max_tokens counted as at most {ANSWER_CAP_TOKENS:,}.",
         2_048_000,
         rules=(_at_least(1000, " bytes", " (leave it unset for the default)"),),
     )
@@ -320,14 +364,21 @@ class Settings:
 
     @property
     def answer_byte_cap(self) -> int:
-        """The answer text read at most: max_answer_bytes, or enough for max_tokens in every request of
-        an answer (the first and its continuations), at a generous size per token."""
+        """The answer text read at most: max_answer_bytes, or enough for max_tokens (counted as at most
+        ANSWER_CAP_TOKENS) in every request of an answer (the first and its continuations), at a
+        generous size per token."""
         if self.max_answer_bytes is not None:
             return self.max_answer_bytes
-        return self.max_tokens * ANSWER_BYTES_PER_TOKEN * (1 + MAX_CONTINUATIONS)
+        return min(output_limit(self), ANSWER_CAP_TOKENS) * ANSWER_BYTES_PER_TOKEN * (1 + MAX_CONTINUATIONS)
 
 
 SETTING_NAMES = tuple(f.name for f in dataclasses.fields(Settings))
+
+
+def output_limit(settings: Settings) -> int:
+    """max_tokens as requests send it. A run sets an unset one to the model's output limit first
+    (llm.catalog.with_output_limit); unset still, it is FALLBACK_MAX_TOKENS."""
+    return FALLBACK_MAX_TOKENS if settings.max_tokens is None else settings.max_tokens
 
 
 def flag_name(name: str) -> str:

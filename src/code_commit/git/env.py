@@ -15,7 +15,7 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
-from code_commit.credentials import PROVIDER_ENV
+from code_commit.credentials import CHILD_SCRUBBED_ENV
 
 GIT_TIMEOUT = 120  # seconds for one git call; 10,000 paths against 1,000 patterns take about one
 
@@ -67,7 +67,7 @@ def git_env(env: Mapping[str, str] | None = None, **extra: str) -> dict[str, str
     a build left behind could read a git process's /proc/<pid>/environ."""
 
     source = os.environ if env is None else env
-    clean = {k: v for k, v in source.items() if k not in REPOSITORY_VARIABLES and k not in PROVIDER_ENV}
+    clean = {k: v for k, v in source.items() if k not in REPOSITORY_VARIABLES and k not in CHILD_SCRUBBED_ENV}
     if "PATH" in clean:
         clean["PATH"] = trusted_path(clean["PATH"])
     # core.fsmonitor names a command git runs for `git status` and even `git ls-files`: one from a

@@ -8,26 +8,33 @@ from code_commit.config.keys import ApiKey
 from code_commit.config.settings import Settings
 from code_commit.errors import SetupError
 from code_commit.llm.base import Completion, Hooks, Provider, Tally, Usage
+from code_commit.llm.catalog import ModelInfo
 from code_commit.llm.endpoint import Endpoint, resolve_endpoint
 
 __all__ = ["Completion", "Hooks", "Provider", "Tally", "Usage", "make_provider"]
 
 
 def make_provider(
-    settings: Settings, key: ApiKey | None, hooks: Hooks | None = None, endpoint: Endpoint | None = None
+    settings: Settings,
+    key: ApiKey | None,
+    hooks: Hooks | None = None,
+    endpoint: Endpoint | None = None,
+    model: ModelInfo | None = None,
 ) -> Provider:
     """key: None is none at all, sent as no key (as `resolve_api_key(optional=True)` gives it).
-    endpoint: as resolved with the setup, with its source; else from the settings and environment."""
+    endpoint: as resolved with the setup, with its source; else from the settings and environment.
+    model: what the catalog knows of the model (what it takes); None knows nothing."""
     if key is None:
         key = ApiKey("", "no key given")
     if endpoint is None:
-        endpoint = resolve_endpoint(settings.provider, settings.base_url, "the base_url setting", os.environ)
-    if settings.provider == "anthropic":
+        endpoint = resolve_endpoint(settings.provider, settings.base_url, "the base_url setting", os.environ, settings)
+    model = model or ModelInfo(settings.model)
+    if settings.provider in ("anthropic", "bedrock", "vertex"):
         from code_commit.llm.anthropic_api import AnthropicProvider
 
-        return AnthropicProvider(settings, key, hooks, endpoint)
+        return AnthropicProvider(settings, key, hooks, endpoint, model)
     if settings.provider == "openai":
         from code_commit.llm.openai_api import OpenAIProvider
 
-        return OpenAIProvider(settings, key, hooks, endpoint)
+        return OpenAIProvider(settings, key, hooks, endpoint, model)
     raise SetupError(f"unknown provider {settings.provider!r}")

@@ -15,6 +15,7 @@ class Usage:
     output_tokens: int = 0
     cache_write_tokens: int = 0
     cache_read_tokens: int = 0
+    thinking_tokens: int = 0  # of output_tokens, those spent thinking (billed as output, counted in it)
 
     def __add__(self, other: Usage) -> Usage:
         return Usage(
@@ -22,6 +23,7 @@ class Usage:
             self.output_tokens + other.output_tokens,
             self.cache_write_tokens + other.cache_write_tokens,
             self.cache_read_tokens + other.cache_read_tokens,
+            self.thinking_tokens + other.thinking_tokens,
         )
 
     @property
@@ -53,6 +55,7 @@ class Completion:
     requests: int = 1  # as in Tally
     retries: int = 0
     continuations: int = 0
+    thinking: str = ""  # the model's thinking, apart from the answer: logged, never parsed
 
 
 def _ignore(message: str) -> None:

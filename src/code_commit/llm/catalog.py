@@ -6,6 +6,7 @@ agent-config/config.toml override or add entries key by key. Nothing here talks 
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import re
 import tomllib
@@ -14,16 +15,23 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from code_commit.config.settings import config_path
+from code_commit.config.settings import FALLBACK_MAX_TOKENS, Settings, config_path
 from code_commit.errors import BudgetExceeded, SetupError
 from code_commit.llm.base import Usage
 
 MODELS_FILE = Path(__file__).with_name("models.toml")
 CONFIG_TABLE = "models"
 PRICE_KEYS = ("input", "output", "cache_write", "cache_read")
-KEYS = (*PRICE_KEYS, "context_window")
+# Every key an entry may have, shipped or in agent-config/config.toml, and the kind of value it takes.
+NUMBERS = (*PRICE_KEYS, "context_window", "max_output")
+FLAGS = ("effort", "legacy_cloud_api")
+TEXTS = ("source", "checked", "notes")
+KEYS = (*NUMBERS, "tiers", *FLAGS, *TEXTS)
+TIER_KEYS = ("above", *PRICE_KEYS)
 _DATE_SUFFIX = re.compile(r"-\d{8}$")
-
+# Bedrock: [geo.]anthropic.<id>[-YYYYMMDD][-vN[:M]]; Vertex: <id>@YYYYMMDD.
+_BEDROCK_ID = re.compile(r"^(?:[a-z-]{2,8}\.)?anthropic\.(?P<id>[a-z0-9.-]+?)(?:-\d{8})?(?:-v\d+(?::\d+)?)?$")
+_VERTEX_ID = re.compile(r"^(?P<id>[a-z0-9.-]+)@\d{8}$")
 # Token estimates from characters, for checks made before the service has counted anything.
 # Code and prose run at about 3 to 4.5 characters per token. A prompt is refused as too long for the
 # context only on the low estimate (so a prompt that might fit is never refused), and the budget is
@@ -59,43 +67,104 @@ class Price:
 
 
 @dataclass(frozen=True)
+class Tier:
+    """The prices of a request whose input passes `above` tokens: they apply to all of it."""
+
+    above: int
+    price: Price
+
+
+@dataclass(frozen=True)
 class ModelInfo:
-    """What the catalog knows about one model; either part may be unknown."""
+    """What the catalog knows about one model; any part may be unknown (None)."""
 
     model: str
     price: Price | None = None
     context_window: int | None = None
+    max_output: int | None = None
+    tiers: tuple[Tier, ...] = ()  # by `above`, lowest first
+    effort: bool = False  # takes an effort level
+    legacy_cloud_api: bool = False  # on Bedrock and Vertex, needs the clouds' older API version
+    entry: str | None = None  # the catalog entry that matched, None for an unknown model
+
+    def price_for(self, input_tokens: int) -> Price | None:
+        """The prices of one request with this many input tokens (uncached, written and read)."""
+        price = self.price
+        for tier in self.tiers:
+            if input_tokens > tier.above:
+                price = tier.price
+        return price
 
     def cost(self, usage: Usage) -> float | None:
-        return None if self.price is None else self.price.cost(usage)
+        """The cost of ONE request: a tier is chosen by that request's input, so a call's requests
+        (continuations, failed attempts) are priced one by one, never summed first."""
+        price = self.price_for(usage.all_input_tokens)
+        return None if price is None else price.cost(usage)
 
 
 @dataclass(frozen=True)
 class Catalog:
-    entries: Mapping[str, Mapping[str, float]]
+    entries: Mapping[str, Mapping[str, Any]]
     source: str  # for messages: where overrides come from
 
     def lookup(self, model: str) -> ModelInfo:
-        entry = self.entries.get(model)
-        if entry is None:
-            entry = self.entries.get(_DATE_SUFFIX.sub("", model), {})
-        price = None
-        if "input" in entry and "output" in entry:
-            # A price without cache rates (another vendor's, a local model) assumes no cache discount.
-            price = Price(
-                input=entry["input"],
-                output=entry["output"],
-                cache_write=entry.get("cache_write", entry["input"]),
-                cache_read=entry.get("cache_read", entry["input"]),
-            )
-        window = entry.get("context_window")
-        return ModelInfo(model, price, None if window is None else int(window))
+        name = self._entry_name(model)
+        if name is None:
+            return ModelInfo(model)
+        entry = self.entries[name]
+        window, limit = entry.get("context_window"), entry.get("max_output")
+        base = _price(entry)
+        tiers = sorted((Tier(int(t["above"]), _prices(t)) for t in entry.get("tiers", ())), key=_above)
+        return ModelInfo(
+            model,
+            price=base,
+            context_window=None if window is None else int(window),
+            max_output=None if limit is None else int(limit),
+            tiers=tuple(tiers) if base is not None else (),
+            effort=bool(entry.get("effort", False)),
+            legacy_cloud_api=bool(entry.get("legacy_cloud_api", False)),
+            entry=name,
+        )
+
+    def _entry_name(self, model: str) -> str | None:
+        """The entry for a model id as given, or in a cloud's form (Bedrock's, Vertex's), or with a date."""
+        candidates = [model]
+        for form in (_BEDROCK_ID, _VERTEX_ID):
+            match = form.match(model)
+            if match:
+                candidates.append(match["id"])
+        candidates += [_DATE_SUFFIX.sub("", name) for name in candidates]
+        return next((name for name in candidates if name in self.entries), None)
+
+
+def _above(tier: Tier) -> int:
+    return tier.above
+
+
+def _price(entry: Mapping[str, Any]) -> Price | None:
+    """An entry's (or a tier's) prices. Without cache rates (another vendor's price, a local model) no
+    cache discount is assumed: cache tokens cost as input."""
+    if "input" not in entry or "output" not in entry:
+        return None
+    return _prices(entry)
+
+
+def _prices(entry: Mapping[str, Any]) -> Price:
+    return Price(
+        input=entry["input"],
+        output=entry["output"],
+        cache_write=entry.get("cache_write", entry["input"]),
+        cache_read=entry.get("cache_read", entry["input"]),
+    )
 
 
 def load_catalog(root: Path) -> Catalog:
     """The shipped table with the project's overrides; SetupError names the file and key of a bad value."""
-    shipped = tomllib.loads(MODELS_FILE.read_text(encoding="utf-8"))
-    entries = {model: dict(values) for model, values in shipped[CONFIG_TABLE].items()}
+    shipped = tomllib.loads(MODELS_FILE.read_text(encoding="utf-8"))[CONFIG_TABLE]
+    entries: dict[str, dict[str, Any]] = {}
+    for model, values in shipped.items():
+        check_entry(f'{MODELS_FILE}: [{CONFIG_TABLE}."{model}"]', values)
+        entries[model] = dict(values)
     path = config_path(root)
     overrides: Any = {}
     if path.is_file():
@@ -106,18 +175,48 @@ def load_catalog(root: Path) -> Catalog:
     if not isinstance(overrides, dict):
         raise SetupError(f'{path}: {CONFIG_TABLE} must be a table of tables, e.g. [{CONFIG_TABLE}."model-id"].')
     for model, values in overrides.items():
-        where = f'{path}: [{CONFIG_TABLE}."{model}"]'
-        if not isinstance(values, dict):
-            raise SetupError(f"{where} must be a table with some of the keys {', '.join(KEYS)}.")
-        for key, value in values.items():
-            if key not in KEYS:
-                raise SetupError(f"{where}: unknown key {key!r}; known keys: {', '.join(KEYS)}.")
-            if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
-                raise SetupError(f"{where}: {key} must be a number of at least 0, not {value!r}.")
-            if key == "context_window" and (not isinstance(value, int) or value < 1):
-                raise SetupError(f"{where}: context_window must be a whole number of tokens, not {value!r}.")
+        check_entry(f'{path}: [{CONFIG_TABLE}."{model}"]', values)
         entries.setdefault(model, {}).update(values)
     return Catalog(entries, str(path))
+
+
+def check_entry(where: str, values: Any) -> None:
+    """SetupError naming `where` and the key for anything an entry may not hold."""
+    if not isinstance(values, dict):
+        raise SetupError(f"{where} must be a table with some of the keys {', '.join(KEYS)}.")
+    for key, value in values.items():
+        if key not in KEYS:
+            raise SetupError(f"{where}: unknown key {key!r}; known keys: {', '.join(KEYS)}.")
+        if key in NUMBERS:
+            _check_number(where, key, value)
+        elif key in FLAGS and not isinstance(value, bool):
+            raise SetupError(f"{where}: {key} must be true or false, not {value!r}.")
+        elif key in TEXTS and not isinstance(value, str):
+            raise SetupError(f"{where}: {key} must be a string, not {value!r}.")
+        elif key == "tiers":
+            _check_tiers(where, value, values)
+
+
+def _check_number(where: str, key: str, value: Any) -> None:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value < float("inf"):
+        raise SetupError(f"{where}: {key} must be a number of at least 0, not {value!r}.")
+    if key in ("context_window", "max_output", "above") and (not isinstance(value, int) or value < 1):
+        raise SetupError(f"{where}: {key} must be a whole number of tokens, not {value!r}.")
+
+
+def _check_tiers(where: str, tiers: Any, entry: Mapping[str, Any]) -> None:
+    example = f"[[{where.rsplit('[', 1)[-1].rstrip(']')}.tiers]] with above, input and output"
+    if not isinstance(tiers, list) or not all(isinstance(tier, dict) for tier in tiers):
+        raise SetupError(f"{where}: tiers must be an array of tables: {example}.")
+    for tier in tiers:
+        for key, value in tier.items():
+            if key not in TIER_KEYS:
+                raise SetupError(f"{where}: unknown tier key {key!r}; known keys: {', '.join(TIER_KEYS)}.")
+            _check_number(where, key if key == "above" else f"tiers.{key}", value)
+        if not {"above", "input", "output"} <= set(tier):
+            raise SetupError(f"{where}: a tier needs above, input and output: {example}.")
+    if tiers and not {"input", "output"} <= set(entry):
+        raise SetupError(f"{where}: tiers need the model's own input and output prices too.")
 
 
 @dataclass
@@ -130,10 +229,11 @@ class Budget:
     spent: float = 0.0
 
     def check(self, prompt_chars: int) -> None:
-        """Before a request: its input at the highest input rate, and a full max_tokens of output."""
-        price = self.info.price
-        assert price is not None, "a budget needs a price: load_budget checks it"
+        """Before a request: its input at the highest input rate of the tier that input could reach (at
+        the high estimate of its tokens), and a full max_tokens of output at that tier's rate."""
         input_tokens = tokens_at_most(prompt_chars)
+        price = self.info.price_for(input_tokens)
+        assert price is not None, "a budget needs a price: check_fits checks it"
         worst = (input_tokens * max(price.input, price.cache_write) + self.max_tokens * price.output) / 1_000_000
         if self.spent + worst > self.limit:
             raise BudgetExceeded(
@@ -145,6 +245,36 @@ class Budget:
 
     def charge(self, usage: Usage) -> None:
         self.spent += self.info.cost(usage) or 0.0
+
+
+def with_output_limit(settings: Settings, info: ModelInfo) -> Settings:
+    """The settings as a run uses them: an unset max_tokens is the model's output limit."""
+    if settings.max_tokens is not None:
+        return settings
+    return dataclasses.replace(settings, max_tokens=info.max_output or FALLBACK_MAX_TOKENS)
+
+
+def model_notes(info: ModelInfo, settings: Settings) -> list[str]:
+    """What a run says once about its model: what the catalog does not know, and an effort not sent."""
+    notes = []
+    add = f'add [{CONFIG_TABLE}."{info.model}"] to agent-config/config.toml'
+    if info.price is None:
+        notes.append(
+            f"cost unknown: the model catalog has no price for {info.model}; to see costs, {add} with "
+            "input and output (US dollars per million tokens)"
+        )
+    if info.context_window is None:
+        notes.append(
+            f"context window unknown for {info.model}: no prompt is refused before it is sent ({add} "
+            "with context_window to check)"
+        )
+    if settings.effort is not None and not info.effort:
+        why = "does not take one" if info.entry else "is not known to take one"
+        notes.append(
+            f"effort = {settings.effort!r} is not sent: {info.model} {why} (set effort = true in "
+            f'[{CONFIG_TABLE}."{info.model}"] if it does)'
+        )
+    return notes
 
 
 def prompt_too_long(model: str, chars: int, detail: str) -> str:

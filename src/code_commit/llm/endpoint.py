@@ -5,15 +5,35 @@ Light on purpose (no SDK): the endpoint is resolved and checked with the setup, 
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
+from code_commit.config.settings import Settings
 from code_commit.errors import SetupError
 
-DEFAULT_URLS = {"anthropic": "https://api.anthropic.com", "openai": "https://api.openai.com/v1"}
-URL_ENV = {"anthropic": "ANTHROPIC_BASE_URL", "openai": "OPENAI_BASE_URL"}
+# A cloud's default depends on the region (the SDK's clients compute the same).
+DEFAULT_URLS = {
+    "anthropic": "https://api.anthropic.com",
+    "openai": "https://api.openai.com/v1",
+    "bedrock": "https://bedrock-runtime.{region}.amazonaws.com",
+    "vertex": "https://{region}-aiplatform.googleapis.com/v1",
+}
+VERTEX_MULTI_REGION_URLS = {
+    "global": "https://aiplatform.googleapis.com/v1",
+    "us": "https://aiplatform.us.rep.googleapis.com/v1",
+    "eu": "https://aiplatform.eu.rep.googleapis.com/v1",
+}
+URL_ENV = {
+    "anthropic": "ANTHROPIC_BASE_URL",
+    "openai": "OPENAI_BASE_URL",
+    "bedrock": "ANTHROPIC_BEDROCK_BASE_URL",
+    "vertex": "ANTHROPIC_VERTEX_BASE_URL",
+}
+REGION_ENV = {"bedrock": ("AWS_REGION", "AWS_DEFAULT_REGION"), "vertex": ("CLOUD_ML_REGION",)}
+_REGION = re.compile(r"[a-z0-9-]{2,32}")
 
 
 @dataclass(frozen=True)
@@ -38,16 +58,46 @@ class Endpoint:
         return f"{self.shown} (from {self.source})"
 
 
-def resolve_endpoint(provider: str, base_url: str | None, setting_source: str, env: Mapping[str, str]) -> Endpoint:
+def cloud_region(provider: str, settings: Settings, env: Mapping[str, str] | None = None) -> str:
+    """Bedrock's or Vertex's region: the cloud_region setting, else the cloud's variables, else (Bedrock)
+    the AWS profile's. SetupError when there is none, or it cannot be part of a host name."""
+    env = os.environ if env is None else env
+    region = settings.cloud_region or next((env[v].strip() for v in REGION_ENV[provider] if env.get(v, "").strip()), "")
+    if not region and provider == "bedrock":
+        from code_commit.llm.cloud import profile_region
+
+        region = profile_region() or ""
+    if not region:
+        where = " or ".join(REGION_ENV[provider]) + (" (or the AWS profile's region)" if provider == "bedrock" else "")
+        raise SetupError(f"{provider} needs a region: set cloud_region in agent-config/config.toml, or {where}")
+    if not _REGION.fullmatch(region):
+        raise SetupError(f"the {provider} region {region!r} is not a region name (like us-east-1 or us-east5)")
+    return region
+
+
+def resolve_endpoint(
+    provider: str,
+    base_url: str | None,
+    setting_source: str,
+    env: Mapping[str, str],
+    settings: Settings | None = None,
+) -> Endpoint:
     """The endpoint a run will call: the base_url setting, else the provider's environment variable,
-    else its default. setting_source is `LoadedSettings.sources["base_url"]`. A URL no client can
-    call is a SetupError naming it and its source."""
+    else its default (for a cloud, in the region `settings` gives). setting_source is
+    `LoadedSettings.sources["base_url"]`. A URL no client can call is a SetupError naming it and its
+    source."""
     if base_url:
         where = {"flag": "the --base-url flag", "config file": "agent-config/config.toml (base_url)"}
         source = where.get(setting_source) or setting_source.replace("env ", "environment variable ", 1)
         endpoint = Endpoint(base_url, source)
     elif env.get(URL_ENV[provider], "").strip():
         endpoint = Endpoint(env[URL_ENV[provider]].strip(), f"environment variable {URL_ENV[provider]}")
+    elif provider in REGION_ENV:
+        region = cloud_region(provider, settings or Settings(provider=provider), env)
+        url = VERTEX_MULTI_REGION_URLS.get(region, DEFAULT_URLS[provider]) if provider == "vertex" else ""
+        endpoint = Endpoint(
+            (url or DEFAULT_URLS[provider]).format(region=region), f"the {provider} default for {region}"
+        )
     else:
         endpoint = Endpoint(DEFAULT_URLS[provider], f"the {provider} default")
     try:

@@ -7,25 +7,37 @@ redaction are the same as for Anthropic; only the wire differs:
 - the system sections become one system message and the rest one user message, as plain strings
   (the form every compatible server accepts);
 - finish_reason "length" is a cut-off answer ("max_tokens"), "content_filter" a refusal;
-- a continuation sends the partial answer, exactly as received (white space at the cut included), as
-  the assistant's message and asks, in a user message, for the rest: Chat Completions has no portable
-  way to make a model extend its own message. The rest is joined to the partial answer as it is;
-- usage comes from stream_options.include_usage; prompt_tokens counts cached tokens, so they are
-  taken out of input_tokens to match Anthropic's accounting.
+- a continuation is asked as for every provider (`continuation`), in a request ending with a user turn;
+- the output limit goes as `max_completion_tokens` to OpenAI's and Azure's own hosts and to the
+  reasoning-era models (gpt-5 and later, the o-series), which refuse `max_tokens`; as `max_tokens`
+  elsewhere, since older servers (vLLM before 0.6.4, llama.cpp's before 2026-02, Ollama) know only that
+  one and some ignore the other, lifting the bound. A server that refuses the name sent and names the
+  other gets the other, once, and keeps it for the run;
+- the effort setting goes as `reasoning_effort` to models the catalog says take one; to OpenAI's own
+  host, a `prompt_cache_key` derived from the prompt's stable prefix routes a run's calls to the same
+  cache (OpenAI's prompt-caching guide); other servers may refuse unknown fields, so get neither;
+- a reasoning model's thinking (`reasoning_content` or `reasoning` deltas, as vLLM, llama.cpp, DeepSeek
+  and Ollama send it) is kept apart from the answer;
+- usage comes from stream_options.include_usage; prompt_tokens counts cached tokens (and cache writes),
+  so they are taken out of input_tokens to match Anthropic's accounting; completion_tokens counts the
+  reasoning tokens, which are also reported apart.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import urlsplit
 
 from code_commit.config.keys import ApiKey
 from code_commit.config.settings import Settings
 from code_commit.errors import ServiceError
 from code_commit.llm.base import Hooks, Usage
-from code_commit.llm.catalog import prompt_too_long, tokens_at_most
+from code_commit.llm.catalog import ModelInfo, prompt_too_long, tokens_at_most
+from code_commit.llm.continuation import Continuation
 from code_commit.llm.endpoint import Endpoint
 from code_commit.llm.prompts import Prompt
 from code_commit.llm.transport import (
@@ -45,42 +57,97 @@ STOP_REASONS = {"stop": "end_turn", "length": "max_tokens", "content_filter": "r
 TRANSIENT_STREAM_ERRORS = frozenset(
     {"server_error", "api_error", "overloaded_error", "rate_limit_error", "rate_limit_exceeded", "timeout_error"}
 )
-CONTINUE = (
-    "Your answer above was cut off at the output limit. Continue it from exactly where it stopped, "
-    "starting with the next character: do not repeat anything and do not add any preface."
+MAX_TOKENS, MAX_COMPLETION_TOKENS = "max_tokens", "max_completion_tokens"
+# Model ids that refuse max_tokens on Chat Completions: gpt-5 and later, and the o-series.
+_REASONING_ERA = re.compile(r"^(?:[\w.-]+/)?(?:gpt-(?:[5-9]|\d\d)|o\d)", re.IGNORECASE)
+# OpenAI's own hosts and Azure's: max_completion_tokens, and (OpenAI's) a prompt_cache_key.
+_OPENAI_HOSTS = ("api.openai.com",)
+_AZURE_HOSTS = (".openai.azure.com", ".cognitiveservices.azure.com", ".services.ai.azure.com")
+# A refusal of a parameter by name (OpenAI's "Unsupported parameter", vLLM's extra_forbidden, others').
+_REFUSED = re.compile(
+    r"unsupported|not supported|extra inputs|extra_forbidden|unrecognized|unknown (?:field|parameter|argument)"
+    r"|not permitted|not allowed|unexpected (?:field|keyword)",
+    re.IGNORECASE,
 )
+REASONING_FIELDS = ("reasoning_content", "reasoning")  # a delta's thinking, as servers name it
+
+
+def token_field_for(model: str, url: str) -> str:
+    """The name the output limit goes under, before any server has said otherwise."""
+    host = (urlsplit(url).hostname or "").lower()
+    if host in _OPENAI_HOSTS or host.endswith(_AZURE_HOSTS) or _REASONING_ERA.match(model):
+        return MAX_COMPLETION_TOKENS
+    return MAX_TOKENS
+
+
+def is_openai_host(url: str) -> bool:
+    return (urlsplit(url).hostname or "").lower() in _OPENAI_HOSTS
+
+
+def prompt_cache_key(prompt: Prompt) -> str:
+    """The same for every call of a run, and of the next run while the prompts and the codebase stay
+    the same: a hash of the prompt up to its last cache breakpoint (never a secret: what it hashes is
+    sent anyway)."""
+    sections = prompt.sections
+    last = max((i for i, section in enumerate(sections) if section.cache), default=-1)
+    prefix = "".join(section.text for section in sections[: last + 1])
+    return "code-commit-" + hashlib.sha256(prefix.encode("utf-8", "surrogatepass")).hexdigest()[:32]
 
 
 def _joined(sections: Any) -> str:
     return "".join(s.text if s.text.endswith("\n") or not s.text else s.text + "\n" for s in sections)
 
 
-def request_body(settings: Settings, prompt: Prompt, partial: str) -> dict[str, Any]:
+def request_body(
+    settings: Settings,
+    prompt: Prompt,
+    continuation: Continuation | None,
+    *,
+    max_tokens: int,
+    token_field: str = MAX_TOKENS,
+    effort: str | None = None,
+    cache_key: bool = False,
+) -> dict[str, Any]:
     messages: list[dict[str, str]] = []
     if prompt.system:
         messages.append({"role": "system", "content": _joined(prompt.system)})
     messages.append({"role": "user", "content": _joined(prompt.user)})
-    if partial:
-        messages += [{"role": "assistant", "content": partial}, {"role": "user", "content": CONTINUE}]
-    return {
+    if continuation is not None:
+        messages += [
+            {"role": "assistant", "content": continuation.assistant_turn},
+            {"role": "user", "content": continuation.instruction},
+        ]
+    body: dict[str, Any] = {
         "model": settings.model,
-        "max_tokens": settings.max_tokens,
+        token_field: max_tokens,
         "messages": messages,
         "stream": True,
         "stream_options": {"include_usage": True},
     }
+    if effort is not None:
+        body["reasoning_effort"] = effort
+    if cache_key:
+        body["prompt_cache_key"] = prompt_cache_key(prompt)
+    return body
+
+
+def _count(details: Any, name: str) -> int:
+    value = details.get(name) if isinstance(details, dict) else 0
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
 
 
 def _usage(raw: Any) -> Usage:
     if not isinstance(raw, dict):
         return Usage()
-    details = raw.get("prompt_tokens_details")
-    cached = (details.get("cached_tokens") if isinstance(details, dict) else 0) or 0
+    prompt_details = raw.get("prompt_tokens_details")
+    cached, written = _count(prompt_details, "cached_tokens"), _count(prompt_details, "cache_write_tokens")
     prompt = raw.get("prompt_tokens") or 0
     return Usage(
-        input_tokens=max(0, prompt - cached),
+        input_tokens=max(0, prompt - cached - written),
         output_tokens=raw.get("completion_tokens") or 0,
+        cache_write_tokens=written,
         cache_read_tokens=cached,
+        thinking_tokens=_count(raw.get("completion_tokens_details"), "reasoning_tokens"),
     )
 
 
@@ -145,10 +212,15 @@ def output_limit_problem(message: str, prompt_chars: int, max_tokens: int) -> Ou
 class OpenAIProvider(StreamingProvider):
     name = "OpenAI-compatible"
 
-    def __init__(self, settings: Settings, key: ApiKey, hooks: Hooks | None, endpoint: Endpoint) -> None:
+    def __init__(
+        self, settings: Settings, key: ApiKey, hooks: Hooks | None, endpoint: Endpoint, model: ModelInfo
+    ) -> None:
         super().__init__(settings, hooks, endpoint)
         self.key = key
+        self.model = model
         self.url = endpoint.url.rstrip("/") + "/chat/completions"
+        self.token_field = token_field_for(settings.model, endpoint.url)  # changed at most once a run
+        self._field_switched = False
         self._client: Any = None
 
     def client(self) -> Any:
@@ -161,14 +233,22 @@ class OpenAIProvider(StreamingProvider):
             self._client = httpx.Client(headers=headers, event_hooks=bounded_responses(httpx, self.raw_cap))
         return self._client
 
-    def request_chars(self, prompt: Prompt, partial: str) -> int:
-        return super().request_chars(prompt, partial) + (len(CONTINUE) if partial else 0)
+    def body(self, prompt: Prompt, continuation: Continuation | None) -> dict[str, Any]:
+        return request_body(
+            self.settings,
+            prompt,
+            continuation,
+            max_tokens=self.max_tokens,
+            token_field=self.token_field,
+            effort=self.settings.effort if self.model.effort else None,
+            cache_key=is_openai_host(self.url),
+        )
 
-    def send(self, prompt: Prompt, partial: str, timeout: float, attempt: Attempt) -> Reply:
+    def send(self, prompt: Prompt, continuation: Continuation | None, timeout: float, attempt: Attempt) -> Reply:
         import httpx
 
         client = self.client()
-        body = request_body(self.settings, prompt, partial)
+        body = self.body(prompt, continuation)
         try:
             with client.stream(
                 "POST", self.url, json=body, timeout=httpx.Timeout(timeout, connect=min(timeout, CONNECT_TIMEOUT))
@@ -225,7 +305,14 @@ class OpenAIProvider(StreamingProvider):
                 if not isinstance(choice, dict) or choice.get("index", 0) != 0:
                     continue
                 delta = choice.get("delta") or {}
-                piece = delta.get("content") if isinstance(delta, dict) else None
+                if not isinstance(delta, dict):
+                    delta = {}
+                for field in REASONING_FIELDS:
+                    thought = delta.get(field)
+                    if isinstance(thought, str) and thought:
+                        attempt.thinking(thought)
+                        break
+                piece = delta.get("content")
                 if isinstance(piece, str) and piece:
                     parts.append(piece)
                     attempt.text(piece)
@@ -245,9 +332,12 @@ class OpenAIProvider(StreamingProvider):
             answer = json.loads(raw)
             choice = answer["choices"][0]
             text = choice["message"].get("content") or ""
+            thought = next((choice["message"][f] for f in REASONING_FIELDS if choice["message"].get(f)), "")
             finish = choice.get("finish_reason") or "stop"
         except (ValueError, KeyError, IndexError, TypeError, AttributeError):
             raise ServiceError(f"the {self.name} service sent an answer that is not a chat completion") from None
+        if isinstance(thought, str) and thought:
+            attempt.thinking(thought)
         if text:
             attempt.text(text)
         return Reply(text, STOP_REASONS.get(finish, finish), _usage(answer.get("usage")))
@@ -280,9 +370,14 @@ class OpenAIProvider(StreamingProvider):
             )
         if not message:
             message = response.text[:300].strip() or "(no message)"
+        if status == 400 and self._refuses_token_field(message, response):
+            other = MAX_TOKENS if self.token_field == MAX_COMPLETION_TOKENS else MAX_COMPLETION_TOKENS
+            refused, self.token_field, self._field_switched = self.token_field, other, True
+            self.hooks.notify(f"the server refuses {refused}; sending the output limit as {other} from now on")
+            return Transient(f"HTTP 400: {refused} refused", message, retry_after=0.0)
         text = f"{kind} {message}".lower()
         chars = len(prompt.render())
-        too_large = output_limit_problem(message, chars, self.settings.max_tokens) if status == 400 else None
+        too_large = output_limit_problem(message, chars, self.max_tokens) if status == 400 else None
         if too_large is not None:
             return Rejected(self._output_limit_message(too_large, message))
         if status == 413 or (status == 400 and ("context" in text and ("length" in text or "window" in text))):
@@ -292,10 +387,23 @@ class OpenAIProvider(StreamingProvider):
         failure = Rejected if status == 400 else ServiceError
         return failure(f"the {self.name} service answered HTTP {status} {kind}: {message}".replace("  ", " "))
 
+    def _refuses_token_field(self, message: str, response: Any) -> bool:
+        """A 400 that refuses the output limit's name (not its value), the first such one of the run."""
+        if self._field_switched:
+            return False
+        try:
+            payload = response.json()
+        except ValueError:
+            payload = None
+        error = payload.get("error") if isinstance(payload, dict) else None
+        param = error.get("param") if isinstance(error, dict) else None
+        named = param == self.token_field or re.search(rf"\b{self.token_field}\b", message) is not None
+        return named and _REFUSED.search(message) is not None
+
     def _output_limit_message(self, too_large: OutputLimitTooLarge, message: str) -> str:
         at_most = "" if too_large.fits is None else f" to at most {too_large.fits:,}"
         return (
-            f"the {self.name} service refused the output limit of {self.settings.max_tokens:,} tokens for "
+            f"the {self.name} service refused the output limit of {self.max_tokens:,} tokens for "
             f"{self.settings.model}, not the prompt (HTTP 400: {message}). "
             f"Lower --max-tokens (the max_tokens setting){at_most}."
         )

@@ -8,9 +8,9 @@ Here:
 - retries are tenacity's (the SDK's own are off): the wait the service asks for (retry-after-ms,
   retry-after) or exponential backoff with jitter, each wait capped; a stop after so many attempts
   or so much time; every retry reported to the console and the run log;
-- an answer cut off at the output limit is continued: the partial answer goes back as the
-  assistant's turn, up to MAX_CONTINUATIONS times, and the parts are joined; how the partial answer is
-  sent back and how the rest is joined is the provider's (`partial_for_request`, `join`);
+- an answer cut off at the output limit is continued, up to MAX_CONTINUATIONS times, in a request
+  that ends with a user turn (no prefill: current models refuse it), and the parts are joined exactly
+  (`continuation`: how it is asked and joined, the same for every provider);
 - the budget (--max-cost) is asked before every HTTP attempt (first requests, retries and continuations
   alike) and told the usage after it: an answered request's counts, and what a failed attempt is known
   to have used (`Attempt.used`);
@@ -19,7 +19,9 @@ Here:
 - an answer's size is bounded: past `Settings.answer_byte_cap` bytes of text (continuations included) the
   stream is closed and the answer ends with the stop reason ANSWER_TOO_LARGE, which the run refuses;
   and every response body is read through `bounded_responses`, which closes it past RAW_BYTES_PER_ANSWER_BYTE
-  times that many bytes whatever they hold (an event that never ends, endless pings), so memory stays flat.
+  times that many bytes whatever they hold (an event that never ends, endless pings), so memory stays flat;
+- a thinking model's thinking is kept apart from the answer (`Attempt.thinking`), never joined to it,
+  up to the same number of bytes (past them it is no longer kept, and the answer goes on).
 """
 
 from __future__ import annotations
@@ -33,10 +35,11 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any
 
-from code_commit.config.settings import MAX_CONTINUATIONS, Settings
+from code_commit.config.settings import MAX_CONTINUATIONS, Settings, output_limit
 from code_commit.errors import BudgetExceeded, ServiceError
 from code_commit.llm.base import Completion, Hooks, Tally, Usage
 from code_commit.llm.catalog import tokens_at_most
+from code_commit.llm.continuation import Continuation, continuation_of, join
 from code_commit.llm.endpoint import Endpoint
 from code_commit.llm.prompts import Prompt
 
@@ -63,6 +66,7 @@ class Reply:
     text: str
     stop_reason: str  # in Anthropic's words; other providers map theirs
     usage: Usage
+    thinking: str = ""  # the model's thinking, apart from the answer (empty when it showed none)
 
 
 MESSAGE_CHARS = 1000  # of a service's own error message, shown and logged at most
@@ -126,6 +130,26 @@ class Attempt:
         self._byte_cap = byte_cap  # past this many bytes of text the attempt raises AnswerTooLarge
         self._reported: Usage | None = None
         self._chars_reported = 0  # characters received when the service last reported its counts
+        self._thinking: list[str] = []
+        self._thinking_bytes = 0
+        self.thinking_dropped = 0  # bytes of thinking past the cap, not kept
+
+    def thinking(self, piece: str) -> None:
+        """A piece of the model's thinking: kept apart from the answer, up to the answer's byte cap."""
+        size = len(piece.encode("utf-8", "surrogatepass"))
+        if self._byte_cap is not None and self._thinking_bytes + size > self._byte_cap:
+            self.thinking_dropped += size
+            return
+        self._thinking_bytes += size
+        self._thinking.append(piece)
+
+    @property
+    def thought(self) -> str:
+        """The thinking received, with a note of what was past the cap."""
+        text = "".join(self._thinking)
+        if self.thinking_dropped:
+            text += f"\n[... {self.thinking_dropped:,} more bytes of thinking not kept (max_answer_bytes)]\n"
+        return text
 
     def text(self, piece: str) -> None:
         self.chars += len(piece)
@@ -270,37 +294,33 @@ class StreamingProvider:
         """Bytes of one response body read at most."""
         return self.answer_cap * RAW_BYTES_PER_ANSWER_BYTE
 
-    def send(self, prompt: Prompt, partial: str, timeout: float, attempt: Attempt) -> Reply:
-        """One streamed request for the prompt; with a partial answer, a request for the rest of it. Every
-        piece of answer text and every token count the service reports goes to `attempt` as it arrives."""
+    @property
+    def max_tokens(self) -> int:
+        return output_limit(self.settings)
+
+    def send(self, prompt: Prompt, continuation: Continuation | None, timeout: float, attempt: Attempt) -> Reply:
+        """One streamed request for the prompt; with a continuation, the request for the rest of the answer
+        (`continuation.assistant_turn` as the assistant's turn, then `continuation.instruction` as the
+        user's). Every piece of answer text, of thinking, and every token count the service reports goes
+        to `attempt` as it arrives."""
         raise NotImplementedError
 
-    def partial_for_request(self, text: str) -> str:
-        """The cut-off answer as a continuation request sends it back: by default exactly as received."""
-        return text
-
-    def join(self, text: str, more: str) -> str:
-        """The answer so far with the rest of it. By default the continuation starts with the very next
-        character (the request sent the partial answer exactly)."""
-        return text + more
-
-    def request_chars(self, prompt: Prompt, partial: str) -> int:
+    def request_chars(self, prompt: Prompt, continuation: Continuation | None) -> int:
         """The characters a request sends, for the budget's estimate of its input."""
-        return len(prompt.render()) + len(partial)
+        return len(prompt.render()) + (continuation.chars if continuation else 0)
 
     def complete(self, prompt: Prompt, on_text: Callable[[str], None] | None = None) -> Completion:
         started = clock()
         call = _Call(self.hooks)
         text = ""
-        received = 0  # bytes of answer text in `text`
+        thinking: list[str] = []
+        received = 0  # bytes of answer text received, continuations (and the lines they repeat) included
         reply: Reply | None = None
+        continuation: Continuation | None = None
         stop_reason = ""
         while True:
-            # What goes back is the provider's to say (Anthropic's prefill may not end in white space);
-            # `text` itself always keeps every character the service sent.
-            partial = self.partial_for_request(text) if reply else ""
             try:
-                part = self._send_with_retries(prompt, partial, on_text, call, self.answer_cap - received)
+                part = self._send_with_retries(prompt, continuation, on_text, call, self.answer_cap - received)
             except AnswerTooLarge as exc:
                 # Not worth another attempt: the same request would bring the same flood. The answer is
                 # what came before this request; the run refuses it by its stop reason.
@@ -310,23 +330,43 @@ class StreamingProvider:
             except (BudgetExceeded, Rejected) as exc:
                 if reply is None:
                     raise
-                # A continuation the budget forbids, or the service refuses (a model that takes no
-                # partial answer, a prompt that no longer fits): the answer stays incomplete, and the
-                # run refuses it as it refuses any cut-off answer.
+                # A continuation the budget forbids, or the service refuses (a prompt that no longer
+                # fits): the answer stays incomplete, and the run refuses it as any cut-off answer.
                 self.hooks.notify(f"not continuing the cut-off answer: {exc}")
                 break
-            if reply is not None:
-                call.count(continuations=1)
-            reply = part
             call.charge(part.usage)
-            text = self.join(text, part.text)
             received += len(part.text.encode("utf-8", "surrogatepass"))
+            if part.thinking:
+                label = f"\n--- continuation {call.tally.continuations + 1} ---\n" if continuation else ""
+                thinking.append(label + part.thinking)
+            if continuation is None:
+                text = part.text
+            else:
+                call.count(continuations=1)
+                joined = join(continuation, part.text)
+                if joined is None:
+                    # Not guessed at: the answer stays as it was, cut off, and the run refuses it.
+                    self.hooks.notify(
+                        "the continuation did not begin with the answer's last lines, as it was asked to, "
+                        "so where it goes is unknown: the answer stays cut off"
+                    )
+                    break
+                text = joined
+            reply = part
             continuations = call.tally.continuations
-            if part.stop_reason != "max_tokens" or continuations == MAX_CONTINUATIONS or not text.strip():
+            if part.stop_reason != "max_tokens" or continuations == MAX_CONTINUATIONS:
+                break
+            continuation = continuation_of(text)
+            if continuation is None:
+                what = "thinking, before any answer" if not text.strip() else "a first line that never ended"
+                self.hooks.notify(
+                    f"the answer was cut off at the {self.max_tokens:,}-token output limit in {what}: "
+                    "there is no complete line to continue from"
+                )
                 break
             self.hooks.notify(
-                f"the answer was cut off at the {self.settings.max_tokens}-token output limit; "
-                f"asking for the rest (continuation {continuations + 1} of {MAX_CONTINUATIONS})"
+                f"the answer was cut off at the {self.max_tokens:,}-token output limit; asking for the rest "
+                f"(continuation {continuations + 1} of {MAX_CONTINUATIONS}), from its last complete line"
             )
         return Completion(
             text=text,
@@ -336,10 +376,16 @@ class StreamingProvider:
             requests=call.tally.requests,
             retries=call.tally.retries,
             continuations=call.tally.continuations,
+            thinking="".join(thinking),
         )
 
     def _send_with_retries(
-        self, prompt: Prompt, partial: str, on_text: Callable[[str], None] | None, call: _Call, byte_cap: int
+        self,
+        prompt: Prompt,
+        continuation: Continuation | None,
+        on_text: Callable[[str], None] | None,
+        call: _Call,
+        byte_cap: int,
     ) -> Reply:
         """One request, retried on transient faults. Before every attempt the budget may veto it; every
         attempt sent is counted, and what a failed one used is charged."""
@@ -348,7 +394,7 @@ class StreamingProvider:
         settings = self.settings
         started: float | None = None  # the retry clock starts once the client is ready
         faults: list[Transient] = []
-        chars = self.request_chars(prompt, partial)
+        chars = self.request_chars(prompt, continuation)
 
         def attempt() -> Reply:
             nonlocal started
@@ -362,7 +408,7 @@ class StreamingProvider:
             call.count(requests=1, retries=1 if faults else 0)
             progress = Attempt(on_text, byte_cap)
             try:
-                return self.send(prompt, partial, timeout, progress)
+                return replace(self.send(prompt, continuation, timeout, progress), thinking=progress.thought)
             except BaseException as exc:
                 # Whatever ended it (a fault, a stop), what the attempt used is spent.
                 call.charge(progress.used(chars))

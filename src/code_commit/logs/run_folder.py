@@ -23,6 +23,7 @@ FINAL_PATCH = "final.patch"  # --revert-on-failure: the proposal the revert took
 # One of each a model call (or apply's one answer), as NN-name: RunLog.path(call, name).
 QUERY = "query.txt"  # the prompt sent
 RESPONSE = "response.txt"  # the answer received
+THINKING = "thinking.txt"  # the model's thinking before its answer, apart from it
 USAGE = "usage.txt"  # the call's tokens, cost, requests
 REVIEW = "review.txt"  # --review's decisions
 CHANGES_DIFF = "changes.diff"  # --diff: what the answer changes

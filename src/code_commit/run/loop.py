@@ -20,14 +20,14 @@ from code_commit.answer.planning import checked_plan
 from code_commit.builds.output import output_for_prompt
 from code_commit.config.keys import ApiKey
 from code_commit.config.redaction import Redactor
-from code_commit.config.settings import MAX_CONTINUATIONS, Settings
+from code_commit.config.settings import MAX_CONTINUATIONS, Settings, output_limit
 from code_commit.console.output import Console
 from code_commit.console.plural import count
 from code_commit.errors import CodeCommitError, Stopped
 from code_commit.files.confined import Tree
 from code_commit.guard.policy import Guard
 from code_commit.llm import Completion, Provider, make_provider
-from code_commit.llm.catalog import Budget, load_catalog
+from code_commit.llm.catalog import Budget, load_catalog, model_notes, with_output_limit
 from code_commit.llm.endpoint import Endpoint
 from code_commit.llm.prompts import Feedback, Prompt, SystemPrompts, initial_prompt, load_system_prompts, repair_prompt
 from code_commit.llm.transport import ANSWER_TOO_LARGE
@@ -120,15 +120,16 @@ def execute(
     options = options or RunOptions()
     record = RunRecord("run", dry_run=options.dry_run)
     orchestrator = Orchestrator(workspace.root, settings, console, record, limit)
-    console.redact = Redactor.of([key.value] if key else [])
+    console.redact = Redactor.of(key.censored if key else [])
     served_by = settings.provider if provider is None else str(getattr(provider, "name", type(provider).__name__))
     record.provider, record.model = served_by, settings.model
     record.endpoint_host = endpoint.host if endpoint else None
     state = LoopState()
     try:
-        git = orchestrator.prepare(key=key.value if key else "", builds=not options.dry_run)
+        git = orchestrator.prepare(censored=key.censored if key else (), builds=not options.dry_run)
         system = load_system_prompts(settings=settings)
         model = load_catalog(workspace.root).lookup(settings.model)
+        settings = orchestrator.settings = with_output_limit(settings, model)  # max_tokens: the model's, if unset
         redact = orchestrator.redact
         first = initial_prompt(system, workspace.query, workspace.codebase, settings.prompt_order).redacted(redact)
         check_fits(first, model, settings)
@@ -139,6 +140,9 @@ def execute(
         def begin(log: RunLog) -> None:
             where = f" at {endpoint.describe()}" if endpoint else ""
             log.event(f"model {settings.model} from the {served_by} service{where}")
+            for note in model_notes(model, settings):
+                log.event(note)
+                console.info(note)
             if untracked:
                 log.event(f"warning: {untracked}")
 
@@ -150,9 +154,9 @@ def execute(
 
         # No live view with --review: the review owns the terminal.
         with orchestrator.session(live=not settings.review, begin=begin, finish=finish) as log:
-            budget = None if settings.max_cost is None else Budget(settings.max_cost, model, settings.max_tokens)
-            meter = CallMeter(log, console, budget)
-            provider = provider or make_provider(settings, key, meter.hooks(), endpoint)
+            budget = None if settings.max_cost is None else Budget(settings.max_cost, model, output_limit(settings))
+            meter = CallMeter(log, console, budget, model=model)
+            provider = provider or make_provider(settings, key, meter.hooks(), endpoint, model)
             caller = Caller(provider, model, meter, settings, record)
             run = RunContext(workspace, orchestrator, system, caller, state)
             (dry_run if options.dry_run else repair_loop)(run)

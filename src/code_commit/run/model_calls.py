@@ -14,7 +14,7 @@ from code_commit.errors import CodeCommitError, ServiceError, SetupError, Stoppe
 from code_commit.llm import Completion, Hooks, Provider, Tally, Usage
 from code_commit.llm.catalog import Budget, ModelInfo, prompt_too_long, tokens_at_least
 from code_commit.llm.prompts import Prompt
-from code_commit.logs.run_folder import QUERY, RESPONSE, USAGE
+from code_commit.logs.run_folder import QUERY, RESPONSE, THINKING, USAGE
 from code_commit.logs.run_log import RunLog
 from code_commit.run.record import CallRecord, RunRecord
 
@@ -23,7 +23,8 @@ from code_commit.run.record import CallRecord, RunRecord
 class CallMeter:
     """The run's side of the provider's hooks: shows and logs retries and continuations, keeps the call's
     usage (every answered request and what failed attempts used) and its request counts, so that a call
-    that fails still reports both, and asks the budget before each request."""
+    that fails still reports both, and asks the budget before each request. Its cost is priced request
+    by request: a tiered price depends on each request's own input."""
 
     log: RunLog
     console: Console
@@ -31,6 +32,8 @@ class CallMeter:
     call: int = 0
     usage: Usage = field(default_factory=Usage)
     tally: Tally = field(default_factory=Tally)
+    model: ModelInfo | None = None  # its prices; None: the cost is unknown
+    cost: float = 0.0
 
     def hooks(self) -> Hooks:
         return Hooks(
@@ -38,7 +41,7 @@ class CallMeter:
         )
 
     def start(self, call: int) -> None:
-        self.call, self.usage, self.tally = call, Usage(), Tally()
+        self.call, self.usage, self.tally, self.cost = call, Usage(), Tally(), 0.0
 
     def on_tally(self, tally: Tally) -> None:
         self.tally = tally
@@ -53,6 +56,7 @@ class CallMeter:
 
     def on_usage(self, usage: Usage) -> None:
         self.usage += usage
+        self.cost += (self.model.cost(usage) if self.model else None) or 0.0
         if self.budget is not None:
             self.budget.charge(usage)
 
@@ -104,7 +108,7 @@ class Caller:
                 usage,
                 "error",
                 time.monotonic() - started,
-                self.model.cost(usage),
+                self._cost(usage),
                 tally.requests,
                 tally.retries,
                 tally.continuations,
@@ -118,13 +122,15 @@ class Caller:
             completion.usage,
             completion.stop_reason,
             completion.duration,
-            self.model.cost(completion.usage),
+            self._cost(completion.usage),
             completion.requests,
             completion.retries,
             completion.continuations,
         )
         self.record.calls.append(record)
         log.write(call, RESPONSE, completion.text)
+        if completion.thinking:
+            log.write(call, THINKING, completion.thinking)
         log.write(call, USAGE, _usage_file(record))
         log.event(_usage_line(record))
         console.info(f"call {call}: {usage_summary(record.usage, record.cost_usd)}, {record.duration:.1f} s")
@@ -136,6 +142,13 @@ class Caller:
                 prompt_too_long(settings.model, len(prompt.render()), "the answer ran into the end of its context")
             )
         return completion
+
+    def _cost(self, usage: Usage) -> float | None:
+        """The call's cost: as the meter priced it, request by request; a provider that reports no
+        requests to the meter (the demo's scripted model) as one request."""
+        if self.model.price is None:
+            return None
+        return self.meter.cost if self.meter.usage == usage else self.model.cost(usage)
 
 
 def _prose(answer: str) -> str:
@@ -160,6 +173,7 @@ def _usage_fields(usage: Usage, cost: float | None) -> dict[str, object]:
     return {
         "input_tokens": usage.input_tokens,
         "output_tokens": usage.output_tokens,
+        "thinking_tokens": usage.thinking_tokens,  # of output_tokens
         "cache_write_tokens": usage.cache_write_tokens,
         "cache_read_tokens": usage.cache_read_tokens,
         "cached_share": f"{usage.cached_share:.2f}",
@@ -194,7 +208,8 @@ def _usage_file(record: CallRecord) -> str:
 def usage_summary(usage: Usage, cost: float | None) -> str:
     """For the console: tokens, the cached share of the input, and the estimated cost."""
     money = "cost unknown (no price for this model)" if cost is None else f"~${cost:.4f}"
+    thinking = f" ({usage.thinking_tokens:,} thinking)" if usage.thinking_tokens else ""
     return (
         f"{usage.all_input_tokens:,} input tokens ({usage.cached_share:.0%} from cache), "
-        f"{usage.output_tokens:,} output tokens, {money}"
+        f"{usage.output_tokens:,} output tokens{thinking}, {money}"
     )

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -65,13 +65,14 @@ class Orchestrator:
         assert self._log is not None, "no run folder outside the session"
         return self._log
 
-    def prepare(self, *, key: str = "", builds: bool) -> GitSetup | None:
-        """The checks before the session: every secret known (and censored from here on), git's index
+    def prepare(self, *, censored: Sequence[str] = (), builds: bool) -> GitSetup | None:
+        """The checks before the session: every secret known (`censored`: the credentials', the others
+        collected here), and censored from here on; git's index
         readable (the guard fails closed without it), and, when the command builds, the sandbox probed:
         `require` without a working one is a setup error here, before anything is written. Returns
         what git's index says (None outside a repository)."""
         secrets = collect_secrets(self.root, redact_env=self.settings.redact_env)
-        self.redact = self.console.redact = secrets.redactor(key)
+        self.redact = self.console.redact = secrets.redactor(*censored)
         git = check_git_index(self.root)
         if builds:
             self.sandbox = choose(self.settings.sandbox, root=self.root)
