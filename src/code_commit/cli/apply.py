@@ -160,15 +160,15 @@ def _plan(root: Path, text: str, fmt: str, settings: Settings, record: RunRecord
     return plan
 
 
-def _as_text(report: RunRecord) -> str:
+def _as_text(record: RunRecord) -> str:
     """The report for a person. Every path and message in it may come from the answer: each is made
     `visible`, so an answer cannot drive the terminal the report is printed on."""
     out: list[str] = []
-    source = visible(report.source or "")
-    if report.problems:
-        verdict = "would be refused" if report.dry_run else "was refused; nothing was written"
-        out.append(f"refused: the answer from {source} {verdict} ({count(len(report.problems), 'problem')})\n")
-        for number, problem in enumerate(report.problems, start=1):
+    source = visible(record.source or "")
+    if record.problems:
+        verdict = "would be refused" if record.dry_run else "was refused; nothing was written"
+        out.append(f"refused: the answer from {source} {verdict} ({count(len(record.problems), 'problem')})\n")
+        for number, problem in enumerate(record.problems, start=1):
             where = ", ".join(
                 part
                 for part in (
@@ -182,16 +182,16 @@ def _as_text(report: RunRecord) -> str:
             out.append(f"problem {number} [{problem.kind}]{': ' + visible(where) if where else ''}\n")
             out.extend(f"  {visible(line)}\n" for line in problem.message.split("\n"))
         return "".join(out)
-    written = sum(c.action == "write" for c in report.changes)
-    deleted = len(report.changes) - written
-    if report.dry_run:
+    written = sum(c.action == "write" for c in record.changes)
+    deleted = len(record.changes) - written
+    if record.dry_run:
         out.append(
             f"ok: the answer from {source} applies cleanly: it writes {count(written, 'file')}, deletes {deleted}\n"
         )
     else:
         out.append(f"applied the answer from {source}: {count(written, 'file')} written, {deleted} deleted\n")
-    out.extend(f"  {'would ' if report.dry_run else ''}{c.action} {visible(c.path)}\n" for c in report.changes)
-    out.extend(f"  skipped delete of {visible(path)}: the file does not exist\n" for path in report.missing_deletes)
-    if report.last_build is not None:
-        out.append(f"build: {'passes' if report.last_build.passed else 'fails'} ({report.last_build.describe()})\n")
+    out.extend(f"  {'would ' if record.dry_run else ''}{c.action} {visible(c.path)}\n" for c in record.changes)
+    out.extend(f"  skipped delete of {visible(path)}: the file does not exist\n" for path in record.missing_deletes)
+    if record.last_build is not None:
+        out.append(f"build: {'passes' if record.last_build.passed else 'fails'} ({record.last_build.describe()})\n")
     return "".join(out)

@@ -3,10 +3,9 @@ command goes, so that one stopped half-way still reports everything it did, and 
 the same for `--json`, the run folder's `summary.json` and apply's report.
 
 Adding a fact is one change here: a field of `RunRecord`. Its JSON key is the field's name,
-shown for every command unless `fact(shown=...)` names fewer (or a key of its own per command,
-`keys=`);
-`internal()` fields are working facts the JSON states in other words (`error`, `outcome`).
-docs/unattended.md documents each key a run shows (tests/docs check it).
+shown for every command unless `fact(shown=...)` names fewer (or `keys=` gives a command a key
+of its own); `internal()` fields are working facts the JSON states in other words (`error`,
+`outcome`). docs/unattended.md documents each key a run shows (tests/docs check it).
 
 Light on purpose (no model SDK, no run loop): a setup error reports through it before anything
 heavy is loaded.
