@@ -2,7 +2,7 @@
 
 Two builds: quiet noise with 40 diagnostics in it, and the audit's case, 100 MB of `gcc ... -Werror
 ...` compile lines (each merely containing "error") with 40 real `path:line:col: error:` diagnostics.
-Ours: build.run_build + build.output_for_prompt in a fresh interpreter (time and peak RSS).
+Ours: runner.run_build + output.output_for_prompt in a fresh interpreter (time and peak RSS).
 Reference: the same build.sh with its output sent to /dev/null (the cost of producing it).
 Targets: peak memory below 100 MB, the log no larger than build_log_cap, and at least 35 of the
 40 diagnostics in the compacted prompt section (before the fix, 0 of 40 in the -Werror case).
@@ -22,11 +22,12 @@ ERROR_LINES = 40
 DRIVER = """
 import sys
 from pathlib import Path
-from code_commit.builds.runner import output_for_prompt, run_build
-from code_commit.logs.run_log import Redactor
+from code_commit.builds.output import output_for_prompt
+from code_commit.builds.runner import run_build
+from code_commit.config.redaction import Redactor
 root = Path(sys.argv[1])
 result = run_build(root, root / "build.txt", Redactor.of(["sk-bench-secret-0123456789"]), 600)
-text = output_for_prompt(result, 60000)
+text = output_for_prompt(result.output, 60000)
 (root / "prompt.txt").write_text(text)
 """
 
@@ -55,7 +56,7 @@ def run(repeat: int, megabytes: int = MEGABYTES) -> list[Row]:
 
 
 def _row(repeat: int, megabytes: int, kind: str) -> Row:
-    from code_commit.builds.runner import LOG_CAP
+    from code_commit.builds.output import LOG_CAP
 
     with tempfile.TemporaryDirectory(prefix="bench-build-") as tmp:
         root = Path(tmp)

@@ -21,7 +21,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from code_commit.git.ignore import GitSetup
+from code_commit.git.layout import GitSetup
 from code_commit.guard.policy import Guard
 
 from .harness import bench_env

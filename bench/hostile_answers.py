@@ -1,5 +1,5 @@
 """Hostile answers against `code-commit apply --check`: the audit's repros, and answers as large as
-a run reads (`settings.answer_byte_cap`) on a 100,000-line file.
+a run reads (`Settings.answer_byte_cap`) on a 100,000-line file.
 
 Ours: `code-commit apply --check [--json]` in a fresh process (time and peak RSS); there is no
 reference. Target: every answer decided in under 3 s, with a report that does not grow with the pairs.
@@ -11,8 +11,7 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-from code_commit.config.settings import Settings, answer_byte_cap
-from code_commit.llm.transport import MAX_CONTINUATIONS
+from code_commit.config.settings import Settings
 
 from .harness import BIN, Command, Row, bench_env, side_by_side
 
@@ -25,7 +24,7 @@ def _pairs_up_to(cap: int, pair: str) -> int:
 
 def _cases() -> list[tuple[str, int, str, str, tuple[str, ...]]]:
     """(scenario, file lines, file text maker key, answer, flags)."""
-    cap = answer_byte_cap(Settings(), MAX_CONTINUATIONS)
+    cap = Settings().answer_byte_cap
     ambiguous = "^^^search\nx = 1\n^^^replace\ny = 1\n"
     cases = []
     for pairs, flags in ((1000, ()), (1000, ("--json",)), (3000, ())):

@@ -22,8 +22,9 @@ import os
 import sys
 from pathlib import Path
 
+from code_commit.answer.plan import Change, Plan
 from code_commit.apply.journal import recover
-from code_commit.apply.transaction import Change, Plan, apply_plan
+from code_commit.apply.transaction import apply_plan
 from code_commit.files import confined as tree
 
 CALLS = ("mkdir", "open", "write", "fsync", "fchmod", "rename", "link", "unlink", "rmdir", "syncfs")

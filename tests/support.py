@@ -44,14 +44,14 @@ class Project:
 
 def count_file_reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """The names of the files an apply reads from now on, in order (its one read of an existing file)."""
-    from code_commit.apply import transaction as apply
+    from code_commit.answer import planning
 
     reads: list[str] = []
-    real = apply._read_existing
+    real = planning._read_existing
 
     def counted(path: Path) -> bytes | None:
         reads.append(path.name)
         return real(path)
 
-    monkeypatch.setattr(apply, "_read_existing", counted)
+    monkeypatch.setattr(planning, "_read_existing", counted)
     return reads

@@ -1,6 +1,33 @@
-"""One exception type per failure class, and each one's exit code (exits.py says what each code means).
+"""Every way code-commit ends other than its verdict, in one hierarchy, and each one's exit code.
 
-The run loop raises these; only `cli` turns them into exit codes, through `exit_code_for`.
+    CodeCommitError                    an error code-commit reports to its user (an Exception)
+      SetupError            exit 2     the project or the invocation is not usable; nothing was sent
+        LockHeld            exit 4     another run holds the project's lock
+      ServiceError          exit 3     the model service failed (llm.transport's Rejected too)
+        BudgetExceeded                 the next request could take the run over --max-cost
+      AnswerError                      the answer cannot be used as it is
+        AnswerRefused       exit 7     (answer/plan.py, beside the Problems it lists) malformed, guarded...
+          ApplyFailed                  a write failed part-way and everything was put back
+        AllRejected         exit 6     the supervisor rejected every change in review
+        RestoreFailed       exit 8     an apply could not be undone; its journal is kept
+      BuildError                       the build cannot be believed
+        BuildTampered       exit 10    it changed what the run's integrity rests on
+      InternalError         exit 9     nothing expected it: a bug, or the environment (a full disk)
+    Stopped                            ended from outside (a BaseException, as KeyboardInterrupt is)
+      Interrupted           exit 130   SIGINT or SIGTERM (a bare Ctrl-C outside a run, too)
+      RunTimeout            exit 5     the run's time limit
+
+`Stopped` is no `Exception` on purpose: the model SDK turns any `Exception` raised inside a
+request into a connection error, which would report a stop as a service failure (exit 3), and no
+`except Exception` of code-commit's own may swallow one either. Only a session and the command's
+last line of defence catch it. An ending is one or the other (`Ending`).
+
+A refused answer is not a failure of a run: it uses up one attempt and its problems become the
+next repair prompt's feedback; only `code-commit apply` ends with it (exit 7).
+
+Exceptions that never leave their module (a match failure, an unanswered git call, a
+transient service fault) are declared where they are raised and handled. exits.py says what each
+code means; `EXIT_CODES` below is the only place a class meets its code.
 """
 
 from __future__ import annotations
@@ -16,6 +43,10 @@ class SetupError(CodeCommitError):
     """The project or the invocation is not usable; nothing was sent to the model."""
 
 
+class LockHeld(SetupError):
+    """Another code-commit run holds the project's lock."""
+
+
 class ServiceError(CodeCommitError):
     """The model service failed: authentication, network, overload after retries, prompt too long."""
 
@@ -24,23 +55,23 @@ class BudgetExceeded(ServiceError):
     """The next request could take the run's estimated cost over --max-cost; the run stops before it."""
 
 
-class LockHeld(CodeCommitError):
-    """Another code-commit run holds the project's lock."""
+class AnswerError(CodeCommitError):
+    """The answer cannot be used as it is (AnswerRefused, in answer/plan.py, lists why)."""
 
 
-class RunTimeout(CodeCommitError):
-    """The whole run's time limit was reached."""
-
-
-class AllRejected(CodeCommitError):
+class AllRejected(AnswerError):
     """Every change of an answer was rejected in review."""
 
 
-class RestoreFailed(CodeCommitError):
+class RestoreFailed(AnswerError):
     """An interrupted or failed apply could not be undone; its journal is kept for `code-commit recover`."""
 
 
-class BuildTampered(CodeCommitError):
+class BuildError(CodeCommitError):
+    """The build's verdict cannot be believed."""
+
+
+class BuildTampered(BuildError):
     """The build changed what the run's integrity rests on (build.sh, an ignore file, git's hooks or
     config, agent-config/): the run stops at once, sends nothing more to the model, never passes."""
 
@@ -53,10 +84,6 @@ class BuildTampered(CodeCommitError):
             'running again; with sandbox = "require" no build can change them.'
         )
         self.paths = list(paths)
-
-
-class Interrupted(CodeCommitError):
-    """SIGINT or SIGTERM stopped the run."""
 
 
 class InternalError(CodeCommitError):
@@ -72,42 +99,37 @@ class InternalError(CodeCommitError):
         self.traceback_file = traceback_file
 
 
-class AnswerRefused(Exception):
-    """The model's answer is malformed or asks for something the guard forbids.
-
-    Not a run failure: the refusal uses up one attempt and its reasons go to the next repair prompt.
-    """
-
-    def __init__(self, *reasons: str) -> None:
-        super().__init__("; ".join(reasons))
-        self.reasons = list(reasons)
+class Stopped(BaseException):
+    """The run was ended from outside, wherever the main thread was (run/signals.py raises it)."""
 
 
-# Each failure class's exit code; exits.TABLE says what each code means.
-EXIT_CODES: dict[type[CodeCommitError], int] = {
+class Interrupted(Stopped):
+    """SIGINT or SIGTERM stopped the run (or the review's terminal went away)."""
+
+
+class RunTimeout(Stopped):
+    """The whole run's time limit was reached."""
+
+
+Ending = CodeCommitError | Stopped  # what can end a command before its verdict
+
+# Each class's exit code (a subclass not listed has its nearest base's); exits.TABLE says what each means.
+EXIT_CODES: dict[type[BaseException], int] = {
     SetupError: EXIT.SETUP,
-    ServiceError: EXIT.SERVICE,
-    BudgetExceeded: EXIT.SERVICE,
     LockHeld: EXIT.LOCK_HELD,
-    RunTimeout: EXIT.TIMEOUT,
+    ServiceError: EXIT.SERVICE,
+    AnswerError: EXIT.REFUSED,
     AllRejected: EXIT.REJECTED,
     RestoreFailed: EXIT.RESTORE_FAILED,
-    InternalError: EXIT.INTERNAL,
     BuildTampered: EXIT.TAMPERED,
+    InternalError: EXIT.INTERNAL,
     Interrupted: EXIT.INTERRUPTED,
+    RunTimeout: EXIT.TIMEOUT,
 }
 
 
-def exit_code_for(error: CodeCommitError) -> int:
+def exit_code_for(error: Ending) -> int:
     for cls in type(error).__mro__:
         if cls in EXIT_CODES:
             return EXIT_CODES[cls]
-    return EXIT.SETUP
-
-
-def error_of(exc: CodeCommitError | KeyboardInterrupt) -> CodeCommitError:
-    """The error a run reports for what ended it. A stops.Stopped (a KeyboardInterrupt) carries its
-    own: interrupted, or the time limit; a bare Ctrl-C is an interruption."""
-    if isinstance(exc, CodeCommitError):
-        return exc
-    return getattr(exc, "error", None) or Interrupted("interrupted")
+    return EXIT.INTERNAL  # a new family without a code: never "build fails", never a setup error

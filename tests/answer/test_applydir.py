@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from code_commit.answer.applydir import looks_like_json, parse_applydir
 from code_commit.answer.caret_blocks import DeleteFile, EditFile, Replacement, WriteFile
-from code_commit.errors import AnswerRefused
+from code_commit.answer.plan import AnswerRefused
 
 
 def test_the_three_actions_map_onto_edit_write_and_delete() -> None:

@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from code_commit.answer.caret_blocks import DeleteFile, EditFile, Replacement, WriteFile, parse_answer, render_answer
-from code_commit.errors import AnswerRefused
+from code_commit.answer.plan import AnswerRefused
 
 
 def test_write_and_delete_blocks_with_prose_around_them() -> None:

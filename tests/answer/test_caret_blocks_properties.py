@@ -12,7 +12,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from code_commit.answer.caret_blocks import DeleteFile, WriteFile, parse_answer, render_answer
-from code_commit.errors import AnswerRefused
+from code_commit.answer.plan import AnswerRefused
 
 PROPERTY = settings(max_examples=250, derandomize=True, database=None, deadline=None)
 

@@ -1,5 +1,5 @@
 """Matching an answer is bounded: past `max_failed_pairs` failures the rest are not tried, and the lines
-matched in all stay under `match_work`. Counted through `apply.resolve` (every pair goes through it)
+matched in all stay under `match_work`. Counted through `planning.resolve` (every pair goes through it)
 and the `MatchWork` record, never timed."""
 
 from __future__ import annotations
@@ -9,9 +9,10 @@ from pathlib import Path
 
 import pytest
 
+from code_commit.answer import planning
 from code_commit.answer.caret_blocks import EditFile, Replacement
-from code_commit.apply import transaction as apply
-from code_commit.apply.transaction import MatchLimits, MatchWork, PlanRefused, plan_changes
+from code_commit.answer.plan import AnswerRefused
+from code_commit.answer.planning import MatchLimits, MatchWork, plan_changes
 from code_commit.config.settings import Settings
 from code_commit.guard.policy import Guard
 
@@ -26,13 +27,13 @@ def _ambiguous_answer(pairs: int) -> str:
 def counted(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """The lines of the file each search/replace pair was matched against."""
     lines: list[int] = []
-    real = apply.resolve
+    real = planning.resolve
 
     def resolve(text: str, *args, **kwargs):
         lines.append(text.count("\n"))
         return real(text, *args, **kwargs)
 
-    monkeypatch.setattr(apply, "resolve", resolve)
+    monkeypatch.setattr(planning, "resolve", resolve)
     return lines
 
 
@@ -89,7 +90,7 @@ def test_work_is_counted_across_blocks_and_the_limit_is_never_passed(tmp_path: P
         for name in ("a.txt", "b.txt")
     ]
     work = MatchWork()
-    with pytest.raises(PlanRefused) as caught:
+    with pytest.raises(AnswerRefused) as caught:
         plan_changes(tmp_path, edits, Guard(tmp_path), limits=MatchLimits(10, 15_000), work=work)
     assert work.lines <= 15_000 and work.pairs == 14 and work.unchecked == 6 and work.stopped == "work"
     assert [p.kind for p in caught.value.problems] == ["unchecked"]

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from code_commit.apply import transaction as apply
-from code_commit.apply.transaction import LINE_CHARS
+from code_commit.answer import planning
+from code_commit.answer.planning import LINE_CHARS
 
 from support import Project, count_file_reads
 
@@ -18,13 +18,13 @@ WORK = 100_000
 def matched(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """The characters of the file each search/replace pair was matched against."""
     chars: list[int] = []
-    real = apply.resolve
+    real = planning.resolve
 
     def resolve(text: str, *args, **kwargs):
         chars.append(len(text))
         return real(text, *args, **kwargs)
 
-    monkeypatch.setattr(apply, "resolve", resolve)
+    monkeypatch.setattr(planning, "resolve", resolve)
     return chars
 
 

@@ -21,21 +21,13 @@ import pytest
 from code_commit.answer.caret_blocks import DeleteFile, EditFile, Replacement, WriteFile
 from code_commit.answer.match.finding import Lines
 from code_commit.answer.match.mismatch import EXPLAINED_FAILURES
+from code_commit.answer.plan import AnswerRefused, ApplyFailed, Change, Plan, Problem
+from code_commit.answer.planning import MatchLimits, MatchWork, plan_changes
 from code_commit.apply.journal import CONFLICTS, MANIFEST, recover
-from code_commit.apply.transaction import (
-    ApplyFailed,
-    Change,
-    MatchLimits,
-    MatchWork,
-    Plan,
-    PlanRefused,
-    Problem,
-    apply_plan,
-    plan_changes,
-)
-from code_commit.errors import AnswerRefused, RestoreFailed
+from code_commit.apply.transaction import apply_plan
+from code_commit.errors import RestoreFailed
 from code_commit.files import confined as tree_module
-from code_commit.git.ignore import GitSetup
+from code_commit.git.layout import GitSetup
 from code_commit.guard.policy import Guard
 
 CALLS = ("mkdir", "open", "write", "fsync", "fchmod", "rename", "link", "unlink", "rmdir", "syncfs")
@@ -194,7 +186,7 @@ def test_a_file_that_cannot_be_read_is_refused_by_name(root: Path, monkeypatch: 
         return real(self)
 
     monkeypatch.setattr(Path, "read_bytes", read_bytes)
-    with pytest.raises(PlanRefused) as caught:
+    with pytest.raises(AnswerRefused) as caught:
         plan_changes(root, [WriteFile("fine.txt", "ok\n"), edit], Guard(root, git=GitSetup()))
     (problem,) = caught.value.problems
     assert problem.kind == "unreadable" and problem.path == "docs/private.txt"
@@ -710,7 +702,7 @@ def test_an_edit_that_changes_nothing_is_no_change(root: Path) -> None:
 )
 def test_edit_block_refusals(root: Path, edits: list, kind: str, fragment: str) -> None:
     before = snapshot(root)
-    with pytest.raises(PlanRefused) as caught:
+    with pytest.raises(AnswerRefused) as caught:
         plan_changes(root, edits, Guard(root))
     (problem,) = caught.value.problems
     assert problem.kind == kind
@@ -721,7 +713,7 @@ def test_edit_block_refusals(root: Path, edits: list, kind: str, fragment: str) 
 
 def test_an_edit_block_on_a_binary_file_is_refused(root: Path) -> None:
     (root / "blob.bin").write_bytes(b"\xff\xfe\x00data\n")
-    with pytest.raises(PlanRefused) as caught:
+    with pytest.raises(AnswerRefused) as caught:
         plan_changes(root, [edit("blob.bin", ("data\n", "x\n"))], Guard(root))
     assert caught.value.problems[0].kind == "not_text"
 
@@ -733,7 +725,7 @@ def test_every_failing_pair_is_reported_with_its_block_search_and_answer_line(ro
         edit("dup.txt", ("x\n", "z\n"), ("y\n", "Y\n"), ("Y!\n", "w\n"), line=7),
         DeleteFile("build.sh"),
     ]
-    with pytest.raises(PlanRefused) as caught:
+    with pytest.raises(AnswerRefused) as caught:
         plan_changes(root, edits, Guard(root))
     ambiguous, missing, guarded = caught.value.problems
     assert (ambiguous.kind, ambiguous.block, ambiguous.search, ambiguous.answer_line) == ("ambiguous", 2, 1, 7)
@@ -754,7 +746,7 @@ def test_only_the_first_failures_of_an_answer_get_the_costly_parts_of_their_repo
 
     def refused(edits: list[EditFile]) -> tuple[list[Problem], MatchWork]:
         work = MatchWork()
-        with pytest.raises(PlanRefused) as caught:
+        with pytest.raises(AnswerRefused) as caught:
             plan_changes(root, edits, Guard(root), limits=MatchLimits(20, 10**7), work=work)
         return list(caught.value.problems), work
 
@@ -773,7 +765,7 @@ def test_only_the_first_failures_of_an_answer_get_the_costly_parts_of_their_repo
 
 
 def test_allow_delete_false_refuses_every_delete(root: Path) -> None:
-    with pytest.raises(PlanRefused) as caught:
+    with pytest.raises(AnswerRefused) as caught:
         plan_changes(root, [DeleteFile("old.txt"), DeleteFile("ghost.txt")], Guard(root), allow_delete=False)
     assert [p.kind for p in caught.value.problems] == ["delete_disabled", "delete_disabled"]
     assert "allow_delete = false" in caught.value.reasons[0]

@@ -9,8 +9,9 @@ from pathlib import Path
 import pytest
 
 from code_commit.answer.caret_blocks import DeleteFile, WriteFile
+from code_commit.answer.planning import plan_changes
 from code_commit.apply.journal import MANIFEST
-from code_commit.apply.transaction import apply_plan, plan_changes
+from code_commit.apply.transaction import apply_plan
 from code_commit.files import confined as tree_module
 from code_commit.guard.policy import Guard
 

@@ -12,8 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from code_commit.builds.runner import LOG_CAP, output_for_prompt, run_build
-from code_commit.logs.run_log import Redactor
+from code_commit.builds.output import LOG_CAP, output_for_prompt
+from code_commit.builds.runner import run_build
+from code_commit.config.redaction import Redactor
 
 KEY = "sk-ant-api03-VERYSECRETVALUE-xy"
 
@@ -96,7 +97,7 @@ def test_a_build_that_cannot_start_is_a_failed_build_whose_log_says_why(
     log = (tmp_path / "build.txt").read_text()
     assert f"code-commit could not start build.sh: {why}\n" in log
     assert result.describe() in log and f"exit code {code}" in result.describe()
-    assert why in output_for_prompt(result, 10_000), "the repair prompt says why"
+    assert why in output_for_prompt(result.output, 10_000), "the repair prompt says why"
 
 
 def test_a_build_sh_run_with_sh_blames_sh_not_its_interpreter_line(tmp_path: Path) -> None:
@@ -206,7 +207,7 @@ def test_no_background_child_outlives_the_build_even_without_the_pipe(tmp_path: 
 def test_prompt_output_is_whole_under_the_cap(tmp_path: Path, size: int) -> None:
     make_build(tmp_path, f"head -c {size} /dev/zero | tr '\\0' 'z'\nexit 1\n")
     result = build(tmp_path)
-    text = output_for_prompt(result, cap=10_000)
+    text = output_for_prompt(result.output, cap=10_000)
     assert text.count("z") == size and "exited with code 1" in text
 
 
@@ -223,7 +224,7 @@ def test_prompt_output_over_the_cap_keeps_head_tail_and_error_lines(tmp_path: Pa
     )
     make_build(tmp_path, script)
     result = build(tmp_path)
-    text = output_for_prompt(result, cap=4000)
+    text = output_for_prompt(result.output, cap=4000)
     assert len(text) <= 4000 + 200  # the cap, plus the marker lines
     assert text.startswith("FIRST-LINE\nnoise line 0\n")
     error_lines = [
@@ -252,7 +253,7 @@ def test_prompt_output_over_the_cap_keeps_head_tail_and_error_lines(tmp_path: Pa
 )
 def test_prompt_output_over_the_cap_keeps_the_end_of_a_long_last_line(tmp_path: Path, last: str) -> None:
     make_build(tmp_path, f'i=0; while [ $i -lt 3000 ]; do echo "noise line $i"; i=$((i+1)); done\n{last}\nexit 1\n')
-    text = output_for_prompt(build(tmp_path), cap=4000)
+    text = output_for_prompt(build(tmp_path).output, cap=4000)
     assert text.startswith("noise line 0\n")
     assert "FINAL SUMMARY: 3 tests broke" in text and "exited with code 1" in text
     assert len(text) <= 4000 + 200
@@ -268,15 +269,16 @@ def test_100_mb_of_output_streams_to_the_log_in_bounded_memory(tmp_path: Path) -
     probe = textwrap.dedent(f"""
         import sys
         from pathlib import Path
-        from code_commit.builds.runner import output_for_prompt, run_build
-        from code_commit.logs.run_log import Redactor
+        from code_commit.builds.output import output_for_prompt
+        from code_commit.builds.runner import run_build
+        from code_commit.config.redaction import Redactor
         root = Path({str(tmp_path)!r})
         result = run_build(root, root / "build.txt", Redactor.of(["sk-ant-some-secret-key"]), 600)
-        text = output_for_prompt(result, 60000)
+        text = output_for_prompt(result.output, 60000)
         assert len(text) < 61000 and "error: the last line" in text, text[-300:]
         # VmHWM: this process's peak RSS. (ru_maxrss would include the forking parent's: Linux keeps it across exec.)
         status = Path("/proc/self/status").read_text()
-        print(result.output_chars, next(l.split()[1] for l in status.splitlines() if l.startswith("VmHWM:")))
+        print(result.output.chars, next(l.split()[1] for l in status.splitlines() if l.startswith("VmHWM:")))
     """)
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     chars, peak_kib = map(int, done.stdout.split())
@@ -297,16 +299,16 @@ def test_compaction_finds_error_lines_across_block_boundaries_and_counts_what_di
     )
     make_build(tmp_path, script)
     result = build(tmp_path)
-    text = output_for_prompt(result, cap=4000)
+    text = output_for_prompt(result.output, cap=4000)
     for i in range(5, 60000, 10007):
         assert f"FAILED: case {i}\n" in text
-    small = output_for_prompt(result, cap=200)  # 100 bytes for error lines: the sixth does not fit
+    small = output_for_prompt(result.output, cap=200)  # 100 bytes for error lines: the sixth does not fit
     assert "[... and 1 more diagnostic lines, left out ...]" in small
 
 
 def test_output_without_newlines_still_compacts(tmp_path: Path) -> None:
     make_build(tmp_path, "head -c 3000000 /dev/zero | tr '\\0' 'z'\necho ' fatal: at the end'\nexit 1\n")
     result = build(tmp_path)
-    text = output_for_prompt(result, cap=2000)
+    text = output_for_prompt(result.output, cap=2000)
     assert len(text) < 4000
     assert "left out" in text and "exited with code 1" in text

@@ -9,9 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from code_commit.builds import runner as build_module
-from code_commit.builds.runner import output_for_prompt, run_build
-from code_commit.logs.run_log import Redactor
+from code_commit.builds import output as build_output
+from code_commit.builds.output import output_for_prompt
+from code_commit.builds.runner import run_build
+from code_commit.config.redaction import Redactor
 
 from fakeapi import FakeAPI
 from support import Project
@@ -25,7 +26,7 @@ def make_build(root: Path, script: str) -> None:
     (root / "build.sh").chmod(0o755)
 
 
-def run(root: Path, log_cap: int = build_module.LOG_CAP, secrets: list[str] | None = None):
+def run(root: Path, log_cap: int = build_output.LOG_CAP, secrets: list[str] | None = None):
     return run_build(root, root / "build.txt", Redactor.of(secrets or []), 60, log_cap=log_cap)
 
 
@@ -48,8 +49,8 @@ def test_diagnostics_beat_lines_that_merely_say_error_even_where_the_log_was_cut
     at 1 MB here, so most diagnostics are in the part it left out: the sink noted them as they passed."""
     make_build(tmp_path, _gcc_build(40, 40_000))
     result = run(tmp_path, log_cap=1_000_000)
-    assert result.output_chars > 3_000_000 and result.output.cut > 2_000_000
-    text = output_for_prompt(result, 60_000)
+    assert result.output.chars > 3_000_000 and result.output.cut > 2_000_000
+    text = output_for_prompt(result.output, 60_000)
     kept = [i for i in range(500, 40_000, 1000) if f"src/module_{i}.c:{i % 97 + 1}:5: error: 'x{i}' undeclared" in text]
     assert len(kept) >= 35, f"{len(kept)} of the 40 diagnostics reached the prompt"
     assert len(text) <= 60_000 + 300
@@ -58,7 +59,7 @@ def test_diagnostics_beat_lines_that_merely_say_error_even_where_the_log_was_cut
 
 def test_the_first_and_the_last_diagnostics_are_kept_and_the_rest_counted(tmp_path: Path) -> None:
     make_build(tmp_path, _gcc_build(400, 40_000))
-    text = output_for_prompt(run(tmp_path), 20_000)
+    text = output_for_prompt(run(tmp_path).output, 20_000)
     numbers = [int(n) for n in re.findall(r"src/module_(\d+)\.c:\d+:5: error", text)]
     assert numbers[0] < 2000 and numbers[-1] > 38_000, "the first ones and the last ones"
     left = int(re.search(r"and ([\d,]+) more diagnostic lines", text).group(1).replace(",", ""))
@@ -81,7 +82,7 @@ def test_the_first_and_the_last_diagnostics_are_kept_and_the_rest_counted(tmp_pa
 def test_diagnostic_shapes_are_kept_before_plain_mentions(tmp_path: Path, line: str) -> None:
     noise = 'i=0; while [ $i -lt 20000 ]; do echo "note: error handling in $i is fine"; i=$((i+1)); done\n'
     make_build(tmp_path, f"{noise}printf '%s\\n' \"{line}\"\n{noise}exit 1\n")
-    text = output_for_prompt(run(tmp_path), 8_000)
+    text = output_for_prompt(run(tmp_path).output, 8_000)
     assert line + "\n" in text
 
 
@@ -89,15 +90,15 @@ def test_the_log_keeps_its_head_and_tail_up_to_the_cap_with_a_marker(tmp_path: P
     make_build(tmp_path, "echo FIRST\nyes 'compiling something' | head -c 5000000\necho\necho LAST\nexit 1\n")
     result = run(tmp_path, log_cap=200_000)
     log = (tmp_path / "build.txt").read_text()
-    assert result.output_chars > 5_000_000, "every character was read and counted"
+    assert result.output.chars > 5_000_000, "every character was read and counted"
     assert len(log) < 200_000 + 500, "the log is capped"
     assert log.startswith("FIRST\ncompiling something\n")
     head, _, tail = log.partition("\n[... code-commit left ")
     assert len(head) == 100_000 and "(build_log_cap) ...]\n" in tail
     cut = int(tail.split(" characters", 1)[0].replace(",", ""))
-    assert cut == result.output_chars - 200_000 == result.output.cut
+    assert cut == result.output.chars - 200_000 == result.output.cut
     assert "LAST\n\n--- build.sh exited with code 1" in tail
-    prompt = output_for_prompt(result, 10_000)
+    prompt = output_for_prompt(result.output, 10_000)
     assert prompt.startswith("FIRST\n") and "LAST\n" in prompt and len(prompt) < 10_500
 
 
@@ -126,13 +127,13 @@ def test_escape_sequences_are_stripped_from_the_log_and_the_prompt(tmp_path: Pat
     assert "FAILED tests/test_a.py::test_b\nlink donedone" not in log
     assert "FAILED tests/test_a.py::test_b\nlink done\nprogresscomplete ok\nNO_COLOR=1\n" in log
     assert "--- 11 terminal escape sequence(s) (colours, cursor moves) were removed" in log
-    assert not ESCAPE.search(output_for_prompt(result, 1000))
+    assert not ESCAPE.search(output_for_prompt(result.output, 1000))
 
 
 def test_an_escape_split_across_reads_is_still_stripped(tmp_path: Path) -> None:
     """Output arrives in pieces of any size: fed one byte at a time, no escape survives."""
     data = b"\x1b[1;31merror\x1b[0m: \x1b]0;window title\x07x \xe2\x82\xac\x1b[K\n"
-    sink = build_module._RedactingSink(tmp_path / "log.txt", Redactor(), None)
+    sink = build_output.OutputLog(tmp_path / "log.txt", Redactor(), None)
     for i in range(len(data)):
         sink.write(data[i : i + 1])
     sink.close("")
@@ -158,5 +159,5 @@ def test_letters_whose_lower_case_is_longer_do_not_shift_the_lines_kept(tmp_path
         "i=0; while [ $i -lt 3000 ]; do echo \"İİİİ noise $i\"; i=$((i+1)); done\necho 'İİ fatal thing'\n"
         'i=0; while [ $i -lt 3000 ]; do echo "İİİİ noise $i"; i=$((i+1)); done\nexit 1\n',
     )
-    text = output_for_prompt(run(tmp_path), 4000)
+    text = output_for_prompt(run(tmp_path).output, 4000)
     assert "\nİİ fatal thing\n" in text

@@ -30,12 +30,12 @@ def test_a_build_that_writes_a_little_at_a_time_keeps_the_log_s_tail_in_bounded_
     of memory per character of the tail kept, 30 times the build_log_cap it promises."""
     import tracemalloc
 
-    from code_commit.builds.runner import _RedactingSink
-    from code_commit.logs.run_log import Redactor
+    from code_commit.builds.output import OutputLog
+    from code_commit.config.redaction import Redactor
 
     cap, writes = 200_000, 125_000
     log = tmp_path / "build.txt"
-    sink = _RedactingSink(log, Redactor.of(["a-secret-value-0123"]), None, log_cap=cap)
+    sink = OutputLog(log, Redactor.of(["a-secret-value-0123"]), None, log_cap=cap)
     tracemalloc.start()
     try:
         for n in range(writes):

@@ -23,11 +23,10 @@ from pathlib import Path
 
 import pytest
 
-from code_commit.builds.gate import not_dumpable
 from code_commit.builds.integrity import Fingerprint, changed_paths, protected_paths
 from code_commit.builds.runner import run_build
 from code_commit.builds.sandbox import BUBBLEWRAP, choose, policy, wrap
-from code_commit.logs.run_log import Redactor
+from code_commit.config.redaction import Redactor
 
 from fakeapi import FakeAPI
 from support import TEST_KEY, Project, git
@@ -501,16 +500,6 @@ def test_without_the_sandbox_a_same_user_build_cannot_read_the_runs_environment(
         shutil.rmtree(base)
 
 
-def test_not_dumpable_is_undone_when_the_run_ends() -> None:
-    import ctypes
-
-    get_dumpable = ctypes.CDLL(None).prctl
-    assert get_dumpable(3, 0, 0, 0, 0) == 1
-    with not_dumpable():
-        assert get_dumpable(3, 0, 0, 0, 0) == 0
-    assert get_dumpable(3, 0, 0, 0, 0) == 1
-
-
 # --- settings, `config`, `apply --build`, and when the probe runs ---
 
 
@@ -546,7 +535,7 @@ def test_the_probe_runs_only_when_a_build_is_about_to_run(
     result = cli("apply", "--build", str(answer))
     assert result.exit_code == 0, result.stdout + result.stderr
     assert started.read_text() == "started\n"  # once
-    assert "the build runs without a sandbox" in result.stderr
+    assert "builds run without a sandbox" in result.stderr
     assert "bwrap said: bwrap: No permissions to creating new namespace" in result.stderr
 
 

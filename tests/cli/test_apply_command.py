@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from code_commit.run.workspace import ProjectLock
+from code_commit.run.lock import ProjectLock
 
 from fakeapi import FakeAPI
 from support import TEST_KEY, Project, git
@@ -50,7 +50,7 @@ def test_apply_a_saved_answer_file(big: Project, cli, tmp_path: Path) -> None:
         "  delete old.txt",
     ]
     logged = only_run(big)
-    assert "build.txt" not in logged, "no build ran without --build"
+    assert "01-build.txt" not in logged, "no build ran without --build"
     assert logged["answer.txt"] == answer.read_text()
     assert "no model call" in logged["run.log"] and "wrote big.py, wrote new.txt, deleted old.txt" in logged["run.log"]
 
@@ -122,7 +122,7 @@ def test_a_refused_answer_writes_nothing_exits_7_and_is_logged(big: Project, cli
     assert "was refused; nothing was written" in result.stdout
     assert status(big) == before
     logged = only_run(big)
-    assert "inside a .git directory" in logged["refused.txt"] and "answer.txt" in logged
+    assert "inside a .git directory" in logged["01-refused.txt"] and "answer.txt" in logged
 
 
 def test_a_path_that_is_not_utf8_is_refused_in_text_and_json(big: Project, cli) -> None:
@@ -154,7 +154,7 @@ def test_build_runs_only_with_build_and_its_result_sets_the_exit_code(big: Proje
     result = cli("apply", "--build", "-", input=EDIT)
     assert result.exit_code == 0, result.output
     assert "build: passes" in result.stdout
-    assert "exited with code 0" in only_run(big)["build.txt"]
+    assert "exited with code 0" in only_run(big)["01-build.txt"]
     big.write("big.py", BIG)
     result = cli("apply", "--build", "--json", "-", input=EDIT.replace("return -7", "return -8"))
     assert result.exit_code == 1
@@ -322,7 +322,7 @@ def test_the_key_is_censored_in_the_report_and_the_logs(big: Project, cli, monke
     assert TEST_KEY not in result.stdout + result.stderr
     assert f"write k-********{TEST_KEY[-2:]}.txt" in result.stdout
     logged = only_run(big)
-    assert {"answer.txt", "build.txt", "run.log", "summary.json"} <= set(logged)
+    assert {"answer.txt", "01-build.txt", "run.log", "summary.json"} <= set(logged)
     for name, text in logged.items():
         assert TEST_KEY not in text, name
 

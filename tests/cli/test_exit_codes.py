@@ -47,11 +47,12 @@ def test_each_help_lists_the_codes_from_the_table_line_for_line(cli, args: list[
         assert "\n  3 " not in result.stdout and "\n  6 " not in result.stdout  # a run's codes, never apply's
 
 
-def test_every_failure_class_has_a_code_of_the_table_and_each_code_of_a_run_has_a_source() -> None:
-    run_codes = {row.code for row in exits.rows_for("run")}
-    assert set(EXIT_CODES.values()) <= run_codes
-    # The rest a run returns without an exception: it passed, or the build still fails.
-    assert run_codes - set(EXIT_CODES.values()) == {exits.EXIT.OK, exits.EXIT.BUILD_FAILS}
+def test_every_failure_class_has_a_code_of_the_table_and_each_code_of_a_command_has_a_source() -> None:
+    assert set(EXIT_CODES.values()) <= {row.code for row in exits.TABLE}
+    for command in ("run", "apply"):
+        codes = {row.code for row in exits.rows_for(command)}
+        # The rest a command returns without an exception: it passed, or the build still fails.
+        assert codes - set(EXIT_CODES.values()) == {exits.EXIT.OK, exits.EXIT.BUILD_FAILS}, command
 
 
 def test_codes_constants_and_outcome_names_are_each_used_once() -> None:

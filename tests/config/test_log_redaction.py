@@ -9,7 +9,7 @@ import os
 import subprocess
 import sys
 
-from code_commit.logs.run_log import Redactor, redacted_logging
+from code_commit.config.redaction import Redactor, redacted_logging
 
 from fakeapi import FakeAPI
 from support import TEST_KEY, Project

@@ -56,8 +56,8 @@ def test_every_file_under_agent_config_is_0600_and_every_folder_0700_with_umask_
     assert cli("apply", str(answer), "--build").exit_code == 0
 
     found = modes(root / "agent-config")
-    kinds = {name for name in found if name.endswith(("run.log", "build.txt", "summary.json", "dry-run.patch"))}
-    assert {n.rsplit("/", 1)[-1] for n in kinds} >= {"run.log", "01-build.txt", "build.txt", "summary.json"}
+    kinds = {name for name in found if name.endswith(("run.log", "01-build.txt", "summary.json", "dry-run.patch"))}
+    assert {n.rsplit("/", 1)[-1] for n in kinds} >= {"run.log", "01-build.txt", "summary.json"}
     assert {"code-commit.lock", "config.toml", "query.txt", "codeRollup.txt", "logs"} <= set(found)
     wrong = {
         name: oct(mode)

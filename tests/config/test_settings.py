@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from code_commit.config.settings import DEFAULT_MODEL, Flags, load_settings, resolve_api_key
+from code_commit.config.keys import resolve_api_key
+from code_commit.config.settings import DEFAULT_MODEL, Flags, load_settings
 from code_commit.errors import SetupError
 
 

@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from code_commit.git.ignore import GitSetup, find_git_layout, pattern_problem
+from code_commit.git.ignore import pattern_problem
+from code_commit.git.layout import GitSetup, find_git_layout
 from code_commit.guard.policy import Guard
 
 from support import git

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import pytest
 
-from code_commit.config.settings import Settings, answer_byte_cap
-from code_commit.llm.transport import MAX_CONTINUATIONS, RAW_BYTES_PER_ANSWER_BYTE
+from code_commit.config.settings import Settings
+from code_commit.llm.transport import RAW_BYTES_PER_ANSWER_BYTE
 
 from fakeapi import ENDLESS_SAFETY_STOP, FakeAPI
 from support import Project
@@ -57,9 +57,9 @@ def test_an_endless_stream_is_cut_off_refused_and_repaired(
 
 
 def test_the_default_cap_follows_max_tokens() -> None:
-    assert answer_byte_cap(Settings(), MAX_CONTINUATIONS) == 32000 * 16 * 4
-    assert answer_byte_cap(Settings(max_tokens=1000), MAX_CONTINUATIONS) == 1000 * 16 * 4
-    assert answer_byte_cap(Settings(max_answer_bytes=5000), MAX_CONTINUATIONS) == 5000
+    assert Settings().answer_byte_cap == 32000 * 16 * 4
+    assert Settings(max_tokens=1000).answer_byte_cap == 1000 * 16 * 4
+    assert Settings(max_answer_bytes=5000).answer_byte_cap == 5000
 
 
 def test_an_answer_under_the_cap_is_read_whole(project: Project, api: FakeAPI, cli) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from code_commit.config.redaction import Redactor
 from code_commit.config.settings import Settings
 from code_commit.llm.prompts import (
     Feedback,
@@ -14,7 +15,6 @@ from code_commit.llm.prompts import (
     render_replacements,
     repair_prompt,
 )
-from code_commit.logs.run_log import Redactor
 from code_commit.rollup import selection as rollup
 
 SYSTEM = SystemPrompts("<PS>", "<CM>", "<IQ>", "<RQ>")

@@ -9,9 +9,10 @@ import zlib
 from pathlib import Path
 
 from code_commit.answer.caret_blocks import DeleteFile, WriteFile
-from code_commit.apply.transaction import Plan, plan_changes
+from code_commit.answer.plan import Plan
+from code_commit.answer.planning import plan_changes
+from code_commit.config.redaction import Redactor, censor
 from code_commit.guard.policy import Guard
-from code_commit.logs.run_log import Redactor, censor
 from code_commit.review.diffs import Redact, change_diff, patch_of, plan_changes_on_disk, write_patch
 
 from support import git

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from code_commit.apply.transaction import Change, Plan
+from code_commit.answer.plan import Change, Plan
 from code_commit.review.diffs import file_diff, hunk_diff
 from code_commit.review.hunks import Hunk, file_change, merge, partial_plan, split
 

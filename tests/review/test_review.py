@@ -17,14 +17,17 @@ from pathlib import Path
 import pytest
 
 from code_commit.answer.caret_blocks import DeleteFile, WriteFile
-from code_commit.apply.transaction import Plan, apply_plan, plan_changes
+from code_commit.answer.plan import AnswerRefused, Plan
+from code_commit.answer.planning import plan_changes
+from code_commit.apply.transaction import apply_plan
+from code_commit.config.redaction import Redactor
 from code_commit.config.settings import Settings
 from code_commit.console import terminal
 from code_commit.console.output import Console
 from code_commit.console.terminal import Keys, colour_wanted
-from code_commit.errors import AllRejected, AnswerRefused, Interrupted
+from code_commit.errors import AllRejected, Interrupted
 from code_commit.guard.policy import Guard
-from code_commit.logs.run_log import Redactor, RunLog
+from code_commit.logs.run_log import RunLog
 from code_commit.review.diffs import file_diff
 from code_commit.review.hunks import FileChange, file_change
 from code_commit.review.interactive import ACCEPTED, REJECTED, UNREVIEWED, Reviewer, approve

@@ -16,6 +16,7 @@ import pytest
 from code_commit import errors, exits
 from code_commit.logs.run_log import RunLog
 from code_commit.run import loop as run_module
+from code_commit.run import orchestrator
 
 from fakeapi import FakeAPI
 from support import TEST_KEY, Project, git
@@ -40,7 +41,7 @@ def test_an_unexpected_exception_in_a_run_exits_9_with_its_record_and_traceback(
     def full_disk(*args: object, **kwargs: object) -> None:
         raise DISK_FULL
 
-    monkeypatch.setattr(run_module, "checked_build", full_disk)
+    monkeypatch.setattr(orchestrator, "checked_build", full_disk)
     api.reply(FIX)
     result = cli("--json", "--revert-on-failure")
     assert result.exit_code == 9
@@ -124,7 +125,7 @@ def test_apply_keeps_the_traceback_in_its_run_folder(project: Project, cli, monk
     def full_disk(*args: object, **kwargs: object) -> None:
         raise DISK_FULL
 
-    monkeypatch.setattr("code_commit.cli.apply.apply_plan", full_disk)
+    monkeypatch.setattr("code_commit.run.orchestrator.apply_plan", full_disk)
     result = cli("apply", "-", input=FIX)
     assert result.exit_code == 9
     (run,) = project.run_dirs()

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from code_commit.errors import LockHeld
-from code_commit.run.workspace import ProjectLock
+from code_commit.run.lock import ProjectLock
 
 from fakeapi import FakeAPI
 from support import Project
@@ -94,7 +94,7 @@ def test_the_lock_is_released_when_its_holder_is_killed(project: Project) -> Non
         [
             sys.executable,
             "-c",
-            "import time; from pathlib import Path; from code_commit.run.workspace import ProjectLock\n"
+            "import time; from pathlib import Path; from code_commit.run.lock import ProjectLock\n"
             "lock = ProjectLock.take(Path('agent-config')); print('locked', flush=True); time.sleep(600)",
         ],
         cwd=project.root,

@@ -262,10 +262,10 @@ def test_a_file_an_answer_failed_to_create_is_not_the_runs_to_overwrite_later(
 ) -> None:
     """After a failed (rolled back) apply, its new files are not "created by this run": when the
     build later leaves an untracked file there, an answer may not overwrite it unseen."""
-    from code_commit.apply.transaction import ApplyFailed
-    from code_commit.run import loop as run_module
+    from code_commit.answer.plan import ApplyFailed
+    from code_commit.run import orchestrator
 
-    real, calls = run_module.apply_plan, []
+    real, calls = orchestrator.apply_plan, []
 
     def fails_first(*args, **kwargs):
         calls.append(1)
@@ -273,7 +273,7 @@ def test_a_file_an_answer_failed_to_create_is_not_the_runs_to_overwrite_later(
             raise ApplyFailed("applying the answer failed (disk full); nothing was changed")
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(run_module, "apply_plan", fails_first)
+    monkeypatch.setattr(orchestrator, "apply_plan", fails_first)
     project.build_script("echo 'the build made this' > made.txt\ntest -f fixed.txt\n")
     api.reply("^^^made.txt\nfrom the model\n^^^end\n")  # refused: the write failed
     api.reply("^^^other.txt\nx\n^^^end\n")  # applied; the build then writes made.txt and fails

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from code_commit.apply.transaction import ApplyFailed, Change, Plan
-from code_commit.logs.run_log import Redactor
+from code_commit.answer.plan import ApplyFailed, Change, Plan
+from code_commit.config.redaction import Redactor
 from code_commit.run.revert import Originals
 
 

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from code_commit.run import stops
+from code_commit.run import signals
 
 from fakeapi import FakeAPI
 from support import Project
@@ -48,13 +48,13 @@ def test_one_reason_longer_than_the_cap_is_cut(project: Project, api: FakeAPI, c
 def limits(monkeypatch: pytest.MonkeyPatch) -> list[tuple[float | None, str]]:
     """The time limit and its source each run starts its watch with."""
     seen: list[tuple[float | None, str]] = []
-    real = stops.watch
+    real = signals.watch
 
-    def watch(timeout: float | None, source: str = "--timeout"):
-        seen.append((timeout, source))
-        return real(timeout, source)
+    def watch(limit: signals.TimeLimit):
+        seen.append((limit.seconds, limit.source))
+        return real(limit)
 
-    monkeypatch.setattr(stops, "watch", watch)
+    monkeypatch.setattr(signals, "watch", watch)
     return seen
 
 

@@ -33,7 +33,7 @@ def test_apply_over_a_journal_that_cannot_be_undone_exits_8_and_records_why(
     assert report["applied"] is False and "could not be undone" in report["error"]
     assert not (project.root / "fixed.txt").exists(), "nothing is applied over a half-applied tree"
     run = Path(report["log_dir"])
-    assert f"apply: {report['error']}" in (run / "run.log").read_text(), "the run folder says how it ended"
+    assert f"apply ended: {report['error']}" in (run / "run.log").read_text(), "the run folder says how it ended"
     assert (journal / MANIFEST).exists(), "the journal is kept for a later recover"
 
 

@@ -82,10 +82,10 @@ def test_the_run_s_timer_is_running_while_the_setup_files_are_read(
 
 
 def test_a_watch_inside_a_watch_keeps_the_outer_time_limit() -> None:
-    from code_commit.run import stops
+    from code_commit.run import signals
 
-    with stops.watch(300):
-        with stops.watch(100):
+    with signals.watch(signals.TimeLimit(300, "--timeout")):
+        with signals.watch(signals.TimeLimit(100, "--timeout")):
             pass
         assert signal.getitimer(signal.ITIMER_REAL)[0] > 100, "the inner watch neither reset nor cancelled it"
     assert signal.getitimer(signal.ITIMER_REAL)[0] == 0

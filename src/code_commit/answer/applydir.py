@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from code_commit.answer.caret_blocks import MARK, DeleteFile, Edit, EditFile, Replacement, WriteFile
-from code_commit.errors import AnswerRefused
+from code_commit.answer.plan import AnswerRefused
 
 ACTIONS = ("replace_lines", "create_file", "delete_file")
 
@@ -103,13 +103,15 @@ def _document(text: str) -> tuple[str, int]:
         return fences[0].body, fences[0].first_line
     if fences:
         where = ", ".join(str(fence.first_line - 1) for fence in fences)
-        raise AnswerRefused(
+        raise AnswerRefused.of(
+            "malformed",
             f"the answer has {len(fences)} fenced JSON blocks (opening on lines {where}); it must hold "
-            "exactly one applydir document, so none of them is applied"
+            "exactly one applydir document, so none of them is applied",
         )
-    raise AnswerRefused(
+    raise AnswerRefused.of(
+        "malformed",
         "the answer holds no applydir JSON: a JSON array of file objects, alone or in one ```json "
-        "fenced block; if it is a ^^^ answer, pass --format caret"
+        "fenced block; if it is a ^^^ answer, pass --format caret",
     )
 
 
@@ -119,16 +121,19 @@ def parse_applydir(text: str) -> list[Edit]:
     try:
         data = json.loads(document)
     except json.JSONDecodeError as exc:
-        raise AnswerRefused(
+        raise AnswerRefused.of(
+            "malformed",
             f"the answer is not valid JSON ({exc.msg} at line {first_line + exc.lineno - 1}, column {exc.colno}); "
-            "if it is a ^^^ answer, pass --format caret"
+            "if it is a ^^^ answer, pass --format caret",
         ) from exc
     except RecursionError as exc:  # json's decoder recurses once per level of nesting
-        raise AnswerRefused("the answer's JSON is nested too deeply to be an applydir document") from exc
+        raise AnswerRefused.of(
+            "malformed", "the answer's JSON is nested too deeply to be an applydir document"
+        ) from exc
     except ValueError as exc:  # an integer of over 4,300 digits: Python refuses to convert it
-        raise AnswerRefused(f"the answer's JSON holds a value Python cannot read ({exc})") from exc
+        raise AnswerRefused.of("malformed", f"the answer's JSON holds a value Python cannot read ({exc})") from exc
     if not isinstance(data, list):
-        raise AnswerRefused("the JSON answer must be an array of file objects")
+        raise AnswerRefused.of("malformed", "the JSON answer must be an array of file objects")
     problems: list[str] = []
     edits: list[Edit] = []
     for number, entry in enumerate(data, start=1):
@@ -177,7 +182,7 @@ def parse_applydir(text: str) -> list[Edit]:
             continue
         edits.append(EditFile(path, tuple(Replacement("".join(o), "".join(c)) for o, c in changes)))
     if problems:
-        raise AnswerRefused(*problems)
+        raise AnswerRefused.of("malformed", *problems)
     return edits
 
 

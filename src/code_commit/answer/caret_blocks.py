@@ -39,7 +39,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from code_commit.errors import AnswerRefused
+from code_commit.answer.plan import AnswerRefused
 
 MARK = "^^^"
 END = MARK + "end"
@@ -104,7 +104,9 @@ def parse_answer(text: str) -> list[Edit]:
             if marker is None:
                 continue
             if marker in (END, DELETE, SEARCH, REPLACE):
-                raise AnswerRefused(f"line {number}: {marker} outside a block; a block starts with ^^^<path>")
+                raise AnswerRefused.of(
+                    "malformed", f"line {number}: {marker} outside a block; a block starts with ^^^<path>"
+                )
             path, header_line, body, pairs = marker[len(MARK) :], number, [], None
             continue
         if marker is None:
@@ -122,22 +124,25 @@ def parse_answer(text: str) -> list[Edit]:
                 pairs, search, search_line = [], None, number
             else:
                 what = {DELETE: "^^^delete after content", SEARCH: "^^^search after content"}.get(marker, repr(marker))
-                raise AnswerRefused(
+                raise AnswerRefused.of(
+                    "malformed",
                     f"line {number}: {what} {where}; a block ends with ^^^end, a content line cannot begin "
-                    "with ^^^, and ^^^delete or ^^^search can only come right after the path line"
+                    "with ^^^, and ^^^delete or ^^^search can only come right after the path line",
                 )
         elif search is None:  # collecting a search text
             if marker != REPLACE:
-                raise AnswerRefused(
+                raise AnswerRefused.of(
+                    "malformed",
                     f"line {number}: {marker!r} {where}, in the search text that starts on line {search_line}; "
-                    "every ^^^search needs its ^^^replace, and a content line cannot begin with ^^^"
+                    "every ^^^search needs its ^^^replace, and a content line cannot begin with ^^^",
                 )
             search, body = "".join(body), []
         else:  # collecting a replacement text
             if marker not in (SEARCH, END):
-                raise AnswerRefused(
+                raise AnswerRefused.of(
+                    "malformed",
                     f"line {number}: {marker!r} {where}, in the replacement for the search on line {search_line}; "
-                    "after a replacement comes ^^^search (the next pair) or ^^^end"
+                    "after a replacement comes ^^^search (the next pair) or ^^^end",
                 )
             pairs.append(Replacement(search, "".join(body), search_line))
             if marker == END:
@@ -146,8 +151,9 @@ def parse_answer(text: str) -> list[Edit]:
             else:
                 search, body, search_line = None, [], number
     if path is not None:
-        raise AnswerRefused(
-            f"the block for {path!r} opened on line {header_line} has no ^^^end (the answer may be cut off)"
+        raise AnswerRefused.of(
+            "malformed",
+            f"the block for {path!r} opened on line {header_line} has no ^^^end (the answer may be cut off)",
         )
     return edits
 

@@ -1,17 +1,18 @@
-"""What an answer amounts to once checked: the plan of file changes, and the problems that refuse it.
+"""What an answer amounts to once checked: the plan of file changes, or the problems that refuse it.
 
 Plain types, so that the parts that read a plan (hunks, diffs, review, revert, the journal) need
-not import the transactional apply that makes and carries it out. A leaf: it imports only the
-match report's line types and the refusal it subclasses.
+not import the planning that makes it or the transactional apply that carries it out. A leaf: it
+imports only the match report's line types and the error family its refusal belongs to.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from code_commit.answer.match.finding import Lines
 from code_commit.answer.match.mismatch import NumberedLine
-from code_commit.errors import AnswerRefused
+from code_commit.errors import AnswerError
 
 
 @dataclass(frozen=True)
@@ -49,5 +50,30 @@ class Problem:
         return self.message
 
 
+class AnswerRefused(AnswerError):
+    """The answer cannot be applied, for the problems it lists, one a reason (the same problem twice
+    is listed once); whoever raises it has written nothing, or put everything back.
+
+    Not a failure of a run: the refusal uses up one attempt and its messages become the next
+    repair prompt's feedback. `code-commit apply` reports the problems and exits 7."""
+
+    def __init__(self, problems: Sequence[Problem]) -> None:
+        unique = list({p.message: p for p in problems}.values())
+        super().__init__("; ".join(p.message for p in unique))
+        self.problems = tuple(unique)
+
+    @classmethod
+    def of(cls, kind: str, *messages: str) -> AnswerRefused:
+        """A refusal whose problems are all of one kind and say no more than their message."""
+        return cls([Problem(kind, message) for message in messages])
+
+    @property
+    def reasons(self) -> list[str]:
+        return [problem.message for problem in self.problems]
+
+
 class ApplyFailed(AnswerRefused):
     """A write or delete failed part-way; every touched file was restored."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__([Problem("apply_failed", message)])

@@ -34,17 +34,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from code_commit.answer.plan import Change
-from code_commit.config.settings import CONFIG_DIR
+from code_commit.config.paths import CONFIG_DIR, LOGS_DIR
 from code_commit.errors import RestoreFailed
 from code_commit.files.confined import SYSCALLS, Tree, digest, fsync_path, write_all
-from code_commit.files.regular import read_regular
+from code_commit.files.setup_files import read_regular
 from code_commit.git.ignore import IgnoreMatch, ProtectedPatterns
 from code_commit.guard.policy import protected_refusal, syntax_refusal
-from code_commit.logs.folder import CONFLICTS, JOURNAL_SUFFIX, LOGS_DIR, MANIFEST
+from code_commit.logs.run_folder import CONFLICTS, JOURNAL_SUFFIX, MANIFEST, SAVED_ORIGINAL
 
 FORMAT = 1
 _TEMP_NAME = re.compile(r"\.code-commit-[0-9a-f]+-[0-9]+\.tmp")
-_SAVED_NAME = re.compile(r"orig-[0-9]+")
+_SAVED_NAME = re.compile(re.escape(SAVED_ORIGINAL).replace(re.escape("{n}"), "[0-9]+"))
 _SHA256 = re.compile(r"[0-9a-f]{64}")
 # link() errors that mean "no hard link here" rather than "the disk is failing": copy instead.
 _NO_LINK = {errno.EXDEV, errno.EPERM, errno.EMLINK, errno.EOPNOTSUPP, errno.ENOTSUP, errno.EACCES}
@@ -136,7 +136,7 @@ class Journal:
             if info is not None:
                 if not stat.S_ISREG(info.st_mode):
                     raise IsADirectoryError(errno.EISDIR, "not a regular file any more", change.path)
-                saved = f"orig-{n}"
+                saved = SAVED_ORIGINAL.format(n=n)
                 _save_original(tree, change.path, folder / saved)
                 before = digest((folder / saved).read_bytes())
                 mode = stat.S_IMODE(info.st_mode)

@@ -4,23 +4,19 @@ result never counts and nothing more goes to the model. Used by the run and by `
 
 from __future__ import annotations
 
-import contextlib
-import ctypes
-import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 from code_commit.builds.integrity import Fingerprint, changed_paths, protected_paths
 from code_commit.builds.runner import BuildResult, run_build
 from code_commit.builds.sandbox import Sandbox, policy
-from code_commit.config.settings import CONFIG_DIR, Settings
+from code_commit.config.paths import CONFIG_DIR
+from code_commit.config.redaction import Redactor
+from code_commit.config.settings import Settings
 from code_commit.credentials import cloud_credential_folders
 from code_commit.errors import BuildTampered
 from code_commit.git.env import distrust
-from code_commit.logs.run_log import Redactor
 
-PR_SET_DUMPABLE = 4
-PR_GET_DUMPABLE = 3
 # Each run's state after its last build, by run folder: the next build starts from it.
 _LAST_AFTER: dict[Path, Fingerprint] = {}
 
@@ -81,30 +77,3 @@ def checked_build(
         raise BuildTampered(changed)
     _LAST_AFTER[run_folder] = after
     return result
-
-
-@contextlib.contextmanager
-def not_dumpable() -> Iterator[None]:
-    """For the block, the process is not dumpable: a process of the same (non-root) user cannot read
-    its /proc/<pid>/environ or memory, or attach a debugger. Linux only; elsewhere nothing happens."""
-    prctl = _prctl()
-    if prctl is None:
-        yield
-        return
-    was = prctl(PR_GET_DUMPABLE, 0, 0, 0, 0)
-    prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
-    try:
-        yield
-    finally:
-        if was > 0:
-            prctl(PR_SET_DUMPABLE, was, 0, 0, 0)
-
-
-def _prctl() -> Callable[..., int] | None:
-    if sys.platform != "linux":
-        return None
-    try:
-        function: Callable[..., int] = ctypes.CDLL(None).prctl  # libc's, linked into the interpreter
-    except (OSError, AttributeError):
-        return None
-    return function

@@ -21,13 +21,12 @@ import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from code_commit.config.settings import CONFIG_DIR
+from code_commit.config.paths import CONFIG_DIR
+from code_commit.config.protected import GATE_FILES, GIT_DIR, GIT_FILES
 from code_commit.git.config_files import global_git_files
 from code_commit.git.env import git_env
-from code_commit.git.ignore import GitLayout, find_git_layout, read_git_setup
+from code_commit.git.layout import GitLayout, find_git_layout, read_git_setup
 
-ROOT_FILES = ("build.sh", "codeRollup.sh")
-GIT_FILES = (".gitignore", ".gitattributes", ".gitmodules")  # anywhere in the tree
 GIT_DIR_PARTS = ("config", "config.worktree", "hooks", "info")  # of the git dir and the common dir
 MAX_ENTRIES = 20_000  # paths listed by one fingerprint
 HASH_FILE_LIMIT = 1 << 20  # bigger files are compared by identity only
@@ -46,9 +45,9 @@ class ProtectedPaths:
 
 def protected_paths(root: Path) -> ProtectedPaths:
     files, truncated = _git_files(root)
-    git_dirs = [root / ".git"]
+    git_dirs = [root / GIT_DIR]
     layout = find_git_layout(root)
-    dot_git = layout.top / ".git"
+    dot_git = layout.top / GIT_DIR
     if dot_git.is_file():  # a linked worktree or a submodule: its git dir is elsewhere
         git_dirs.append(dot_git)
         git_dir = _gitdir_of(dot_git)
@@ -64,7 +63,7 @@ def protected_paths(root: Path) -> ProtectedPaths:
         if named is not None:
             git_dirs.append(named)
     unique = list(dict.fromkeys(git_dirs))
-    gate = tuple(root / name for name in ROOT_FILES)
+    gate = tuple(root / name for name in GATE_FILES)
     return ProtectedPaths(root, gate + files, tuple(unique), truncated, global_git_files(root))
 
 
@@ -91,7 +90,7 @@ def _submodule_dot_gits(layout: GitLayout) -> list[Path]:
     if layout.common_dir is None:
         return []
     links = sorted(link for link in read_git_setup(layout.top).gitlinks if link.startswith(layout.prefix))
-    return [layout.top / link / ".git" for link in links][:MAX_ENTRIES]
+    return [layout.top / link / GIT_DIR for link in links][:MAX_ENTRIES]
 
 
 def _gitdir_of(dot_git: Path) -> Path | None:
@@ -127,7 +126,7 @@ def _git_files(root: Path) -> tuple[tuple[Path, ...], bool]:
     seen = 0
     for folder, dirs, files in os.walk(root):
         at_root = Path(folder) == root
-        dirs[:] = sorted(d for d in dirs if d != ".git" and not (at_root and d == CONFIG_DIR))
+        dirs[:] = sorted(d for d in dirs if d != GIT_DIR and not (at_root and d == CONFIG_DIR))
         seen += len(dirs) + len(files)
         found.extend(Path(folder) / n for n in sorted(files) if n in GIT_FILES)
         if seen > MAX_ENTRIES:
@@ -152,7 +151,7 @@ class Fingerprint:
         fp = cls(truncated=protected.truncated, _root=root)
         # The few paths that decide the verdict first, the many ignore files last: a fingerprint cut
         # short at MAX_ENTRIES (by a tree with that many ignore files) still watches the gate.
-        gate, ignore_files = protected.files[: len(ROOT_FILES)], protected.files[len(ROOT_FILES) :]
+        gate, ignore_files = protected.files[: len(GATE_FILES)], protected.files[len(GATE_FILES) :]
         for path in (*gate, *protected.git_config):
             fp._add(path)
         if protected.git_dirs and len(fp.entries) < MAX_ENTRIES:

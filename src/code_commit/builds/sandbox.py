@@ -19,7 +19,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from code_commit.config.writable import writable_problem
+from code_commit.config.sandbox_writable import writable_problem
 from code_commit.errors import BuildTampered, SetupError
 from code_commit.git.env import distrust, git_env, trusted_path
 

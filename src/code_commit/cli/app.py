@@ -14,17 +14,20 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from code_commit.cli.flags import honoured_before, setting_option, with_setting_flags
 from code_commit.config.settings import Flags, FlagValue, flag_name
-from code_commit.errors import CodeCommitError, InternalError, SetupError, error_of, exit_code_for
+from code_commit.errors import CodeCommitError, Ending, InternalError, Interrupted, SetupError, Stopped, exit_code_for
 from code_commit.exits import EXIT, help_text
 
+if TYPE_CHECKING:
+    from code_commit.run.record import RunRecord
+
 # A command's JSON report of an ending by an error (with the time it took): what --json prints then.
-JsonReport = Callable[[CodeCommitError, float], str]
+JsonReport = Callable[[Ending, float], str]
 
 HELP = f"""Ask a model for a change, apply it behind a guard, and repair the build until build.sh passes.
 
@@ -60,8 +63,10 @@ def _guarded(action: Any, quiet: bool = False, verbose: bool = False, json_repor
     console = Console.for_terminal(quiet=quiet, verbose=verbose)
     try:
         return int(action(console))
-    except (CodeCommitError, KeyboardInterrupt) as exc:
-        error = error_of(exc)
+    except (CodeCommitError, Stopped) as exc:
+        error: Ending = exc
+    except KeyboardInterrupt:  # a Ctrl-C outside a run's watch (signals.py)
+        error = Interrupted("interrupted")
     except Exception as exc:
         from code_commit.logs.run_log import internal_error
 
@@ -73,14 +78,17 @@ def _guarded(action: Any, quiet: bool = False, verbose: bool = False, json_repor
     return exit_code_for(error)
 
 
-def _run_record(error: CodeCommitError, duration: float) -> str:
-    """A run's JSON record for an ending that came before its session (a setup error, say)."""
-    from code_commit.run.summary import for_error
+def _json_of(record: RunRecord) -> JsonReport:
+    """A command's JSON record of an ending by `error`: whatever the record holds by then, which the
+    command's session has recorded already if it had begun."""
 
-    return for_error(error, exit_code_for(error), duration).to_json()
+    def report(error: Ending, duration: float) -> str:
+        return record.ended_by(error, duration).to_json()
+
+    return report
 
 
-def report_error(console: Any, error: CodeCommitError) -> None:
+def report_error(console: Any, error: Ending) -> None:
     """The error's one line on stderr; with -v, an internal error's traceback too when no run
     folder keeps it."""
     console.error(str(error))
@@ -233,10 +241,13 @@ def main_command(
             raise typer.Exit(_guarded(_fail(problem), quiet, verbose))
         return
 
+    from code_commit.run.record import RunRecord
+
+    record = RunRecord("run", dry_run=dry_run)  # what a setup error reports too, with --json
+
     def action(console: Any) -> int:
-        from code_commit.config.settings import load_settings, run_time_limit
-        from code_commit.console.terminal import unattended
-        from code_commit.run import stops
+        from code_commit.config.settings import load_settings
+        from code_commit.run import signals
         from code_commit.run.workspace import check_setup
 
         root, found = _project_root(console)
@@ -248,8 +259,8 @@ def main_command(
             from code_commit.console.terminal import require_terminal
 
             require_terminal(loaded.sources["review"])
-        # The run's time limit covers reading its setup files too.
-        with stops.watch(*run_time_limit(settings, unattended())):
+        limit = signals.TimeLimit.of(settings)
+        with signals.watch(limit):  # the run's time limit covers reading its setup files too
             try:
                 workspace, key = check_setup(root, settings, os.environ)
             except SetupError as exc:
@@ -262,23 +273,21 @@ def main_command(
                 settings.provider, settings.base_url, loaded.sources["base_url"], os.environ, settings
             )
 
-            from code_commit.run.loop import execute  # imported only once the setup is known to be good
-            from code_commit.run.outcome import RunOptions
-            from code_commit.run.summary import summarize
+            from code_commit.run.loop import RunOptions, execute  # imported only once the setup is known to be good
 
             options = RunOptions(dry_run, revert_on_failure)
-            outcome = execute(workspace, key, settings, console, options, endpoint=endpoint)
-        if outcome.error is not None:
-            report_error(console, outcome.error)
-        if outcome.diff is not None and not json_output:
-            _print_proposal(outcome.diff, outcome.patch)
-        if outcome.log_dir is not None:
-            console.info(f"logs: {outcome.log_dir}")
+            ran = execute(workspace, key, settings, console, limit, options, endpoint=endpoint)
+        if ran.error is not None:
+            report_error(console, ran.error)
+        if ran.diff is not None and not json_output:
+            _print_proposal(ran.diff, ran.patch)
+        if ran.log_dir is not None:
+            console.info(f"logs: {ran.log_dir}")
         if json_output:
-            _stdout(console.redact(summarize(outcome).to_json()))
-        return outcome.exit_code
+            _stdout(console.redact(ran.to_json()))
+        return ran.exit_code
 
-    raise typer.Exit(_guarded(action, quiet, verbose, _run_record if json_output else None))
+    raise typer.Exit(_guarded(action, quiet, verbose, _json_of(record) if json_output else None))
 
 
 @app.command()
@@ -382,8 +391,9 @@ def config(
     def action(console: Any) -> int:
         from code_commit.builds.sandbox import preview
         from code_commit.cli.config_report import as_json, report
+        from code_commit.config.keys import key_is_optional, resolve_api_key
         from code_commit.config.secrets import collect_secrets
-        from code_commit.config.settings import key_is_optional, load_settings, resolve_api_key
+        from code_commit.config.settings import load_settings
         from code_commit.credentials import CLOUD_PROVIDERS
 
         root = _project_root(console)[0]
@@ -434,15 +444,15 @@ def apply_command(
     ] = "auto",
 ) -> None:
     flags = _before(ctx).flags  # given before `apply`, as for a run: --build-timeout, --wait-lock...
-    from code_commit.cli.apply import ApplyReport, command  # only now that `apply` is the command
+    from code_commit.cli.apply import command, new_record  # only now that `apply` is the command
 
-    report = ApplyReport.of(answer, answer_format, check)
+    record = new_record(answer, answer_format, check)
 
     def action(console: Any) -> int:
         root = _project_root(console)[0]
-        return command(console, root, answer, report, flags=flags, build=build, as_json=as_json)
+        return command(console, root, answer, record, flags=flags, build=build, as_json=as_json)
 
-    raise typer.Exit(_guarded(action, *_console_flags(ctx), report.for_error if as_json else None))
+    raise typer.Exit(_guarded(action, *_console_flags(ctx), _json_of(record) if as_json else None))
 
 
 @app.command()
@@ -457,8 +467,9 @@ def recover(ctx: typer.Context) -> None:
 
     def action(console: Any) -> int:
         from code_commit.apply.journal import recover as undo_interrupted
-        from code_commit.config.settings import CONFIG_DIR, load_settings
-        from code_commit.run.workspace import ProjectLock
+        from code_commit.config.paths import CONFIG_DIR
+        from code_commit.config.settings import load_settings
+        from code_commit.run.lock import ProjectLock
 
         root = _project_root(console)[0]
         settings = load_settings(root, flags=flags).settings

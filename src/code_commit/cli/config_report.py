@@ -11,9 +11,11 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from code_commit.config.settings import CONFIG_DIR, CONFIG_FILE, ENV_PREFIX, ApiKey, LoadedSettings, Settings
+from code_commit.config.keys import ApiKey
+from code_commit.config.paths import CONFIG_DIR, CONFIG_FILE
+from code_commit.config.redaction import censor
+from code_commit.config.settings import ENV_PREFIX, LoadedSettings, Settings
 from code_commit.credentials import CLOUD_PROVIDERS
-from code_commit.logs.run_log import censor
 
 HEADER = f"""\
 # code-commit settings for this project ({CONFIG_DIR}/{CONFIG_FILE}).

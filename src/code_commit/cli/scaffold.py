@@ -13,11 +13,11 @@ from pathlib import Path
 
 from code_commit.cli.build_guess import Guess, guess_build
 from code_commit.cli.config_report import template as config_template
-from code_commit.config.settings import CONFIG_DIR, CONFIG_FILE
+from code_commit.config.paths import CONFIG_DIR, CONFIG_FILE, IGNORE_LINES, QUERY_FILE
 from code_commit.errors import SetupError
-from code_commit.files.private import FILE_MODE, make_private_dirs
-from code_commit.files.regular import read_regular
-from code_commit.run.workspace import IGNORE_LINES, QUERY_FILE, QUERY_PLACEHOLDER, gitignore_problems
+from code_commit.files.owner_only import FILE_MODE, make_private_dirs
+from code_commit.files.setup_files import read_regular
+from code_commit.run.workspace import QUERY_PLACEHOLDER, gitignore_problems
 
 QUERY_TEMPLATE = f"""{QUERY_PLACEHOLDER}
 
@@ -129,7 +129,7 @@ def _ignore_agent_config(root: Path, result: Scaffold) -> None:
     already ignores the folder (appended last, the line also wins over an earlier `!` line)."""
     path = root / ".gitignore"
     if not os.path.lexists(path):
-        _create(root, ".gitignore", "/agent-config\n", 0o644, result)
+        _create(root, ".gitignore", IGNORE_LINES[0] + "\n", 0o644, result)
         return
     try:
         # Not through a symlink, which git does not read, nor from a FIFO, which would block.
@@ -144,7 +144,7 @@ def _ignore_agent_config(root: Path, result: Scaffold) -> None:
         result.kept.append(".gitignore")  # another line would change nothing: the setup check says what does
         return
     with open(path, "a", encoding="utf-8", errors="surrogateescape") as fh:
-        fh.write(("" if text.endswith("\n") or not text else "\n") + "/agent-config\n")
+        fh.write(("" if text.endswith("\n") or not text else "\n") + IGNORE_LINES[0] + "\n")
     result.appended.append(".gitignore")
 
 

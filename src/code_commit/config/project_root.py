@@ -17,7 +17,7 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
-from code_commit.config.settings import CONFIG_DIR
+from code_commit.config.paths import CONFIG_DIR
 from code_commit.errors import SetupError
 
 

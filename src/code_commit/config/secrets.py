@@ -25,11 +25,11 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from code_commit.config.settings import CONFIG_DIR
+from code_commit.config.paths import CONFIG_DIR
+from code_commit.config.redaction import Redactor
 from code_commit.credentials import KEY_FILES, PROVIDER_ENV
 from code_commit.errors import SetupError
-from code_commit.files.regular import read_regular
-from code_commit.logs.run_log import Redactor
+from code_commit.files.setup_files import read_regular
 
 # *_TOKEN, *_SECRET, *_KEY, *PASSWORD*; and TOKEN, SECRET, PASS or APIKEY as any word (SECRET_KEY_BASE,
 # GITLAB_TOKEN_RW, DB_PASS, OPENAI_APIKEY).

@@ -12,22 +12,24 @@ import os
 import re
 import types
 import typing
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from code_commit.credentials import KEY_ENV, KEY_FILES, PROVIDERS
+from code_commit.config.paths import CONFIG_DIR, CONFIG_FILE
+from code_commit.credentials import PROVIDERS
 from code_commit.errors import SetupError
+from code_commit.files.setup_files import read_setup_file
 
-CONFIG_DIR = "agent-config"
-CONFIG_FILE = "config.toml"
 ENV_PREFIX = "CODE_COMMIT_"
+
+MAX_CONTINUATIONS = 3  # requests that continue an answer cut off at max_tokens, after the first
+ANSWER_BYTES_PER_TOKEN = 16  # generous: a token is about 4 bytes of text
 
 # The one place the default model is named: a current Sonnet-class id the installed SDK knows.
 DEFAULT_MODEL = "claude-sonnet-5-5"
 
-MIN_KEY_LENGTH = 8
 ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 PROMPT_ORDERS = ("spec", "cache")
 EFFORTS = ("low", "medium", "high")
@@ -54,9 +56,80 @@ RUN = ("run",)
 RUN_AND_APPLY = ("run", "apply")
 
 
-def _setting(default: Any, doc: str, example: Any = None, flag: tuple[str, ...] = ()) -> Any:
-    # `example`: shown in the config template for a setting that is unset (None) by default.
-    metadata = {"doc": doc, "example": example, "flag": flag}
+@dataclass(frozen=True)
+class Loaded:
+    """What a rule may look at besides the value: the other settings, where each came from, the root."""
+
+    settings: Settings
+    sources: Mapping[str, str]
+    root: Path
+
+
+# A setting's rule: its value (never None: an unset optional setting is not checked) -> why it is
+# wrong, in words that follow "setting NAME (from SOURCE): ", or None.
+Rule = Callable[[Any, Loaded], "str | None"]
+
+
+def _check(ok: Callable[[Any], bool], why: str) -> Rule:
+    return lambda value, loaded: None if ok(value) else why
+
+
+def _at_least(low: int, unit: str = "", hint: str = "") -> Rule:
+    return _check(lambda value: value >= low, f"must be at least {low}{unit}{hint}")
+
+
+def _one_of(choices: tuple[str, ...], hint: str = "") -> Rule:
+    return lambda value, loaded: (
+        None if value in choices else f"must be one of {', '.join(choices)}{hint}, not {value!r}"
+    )
+
+
+def _each(problem: Callable[[str], str | None]) -> Rule:
+    """A rule for a list setting: the first item's problem."""
+    return lambda items, loaded: next((p for item in items if (p := problem(item)) is not None), None)
+
+
+def _matchable(pattern: str) -> str | None:
+    from code_commit.git.ignore import pattern_problem  # no git call: only the pattern's spelling is checked
+
+    problem = pattern_problem(pattern)
+    return None if problem is None else f"the pattern {pattern!r} can never match anything: {problem}"
+
+
+def _variable_name(name: str) -> str | None:
+    return None if ENV_NAME.fullmatch(name) else f"{name!r} is not an environment variable name"
+
+
+def _writable(paths: list[str], loaded: Loaded) -> str | None:
+    from code_commit.config.sandbox_writable import writable_problem
+
+    return next((p for path in paths if (p := writable_problem(path, loaded.root, paths)) is not None), None)
+
+
+def _needs_a_model(provider: str, loaded: Loaded) -> str | None:
+    """openai and bedrock have no default model of theirs: the default model id is not one of theirs."""
+    needs = {
+        "openai": f"the default, {DEFAULT_MODEL}, is an Anthropic model; name the server's model",
+        "bedrock": "Bedrock's ids differ from Anthropic's: name an inference profile or model id, like "
+        f"global.anthropic.{DEFAULT_MODEL},",
+    }
+    if provider in needs and loaded.sources["model"] == "default":
+        return f"{provider} needs a model: {needs[provider]} with --model (or model in {CONFIG_DIR}/{CONFIG_FILE})"
+    return None
+
+
+POSITIVE = _check(lambda value: value > 0, "must be positive")
+NOT_NEGATIVE = _check(lambda value: value >= 0, "must be 0 or more")
+NO_LIMIT_OR_SECONDS = _check(lambda value: value >= 0, "must be 0 (no limit) or a positive number of seconds")
+PATTERNS = _each(_matchable)
+
+
+def _setting(
+    default: Any, doc: str, example: Any = None, flag: tuple[str, ...] = (), rules: tuple[Rule, ...] = ()
+) -> Any:
+    """A field of Settings. `example`: shown in the config template for a setting that is unset (None)
+    by default. `rules`: what its value must be (a float must also be finite), checked once loaded."""
+    metadata = {"doc": doc, "example": example, "flag": flag, "rules": rules}
     if isinstance(default, list):
         return field(default_factory=lambda: list(default), metadata=metadata)
     return field(default=default, metadata=metadata)
@@ -69,6 +142,7 @@ class Settings:
         "Model provider: anthropic; openai, any server that speaks OpenAI's Chat Completions; bedrock, Claude "
         "on AWS Bedrock; vertex, Claude on Google Vertex AI.",
         flag=RUN,
+        rules=(_one_of(PROVIDERS), _needs_a_model),
     )
     model: str = _setting(
         DEFAULT_MODEL, "Model id sent to the provider, in its form (Bedrock's and Vertex's ids differ).", flag=RUN
@@ -79,6 +153,7 @@ class Settings:
         f"from the model catalog ({FALLBACK_MAX_TOKENS:,} for a model it does not know).",
         32000,
         flag=RUN,
+        rules=(_at_least(1),),
     )
     effort: str | None = _setting(
         None,
@@ -86,6 +161,7 @@ class Settings:
         "(Anthropic's output_config.effort, OpenAI's reasoning_effort). Unset leaves the model's default.",
         "high",
         flag=RUN,
+        rules=(_one_of(EFFORTS, " (or unset)"),),
     )
     cloud_region: str | None = _setting(
         None,
@@ -106,16 +182,23 @@ class Settings:
         "https://api.anthropic.com",
         flag=RUN,
     )
-    max_repairs: int = _setting(3, "Repair queries after the initial one (0 to 3).")
+    max_repairs: int = _setting(
+        3,
+        "Repair queries after the initial one (0 to 3).",
+        rules=(_check(lambda n: 0 <= n <= 3, "must be between 0 and 3"),),
+    )
     build_timeout: float = _setting(
-        1800.0, "Seconds before build.sh's whole process group is killed.", flag=RUN_AND_APPLY
+        1800.0, "Seconds before build.sh's whole process group is killed.", flag=RUN_AND_APPLY, rules=(POSITIVE,)
     )
     build_output_cap: int = _setting(
-        60000, "Characters of build output (or of a refused answer's reasons) passed to a repair prompt."
+        60000,
+        "Characters of build output (or of a refused answer's reasons) passed to a repair prompt.",
+        rules=(_at_least(1000, " characters"),),
     )
     build_log_cap: int = _setting(
         20_000_000,
         "Characters of build output kept in each NN-build.txt: its first and last halves, with a marker for the cut.",
+        rules=(_at_least(100_000, " characters"),),
     )
     max_answer_bytes: int | None = _setting(
         None,
@@ -123,14 +206,18 @@ class Settings:
         "the answer is refused. Unset means max_tokens x 16 x 4 (the first request and its 3 continuations), "
         f"max_tokens counted as at most {ANSWER_CAP_TOKENS:,}.",
         2_048_000,
+        rules=(_at_least(1000, " bytes", " (leave it unset for the default)"),),
     )
     max_failed_pairs: int = _setting(
-        10, "Failing search/replace pairs after which the rest of an answer's pairs are not tried (it is refused)."
+        10,
+        "Failing search/replace pairs after which the rest of an answer's pairs are not tried (it is refused).",
+        rules=(_at_least(1),),
     )
     match_work: int = _setting(
         5_000_000,
         "Lines of files matched at most for one answer (each search/replace pair costs a pass over its file); "
         "past it the answer is refused.",
+        rules=(_at_least(1000, " lines"),),
     )
     review: bool = _setting(
         False, "Ask at the terminal which hunks of each answer to apply, before anything is written.", flag=RUN
@@ -141,21 +228,39 @@ class Settings:
         "spec: the default section order. cache: [system prompts][query][codebase] first, so repair calls "
         "read them from the prompt cache.",
         flag=RUN,
+        rules=(_one_of(PROMPT_ORDERS),),
     )
     max_cost: float | None = _setting(
-        None, "Budget in US dollars: the run stops (exit 3) before a request that could go over it.", 5.0, flag=RUN
+        None,
+        "Budget in US dollars: the run stops (exit 3) before a request that could go over it.",
+        5.0,
+        flag=RUN,
+        rules=(_check(lambda value: value > 0, "must be a positive number of US dollars"),),
     )
-    retry_attempts: int = _setting(10, "Attempts at one model request, the first included, before exit 3.")
+    retry_attempts: int = _setting(
+        10, "Attempts at one model request, the first included, before exit 3.", rules=(_at_least(1),)
+    )
     connect_attempts: int = _setting(
         3,
         "Attempts at reaching the model service while the connection is refused, its name does not resolve "
         "or it does not answer the connection, before exit 3 (a wrong endpoint costs seconds, not minutes).",
+        rules=(_at_least(1),),
     )
-    retry_time: float = _setting(300.0, "Seconds one model request may spend failing and retrying before exit 3.")
-    retry_wait_cap: float = _setting(60.0, "Longest single wait between attempts, even if the service asks for more.")
-    request_timeout: float = _setting(120.0, "Seconds without any data from the model service before an attempt fails.")
+    retry_time: float = _setting(
+        300.0, "Seconds one model request may spend failing and retrying before exit 3.", rules=(POSITIVE,)
+    )
+    retry_wait_cap: float = _setting(
+        60.0,
+        "Longest single wait between attempts, even if the service asks for more.",
+        rules=(_check(lambda value: value >= 0, "must be at least 0"),),
+    )
+    request_timeout: float = _setting(
+        120.0, "Seconds without any data from the model service before an attempt fails.", rules=(POSITIVE,)
+    )
     build_linger: float = _setting(
-        2.0, "Seconds build.sh's background children may keep its output open after it exits; then they are killed."
+        2.0,
+        "Seconds build.sh's background children may keep its output open after it exits; then they are killed.",
+        rules=(NOT_NEGATIVE,),
     )
     timeout: float | None = _setting(
         None,
@@ -163,93 +268,117 @@ class Settings:
         "at a terminal, and unattended_timeout without one.",
         3600,
         flag=RUN_AND_APPLY,
+        rules=(NO_LIMIT_OR_SECONDS,),
     )
     unattended_timeout: float = _setting(
         7200.0,
         "The run's time limit when timeout is unset and standard input or output is not a terminal "
         "(cron, CI) or the CI variable is set; 0 means no limit.",
+        rules=(NO_LIMIT_OR_SECONDS,),
     )
     wait_lock: float = _setting(
-        0.0, "Seconds to wait for another run's lock; 0 gives up at once (exit 4).", flag=("run", "apply", "recover")
+        0.0,
+        "Seconds to wait for another run's lock; 0 gives up at once (exit 4).",
+        flag=("run", "apply", "recover"),
+        rules=(NOT_NEGATIVE,),
     )
-    keep_runs: int = _setting(50, "Run folders kept under agent-config/logs/, newest first; 0 keeps them all.")
-    protected_patterns: list[str] = _setting(  # noqa: RUF009 - _setting gives a list a default_factory
+    keep_runs: int = _setting(
+        50,
+        "Run folders kept under agent-config/logs/, newest first; 0 keeps them all.",
+        rules=(_check(lambda value: value >= 0, "must be 0 (keep all) or more"),),
+    )
+    protected_patterns: list[str] = _setting(
         [],
         "Extra gitignore-style patterns the model may never write or delete (matched ignoring case).",
         [".github/workflows/**", ".env*"],
+        rules=(PATTERNS,),
     )
-    redact_env: list[str] = _setting(  # noqa: RUF009 - _setting gives a list a default_factory
+    redact_env: list[str] = _setting(
         [],
         "More environment variables whose values are censored everywhere, besides the provider keys and "
         "variables named like *_TOKEN, *_SECRET, *_KEY or *PASSWORD* (SECURITY.md: secrets).",
         ["DATABASE_URL"],
+        rules=(_each(_variable_name),),
     )
     allow_delete: bool = _setting(True, "Whether an answer may delete files; false refuses every ^^^delete block.")
     edit_threshold_lines: int = _setting(
-        500, "The prompt asks for edit blocks, not whole files, for files over this many lines."
+        500, "The prompt asks for edit blocks, not whole files, for files over this many lines.", rules=(_at_least(1),)
     )
     edit_threshold_bytes: int = _setting(
-        15000, "The prompt asks for edit blocks, not whole files, for files over this many bytes."
+        15000,
+        "The prompt asks for edit blocks, not whole files, for files over this many bytes.",
+        rules=(_at_least(1),),
     )
     rollup_budget: int = _setting(
         100_000,
         "code-commit rollup: estimated tokens the rollup may take (0: no limit). When not everything fits, "
         "source comes first, then tests, then config, docs and data; the rest is listed by name and size.",
+        rules=(
+            _check(
+                lambda value: value == 0 or value >= MIN_ROLLUP_BUDGET,
+                f"must be 0 (no limit) or at least {MIN_ROLLUP_BUDGET:,} tokens",
+            ),
+        ),
     )
-    rollup_max_file_size: int = _setting(256 * 1024, "code-commit rollup: files over this many bytes are left out.")
-    rollup_exclude: list[str] = _setting(  # noqa: RUF009
-        [], "code-commit rollup: gitignore-style patterns of files to leave out.", ["tests/data/", "*.csv"]
+    rollup_max_file_size: int = _setting(
+        256 * 1024,
+        "code-commit rollup: files over this many bytes are left out.",
+        rules=(
+            _check(lambda value: value >= 0, "must be 0 or more bytes"),
+            _check(
+                lambda value: value <= MAX_ROLLUP_FILE_SIZE, f"must be at most {MAX_ROLLUP_FILE_SIZE:,} bytes (64 MiB)"
+            ),
+        ),
     )
-    rollup_include: list[str] = _setting(  # noqa: RUF009
+    rollup_exclude: list[str] = _setting(
+        [],
+        "code-commit rollup: gitignore-style patterns of files to leave out.",
+        ["tests/data/", "*.csv"],
+        rules=(PATTERNS,),
+    )
+    rollup_include: list[str] = _setting(
         [],
         "code-commit rollup: gitignore-style patterns of files to include although a default rule leaves "
         "them out (lock files, generated files, config, docs and data over their share); they come first "
         "under the budget.",
         ["uv.lock", "docs/**"],
+        rules=(PATTERNS,),
     )
     sandbox: str = _setting(
         "auto",
         "Where build.sh runs: auto (in bubblewrap when it works here, else unsandboxed with a warning), "
         "require (no working sandbox is a setup error, exit 2: for cron and CI), off (with your full rights).",
         flag=RUN_AND_APPLY,
+        rules=(_one_of(SANDBOX_MODES),),
     )
     sandbox_network: bool = _setting(
         False, "Whether a sandboxed build may use the network (to fetch dependencies).", flag=RUN_AND_APPLY
     )
-    sandbox_writable: list[str] = _setting(  # noqa: RUF009 - _setting gives a list a default_factory
+    sandbox_writable: list[str] = _setting(
         [],
         "Extra paths a sandboxed build may write (absolute or ~/...), outside the project: caches.",
         ["~/.cache/pip", "~/.npm"],
         flag=RUN_AND_APPLY,
+        rules=(_writable,),
     )
+
+    @property
+    def answer_byte_cap(self) -> int:
+        """The answer text read at most: max_answer_bytes, or enough for max_tokens (counted as at most
+        ANSWER_CAP_TOKENS) in every request of an answer (the first and its continuations), at a
+        generous size per token."""
+        if self.max_answer_bytes is not None:
+            return self.max_answer_bytes
+        return min(output_limit(self), ANSWER_CAP_TOKENS) * ANSWER_BYTES_PER_TOKEN * (1 + MAX_CONTINUATIONS)
 
 
 SETTING_NAMES = tuple(f.name for f in dataclasses.fields(Settings))
-ANSWER_BYTES_PER_TOKEN = 16  # generous: a token is about 4 bytes of text
-
-
-def run_time_limit(settings: Settings, unattended: bool) -> tuple[float | None, str]:
-    """The run's time limit and the setting it comes from: timeout if set (0: none); unset, none at a
-    terminal and unattended_timeout (0: none) without one, so a cron job or CI run cannot hang for ever."""
-    if settings.timeout is not None:
-        return settings.timeout or None, "--timeout"
-    if unattended and settings.unattended_timeout:
-        return settings.unattended_timeout, "unattended_timeout: no terminal; --timeout 0 turns it off"
-    return None, "--timeout"
 
 
 def output_limit(settings: Settings) -> int:
     """max_tokens as requests send it. A run sets an unset one to the model's output limit first
     (llm.catalog.with_output_limit); unset still, it is FALLBACK_MAX_TOKENS."""
     return FALLBACK_MAX_TOKENS if settings.max_tokens is None else settings.max_tokens
-
-
-def answer_byte_cap(settings: Settings, continuations: int) -> int:
-    """The answer text read at most: max_answer_bytes, or enough for max_tokens in every request of
-    an answer (the first and its `continuations`), at a generous size per token."""
-    if settings.max_answer_bytes is not None:
-        return settings.max_answer_bytes
-    return min(output_limit(settings), ANSWER_CAP_TOKENS) * ANSWER_BYTES_PER_TOKEN * (1 + continuations)
 
 
 def flag_name(name: str) -> str:
@@ -304,7 +433,7 @@ def load_settings(root: Path, env: Mapping[str, str] | None = None, flags: Flags
     hints = typing.get_type_hints(Settings)
 
     path = config_path(root)
-    raw = _read_setup_file(path, "the settings file")
+    raw = read_setup_file(path, "the settings file")
     if raw is not None:
         import tomllib  # only when there is a file to read: it costs ~10 ms of every start
 
@@ -396,161 +525,14 @@ def _default_of(name: str) -> Any:
 
 
 def _validate(settings: Settings, sources: dict[str, str], root: Path) -> None:
-    def bad(name: str, why: str) -> SetupError:
-        return SetupError(f"setting {name} (from {sources[name]}): {why}.")
-
-    for name in ("build_timeout", "build_linger", "timeout", "unattended_timeout", "wait_lock"):
-        value = getattr(settings, name)
-        if value is not None and not math.isfinite(value):  # "nan" and "inf" parse as floats
-            raise bad(name, "must be a finite number of seconds")
-    if settings.provider not in PROVIDERS:
-        raise bad("provider", f"must be one of {', '.join(PROVIDERS)}, not {settings.provider!r}")
-    if settings.max_tokens is not None and settings.max_tokens < 1:
-        raise bad("max_tokens", "must be at least 1")
-    if settings.effort is not None and settings.effort not in EFFORTS:
-        raise bad("effort", f"must be one of {', '.join(EFFORTS)} (or unset), not {settings.effort!r}")
-    if not 0 <= settings.max_repairs <= 3:
-        raise bad("max_repairs", "must be between 0 and 3")
-    if settings.build_timeout <= 0:
-        raise bad("build_timeout", "must be positive")
-    if settings.build_output_cap < 1000:
-        raise bad("build_output_cap", "must be at least 1000 characters")
-    if settings.provider in ("openai", "bedrock") and sources["model"] == "default":
-        needs = {
-            "openai": f"the default, {DEFAULT_MODEL}, is an Anthropic model; name the server's model",
-            "bedrock": "Bedrock's ids differ from Anthropic's: name an inference profile or model id, like "
-            f"global.anthropic.{DEFAULT_MODEL},",
-        }
-        raise bad(
-            "provider",
-            f"{settings.provider} needs a model: {needs[settings.provider]} with --model (or model in "
-            "agent-config/config.toml)",
-        )
-    if settings.prompt_order not in PROMPT_ORDERS:
-        raise bad("prompt_order", f"must be one of {', '.join(PROMPT_ORDERS)}, not {settings.prompt_order!r}")
-    if settings.max_cost is not None and settings.max_cost <= 0:
-        raise bad("max_cost", "must be a positive number of US dollars")
-    if settings.retry_attempts < 1:
-        raise bad("retry_attempts", "must be at least 1")
-    if settings.connect_attempts < 1:
-        raise bad("connect_attempts", "must be at least 1")
-    for name in ("retry_time", "request_timeout"):
-        if getattr(settings, name) <= 0:
-            raise bad(name, "must be positive")
-    if settings.retry_wait_cap < 0:
-        raise bad("retry_wait_cap", "must be at least 0")
-    if settings.build_linger < 0:
-        raise bad("build_linger", "must be 0 or more")
-    if settings.timeout is not None and settings.timeout < 0:
-        raise bad("timeout", "must be 0 (no limit) or a positive number of seconds")
-    if settings.unattended_timeout < 0:
-        raise bad("unattended_timeout", "must be 0 (no limit) or a positive number of seconds")
-    if settings.build_log_cap < 100_000:
-        raise bad("build_log_cap", "must be at least 100000 characters")
-    if settings.max_answer_bytes is not None and settings.max_answer_bytes < 1000:
-        raise bad("max_answer_bytes", "must be at least 1000 bytes (leave it unset for the default)")
-    if settings.max_failed_pairs < 1:
-        raise bad("max_failed_pairs", "must be at least 1")
-    if settings.match_work < 1000:
-        raise bad("match_work", "must be at least 1000 lines")
-    if settings.wait_lock < 0:
-        raise bad("wait_lock", "must be 0 or more")
-    if settings.keep_runs < 0:
-        raise bad("keep_runs", "must be 0 (keep all) or more")
-    if settings.edit_threshold_lines < 1:
-        raise bad("edit_threshold_lines", "must be at least 1")
-    if settings.edit_threshold_bytes < 1:
-        raise bad("edit_threshold_bytes", "must be at least 1")
-    for name in settings.redact_env:
-        if not ENV_NAME.fullmatch(name):
-            raise bad("redact_env", f"{name!r} is not an environment variable name")
-    if settings.sandbox not in SANDBOX_MODES:
-        raise bad("sandbox", f"must be one of {', '.join(SANDBOX_MODES)}, not {settings.sandbox!r}")
-    if settings.sandbox_writable:
-        from code_commit.config.writable import writable_problem
-    for path in settings.sandbox_writable:
-        problem = writable_problem(path, root, settings.sandbox_writable)
-        if problem:
-            raise bad("sandbox_writable", problem)
-    if settings.rollup_budget != 0 and settings.rollup_budget < MIN_ROLLUP_BUDGET:
-        raise bad("rollup_budget", f"must be 0 (no limit) or at least {MIN_ROLLUP_BUDGET:,} tokens")
-    if settings.rollup_max_file_size < 0:
-        raise bad("rollup_max_file_size", "must be 0 or more bytes")
-    if settings.rollup_max_file_size > MAX_ROLLUP_FILE_SIZE:
-        raise bad("rollup_max_file_size", f"must be at most {MAX_ROLLUP_FILE_SIZE:,} bytes (64 MiB)")
-    for name in ("protected_patterns", "rollup_exclude", "rollup_include"):
-        patterns = getattr(settings, name)
-        if patterns:
-            from code_commit.git.ignore import pattern_problem  # no git call: only the patterns' spelling is checked
-        for pattern in patterns:
-            problem = pattern_problem(pattern)
-            if problem:
-                raise bad(name, f"the pattern {pattern!r} can never match anything: {problem}")
-
-
-@dataclass(frozen=True)
-class ApiKey:
-    value: str
-    source: str  # where it came from, for messages: never the key itself
-    # Other secrets of the same credentials (a cloud's secret key and session token), censored as the key.
-    also_censored: tuple[str, ...] = ()
-
-    @property
-    def censored(self) -> tuple[str, ...]:
-        """Every secret these credentials hold, for the run's censor."""
-        return (self.value, *self.also_censored)
-
-    def __repr__(self) -> str:  # keeps the key out of tracebacks and debug output
-        return f"ApiKey(source={self.source!r})"
-
-
-def key_is_optional(settings: Settings, env: Mapping[str, str]) -> bool:
-    """Only an OpenAI-compatible server of the user's choosing (llama.cpp, Ollama) may need no key;
-    the default endpoint of either provider always does."""
-    return settings.provider == "openai" and bool(settings.base_url or env.get("OPENAI_BASE_URL"))
-
-
-def resolve_api_key(root: Path, provider: str, env: Mapping[str, str] | None = None, optional: bool = False) -> ApiKey:
-    """The key from the provider's environment variable, else from its file in agent-config/.
-
-    optional: with neither, return an empty key (sent as no key at all) instead of failing."""
-    env = os.environ if env is None else env
-    var = KEY_ENV[provider]
-    key_file = root / CONFIG_DIR / KEY_FILES[provider]
-    raw = None if env.get(var, "").strip() else _read_setup_file(key_file, "the key file")
-    if env.get(var, "").strip():
-        key = ApiKey(env[var].strip(), f"environment variable {var}")
-    elif raw is not None:
-        try:
-            text = raw.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            raise SetupError(f"cannot read the key file {key_file}: {exc}") from exc
-        key = ApiKey(text.strip(), f"key file {CONFIG_DIR}/{KEY_FILES[provider]}")
-        if not key.value:
-            raise SetupError(f"the key file {key_file} is empty. Put your {provider} API key in it.")
-    elif optional:
-        return ApiKey("", f"no key configured (neither {var} nor {CONFIG_DIR}/{KEY_FILES[provider]})")
-    else:
-        raise SetupError(
-            f"no API key configured for {provider}. Set {var}, or write the key to "
-            f"{CONFIG_DIR}/{KEY_FILES[provider]} (agent-config/ is git-ignored)."
-        )
-    if len(key.value) < MIN_KEY_LENGTH or any(ch.isspace() or ord(ch) < 32 for ch in key.value):
-        raise SetupError(
-            f"the API key from {key.source} does not look like a key: it must be at least "
-            f"{MIN_KEY_LENGTH} characters with no spaces or control characters."
-        )
-    return key
-
-
-def _read_setup_file(path: Path, what: str) -> bytes | None:
-    """A setup file's bytes, None if there is none; SetupError naming the path for anything but a
-    regular file (a FIFO there would block a plain open forever) or a file that cannot be read."""
-    from code_commit.files.regular import read_regular
-
-    try:
-        return read_regular(path)
-    except (FileNotFoundError, NotADirectoryError):
-        return None
-    except OSError as exc:
-        raise SetupError(f"cannot read {what} {path}: {exc.strerror}; replace it with a regular file.") from exc
+    """Each setting against its own rules, in declaration order; the first problem is the error."""
+    loaded = Loaded(settings, sources, root)
+    for setting in dataclasses.fields(Settings):
+        value = getattr(settings, setting.name)
+        if value is None:
+            continue
+        problem = "must be a finite number" if isinstance(value, float) and not math.isfinite(value) else None
+        for rule in setting.metadata["rules"]:
+            problem = problem or rule(value, loaded)
+        if problem is not None:
+            raise SetupError(f"setting {setting.name} (from {sources[setting.name]}): {problem}.")

@@ -29,8 +29,8 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
+from code_commit.config.redaction import Redactor
 from code_commit.console.printable import visible
-from code_commit.logs.run_log import Redactor
 
 
 @dataclass

@@ -1,6 +1,6 @@
 """The environment of code-commit's own git calls.
 
-code-commit finds the repository around the project from the disk (`ignore.find_git_layout`): the
+code-commit finds the repository around the project from the disk (`layout.find_git_layout`): the
 nearest `.git` above the root. Variables that point git at another repository, index or object
 store (a git hook sets GIT_DIR and GIT_INDEX_FILE; a user may export them) would give git a
 different view: the guard would read one repository's index while it looks at another's files,
@@ -16,6 +16,8 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from code_commit.credentials import CHILD_SCRUBBED_ENV
+
+GIT_TIMEOUT = 120  # seconds for one git call; 10,000 paths against 1,000 patterns take about one
 
 # Each one changes which repository, work tree, index or objects git uses, or where it stops
 # looking for `.git`: all of them would make git disagree with the layout found on disk.

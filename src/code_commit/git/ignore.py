@@ -30,16 +30,16 @@ import os
 import subprocess
 import tempfile
 import unicodedata
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from code_commit.files.regular import SPECIAL, NotRegularFile, read_regular
-from code_commit.git.env import git_env
+from code_commit.files.setup_files import SPECIAL, NotRegularFile, read_regular
+from code_commit.git.env import GIT_TIMEOUT, git_env
+from code_commit.git.layout import find_git_layout
 
 GITIGNORE = ".gitignore"
 INFO_EXCLUDE = ".git/info/exclude"  # how a reason names the repository's info/exclude, wherever it is
-GIT_TIMEOUT = 120  # seconds for one git call; 10,000 paths against 1,000 patterns take about one
 _BOM = b"\xef\xbb\xbf"
 # git's wildmatch character classes: any other [:name:] makes a pattern that never matches.
 _CLASSES = frozenset(b"alnum alpha blank cntrl digit graph lower print punct space upper xdigit".split())
@@ -220,93 +220,6 @@ def _line_warnings(name: str, lines: Iterable[bytes]) -> list[str]:
         if problem:
             found.append(f"{name}:{number}: pattern {_text(raw)!r} is skipped, as git skips it: {problem}")
     return found
-
-
-@dataclass(frozen=True)
-class GitSetup:
-    """What git's index says about what `git status` shows, read once per guard."""
-
-    # Tracked files whose changes git status does not show: flagged assume-unchanged or
-    # skip-worktree in the index (paths relative to the top).
-    hidden: frozenset[str] = frozenset()
-    # Submodules: index entries of mode 160000 (gitlinks). git status never looks inside one, and
-    # one that was never initialized (a plain clone) is an empty folder with no `.git` to see.
-    gitlinks: frozenset[str] = frozenset()
-    # Every path in the index (relative to the top). None: no index to compare with (the project
-    # is not in a repository, or the caller did not read it), which turns the untracked-file rule off.
-    tracked: frozenset[str] | None = None
-    # Why git could not list the index of the repository around the project, if it could not.
-    index_error: str | None = None
-
-
-_GITLINK_MODE = "160000"
-
-
-def read_git_setup(top: Path, env: Mapping[str, str] | None = None) -> GitSetup:
-    """What the index of the repository at `top` says: every tracked path, the hidden ones and the
-    submodules (`git ls-files -s -v` gives each entry's tag, mode and path)."""
-    try:
-        listed = subprocess.run(
-            ["git", "ls-files", "-s", "-v", "-z"],
-            cwd=top,
-            env=git_env(env),  # git sees the repository the layout was found in, not one the environment names
-            capture_output=True,
-            timeout=GIT_TIMEOUT,
-            check=False,
-        )
-    except (OSError, subprocess.SubprocessError) as exc:
-        return GitSetup(index_error=f"git ls-files could not run: {exc}")
-    if listed.returncode != 0:
-        why = listed.stderr.decode("utf-8", "replace").strip().splitlines()
-        return GitSetup(index_error=f"git ls-files failed: {why[0] if why else f'exit code {listed.returncode}'}")
-    hidden: set[str] = set()
-    gitlinks: set[str] = set()
-    tracked: set[str] = set()
-    for record in listed.stdout.decode("utf-8", "surrogateescape").split("\0"):
-        entry, tab, path = record.partition("\t")  # "<tag> <mode> <object> <stage>\t<path>"
-        if not tab or not path:
-            continue
-        tag, _, rest = entry.partition(" ")
-        tracked.add(path)
-        if tag == "S" or tag.islower():  # S: skip-worktree; lower case: assume-unchanged
-            hidden.add(path)
-        if rest.startswith(_GITLINK_MODE + " "):
-            gitlinks.add(path)
-    return GitSetup(frozenset(hidden), frozenset(gitlinks), frozenset(tracked))
-
-
-@dataclass(frozen=True)
-class GitLayout:
-    """Where the repository around a project root keeps what ignoring depends on."""
-
-    top: Path  # the work tree's top (the root itself when there is no repository)
-    prefix: str  # the root relative to `top`, "" or ending in "/"
-    common_dir: Path | None  # $GIT_COMMON_DIR, holding info/exclude; None outside a repository
-
-
-def find_git_layout(root: Path) -> GitLayout:
-    """Find the repository containing `root` as git does: the nearest `.git` dir or `gitdir:` file."""
-    root = root.resolve()
-    for top in (root, *root.parents):
-        dot_git = top / ".git"
-        if dot_git.is_dir():
-            git_dir = dot_git
-        elif dot_git.is_file():
-            try:
-                text = dot_git.read_text(encoding="utf-8", errors="surrogateescape").strip()
-            except OSError:
-                continue
-            if not text.startswith("gitdir:"):
-                continue
-            git_dir = (top / text[len("gitdir:") :].strip()).resolve()
-        else:
-            continue
-        common = git_dir  # a linked worktree's shared files (info/exclude) are in its commondir
-        with contextlib.suppress(OSError):
-            common = (git_dir / (git_dir / "commondir").read_text(encoding="utf-8").strip()).resolve()
-        prefix = root.relative_to(top).as_posix()
-        return GitLayout(top, "" if prefix == "." else prefix + "/", common)
-    return GitLayout(root, "", None)
 
 
 class IgnoreRules:

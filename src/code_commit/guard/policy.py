@@ -25,31 +25,15 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from code_commit.config import protected
 from code_commit.errors import SetupError
 from code_commit.git.config_files import global_git_files
-from code_commit.git.ignore import (
-    GitSetup,
-    IgnoreMatch,
-    IgnoreRules,
-    ProtectedPatterns,
-    find_git_layout,
-    fold,
-    read_git_setup,
-)
+from code_commit.git.ignore import IgnoreMatch, IgnoreRules, ProtectedPatterns, fold
+from code_commit.git.layout import GitSetup, find_git_layout, read_git_setup
 
 MAX_SEGMENT_BYTES = 255
 MAX_PATH_BYTES = 4096
 
-# Protected wherever they appear: git's own state, the ignore files that decide what
-# `git status` shows, files that change how git diffs or fetches, and the files the workflow
-# reserves (UserSpecification.md, Cargo.lock).
-PROTECTED_DIRS_ANYWHERE = frozenset({".git", "git~1"})  # git~1: the NTFS short name of .git
-PROTECTED_FILES_ANYWHERE = frozenset(
-    {".gitignore", ".gitattributes", ".gitmodules", "userspecification.md", "cargo.lock"}
-)
-# Protected only at the project root.
-PROTECTED_ROOT_DIRS = frozenset({"agent-config", "target"})
-PROTECTED_ROOT_FILES = frozenset({"build.sh", "coderollup.sh", "llminstructions.md"})
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 _DRIVE = re.compile(r"^[A-Za-z]:")
@@ -99,6 +83,17 @@ def _protected_form(segment: str) -> str:
     not an i to casefold(), but upper-cases to I, so `buıld.sh` may be build.sh there."""
     name = fold(fold(segment).upper()).translate(_HFS_IGNORABLE)
     return name.split(":", 1)[0].rstrip(". ")
+
+
+def _folded(names: tuple[str, ...]) -> frozenset[str]:
+    return frozenset(_protected_form(name) for name in names)
+
+
+# The protected names (config/protected.py), as _protected_form compares them.
+PROTECTED_DIRS_ANYWHERE = _folded(protected.DIRS_ANYWHERE)
+PROTECTED_FILES_ANYWHERE = _folded(protected.FILES_ANYWHERE)
+PROTECTED_ROOT_DIRS = _folded(protected.ROOT_DIRS)
+PROTECTED_ROOT_FILES = _folded(protected.ROOT_FILES)
 
 
 def syntax_refusal(path: str) -> str | None:

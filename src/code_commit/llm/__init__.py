@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import os
 
-from code_commit.config.settings import ApiKey, Settings
+from code_commit.config.keys import ApiKey
+from code_commit.config.settings import Settings
 from code_commit.errors import SetupError
 from code_commit.llm.base import Completion, Hooks, Provider, Tally, Usage
 from code_commit.llm.catalog import ModelInfo

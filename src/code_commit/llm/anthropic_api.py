@@ -19,7 +19,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from code_commit.config.settings import ApiKey, Settings
+from code_commit.config.keys import ApiKey
+from code_commit.config.settings import Settings
 from code_commit.errors import ServiceError
 from code_commit.llm.base import Hooks, Usage
 from code_commit.llm.catalog import ModelInfo, prompt_too_long

@@ -19,9 +19,10 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
-from code_commit.config.settings import ApiKey, Settings
+from code_commit.config.keys import ApiKey
+from code_commit.config.redaction import censor
+from code_commit.config.settings import Settings
 from code_commit.errors import SetupError
-from code_commit.logs.run_log import censor
 
 PACKAGES = {"bedrock": ("boto3", "botocore"), "vertex": ("google.auth",)}
 INSTALL = {provider: f"pip install 'code-commit[{provider}]'" for provider in PACKAGES}

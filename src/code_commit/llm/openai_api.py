@@ -32,7 +32,8 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
-from code_commit.config.settings import ApiKey, Settings
+from code_commit.config.keys import ApiKey
+from code_commit.config.settings import Settings
 from code_commit.errors import ServiceError
 from code_commit.llm.base import Hooks, Usage
 from code_commit.llm.catalog import ModelInfo, prompt_too_long, tokens_at_most

@@ -34,9 +34,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from code_commit.config.redaction import Redactor
 from code_commit.config.settings import Settings
 from code_commit.errors import SetupError
-from code_commit.logs.run_log import Redactor
 
 PROMPT_FILES = {
     "project_structure": "project_structure.txt",

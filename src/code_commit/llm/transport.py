@@ -16,7 +16,7 @@ Here:
   to have used (`Attempt.used`);
 - the call's running counts (requests, retries, continuations) go to the hooks as they change, so a
   call that fails still reports how many requests it made;
-- an answer's size is bounded: past `answer_byte_cap` bytes of text (continuations included) the
+- an answer's size is bounded: past `Settings.answer_byte_cap` bytes of text (continuations included) the
   stream is closed and the answer ends with the stop reason ANSWER_TOO_LARGE, which the run refuses;
   and every response body is read through `bounded_responses`, which closes it past RAW_BYTES_PER_ANSWER_BYTE
   times that many bytes whatever they hold (an event that never ends, endless pings), so memory stays flat;
@@ -35,7 +35,7 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any
 
-from code_commit.config.settings import Settings, answer_byte_cap, output_limit
+from code_commit.config.settings import MAX_CONTINUATIONS, Settings, output_limit
 from code_commit.errors import BudgetExceeded, ServiceError
 from code_commit.llm.base import Completion, Hooks, Tally, Usage
 from code_commit.llm.catalog import tokens_at_most
@@ -43,7 +43,6 @@ from code_commit.llm.continuation import Continuation, continuation_of, join
 from code_commit.llm.endpoint import Endpoint
 from code_commit.llm.prompts import Prompt
 
-MAX_CONTINUATIONS = 3
 ANSWER_TOO_LARGE = "answer_too_large"  # the stop reason of an answer read up to its cap, and no further
 # Bytes of one response body read at most, per byte of answer text allowed: room for the event framing
 # around the text (about 100 bytes an event, an event every few tokens) and for escaped characters.
@@ -288,7 +287,7 @@ class StreamingProvider:
     @property
     def answer_cap(self) -> int:
         """Bytes of answer text read at most, continuations included."""
-        return answer_byte_cap(self.settings, MAX_CONTINUATIONS)
+        return self.settings.answer_byte_cap
 
     @property
     def raw_cap(self) -> int:

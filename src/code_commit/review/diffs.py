@@ -28,7 +28,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from code_commit.answer.plan import Plan
-from code_commit.git.ignore import find_git_layout
+from code_commit.git.layout import find_git_layout
 from code_commit.review.hunks import FileChange, Hunk, file_change
 
 NO_NEWLINE = "\\ No newline at end of file\n"

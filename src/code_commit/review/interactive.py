@@ -15,13 +15,15 @@ from enum import StrEnum
 from pathlib import Path
 from typing import TextIO
 
-from code_commit.answer.plan import Plan
+from code_commit.answer.plan import AnswerRefused, Plan, Problem
+from code_commit.config.redaction import Redactor
 from code_commit.config.settings import Settings
 from code_commit.console.output import Console
 from code_commit.console.printable import visible
 from code_commit.console.terminal import GONE, Keys, colour_wanted
-from code_commit.errors import AllRejected, AnswerRefused, Interrupted
-from code_commit.logs.run_log import Redactor, RunLog
+from code_commit.errors import AllRejected, Interrupted, Stopped
+from code_commit.logs.run_folder import CHANGES_DIFF, REVIEW
+from code_commit.logs.run_log import RunLog
 from code_commit.review.diffs import change_diff, file_header, hunk_diff, patch_of, plan_changes_on_disk, write_patch
 from code_commit.review.hunks import FileChange, file_change, partial_plan
 
@@ -267,7 +269,7 @@ def approve(
         note = rejection_note(decisions)
     patch = "".join(change_diff(change) for change in changes)  # for reading; the log's copy is byte for byte
     if patch:
-        write_patch(log.path(call, "changes.diff"), patch_of(root, changes, log.redact), log.redact)
+        write_patch(log.path(call, CHANGES_DIFF), patch_of(root, changes, log.redact), log.redact)
     if settings.diff and patch:
         console.info(f"call {call}: the diff it applies:")
         console.show(display(console.redact(patch), console.color))  # the console decides colour (CI: none)
@@ -287,7 +289,7 @@ def _ask(
             return reviewer.run(keys)
         with Keys(sys.stdin.fileno()) as terminal:
             return reviewer.run(terminal)
-    except (KeyboardInterrupt, Interrupted):
+    except (KeyboardInterrupt, Stopped):
         log.event(f"call {call}: review interrupted; nothing of this answer was written")
         raise
 
@@ -303,7 +305,7 @@ def _log_decisions(decisions: Sequence[Decision], call: int, log: RunLog, consol
     log.event(f"call {call}: review: {summary}")
     log.write(
         call,
-        "review.txt",
+        REVIEW,
         f"Review of the answer to call {call}: {summary}.\n"
         + "".join(f"\n[{d.describe()}]\n{d.item.diff()}" for d in decisions),
     )
@@ -324,7 +326,14 @@ def _unchanged_since_review(root: Path, changes: Sequence[FileChange]) -> None:
             moved.append(change.path)
     if moved:
         raise AnswerRefused(
-            *(f"{path!r} changed on disk during the review; nothing of this answer was written" for path in moved)
+            [
+                Problem(
+                    "changed_in_review",
+                    f"{path!r} changed on disk during the review; nothing of this answer was written",
+                    path,
+                )
+                for path in moved
+            ]
         )
 
 

@@ -67,13 +67,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO, Protocol
 
+from code_commit.config.paths import CONFIG_DIR, CONFIG_FILE, LOGS_DIR, QUERY_NAME, ROLLUP_FILE, ROLLUP_NAME
 from code_commit.config.secrets import collect_secrets
-from code_commit.config.settings import CONFIG_DIR, CONFIG_FILE, Settings
+from code_commit.config.settings import Settings
 from code_commit.console.plural import count
 from code_commit.credentials import KEY_FILES
 from code_commit.errors import SetupError
 from code_commit.exits import EXIT
-from code_commit.files.private import FILE_MODE, make_private_dirs
+from code_commit.files.owner_only import FILE_MODE, make_private_dirs
 from code_commit.git.env import git_env
 from code_commit.llm.catalog import CHARS_PER_TOKEN_HIGH_ESTIMATE, tokens_at_most
 from code_commit.rollup.rules import Kind, excluded_by_content, excluded_by_name, kind_of
@@ -81,13 +82,11 @@ from code_commit.rollup.rules import Kind, excluded_by_content, excluded_by_name
 if TYPE_CHECKING:
     from code_commit.git.ignore import PathPatterns
 
-DEFAULT_OUTPUT = "agent-config/codeRollup.txt"
+DEFAULT_OUTPUT = ROLLUP_FILE
 DEFAULT_MAX_FILE_SIZE = Settings().rollup_max_file_size
-EXCLUDED_DIR = b"agent-config"
+EXCLUDED_DIR = CONFIG_DIR.encode()
 # What code-commit writes in agent-config/: a nested folder that holds one of them is a project's.
-TOOL_FILES = frozenset(
-    name.encode() for name in (*KEY_FILES.values(), CONFIG_FILE, "query.txt", "codeRollup.txt", "logs")
-)
+TOOL_FILES = frozenset(name.encode() for name in (*KEY_FILES.values(), CONFIG_FILE, QUERY_NAME, ROLLUP_NAME, LOGS_DIR))
 HOLDS_SECRET = "holds a secret: an API key or a secret variable's value"
 HEADER = b"==> %s <==\n"
 LEFT_OUT_LABEL = b"--- LEFT OUT ---\n"

@@ -1,72 +1,75 @@
-"""The loop: initial query -> apply -> build -> up to three repairs -> outcome; and `execute`,
-the run around it: the setup checks, then the loop in a `session.session` (lock, recover, record).
+"""The loop: initial query -> apply -> build -> up to three repairs; and `execute`, the run around
+it, through the orchestrator (run/orchestrator.py): the setup checks, the session, the record.
 
 Control flow by exceptions: a refused answer is `AnswerRefused` (it uses up the attempt and
 its reasons become the next prompt's feedback); anything that ends the run early is a
-`CodeCommitError` (or a `stops.Stopped` from a signal or the time limit), which the session
-records, so every ending gets the same record and exit code. Any other exception is a bug or the
+`CodeCommitError` (or a `Stopped` from a signal or the time limit), which the session records,
+so every ending gets the same record and exit code. Any other exception is a bug or the
 environment failing (a full disk): the session records it as an `InternalError` (exit 9), with
 its traceback in the run folder, and the record is still written.
 """
 
 from __future__ import annotations
 
-import contextlib
-import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from code_commit.answer.plan import Plan
-from code_commit.apply.transaction import apply_plan
-from code_commit.builds.gate import checked_build
-from code_commit.builds.runner import BuildResult, output_for_prompt
-from code_commit.builds.sandbox import Sandbox, choose
-from code_commit.config.secrets import collect_secrets
-from code_commit.config.settings import ApiKey, Settings, answer_byte_cap, output_limit, run_time_limit
+from code_commit.answer.plan import AnswerRefused, Plan
+from code_commit.answer.planning import checked_plan
+from code_commit.builds.output import output_for_prompt
+from code_commit.config.keys import ApiKey
+from code_commit.config.redaction import Redactor
+from code_commit.config.settings import MAX_CONTINUATIONS, Settings, output_limit
 from code_commit.console.output import Console
 from code_commit.console.plural import count
-from code_commit.console.terminal import unattended
-from code_commit.errors import AnswerRefused, CodeCommitError, error_of
+from code_commit.errors import CodeCommitError, Stopped
 from code_commit.files.confined import Tree
-from code_commit.guard.policy import Guard, check_git_index
+from code_commit.guard.policy import Guard
 from code_commit.llm import Completion, Provider, make_provider
 from code_commit.llm.catalog import Budget, load_catalog, model_notes, with_output_limit
 from code_commit.llm.endpoint import Endpoint
 from code_commit.llm.prompts import Feedback, Prompt, SystemPrompts, initial_prompt, load_system_prompts, repair_prompt
-from code_commit.llm.transport import ANSWER_TOO_LARGE, MAX_CONTINUATIONS
-from code_commit.logs.folder import SUMMARY_FILE
-from code_commit.logs.run_log import Redactor, RunLog, internal_error
+from code_commit.llm.transport import ANSWER_TOO_LARGE
+from code_commit.logs.run_folder import DRY_RUN_PATCH, FINAL_PATCH
+from code_commit.logs.run_log import RunLog
 from code_commit.review.diffs import change_diff, patch_of, plan_changes_on_disk, write_patch
 from code_commit.review.interactive import Approved, approve
-from code_commit.run import stops
-from code_commit.run.calls import Caller, CallMeter, check_fits, report_totals
-from code_commit.run.outcome import Outcome, RunOptions, Service
+from code_commit.run import signals
+from code_commit.run.model_calls import Caller, CallMeter, check_fits, report_totals
+from code_commit.run.orchestrator import Orchestrator
 from code_commit.run.preflight import untracked_in_rollup, untracked_warning
+from code_commit.run.record import RunRecord
 from code_commit.run.revert import Originals
-from code_commit.run.session import Session, checked_plan, session
-from code_commit.run.summary import summarize
+from code_commit.run.signals import TimeLimit
 from code_commit.run.workspace import Workspace
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    dry_run: bool = False  # one call, parse and guard, show the diff; write nothing, build nothing
+    revert_on_failure: bool = False  # a run that ends without a passing build leaves the tree as it was
 
 
 @dataclass
 class LoopState:
-    """The loop's working state, apart from the record: the `Outcome` takes its facts from here when
-    the run ends (`record`), however it ends."""
+    """The loop's working state, apart from the record: the record takes its facts from here when the
+    run ends (`into`), however it ends."""
 
     originals: Originals = field(default_factory=Originals)  # each file the run changed, as it was first
     deletes: set[str] = field(default_factory=set)  # of those, the ones the run's last word deletes
     named: set[str] = field(default_factory=set)  # every path an applied answer named: the repair prompt shows them
     feedback: Feedback | None = None  # for the next repair prompt: the build's output, or a refusal's reasons
-    refusal: str | None = None  # why the last answer was refused, while no answer has been applied
-    warned: set[str] = field(default_factory=set)  # notes and guard warnings already shown, once a run
+    refusal: AnswerRefused | None = None  # the last answer's refusal, while no answer has been applied
+    refusal_text: str | None = None  # that refusal as the record states it
 
-    def record(self, outcome: Outcome) -> None:
+    def into(self, record: RunRecord) -> None:
         """The run's net change to the tree, and its refusal, into the record."""
-        outcome.files_changed = {path for path in self.originals.files if path not in self.deletes}
+        record.files_changed = {path for path in self.originals.files if path not in self.deletes}
         created = self.originals.created()  # one the run created and deleted again is no change at all
-        outcome.files_deleted = {path for path in self.deletes if path not in created}
-        outcome.refusal = self.refusal
+        record.files_deleted = {path for path in self.deletes if path not in created}
+        record.refusal = self.refusal_text
+        record.problems = list(self.refusal.problems) if self.refusal else []
 
 
 @dataclass(frozen=True)
@@ -74,14 +77,22 @@ class RunContext:
     """What every step of one run shares."""
 
     workspace: Workspace
-    settings: Settings
+    orchestrator: Orchestrator
     system: SystemPrompts
     caller: Caller
-    log: RunLog
-    console: Console
-    outcome: Outcome
-    sandbox: Sandbox
     state: LoopState
+
+    @property
+    def settings(self) -> Settings:
+        return self.orchestrator.settings
+
+    @property
+    def log(self) -> RunLog:
+        return self.orchestrator.log
+
+    @property
+    def record(self) -> RunRecord:
+        return self.orchestrator.record
 
     def initial_prompt(self) -> Prompt:
         return initial_prompt(
@@ -94,42 +105,39 @@ def execute(
     key: ApiKey | None,
     settings: Settings,
     console: Console,
+    limit: TimeLimit,
     options: RunOptions | None = None,
     provider: Provider | None = None,
     endpoint: Endpoint | None = None,
-) -> Outcome:
-    """A whole run on a checked setup (see `workspace.check_setup`): the setup checks, then the loop
-    in a session, which records how it ended. Never raises for an ending the user should see: the
-    outcome carries it, an unexpected exception in the session included (as an `InternalError`). An
-    unexpected exception before the session (a bug in a setup check) is the command's last line of
-    defence's (`cli._guarded`): exit 9 all the same.
+) -> RunRecord:
+    """A whole run on a checked setup (see `workspace.check_setup`), under the watch of `limit`
+    (started by the command): the checks before any call, then the loop in a session, which records
+    how it ended. Never raises for an ending the user should see: the record carries it, an
+    unexpected exception in the session included (as an `InternalError`). An unexpected exception
+    before the session (a bug in a setup check) is the command's last line of defence's
+    (`cli._guarded`): exit 9 all the same.
     """
-    started = time.monotonic()
     options = options or RunOptions()
-    console.redact = redact = Redactor.of(key.censored if key else [])
-    outcome = Outcome(passed=False, log_dir=None, dry_run=options.dry_run)
+    record = RunRecord("run", dry_run=options.dry_run)
+    orchestrator = Orchestrator(workspace.root, settings, console, record, limit)
+    console.redact = Redactor.of(key.censored if key else [])
     served_by = settings.provider if provider is None else str(getattr(provider, "name", type(provider).__name__))
-    outcome.service = Service(served_by, settings.model, endpoint.host if endpoint else None)
+    record.provider, record.model = served_by, settings.model
+    record.endpoint_host = endpoint.host if endpoint else None
+    state = LoopState()
     try:
-        secrets = collect_secrets(workspace.root, redact_env=settings.redact_env)
-        console.redact = redact = secrets.redactor(*(key.censored if key else ()))
+        git = orchestrator.prepare(censored=key.censored if key else (), builds=not options.dry_run)
         system = load_system_prompts(settings=settings)
         model = load_catalog(workspace.root).lookup(settings.model)
-        settings = with_output_limit(settings, model)
+        settings = orchestrator.settings = with_output_limit(settings, model)  # max_tokens: the model's, if unset
+        redact = orchestrator.redact
         first = initial_prompt(system, workspace.query, workspace.codebase, settings.prompt_order).redacted(redact)
         check_fits(first, model, settings)
-        git = check_git_index(workspace.root)
         untracked = untracked_warning(untracked_in_rollup(workspace.root, git, workspace.codebase))
         if untracked:
             console.warn(untracked)
-        limit, limit_source = run_time_limit(settings, unattended())
-        # Probed once, before the first model call: `require` without a working sandbox is exit 2 here.
-        sandbox = choose("off" if options.dry_run else settings.sandbox, root=workspace.root)
-        outcome.sandbox = None if options.dry_run else sandbox.describe()
 
         def begin(log: RunLog) -> None:
-            outcome.log_dir = log.folder
-            console.info(f"run log: {log.folder.relative_to(workspace.root)}")
             where = f" at {endpoint.describe()}" if endpoint else ""
             log.event(f"model {settings.model} from the {served_by} service{where}")
             for note in model_notes(model, settings):
@@ -137,53 +145,30 @@ def execute(
                 console.info(note)
             if untracked:
                 log.event(f"warning: {untracked}")
-            if not options.dry_run:
-                log.event(f"sandbox: builds run under {sandbox.describe()}")
-            if sandbox.problem is not None:  # auto without a working sandbox: once a run, with the fix
-                console.warn(f"builds run without a sandbox, with your full rights: {sandbox.problem}")
-            if limit is not None and settings.timeout is None:
-                note = f"no terminal (cron, CI): the run's time limit is {limit:g} s ({limit_source})"
-                log.event(note)
-                console.info(note)
 
-        state = LoopState()
+        def finish(log: RunLog) -> None:
+            state.into(record)
+            orchestrator.survive(lambda: report_totals(record, log, console))
+            if options.revert_on_failure and not record.passed and state.originals.files:
+                orchestrator.survive(lambda: _revert(workspace, orchestrator, state.originals))
 
-        def end(ending: Session) -> None:
-            outcome.error = ending.error
-            outcome.duration = time.monotonic() - started
-            state.record(outcome)
-            log = ending.log
-            _survive(outcome, log, lambda: report_totals(outcome.calls, outcome.usage, outcome.cost_usd, log, console))
-            _finish(workspace, options, log, console, outcome, state.originals)
-
-        with session(
-            workspace.root,
-            workspace.config_dir,
-            settings,
-            console,
-            redact,
-            (limit, limit_source),
-            begin=begin,
-            end=end,
-            live=not settings.review,  # a review owns the terminal
-        ) as current:
+        # No live view with --review: the review owns the terminal.
+        with orchestrator.session(live=not settings.review, begin=begin, finish=finish) as log:
             budget = None if settings.max_cost is None else Budget(settings.max_cost, model, output_limit(settings))
-            meter = CallMeter(current.log, console, budget, model=model)
+            meter = CallMeter(log, console, budget, model=model)
             provider = provider or make_provider(settings, key, meter.hooks(), endpoint, model)
-            caller = Caller(provider, model, meter, settings, outcome.calls)
-            run = RunContext(workspace, settings, system, caller, current.log, console, outcome, sandbox, state)
+            caller = Caller(provider, model, meter, settings, record)
+            run = RunContext(workspace, orchestrator, system, caller, state)
             (dry_run if options.dry_run else repair_loop)(run)
-    except (CodeCommitError, stops.Stopped) as exc:
-        if outcome.log_dir is None:  # no folder yet (setup, lock); later, the record is written and stands
-            outcome.error = error_of(exc)
-            outcome.duration = time.monotonic() - started
-    return outcome
+    except (CodeCommitError, Stopped) as exc:  # the session has recorded it, if it had begun
+        record.ended_by(exc, orchestrator.elapsed())
+    return record
 
 
 def repair_loop(run: RunContext) -> None:
     """Ask; apply the answer, or take its refusal as the next call's feedback; build; and while the
     build fails, ask again with its output, up to `max_repairs` times."""
-    settings, console, outcome, state = run.settings, run.console, run.outcome, run.state
+    settings, console, record, state = run.settings, run.orchestrator.console, run.record, run.state
     calls = 1 + settings.max_repairs
     for call in range(1, calls + 1):
         completion = run.caller.ask(next_prompt(run), call, calls)
@@ -192,14 +177,14 @@ def repair_loop(run: RunContext) -> None:
         except AnswerRefused as refusal:
             refused(run, refusal, call)
             continue
-        result = outcome.last_build = build(run, call)
+        result = run.orchestrator.build(call)
         if result.passed:
             console.info(f"build passes ({result.describe()})")
-            outcome.passed = True
+            record.passed = True
             return
         console.info(f"build fails: {result.describe()}")
-        state.feedback = Feedback(output_for_prompt(result, settings.build_output_cap) + approved.note)
-    if outcome.last_build is None:
+        state.feedback = Feedback(output_for_prompt(result.output, settings.build_output_cap) + approved.note)
+    if record.last_build is None:
         console.info(f"no answer could be applied: all {calls} were refused, so no build ran")
     else:
         console.info(f"the build still fails after {settings.max_repairs} repairs")
@@ -211,7 +196,7 @@ def next_prompt(run: RunContext) -> Prompt:
     if run.state.feedback is None:
         return run.initial_prompt()
     workspace, settings = run.workspace, run.settings
-    replacements = current_files(workspace.root, run.state.named, answer_byte_cap(settings, MAX_CONTINUATIONS))
+    replacements = current_files(workspace.root, run.state.named, settings.answer_byte_cap)
     return repair_prompt(
         run.system, run.state.feedback, workspace.query, workspace.codebase, replacements, settings.prompt_order
     ).redacted(run.log.redact)
@@ -220,15 +205,16 @@ def next_prompt(run: RunContext) -> Prompt:
 def apply_answer(run: RunContext, completion: Completion, call: int) -> Approved:
     """One answer: parsed, guarded, reviewed (--review, --diff) and applied all or nothing, its
     originals recorded first. Raises AnswerRefused, with nothing written, if any of it cannot be."""
-    root, settings, log, console, state = run.workspace.root, run.settings, run.log, run.console, run.state
+    orchestrator, state = run.orchestrator, run.state
+    root, settings = orchestrator.root, orchestrator.settings
     guard = Guard(root, settings.protected_patterns, created=state.originals.created())
     try:
         plan = accept_answer(root, completion, settings, guard)
-        approved = approve(root, plan, call, settings, log, console)
-        with stops.shielded():  # a signal waits until the apply is complete (or rolled back) and recorded
+        approved = approve(root, plan, call, settings, run.log, orchestrator.console)
+        with signals.shielded():  # the originals, the apply and their record: one step a stop cannot split
             recorded = state.originals.remember(root, approved.plan)
             try:
-                apply_plan(root, approved.plan, log.path(call, "journal"))
+                orchestrator.apply(approved.plan, call)
             except AnswerRefused:  # a write failed and everything was put back
                 state.originals.forget(recorded)
                 raise
@@ -236,63 +222,44 @@ def apply_answer(run: RunContext, completion: Completion, call: int) -> Approved
         return approved
     finally:
         for warning in guard.warnings:  # invalid ignore lines, once a run
-            _once(f"call {call}: {warning}", warning, state.warned, log, console)
+            orchestrator.warn_once(f"call {call}: {warning}", warning)
 
 
 def refused(run: RunContext, refusal: AnswerRefused, call: int) -> None:
     """A refused answer uses up its call: its reasons are the next call's feedback."""
-    run.log.write(call, "refused.txt", "".join(f"- {r}\n" for r in refusal.reasons))  # every reason
+    run.orchestrator.refuse(refusal, call)
     cap = run.settings.build_output_cap
     reasons = listed(refusal.reasons, cap)
-    run.console.warn(f"answer refused, nothing was written:\n{reasons}")
+    run.orchestrator.console.warn(f"answer refused, nothing was written:\n{reasons}")
     run.state.feedback = Feedback(f"Your previous answer was refused; nothing in it was applied.\n{reasons}", True)
-    run.state.refusal = (
+    run.state.refusal = refusal
+    run.state.refusal_text = (
         f"no answer could be applied: all {call} were refused, so no build ran; "
         f"the last one because: {listed(refusal.reasons, cap, '; ')}"
     )
 
 
-def build(run: RunContext, call: int) -> BuildResult:
-    run.console.step("running build.sh")
-    log, state = run.log, run.state
-    result = checked_build(
-        run.workspace.root,
-        log.folder,
-        log.path(call, "build.txt"),
-        log.redact,
-        run.settings,
-        run.sandbox,
-        on_output=run.console.build_output,
-        on_note=lambda note: _once(note, note, state.warned, log, run.console),
-    )
-    log.event(f"call {call}: {result.describe()}")
-    return result
-
-
-def _once(event: str, note: str, warned: set[str], log: RunLog, console: Console) -> None:
-    if note not in warned:
-        warned.add(note)
-        log.event(event)
-        console.warn(note)
-
-
 def dry_run(run: RunContext) -> None:
     """--dry-run: one model call, then parse and guard; keep the diff of what would change."""
+    orchestrator, record = run.orchestrator, run.record
     completion = run.caller.ask(run.initial_prompt(), 1, 1)
-    root, log = run.workspace.root, run.log
+    root, log = orchestrator.root, run.log
     try:
         plan = accept_answer(root, completion, run.settings, need_blocks=True)
     except AnswerRefused as refusal:
-        log.write(1, "refused.txt", "".join(f"- {r}\n" for r in refusal.reasons))
+        orchestrator.refuse(refusal, 1)
         cap = run.settings.build_output_cap
-        run.console.warn(f"the answer would be refused:\n{listed(refusal.reasons, cap)}")
-        run.state.refusal = f"the answer would be refused: {listed(refusal.reasons, cap, '; ')}"
+        orchestrator.console.warn(f"the answer would be refused:\n{listed(refusal.reasons, cap)}")
+        run.state.refusal = refusal
+        run.state.refusal_text = f"the answer would be refused: {listed(refusal.reasons, cap, '; ')}"
         return
     changes = plan_changes_on_disk(root, plan)
-    run.outcome.diff = log.redact("".join(change_diff(change) for change in changes))  # for reading
-    run.outcome.patch = write_patch(log.folder / "dry-run.patch", patch_of(root, changes, log.redact), log.redact)
-    run.console.info(f"the answer is acceptable: {count(len(plan.changes), 'file')} would change; nothing was written")
-    run.outcome.passed = True
+    record.diff = log.redact("".join(change_diff(change) for change in changes))  # for reading
+    record.patch = write_patch(log.folder / DRY_RUN_PATCH, patch_of(root, changes, log.redact), log.redact)
+    orchestrator.console.info(
+        f"the answer is acceptable: {count(len(plan.changes), 'file')} would change; nothing was written"
+    )
+    record.passed = True
 
 
 def listed(reasons: Sequence[str], cap: int, separator: str = "") -> str:
@@ -324,41 +291,39 @@ def accept_answer(
     """Parse and guard an answer; raise AnswerRefused if any part of it cannot be applied (or, with
     `need_blocks`, if it has no block at all: prose alone is no answer to a dry run)."""
     if completion.stop_reason == "max_tokens":
-        raise AnswerRefused(
+        raise AnswerRefused.of(
+            "truncated",
             f"the answer was still cut off at the output limit ({settings.max_tokens} tokens) after "
             f"{completion.continuations} continuation(s) of at most {MAX_CONTINUATIONS}, so none of it was "
-            "applied; give fewer or smaller files"
+            "applied; give fewer or smaller files",
         )
     if completion.stop_reason == ANSWER_TOO_LARGE:
-        raise AnswerRefused(
-            f"the answer was longer than code-commit reads ({answer_byte_cap(settings, MAX_CONTINUATIONS):,} bytes, "
+        raise AnswerRefused.of(
+            "too_large",
+            f"the answer was longer than code-commit reads ({settings.answer_byte_cap:,} bytes, "
             "max_answer_bytes), so the rest of it was not read and none of it was applied; give fewer or smaller "
-            "files, or edit blocks instead of whole files"
+            "files, or edit blocks instead of whole files",
         )
     if completion.stop_reason == "refusal":
-        raise AnswerRefused("the model declined to answer (stop reason: refusal), so nothing was applied")
+        raise AnswerRefused.of(
+            "declined", "the model declined to answer (stop reason: refusal), so nothing was applied"
+        )
     return checked_plan(root, completion.text, settings, guard=guard, need_edits=need_blocks)
 
 
 def _applied(run: RunContext, plan: Plan, call: int) -> None:
-    state, log = run.state, run.log
+    state, orchestrator = run.state, run.orchestrator
     # A delete of a file that never existed removed nothing: no FILE REMOVED for it.
     state.named.update(path for path in plan.final if path not in plan.missing_deletes)
-    state.refusal = None  # an answer was applied: the run is no longer one where all were refused
+    state.refusal = state.refusal_text = None  # an answer was applied: the run is no longer one where all were refused
     for change in plan.changes:
         if change.content is None:
             state.deletes.add(change.path)
         else:
             state.deletes.discard(change.path)
-    for path in plan.missing_deletes:
-        log.event(f"call {call}: delete of {path} skipped: the file does not exist")
     written = sum(c.content is not None for c in plan.changes)
     deleted = len(plan.changes) - written
-    run.console.info(f"applied: {count(written, 'file')} written, {deleted} deleted")
-    log.event(
-        f"call {call}: applied "
-        + ", ".join(f"{'deleted' if c.content is None else 'wrote'} {c.path}" for c in plan.changes)
-    )
+    orchestrator.console.info(f"applied: {count(written, 'file')} written, {deleted} deleted")
 
 
 def current_files(root: Path, paths: set[str], cap: int) -> dict[str, str | None]:
@@ -386,37 +351,13 @@ def current_files(root: Path, paths: set[str], cap: int) -> dict[str, str | None
     return current
 
 
-def _finish(
-    workspace: Workspace, options: RunOptions, log: RunLog, console: Console, outcome: Outcome, originals: Originals
-) -> None:
-    """The end of every run that has a folder: revert if asked, then write summary.json. Never
-    raises: each step that fails unexpectedly becomes the run's error, unless it already has one."""
-    if options.revert_on_failure and not outcome.passed and originals.files:
-        _survive(outcome, log, lambda: _revert(workspace, log, console, outcome, originals))
-    if outcome.error is not None:
-        _survive(outcome, log, lambda: log.event(f"run ended: {outcome.error}"))
-    _survive(outcome, log, lambda: log.write_file(SUMMARY_FILE, summarize(outcome).to_json()))
-
-
-def _revert(workspace: Workspace, log: RunLog, console: Console, outcome: Outcome, originals: Originals) -> None:
+def _revert(workspace: Workspace, orchestrator: Orchestrator, originals: Originals) -> None:
+    log, console, record = orchestrator.log, orchestrator.console, orchestrator.record
     proposal = originals.patch(workspace.root, log.redact)  # bytes: byte for byte
-    outcome.patch = write_patch(log.folder / "final.patch", proposal, log.redact)
+    record.patch = write_patch(log.folder / FINAL_PATCH, proposal, log.redact)
     problems = originals.restore(workspace.root)
-    outcome.reverted = not problems
+    record.reverted = not problems
     for problem in problems:
         console.error(f"could not revert {problem}")
-    log.event(f"reverted {count(len(originals.files), 'file')}; the proposal is in final.patch")
-    console.info(f"reverted the run's changes; its final proposal is saved in {outcome.patch}")
-
-
-def _survive(outcome: Outcome, log: RunLog, step: Callable[[], object]) -> None:
-    """A step of a run's ending, which must not stop the steps after it: an unexpected exception
-    becomes the run's error if it has none yet (the first error is the one that explains the run)."""
-    try:
-        step()
-    except Exception as exc:
-        if outcome.error is None:
-            outcome.error = internal_error(exc, log.folder, log.redact)
-        else:  # the first error's traceback stays; this one is only noted, if the disk lets us
-            with contextlib.suppress(Exception):
-                log.event(f"while ending the run: {type(exc).__name__}: {exc}")
+    log.event(f"reverted {count(len(originals.files), 'file')}; the proposal is in {FINAL_PATCH}")
+    console.info(f"reverted the run's changes; its final proposal is saved in {record.patch}")

@@ -12,7 +12,7 @@ import os
 from pathlib import Path
 
 from code_commit.errors import SetupError
-from code_commit.git.ignore import GitSetup, find_git_layout
+from code_commit.git.layout import GitSetup, find_git_layout
 from code_commit.rollup.selection import list_paths, shown_paths
 
 NAMED = 3  # untracked files named in the warning; the rest are counted

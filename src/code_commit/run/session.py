@@ -1,4 +1,4 @@
-"""One session for every command that changes the tree (a run, `code-commit apply`): the process
+"""The session of every command that changes the tree (run/orchestrator.py opens it): the process
 made non-dumpable, SIGINT/SIGTERM and the time limit watched, the project's lock taken, a run
 folder made, a half-done apply of a killed run recovered, old run folders pruned, and the record
 written on every ending.
@@ -8,8 +8,6 @@ any other exception (a bug, a full disk, a record that cannot be written) an `In
 9) with its traceback in the run folder, never exit 1, which reads as "the build still fails". The
 record is written with it, and then that error is raised for the command's last line of defence
 (`cli._guarded`) to say; an error before the folder exists (the lock, say) is the command's alone.
-
-And one function for both commands: answer text -> a checked plan (parse, guard, plan).
 """
 
 from __future__ import annotations
@@ -19,48 +17,45 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from code_commit.answer.applydir import parse_applydir
-from code_commit.answer.caret_blocks import parse_answer
-from code_commit.answer.plan import Plan, Problem
 from code_commit.apply.journal import recover
-from code_commit.apply.transaction import MatchLimits, PlanRefused, plan_changes
-from code_commit.builds.gate import not_dumpable
+from code_commit.config.paths import CONFIG_DIR, LOGS_DIR
+from code_commit.config.redaction import Redactor, redacted_logging
 from code_commit.config.settings import Settings
 from code_commit.console.output import Console
-from code_commit.errors import AnswerRefused, CodeCommitError, error_of
-from code_commit.guard.policy import Guard
-from code_commit.logs.folder import LOGS_DIR
-from code_commit.logs.run_log import Redactor, RunLog, internal_error, prune_runs, redacted_logging
-from code_commit.run import stops
-from code_commit.run.workspace import ProjectLock
+from code_commit.errors import CodeCommitError, Ending, Stopped
+from code_commit.logs.run_log import RunLog, internal_error, prune_runs
+from code_commit.run import signals
+from code_commit.run.hardening import not_dumpable
+from code_commit.run.lock import ProjectLock
+from code_commit.run.signals import TimeLimit
 
 
 @dataclass
 class Session:
     log: RunLog
-    error: CodeCommitError | None = None  # what ended the session early, if anything did
+    error: Ending | None = None  # what ended the session early, if anything did
 
 
 @contextmanager
 def session(
     root: Path,
-    config_dir: Path,
     settings: Settings,
     console: Console,
     redact: Redactor,
-    limit: tuple[float | None, str],
+    limit: TimeLimit,
     *,
     begin: Callable[[RunLog], None],
     end: Callable[[Session], None],
     live: bool = False,
 ) -> Iterator[Session]:
-    """`limit`: the time limit and where it came from (`settings.run_time_limit`). `begin(log)` runs
+    """`limit`: the run's time limit (`signals.TimeLimit`). `begin(log)` runs
     once the folder exists, before the recovery (the run's first log lines); `end(session)` writes the
     record, shielded from stops, on every ending once the folder exists, `session.error` set. An error
     before the folder exists (the lock, say) is raised as it is: there is no folder to record it in."""
+    config_dir = root / CONFIG_DIR
     with (
         not_dumpable(),  # the key in this process's environment and memory, out of same-user reach
-        stops.watch(*limit),  # SIGINT/SIGTERM and the time limit end the session through `Stopped`
+        signals.watch(limit),  # SIGINT/SIGTERM and the time limit end the session through `Stopped`
         console.live(enabled=live),
         ProjectLock.take(config_dir, settings.wait_lock, console.info),
         redacted_logging(redact),
@@ -75,40 +70,17 @@ def session(
             for old in prune_runs(config_dir / LOGS_DIR, settings.keep_runs, log.folder):
                 log.event(f"deleted the old run folder {old.name} (keep_runs = {settings.keep_runs})")
             yield current
-        except (CodeCommitError, stops.Stopped) as exc:
-            current.error = error_of(exc)
+        except (CodeCommitError, Stopped) as exc:
+            current.error = exc
             raise
         except Exception as exc:  # the last line of defence: a bug, or the disk, never "build fails"
             current.error = internal_error(exc, log.folder, redact)
             raise current.error from exc
         finally:
-            with stops.shielded(final=True):
+            with signals.shielded(final=True):
                 try:
                     end(current)
                 except Exception as exc:  # the record is lost (a full disk): not a clean ending
                     if current.error is None:  # else the first error, which explains the session, stands
                         current.error = internal_error(exc, log.folder, redact)
                         raise current.error from exc
-
-
-def checked_plan(
-    root: Path,
-    text: str,
-    settings: Settings,
-    *,
-    fmt: str = "caret",
-    guard: Guard | None = None,
-    need_edits: bool = False,
-) -> Plan:
-    """Answer text (`fmt`: "caret", the ^^^ blocks, or "json", applydir's) parsed, guarded and planned.
-    Raises `PlanRefused` (an `AnswerRefused`), one problem per reason, if any part of it cannot be
-    applied, or, with `need_edits`, if it has no edit at all (prose alone is no answer to apply)."""
-    try:
-        edits = parse_applydir(text) if fmt == "json" else parse_answer(text)
-    except AnswerRefused as refusal:
-        raise PlanRefused([Problem("malformed", reason) for reason in refusal.reasons]) from refusal
-    if need_edits and not edits:
-        what = "entries" if fmt == "json" else "^^^ blocks"
-        raise PlanRefused([Problem("empty", f"the answer has no {what}, so there is nothing to apply")])
-    guard = guard or Guard(root, settings.protected_patterns)
-    return plan_changes(root, edits, guard, allow_delete=settings.allow_delete, limits=MatchLimits.of(settings))

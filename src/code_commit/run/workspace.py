@@ -2,23 +2,30 @@
 
 from __future__ import annotations
 
-import fcntl
 import os
 import stat
-import time
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from code_commit.config.settings import CONFIG_DIR, CONFIG_FILE, ApiKey, Settings, key_is_optional, resolve_api_key
+from code_commit.config.keys import ApiKey, key_is_optional, resolve_api_key
+from code_commit.config.paths import (
+    CONFIG_DIR,
+    CONFIG_FILE,
+    IGNORE_LINES,
+    LOCK_FILE,
+    LOGS_DIR,
+    QUERY_FILE,
+    ROLLUP_FILE,
+)
+from code_commit.config.protected import BUILD_SCRIPT
+from code_commit.config.settings import Settings
 from code_commit.credentials import CLOUD_PROVIDERS, KEY_FILES
-from code_commit.errors import LockHeld, SetupError
-from code_commit.files.regular import SPECIAL, NotRegularFile, read_regular
+from code_commit.errors import SetupError
+from code_commit.files.setup_files import SPECIAL, NotRegularFile, read_regular
 from code_commit.git.env import git_env
+from code_commit.logs.run_folder import JOURNAL_SUFFIX, RUN_LOG, SAVED_ORIGINAL
 
-QUERY_FILE = f"{CONFIG_DIR}/query.txt"
-ROLLUP_FILE = f"{CONFIG_DIR}/codeRollup.txt"
-IGNORE_LINES = ("/agent-config", "/agent-config/")
 # The first line of the query template `code-commit init` writes: a query still holding it was never written.
 QUERY_PLACEHOLDER = "(Replace this text with the change you want, then run code-commit.)"
 
@@ -77,7 +84,7 @@ def open_workspace(root: Path) -> Workspace:
 
 def config_dir_problems(root: Path) -> list[str]:
     """agent-config/ and agent-config/logs/ must be folders where they exist: code-commit writes in them."""
-    logs = f"{CONFIG_DIR}/logs"
+    logs = f"{CONFIG_DIR}/{LOGS_DIR}"
     kind = _kind(root / CONFIG_DIR)
     if kind not in (None, "a directory"):
         return [
@@ -100,7 +107,7 @@ def config_dir_problems(root: Path) -> list[str]:
 
 def build_script_problems(root: Path, why: str) -> list[str]:
     """build.sh must be a file (or a symlink to one); say what it is when it is not."""
-    kind = _kind(root / "build.sh")
+    kind = _kind(root / BUILD_SCRIPT)
     if kind is None:
         return [f"build.sh is missing: {why}; create it."]
     if kind != "a file":
@@ -155,8 +162,6 @@ IGNORE_FIX = "add a line /agent-config so that keys and logs under agent-config/
 
 def _written_paths() -> list[str]:
     """A file of each kind code-commit writes under agent-config/: git must ignore every one."""
-    from code_commit.logs.folder import LOGS_DIR
-
     run = f"{CONFIG_DIR}/{LOGS_DIR}/20260101-000000-000000"
     return [
         f"{CONFIG_DIR}/",
@@ -165,8 +170,8 @@ def _written_paths() -> list[str]:
         f"{CONFIG_DIR}/{LOCK_FILE}",
         QUERY_FILE,
         ROLLUP_FILE,
-        f"{run}/run.log",
-        f"{run}/01-journal/orig-0",
+        f"{run}/{RUN_LOG}",
+        f"{run}/01{JOURNAL_SUFFIX}/{SAVED_ORIGINAL.format(n=0)}",
     ]
 
 
@@ -257,93 +262,3 @@ def _ignore_lines(data: bytes) -> list[str]:
     tabs, not leading whitespace)."""
     text = data.removeprefix(b"\xef\xbb\xbf").decode("utf-8", "replace")
     return [line.removesuffix("\r").rstrip(" ") for line in text.split("\n")]
-
-
-LOCK_FILE = "code-commit.lock"
-LOCK_POLL_SECONDS = 0.2
-
-
-@dataclass(frozen=True)
-class LockHolder:
-    pid: int | None
-    started: str | None  # UTC, ISO 8601
-
-    def describe(self) -> str:
-        if self.pid is None:
-            return "a run that has not recorded itself yet"
-        return f"pid {self.pid}, started {self.started or 'at an unknown time'}"
-
-
-class ProjectLock:
-    """One run per project: an flock on agent-config/code-commit.lock.
-
-    The kernel releases an flock when its process dies, however it dies, so a crashed run never
-    leaves a stale lock to clean up. The file itself stays (unlinking a lock file lets two runs
-    lock two different files); it records the holder's pid and start time for the message a
-    second run gives. Its descriptor is not inherited (Python's default), so a build child that
-    outlives a run cannot keep the lock.
-    """
-
-    def __init__(self, fd: int, path: Path) -> None:
-        self._fd = fd
-        self.path = path
-
-    @classmethod
-    def take(cls, config_dir: Path, wait: float = 0.0, on_wait: Callable[[str], None] | None = None) -> ProjectLock:
-        """Take the lock, waiting up to `wait` seconds; raise LockHeld naming the holder if it stays taken.
-        `on_wait` is told once, in words, that the lock is taken and by whom, when the waiting begins."""
-        path = config_dir / LOCK_FILE
-        try:
-            fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
-        except OSError as exc:
-            raise SetupError(f"cannot open the lock file {path}: {exc.strerror}") from exc
-        deadline = time.monotonic() + wait
-        told = False
-        try:
-            while True:
-                try:
-                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                    break
-                except BlockingIOError:
-                    holder = read_holder(path)
-                    if time.monotonic() >= deadline:
-                        waited = f" after waiting {wait:g} s" if wait else ""
-                        raise LockHeld(
-                            f"another code-commit run holds this project's lock{waited}: {holder.describe()} "
-                            f"({CONFIG_DIR}/{LOCK_FILE}). Wait for it to end, or pass --wait-lock SECONDS."
-                        ) from None
-                    if on_wait and not told:
-                        on_wait(f"waiting up to {wait:g} s for the lock held by {holder.describe()}")
-                        told = True
-                    time.sleep(min(LOCK_POLL_SECONDS, max(deadline - time.monotonic(), 0.0)))
-        except BaseException:
-            os.close(fd)
-            raise
-        import json  # here, not at start-up: a setup error never needs it
-
-        started = time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime())
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, json.dumps({"pid": os.getpid(), "started": started}).encode() + b"\n", 0)
-        return cls(fd, path)
-
-    def release(self) -> None:
-        if self._fd >= 0:
-            os.close(self._fd)  # closing the last descriptor releases the flock
-            self._fd = -1
-
-    def __enter__(self) -> ProjectLock:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.release()
-
-
-def read_holder(path: Path) -> LockHolder:
-    """Who holds the lock, as the holder recorded it (it may not have yet)."""
-    import json
-
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-        return LockHolder(int(data["pid"]), str(data["started"]))
-    except (OSError, ValueError, KeyError, TypeError):
-        return LockHolder(None, None)

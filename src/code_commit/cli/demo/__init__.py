@@ -15,6 +15,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+from code_commit.config.paths import QUERY_FILE
 from code_commit.config.settings import Settings
 from code_commit.console.output import Console
 from code_commit.errors import SetupError
@@ -35,16 +36,17 @@ def run_demo(console: Console, target: Path | None = None) -> int:
     console.info("code-commit demo: a scripted model repairs a small project whose unit tests fail.")
     console.info("No API key and no network: only the model is scripted; the loop, the guard and the build are real.")
     console.info(f"project: {root}")
-    console.info(f"query: {(root / 'agent-config' / 'query.txt').read_text(encoding='utf-8').strip()}")
+    console.info(f"query: {(root / QUERY_FILE).read_text(encoding='utf-8').strip()}")
 
     from code_commit.llm.scripted import ScriptedProvider
     from code_commit.run.loop import execute
+    from code_commit.run.signals import TimeLimit
     from code_commit.run.workspace import open_workspace
 
     answers = [p.read_text(encoding="utf-8") for p in sorted(ANSWERS.glob("*.txt"))]
     provider = ScriptedProvider(answers, pace=PACE_SECONDS if console.live_view else 0.0)
     settings = Settings(model=MODEL, diff=not console.quiet)  # the diffs show the repair; -q: only problems
-    outcome = execute(open_workspace(root), None, settings, console, provider=provider)
+    outcome = execute(open_workspace(root), None, settings, console, TimeLimit.of(settings), provider=provider)
     if outcome.error is not None:
         console.error(str(outcome.error))
     console.info(

@@ -13,6 +13,8 @@ import os
 import stat
 from pathlib import Path
 
+from code_commit.errors import SetupError
+
 SPECIAL = "a special file (a pipe, socket or device)"
 
 
@@ -41,3 +43,14 @@ def _refuse(mode: int, path: Path) -> None:
         raise IsADirectoryError(errno.EISDIR, "it is a directory", str(path))
     kind = "a symlink" if stat.S_ISLNK(mode) else SPECIAL
     raise NotRegularFile(errno.EINVAL, f"it is {kind}, not a regular file", str(path))
+
+
+def read_setup_file(path: Path, what: str) -> bytes | None:
+    """A setup file's bytes, None if there is none; SetupError naming the path for anything but a
+    regular file (a FIFO there would block a plain open forever) or a file that cannot be read."""
+    try:
+        return read_regular(path)
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    except OSError as exc:
+        raise SetupError(f"cannot read {what} {path}: {exc.strerror}; replace it with a regular file.") from exc

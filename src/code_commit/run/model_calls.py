@@ -10,27 +10,13 @@ from dataclasses import dataclass, field
 from code_commit.config.settings import Settings
 from code_commit.console.output import Console
 from code_commit.console.plural import count
-from code_commit.errors import CodeCommitError, ServiceError, SetupError, error_of
+from code_commit.errors import CodeCommitError, ServiceError, SetupError, Stopped
 from code_commit.llm import Completion, Hooks, Provider, Tally, Usage
 from code_commit.llm.catalog import Budget, ModelInfo, prompt_too_long, tokens_at_least
 from code_commit.llm.prompts import Prompt
-from code_commit.logs.folder import THINKING_FILE
+from code_commit.logs.run_folder import QUERY, RESPONSE, THINKING, USAGE
 from code_commit.logs.run_log import RunLog
-from code_commit.run import stops
-
-
-@dataclass(frozen=True)
-class CallRecord:
-    """One model call, as the log, the summary and `--json` report it."""
-
-    call: int
-    usage: Usage
-    stop_reason: str  # "error" when the call failed and ended the run
-    duration: float
-    cost_usd: float | None = None  # estimated from the price table; None when the model has no price
-    requests: int = 1  # HTTP requests: failed attempts, the answer and its continuations (as llm.Tally)
-    retries: int = 0
-    continuations: int = 0
+from code_commit.run.record import CallRecord, RunRecord
 
 
 @dataclass
@@ -95,18 +81,18 @@ def check_fits(prompt: Prompt, model: ModelInfo, settings: Settings) -> None:
 @dataclass
 class Caller:
     """What one run's model calls share, and nothing of the run around them: the provider, the model
-    (its price), the meter, and `records`, where each call is recorded as soon as it returns or fails."""
+    (its price), the meter, and the record its calls go into."""
 
     provider: Provider
     model: ModelInfo
     meter: CallMeter
     settings: Settings
-    records: list[CallRecord] = field(default_factory=list)
+    record: RunRecord  # each call is recorded in its `calls` as soon as it returns or fails
 
     def ask(self, prompt: Prompt, call: int, calls: int) -> Completion:
         """One model call, logged and recorded as soon as it returns, or fails."""
         settings, log, console = self.settings, self.meter.log, self.meter.console
-        log.write(call, "query.txt", prompt.render())
+        log.write(call, QUERY, prompt.render())
         kind = "initial query" if call == 1 else f"repair {call - 1} of {settings.max_repairs}"
         console.attempt(call, calls)
         console.step(f"call {call}/{calls} ({kind}): asking {settings.model}", f"asking {settings.model}")
@@ -114,7 +100,7 @@ class Caller:
         started = time.monotonic()
         try:
             completion = self.provider.complete(prompt, on_text=console.receiving)
-        except (CodeCommitError, stops.Stopped) as exc:
+        except (CodeCommitError, Stopped) as exc:
             # The run ends here; what the call used and sent before it failed still counts and is logged.
             usage, tally = self.meter.usage, self.meter.tally
             record = CallRecord(
@@ -127,9 +113,9 @@ class Caller:
                 tally.retries,
                 tally.continuations,
             )
-            self.records.append(record)
-            log.write(call, "usage.txt", _usage_file(record))
-            log.event(f"{_usage_line(record)} error: {error_of(exc)}")
+            self.record.calls.append(record)
+            log.write(call, USAGE, _usage_file(record))
+            log.event(f"{_usage_line(record)} error: {exc}")
             raise
         record = CallRecord(
             call,
@@ -141,15 +127,15 @@ class Caller:
             completion.retries,
             completion.continuations,
         )
-        self.records.append(record)
-        log.write(call, "response.txt", completion.text)
+        self.record.calls.append(record)
+        log.write(call, RESPONSE, completion.text)
         if completion.thinking:
-            log.write(call, THINKING_FILE, completion.thinking)
-        log.write(call, "usage.txt", _usage_file(record))
+            log.write(call, THINKING, completion.thinking)
+        log.write(call, USAGE, _usage_file(record))
         log.event(_usage_line(record))
         console.info(f"call {call}: {usage_summary(record.usage, record.cost_usd)}, {record.duration:.1f} s")
-        usage = total_usage(self.records)
-        console.spent(usage.all_input_tokens, usage.output_tokens, total_cost(self.records))
+        usage = self.record.usage
+        console.spent(usage.all_input_tokens, usage.output_tokens, self.record.cost_usd)
         console.detail(_prose(completion.text))  # -v
         if completion.stop_reason == "model_context_window_exceeded":
             raise ServiceError(
@@ -165,21 +151,6 @@ class Caller:
         return self.meter.cost if self.meter.usage == usage else self.model.cost(usage)
 
 
-def answered(records: list[CallRecord]) -> int:
-    """The calls that produced an answer (a call that failed is recorded with stop reason "error")."""
-    return sum(record.stop_reason != "error" for record in records)
-
-
-def total_usage(records: list[CallRecord]) -> Usage:
-    return sum((record.usage for record in records), Usage())
-
-
-def total_cost(records: list[CallRecord]) -> float | None:
-    """The calls' estimated cost; None when any call's cost is unknown."""
-    costs = [record.cost_usd for record in records]
-    return None if None in costs else sum(c for c in costs if c is not None)
-
-
 def _prose(answer: str) -> str:
     """The answer's words before its first block: the model's explanation."""
     lines = []
@@ -190,8 +161,9 @@ def _prose(answer: str) -> str:
     return "\n".join(lines).strip()
 
 
-def report_totals(calls: list[CallRecord], usage: Usage, cost: float | None, log: RunLog, console: Console) -> None:
+def report_totals(record: RunRecord, log: RunLog, console: Console) -> None:
     """The run's tokens and estimated cost, on the console and in run.log."""
+    calls, usage, cost = record.calls, record.usage, record.cost_usd
     if calls:
         console.info(f"total for {count(len(calls), 'call')}: {usage_summary(usage, cost)}")
         log.event(f"run total: calls={len(calls)} {_pairs(_usage_fields(usage, cost))}")

@@ -1,0 +1,184 @@
+"""The one sequence of every command that changes the tree or builds it: the checks before anything
+is written (secrets, git's index, the sandbox), the session (lock, run folder, recovery, the time
+limit), then the steps the command takes in it (an answer's shielded apply, its refusal, a build),
+and the record written on every ending.
+
+A run (run/loop.py) and `code-commit apply` (cli/apply.py) are its users. So is `code-commit check`
+to come (build.sh run exactly as a run runs it: same sandbox, environment, time limit, output
+capture and tamper check, with no model and no key), in a few lines:
+
+    orchestrator = Orchestrator(root, settings, console, RunRecord("check"), limit)
+    orchestrator.prepare(builds=True)
+    with orchestrator.session():
+        orchestrator.record.passed = orchestrator.build(1).passed
+
+`check` then joins `record.EVERY` (its JSON keys), exits.COMMANDS and the exit table's rows.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from code_commit.answer.plan import AnswerRefused, Plan
+from code_commit.apply.transaction import apply_plan
+from code_commit.builds.gate import checked_build
+from code_commit.builds.runner import BuildResult
+from code_commit.builds.sandbox import Sandbox, choose
+from code_commit.config.paths import CONFIG_DIR
+from code_commit.config.redaction import Redactor
+from code_commit.config.secrets import collect_secrets
+from code_commit.config.settings import Settings
+from code_commit.console.output import Console
+from code_commit.files.owner_only import make_private_dirs
+from code_commit.git.layout import GitSetup
+from code_commit.guard.policy import check_git_index
+from code_commit.logs.run_folder import BUILD_LOG, JOURNAL, REFUSED, SUMMARY_FILE
+from code_commit.logs.run_log import RunLog, internal_error
+from code_commit.run import signals
+from code_commit.run.record import RunRecord
+from code_commit.run.session import Session, session
+from code_commit.run.signals import TimeLimit
+
+
+@dataclass
+class Orchestrator:
+    """One command's way through the sequence, and what its steps share."""
+
+    root: Path
+    settings: Settings
+    console: Console
+    record: RunRecord
+    limit: TimeLimit  # computed once, when the command started its watch
+    redact: Redactor = field(default_factory=Redactor)
+    sandbox: Sandbox | None = None  # what builds run under; None: this command builds nothing
+    warned: set[str] = field(default_factory=set)  # notes and warnings already shown, once a command
+    started: float = field(default_factory=time.monotonic)
+    _log: RunLog | None = None
+
+    @property
+    def log(self) -> RunLog:
+        """The run folder's log: only inside the session."""
+        assert self._log is not None, "no run folder outside the session"
+        return self._log
+
+    def prepare(self, *, censored: Sequence[str] = (), builds: bool) -> GitSetup | None:
+        """The checks before the session: every secret known (`censored`: the credentials', the others
+        collected here), and censored from here on; git's index
+        readable (the guard fails closed without it), and, when the command builds, the sandbox probed:
+        `require` without a working one is a setup error here, before anything is written. Returns
+        what git's index says (None outside a repository)."""
+        secrets = collect_secrets(self.root, redact_env=self.settings.redact_env)
+        self.redact = self.console.redact = secrets.redactor(*censored)
+        git = check_git_index(self.root)
+        if builds:
+            self.sandbox = choose(self.settings.sandbox, root=self.root)
+            self.record.sandbox = self.sandbox.describe()
+        return git
+
+    @contextlib.contextmanager
+    def session(
+        self,
+        *,
+        live: bool = False,
+        begin: Callable[[RunLog], None] | None = None,
+        finish: Callable[[RunLog], None] | None = None,
+    ) -> Iterator[RunLog]:
+        """The command's session (run/session.py). `begin(log)` adds the command's first log lines;
+        `finish(log)` its own last steps, each of which may fail without stopping the record's
+        being written. What ended the command, or the first step of its ending that failed, is
+        raised once the record is written."""
+
+        def started(log: RunLog) -> None:
+            self._log = log
+            self.record.log_dir = log.folder
+            self.console.info(f"run log: {log.folder.relative_to(self.root)}")
+            if begin is not None:
+                begin(log)
+            if self.sandbox is not None:
+                log.event(f"sandbox: builds run under {self.sandbox.describe()}")
+                if self.sandbox.problem is not None:  # auto without a working sandbox: once, with the fix
+                    self.console.warn(f"builds run without a sandbox, with your full rights: {self.sandbox.problem}")
+            note = self.limit.note()
+            if note is not None:
+                log.event(note)
+                self.console.info(note)
+
+        def ended(ending: Session) -> None:
+            self.record.error = ending.error
+            self.record.duration = self.elapsed()
+            if finish is not None:
+                self.survive(lambda: finish(ending.log))
+            if self.record.error is not None:
+                self.survive(lambda: ending.log.event(f"{self.record.command} ended: {self.record.error}"))
+            self.survive(lambda: ending.log.write_file(SUMMARY_FILE, self.record.to_json()))
+
+        make_private_dirs(self.root / CONFIG_DIR)
+        with session(
+            self.root, self.settings, self.console, self.redact, self.limit, begin=started, end=ended, live=live
+        ) as current:
+            yield current.log
+        if self.record.error is not None:  # a step of the ending failed (the record could not be written)
+            raise self.record.error
+
+    def apply(self, plan: Plan, call: int) -> None:
+        """All of `plan` or none of it (AnswerRefused: it failed and everything was put back), under
+        a shield: a stop that comes meanwhile waits until the apply is complete or rolled back."""
+        with signals.shielded():
+            apply_plan(self.root, plan, self.log.path(call, JOURNAL))
+        done = ", ".join(f"{'deleted' if c.content is None else 'wrote'} {c.path}" for c in plan.changes)
+        self.event(call, f"applied {done or 'nothing (every file already had that content)'}")
+        for path in plan.missing_deletes:  # a delete of a file that never existed removed nothing
+            self.event(call, f"delete of {path} skipped: the file does not exist")
+
+    def refuse(self, refusal: AnswerRefused, call: int) -> None:
+        """The refusal's every reason in NN-refused.txt (a prompt or the console gets them capped)."""
+        self.log.write(call, REFUSED, "".join(f"- {reason}\n" for reason in refusal.reasons))
+
+    def build(self, call: int) -> BuildResult:
+        """build.sh, sandboxed and fingerprinted (builds/gate.py), its output in NN-build.txt; the
+        record keeps it as the last build."""
+        assert self.sandbox is not None, "prepare(builds=True) chooses the sandbox"
+        self.console.step("running build.sh")
+        log = self.log
+        result = self.record.last_build = checked_build(
+            self.root,
+            log.folder,
+            log.path(call, BUILD_LOG),
+            log.redact,
+            self.settings,
+            self.sandbox,
+            on_output=self.console.build_output,
+            on_note=lambda note: self.warn_once(note, note),
+        )
+        self.event(call, result.describe())
+        return result
+
+    def elapsed(self) -> float:
+        return time.monotonic() - self.started
+
+    def event(self, call: int, message: str) -> None:
+        """A line of run.log about one answer: `call 2: ...` in a run, `apply: ...` for a saved answer."""
+        self.log.event(f"{'apply' if self.record.command == 'apply' else f'call {call}'}: {message}")
+
+    def warn_once(self, event: str, note: str) -> None:
+        """`note` on the console and `event` in run.log, once a command however often it comes."""
+        if note not in self.warned:
+            self.warned.add(note)
+            self.log.event(event)
+            self.console.warn(note)
+
+    def survive(self, step: Callable[[], object]) -> None:
+        """A step of the ending, which must not stop the steps after it: an unexpected exception becomes
+        the command's error if it has none yet (the first error is the one that explains it)."""
+        try:
+            step()
+        except Exception as exc:
+            if self.record.error is None:
+                self.record.error = internal_error(exc, self.log.folder, self.log.redact)
+            else:  # the first error's traceback stays; this one is only noted, if the disk lets us
+                with contextlib.suppress(Exception):
+                    self.log.event(f"while ending: {type(exc).__name__}: {exc}")

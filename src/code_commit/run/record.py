@@ -1,0 +1,196 @@
+"""The one record of a command that changes the tree (a run, `code-commit apply`): filled in as the
+command goes, so that one stopped half-way still reports everything it did, and serialised once,
+the same for `--json`, the run folder's `summary.json` and apply's report.
+
+Adding a fact is one change here: a field of `RunRecord`. Its JSON key is the field's name,
+shown for every command unless `fact(shown=...)` names fewer (or `keys=` gives a command a key
+of its own); `internal()` fields are working facts the JSON states in other words (`error`,
+`outcome`). docs/unattended.md documents each key a run shows (tests/docs check it).
+
+Light on purpose (no model SDK, no run loop): a setup error reports through it before anything
+heavy is loaded.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from code_commit.answer.plan import Problem
+from code_commit.builds.runner import BuildResult
+from code_commit.errors import BuildTampered, Ending, exit_code_for
+from code_commit.exits import EXIT, REFUSED_OUTCOME, outcome_name
+from code_commit.llm.base import Usage
+
+RUN = frozenset({"run"})  # `demo` runs the real loop: its record is a run's
+APPLY = frozenset({"apply"})
+EVERY = RUN | APPLY  # `check`, when it comes, joins here and picks its fields with `shown=`
+
+
+def fact(default: Any = None, *, shown: frozenset[str] = EVERY, keys: dict[str, str] | None = None) -> Any:
+    """A field of the record: its default (a list or set is copied for each record), the commands
+    whose JSON shows it, and its key where a command names it otherwise than the field."""
+    metadata = {"shown": shown, "keys": keys or {}}
+    if isinstance(default, list | set | dict):
+        return field(default_factory=lambda: type(default)(default), metadata=metadata)
+    return field(default=default, metadata=metadata)
+
+
+def internal(default: Any = None) -> Any:
+    """A working fact no JSON key shows as it is."""
+    return fact(default, shown=frozenset())
+
+
+@dataclass(frozen=True)
+class CallRecord:
+    """One model call, as the log, the summary and `--json` report it."""
+
+    call: int
+    usage: Usage
+    stop_reason: str  # "error" when the call failed and ended the run
+    duration: float
+    cost_usd: float | None = None  # estimated from the price table; None when the model has no price
+    requests: int = 1  # HTTP requests: failed attempts, the answer and its continuations (as llm.Tally)
+    retries: int = 0
+    continuations: int = 0
+
+
+@dataclass(frozen=True)
+class FileChange:
+    path: str
+    action: str  # "write" or "delete"
+
+
+@dataclass
+class RunRecord:
+    """What a command did and how it ended. The JSON's derived keys (outcome, exit_code, ok, error,
+    attempts, usage, cost_usd, tampered) come first, from the properties below."""
+
+    command: str  # "run" or "apply"
+    passed: bool = internal(False)  # the build passes; --dry-run: the answer is acceptable; apply: applied (or valid)
+    error: Ending | None = internal()  # what ended the command early, if anything did
+    refusal: str | None = internal()  # a run's: why its answers were refused, while none has been applied
+    dry_run: bool = fact(False, keys={"apply": "checked_only"})  # --dry-run; apply's --check
+    files_changed: set[str] = fact(set(), shown=RUN)  # the net change to the tree: from the loop's state
+    files_deleted: set[str] = fact(set(), shown=RUN)
+    calls: list[CallRecord] = fact([], shown=RUN)
+    duration: float = fact(0.0, keys={"run": "duration_s", "apply": "duration_s"})
+    log_dir: Path | None = fact()  # None when the command ended before it had a run folder
+    last_build: BuildResult | None = fact(keys={"apply": "build"})
+    reverted: bool = fact(False, shown=RUN)
+    patch: Path | None = fact(shown=RUN)  # the proposal as a patch: final.patch, dry-run.patch
+    diff: str | None = fact(shown=RUN)  # --dry-run: what the answer would change
+    provider: str | None = fact(shown=RUN)  # who answered
+    model: str | None = fact(shown=RUN)
+    endpoint_host: str | None = fact(shown=RUN)  # host[:port]; None when no network service was used
+    sandbox: str | None = fact()  # what builds run under (Sandbox.describe); None: no build can run
+    applied: bool = fact(False, shown=APPLY)  # apply: the answer was applied
+    source: str | None = fact(shown=APPLY)  # apply: the answer's file, or "standard input"
+    format: str | None = fact(shown=APPLY)  # apply: "caret" or "json" ("auto" if never read)
+    changes: list[FileChange] = fact([], shown=APPLY)
+    missing_deletes: list[str] = fact([], shown=APPLY)  # deletes of files that do not exist: no-ops
+    warnings: list[str] = fact([], shown=APPLY)  # invalid ignore lines, skipped as git skips them
+    problems: list[Problem] = fact([], shown=APPLY)  # why the answer was refused (a run: its last one)
+
+    @property
+    def refused(self) -> bool:
+        """No answer was applied, so no build ran: every answer was refused (--dry-run, apply: the one)."""
+        some = bool(self.problems) or self.refusal is not None
+        return self.error is None and not self.passed and self.last_build is None and some
+
+    @property
+    def exit_code(self) -> int:
+        if self.error is not None:
+            return exit_code_for(self.error)
+        if self.refused and self.command == "apply":  # in a run a refused answer uses up an attempt instead
+            return EXIT.REFUSED
+        return EXIT.OK if self.passed else EXIT.BUILD_FAILS
+
+    @property
+    def outcome(self) -> str:
+        if self.refused:
+            return REFUSED_OUTCOME
+        return outcome_name(self.exit_code, self.dry_run and self.command in RUN)
+
+    @property
+    def message(self) -> str | None:
+        """The JSON's `error`: the error's message; for a refused run, why."""
+        if self.error is not None:
+            return str(self.error)
+        return self.refusal if self.refused else None
+
+    @property
+    def attempts(self) -> int:
+        """Model calls that produced an answer (a call that failed is recorded with stop reason "error")."""
+        return sum(record.stop_reason != "error" for record in self.calls)
+
+    @property
+    def usage(self) -> Usage:
+        return sum((record.usage for record in self.calls), Usage())
+
+    @property
+    def cost_usd(self) -> float | None:
+        """The estimated cost of the calls; None when any call's cost is unknown."""
+        costs = [record.cost_usd for record in self.calls]
+        return None if None in costs else sum(c for c in costs if c is not None)
+
+    def document(self) -> dict[str, Any]:
+        """The JSON object: the derived keys, then each field the command shows."""
+        derived: dict[str, tuple[frozenset[str], Any]] = {
+            "outcome": (EVERY, self.outcome),
+            "exit_code": (EVERY, self.exit_code),
+            "ok": (APPLY, self.exit_code == EXIT.OK),
+            "error": (EVERY, self.message),
+            "attempts": (RUN, self.attempts),
+            "usage": (RUN, self.usage),
+            "cost_usd": (RUN, self.cost_usd),
+            "tampered": (EVERY, self.error.paths if isinstance(self.error, BuildTampered) else []),
+        }
+        document = {key: value for key, (shown, value) in derived.items() if self.command in shown}
+        for item in dataclasses.fields(self):
+            if self.command in item.metadata.get("shown", EVERY):  # a plain field is every command's
+                document[item.metadata.get("keys", {}).get(self.command, item.name)] = getattr(self, item.name)
+        rounded: dict[str, Any] = plain(document)  # durations to the millisecond
+        return rounded
+
+    def to_json(self) -> str:
+        text = json.dumps(self.document(), indent=2, ensure_ascii=False) + "\n"
+        # A lone surrogate (from a model's answer) cannot be written as UTF-8: as its \u escape it
+        # is still valid JSON, and reads back as the same string.
+        return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+    def ended_by(self, error: Ending, duration: float) -> RunRecord:
+        """The record of a command that `error` ended, with what it had done by then, so a script
+        reading it gets one whatever ended it. A session has recorded its ending already: it stands."""
+        if self.error is None:
+            self.error, self.duration = error, duration
+        return self
+
+
+def plain(value: Any) -> Any:
+    """A value of the record as JSON-ready data, durations rounded to the millisecond."""
+    if isinstance(value, BuildResult):
+        return {
+            "passed": value.passed,
+            "exit_code": value.exit_code,
+            "timed_out": value.timed_out,
+            "duration_s": round(value.duration, 3),
+            "log": str(value.log_path),
+            "sandbox": value.sandbox,
+        }
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        value = dataclasses.asdict(value)
+    if isinstance(value, dict):  # durations only: a cost of $0.0004 must not round to 0
+        return {
+            k: round(v, 3) if k.startswith("duration") and isinstance(v, float) else plain(v) for k, v in value.items()
+        }
+    if isinstance(value, set):
+        return sorted(value)
+    if isinstance(value, list | tuple):
+        return [plain(v) for v in value]
+    if isinstance(value, Path):
+        return str(value)
+    return value
