@@ -31,6 +31,11 @@ MIN_KEY_LENGTH = 8
 ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 PROMPT_ORDERS = ("spec", "cache")
 SANDBOX_MODES = ("auto", "require", "off")  # builds/sandbox.py: what each means
+TESTS_MODES = ("protect", "report", "free")  # guard/weakening: what an answer or a build may do to the tests
+TEST_PATTERNS_MODES = (
+    "extend",
+    "replace",
+)  # guard/weakening/paths.py: test_patterns add to the defaults or replace them
 MIN_ROLLUP_BUDGET = 1000  # tokens: below this not even a small project's main files fit
 # bytes: the rollup reads a file whole to judge it, and a model's whole context is a few MiB; a sparse
 # file of 100 GiB under a bigger cap would be read into memory.
@@ -146,6 +151,23 @@ class Settings:
         ["DATABASE_URL"],
     )
     allow_delete: bool = _setting(True, "Whether an answer may delete files; false refuses every ^^^delete block.")
+    tests: str = _setting(
+        "protect",
+        "What an answer or a build may do to the tests. protect: weakening them (a test file deleted, a test "
+        "removed, skipped or emptied of its assertions, a hook or runner setting that changes what runs) refuses "
+        "the answer, and fails the run if the build did it. report: allowed, and named in the console, run.log "
+        "and the record. free: not checked.",
+        flag=RUN_AND_APPLY,
+    )
+    test_patterns: list[str] = _setting(  # noqa: RUF009 - _setting gives a list a default_factory
+        [],
+        "Gitignore-style patterns of more files that are tests or test configuration (matched case-sensitively, "
+        "`!` drops one), added to the built-in ones or, with test_patterns_mode = replace, instead of them.",
+        ["qa/**", "Makefile"],
+    )
+    test_patterns_mode: str = _setting(
+        "extend", "extend: test_patterns add to the built-in test patterns; replace: they are the only ones."
+    )
     edit_threshold_lines: int = _setting(
         500, "The prompt asks for edit blocks, not whole files, for files over this many lines."
     )
@@ -412,6 +434,13 @@ def _validate(settings: Settings, sources: dict[str, str], root: Path) -> None:
     for name in settings.redact_env:
         if not ENV_NAME.fullmatch(name):
             raise bad("redact_env", f"{name!r} is not an environment variable name")
+    if settings.tests not in TESTS_MODES:
+        raise bad("tests", f"must be one of {', '.join(TESTS_MODES)}, not {settings.tests!r}")
+    if settings.test_patterns_mode not in TEST_PATTERNS_MODES:
+        modes = ", ".join(TEST_PATTERNS_MODES)
+        raise bad("test_patterns_mode", f"must be one of {modes}, not {settings.test_patterns_mode!r}")
+    if settings.test_patterns_mode == "replace" and not settings.test_patterns:
+        raise bad("test_patterns_mode", "replace needs test_patterns: with none, no file would be a test")
     if settings.sandbox not in SANDBOX_MODES:
         raise bad("sandbox", f"must be one of {', '.join(SANDBOX_MODES)}, not {settings.sandbox!r}")
     if settings.sandbox_writable:
@@ -426,7 +455,7 @@ def _validate(settings: Settings, sources: dict[str, str], root: Path) -> None:
         raise bad("rollup_max_file_size", "must be 0 or more bytes")
     if settings.rollup_max_file_size > MAX_ROLLUP_FILE_SIZE:
         raise bad("rollup_max_file_size", f"must be at most {MAX_ROLLUP_FILE_SIZE:,} bytes (64 MiB)")
-    for name in ("protected_patterns", "rollup_exclude", "rollup_include"):
+    for name in ("protected_patterns", "rollup_exclude", "rollup_include", "test_patterns"):
         patterns = getattr(settings, name)
         if patterns:
             from code_commit.git.ignore import pattern_problem  # no git call: only the patterns' spelling is checked

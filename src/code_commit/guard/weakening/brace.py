@@ -20,6 +20,7 @@ from code_commit.guard.weakening.chains import (
     dead_ranges,
     form,
     local_names,
+    messages,
     operands_constant,
 )
 from code_commit.guard.weakening.facts import SKIP, Check, FileFacts, Marker, TestUnit
@@ -126,6 +127,8 @@ class _Reader:
         if rules.finder == "rust":
             units, module_attributes = rust_units(tokens, partner)
             for unit in units:
+                if unit.expands is not None:
+                    continue  # made by a test macro: a test, its rows set by the finder
                 unit.test = any(a.name.split("::")[-1] in _RUST_TEST_ATTRIBUTES for a in unit.annotations)
                 unit.rows = [
                     a.args for a in unit.annotations if a.name.split("::")[-1] in rules.row_annotations and a.args
@@ -133,7 +136,7 @@ class _Reader:
             plain = [(w, a) for w, a in module_attributes if not (a.name == "cfg" and self._args_text(a) == "test")]
             return units, plain
         if rules.finder == "members":
-            units, class_annotations = member_units(tokens, partner, rules)
+            units, class_annotations = member_units(tokens, partner, rules, self.lines)
             self._decide_members(units)
             return units, class_annotations
         return generic_units(tokens), []
@@ -203,17 +206,16 @@ class _Reader:
         return k >= 0 and "@test" in self.comments[k].text and start - self.comments[k].pos < 4096
 
     def _annotation_rows(self, args: tuple[int, int]) -> list[tuple[int, int]]:
-        """The cases of one row annotation: each element of an array in it (`@ValueSource(ints = {1, 2})`,
-        `#[TestWith([[1], [2]])]`), or the annotation itself (`[InlineData(1, 2)]`, `#[test_case(1)]`)."""
+        """The cases of one row annotation. JUnit and PHPUnit: each element of an array in it
+        (`@ValueSource(ints = {1, 2})`, `#[TestWith([[1], [2]])]`), else each argument (Kotlin's
+        `@CsvSource("1, 2", "3, 4")`). C# and Rust: the annotation itself (`[InlineData(1, 2)]`)."""
         open_, close = args
+        if self.rules.name not in ("Java", "Kotlin", "PHP"):
+            return [(open_ + 1, close)]
         for j in range(open_ + 1, close):
-            if (
-                self.tokens[j].text in ("{", "[")
-                and self.partner[j] > j
-                and self.rules.name in ("Java", "Kotlin", "PHP")
-            ):
+            if self.tokens[j].text in ("{", "[") and self.partner[j] > j:
                 return arguments(self.tokens, self.partner, j, self.partner[j])
-        return [(open_ + 1, close)]
+        return arguments(self.tokens, self.partner, open_, close)
 
     # -- one test ------------------------------------------------------------------------------------
 
@@ -253,6 +255,11 @@ class _Reader:
             else:
                 checks += found
         checks += self._annotation_checks(unit, names)
+        if unit.expands is not None:  # a test made by a macro: the macro's checks are its checks
+            lo, hi = (bisect.bisect_left(self.chain_starts, edge) for edge in unit.expands)
+            checks += [
+                c for chain in self.chains[lo:hi] if rules.check(chain) for c in self._checks_of(chain, {}, None)
+            ]
         if rules.finder == "go" and unit.simple.startswith("Example"):
             checks += self._example_outputs(unit)
         if rules.extra.get("infix_checks"):
@@ -288,10 +295,11 @@ class _Reader:
             key = f"if {form(tokens, *condition, names)} -> {label}"
             shape = f"if {form(tokens, *condition, names, blank=True)} -> {label}"
             return [Check(key, shape, f"if {self._shown(*condition)}: {label}")]
+        message = messages(tokens, self.partner, chain, least=4 if self.rules.finder == "go" else 3)
         return [
             Check(
-                form(tokens, chain.start, chain.end, names),
-                form(tokens, chain.start, chain.end, names, blank=True),
+                form(tokens, chain.start, chain.end, names, leave_out=message),
+                form(tokens, chain.start, chain.end, names, blank=True, leave_out=message),
                 self._shown(chain.start, chain.end),
                 operands_constant(tokens, chain),
             )

@@ -145,10 +145,21 @@ def _declares(tokens: Sequence[Token], j: int, start: int) -> bool:
     return (before.kind == ID and before.text not in ("return", "else")) or before.text in (">", "]", "?", "*")
 
 
-def form(tokens: Sequence[Token], start: int, end: int, names: dict[str, str], blank: bool = False) -> str:
-    """The tokens' text, layout ignored, local names renamed; `blank` turns every literal into `?`."""
+def form(
+    tokens: Sequence[Token],
+    start: int,
+    end: int,
+    names: dict[str, str],
+    blank: bool = False,
+    leave_out: Sequence[tuple[int, int]] = (),
+) -> str:
+    """The tokens' text, layout ignored, local names renamed; `blank` turns every literal into `?`;
+    the ranges in `leave_out` (a check's message) are left out."""
     out = []
+    skip = Ranges(leave_out) if leave_out else None
     for j in range(start, end):
+        if skip is not None and j in skip:
+            continue
         token = tokens[j]
         if token.kind == ID:
             member = j > start and tokens[j - 1].text in MEMBER
@@ -159,6 +170,25 @@ def form(tokens: Sequence[Token], start: int, end: int, names: dict[str, str], b
         else:
             out.append(token.text)
     return " ".join(out)
+
+
+def messages(tokens: Sequence[Token], partner: Sequence[int], chain: Chain, least: int = 3) -> list[tuple[int, int]]:
+    """The message arguments of a check's calls, so rewording one changes no check: a lone string
+    last among at least `least` arguments (`assertEquals(2, x, "why")`, `assert.equal(a, b, "why")`),
+    or first if the last is no string (JUnit 4's `assertEquals("why", 2, x)`)."""
+    found = []
+    for open_, close in chain.calls:
+        if tokens[open_].text != "(":
+            continue
+        parts = arguments(tokens, partner, open_, close)
+        if len(parts) < least:
+            continue
+        last, first = parts[-1], parts[0]
+        if last[1] - last[0] == 1 and tokens[last[0]].kind == STR:
+            found.append((last[0] - 1, last[1]))  # with the comma before it
+        elif first[1] - first[0] == 1 and tokens[first[0]].kind == STR:
+            found.append((first[0], first[1] + 1))
+    return found
 
 
 def _unquoted(text: str) -> str:

@@ -83,15 +83,16 @@ def _renames(
     pairs = []
     left = list(new)
     still_gone = []
+    every_new_check = Counter(c.key for unit in new for c in unit.checks)
     for old in gone:
         match = next((unit for unit in left if old.body and unit.body == old.body), None)
         if match is None:
             match = next((unit for unit in left if _keeps_checks(old, unit)), None)
-        if match is None:
-            still_gone.append(old)
-        else:
+        if match is not None:
             pairs.append((old, match))
             left.remove(match)
+        elif not (old.checks and not Counter(c.key for c in old.checks) - every_new_check):
+            still_gone.append(old)  # else split into new tests, or merged into one, its checks all kept
     return pairs, still_gone, left
 
 

@@ -23,6 +23,8 @@ from code_commit.guard.weakening.runner_config import config_findings
 # any change to it is reported as unchecked, so size cannot buy a way past the check.
 MAX_READ = 8 * 2**20
 DOC_SUFFIXES = frozenset({".md", ".markdown", ".rst", ".adoc"})
+# What a new file can do to tests elsewhere: a hook (conftest.py), a collection filter, a focus marker.
+_REACHING = frozenset({What.HOOK, What.NARROWED, What.FOCUSED})
 
 
 @dataclass(frozen=True)
@@ -90,8 +92,15 @@ def _judge_file(change: Change) -> _Result:
     if configured is not None:
         result.judged.findings += configured
     language = _language(path)
-    tests_inside = change.test_file or holds_tests(path, before)
-    if not tests_inside or before is None:
+    tests_inside = change.test_file or holds_tests(path, before or after)
+    if not tests_inside or (after is None and before is None):
+        return result
+    if before is None:  # a new file weakens no test of its own, but may reach the others
+        if language is not None and after is not None and len(after) <= MAX_READ:
+            new = judge(path, FileFacts(), _facts(path, after))
+            result.judged.findings += [f for f in new.findings if f.what in _REACHING]
+            result.judged.added = new.added  # tests moved here from a file deleted or changed in the same set
+            result.family = language
         return result
     if after is None:
         result.deleted = True

@@ -21,11 +21,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
+from code_commit.config.settings import TEST_PATTERNS_MODES
 from code_commit.guard.weakening.languages import BY_SUFFIX, JS, RUST, TS
 from code_commit.guard.weakening.lexer import ID, PUNCT, brackets, code, lex
 
 SOURCE = "test_patterns"
-MODES = ("extend", "replace")
 
 # Folders of tests, at any depth (a pattern with no slash but a trailing one matches a folder anywhere).
 TEST_FOLDERS = (
@@ -104,8 +104,8 @@ DEFAULT_PATTERNS = (*TEST_FOLDERS, *TEST_FILES, *TEST_CONFIG)
 
 def test_pattern_lines(patterns: Sequence[str], mode: str) -> tuple[str, ...]:
     """The patterns in force: the defaults then the user's, or the user's alone."""
-    if mode not in MODES:
-        raise ValueError(f"test_patterns_mode must be one of {', '.join(MODES)}, not {mode!r}")
+    if mode not in TEST_PATTERNS_MODES:
+        raise ValueError(f"test_patterns_mode must be one of {', '.join(TEST_PATTERNS_MODES)}, not {mode!r}")
     return tuple(patterns) if mode == "replace" else (*DEFAULT_PATTERNS, *patterns)
 
 

@@ -241,10 +241,11 @@ class _Reader:
         markers = outer_markers + self._decorator_markers(function.decorator_list)
         markers += [m for s in function.body for m in self._markers_in(s)]
         live, unreachable, _ = self._block(function.body, names, cls)
+        rows = self._rows(function.decorator_list) + (self._rows(cls.decorator_list) if cls else [])
         self.out.tests[name] = TestUnit(
             name=name,
             simple=function.name,
-            checks=tuple(live),
+            checks=tuple(live + rows),
             unreachable=unreachable,
             markers=tuple(markers),
             cases=outer_cases * self._cases(function.decorator_list),
@@ -291,6 +292,13 @@ class _Reader:
         """The parametrized cases the decorators make, multiplied; a list that is not written out
         counts as one."""
         cases = 1
+        for values in self._case_lists(decorators):
+            cases *= len(values)
+        return cases
+
+    def _case_lists(self, decorators: list[ast.expr]) -> list[list[ast.expr]]:
+        """The argument values of each `@pytest.mark.parametrize` written out as a list."""
+        found = []
         for decorator in decorators:
             if not isinstance(decorator, ast.Call) or not (self.dotted(decorator.func) or "").endswith("parametrize"):
                 continue
@@ -299,8 +307,16 @@ class _Reader:
                 if keyword.arg == "argvalues":
                     values = keyword.value
             if isinstance(values, ast.List | ast.Tuple | ast.Set):
-                cases *= len(values.elts)
-        return cases
+                found.append(values.elts)
+        return found
+
+    def _rows(self, decorators: list[ast.expr]) -> list[Check]:
+        """Each parametrized case as a row, so a case whose values changed is seen."""
+        return [
+            Check("case " + _fingerprint(v, {}), "case " + _fingerprint(v, {}, blank=True), self._shown(v), row=True)
+            for values in self._case_lists(decorators)
+            for v in values
+        ]
 
     def _block(
         self, statements: list[ast.stmt], names: dict[str, str], cls: ast.ClassDef | None
@@ -405,15 +421,35 @@ class _Reader:
                 self._note_helpers(child, f"{statement.name}.")
 
     def _check(self, node: ast.AST, names: dict[str, str]) -> Check:
+        checked = _without_message(node)
         return Check(
-            key=_fingerprint(node, names),
-            shape=_fingerprint(node, names, blank=True),
+            key=_fingerprint(checked, names),
+            shape=_fingerprint(checked, names, blank=True),
             shown=self._shown(node),
             always_passes=_always_passes(node),
         )
 
     def _shown(self, node: ast.AST) -> str:
         return ast.get_source_segment(self.source, node) or type(node).__name__
+
+
+_ONE_ARGUMENT = frozenset({"assertTrue", "assertFalse", "assertIsNone", "assertIsNotNone", "assert_", "fail"})
+
+
+def _without_message(node: ast.AST) -> ast.AST:
+    """A check without its message, so rewording a message changes no check: `assert x, "msg"`,
+    `self.assertEqual(a, b, "msg")`, `msg=`/`reason=` keywords."""
+    if isinstance(node, ast.Assert):
+        return ast.Assert(test=node.test, msg=None)
+    if not isinstance(node, ast.Call):
+        return node
+    name = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
+    arity = 1 if name in _ONE_ARGUMENT else 2
+    args = list(node.args)
+    if len(args) > arity and isinstance(args[-1], ast.Constant) and isinstance(args[-1].value, str):
+        args = args[:-1]
+    keywords = [k for k in node.keywords if k.arg not in ("msg", "message", "reason", "err_msg")]
+    return ast.Call(func=node.func, args=args, keywords=keywords)
 
 
 def _top_statements(body: list[ast.stmt], live: bool = True) -> Iterator[tuple[ast.stmt, bool]]:
@@ -503,7 +539,8 @@ def _local_names(function: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, 
             bound.append((node.lineno, node.col_offset, node.name))
     names: dict[str, str] = {}
     for _, _, name in sorted(bound):
-        names.setdefault(name, f"_{len(names) + 1}")
+        if name not in _SELF:  # a test moved into a class gains `self`, and stays the same test
+            names.setdefault(name, f"_{len(names) + 1}")
     return names
 
 

@@ -11,6 +11,8 @@ Four finders, after how the languages declare tests:
 Every finder walks the tokens once, jumping over bodies with the bracket partners.
 """
 
+# ruff: noqa: SIM905 - word lists read best as words
+
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -41,6 +43,7 @@ class Unit:
     head: tuple[int, int] | None = None  # the declaration's arguments (a test call's, a C test macro's)
     rows: list[tuple[int, int]] = field(default_factory=list)  # token ranges of cases (a table's rows)
     declaration: Chain | None = None  # the call that declares it (`it.skip(...)`)
+    expands: tuple[int, int] | None = None  # Rust: the body of the test-making macro this invocation expands
     extra_markers: list[tuple[str, tuple[int, int]]] = field(default_factory=list)  # (kind, token range)
 
 
@@ -155,7 +158,7 @@ def _object_entries(
 
 
 def member_units(
-    tokens: Sequence[Token], partner: Sequence[int], rules: Rules
+    tokens: Sequence[Token], partner: Sequence[int], rules: Rules, lines: Sequence[int]
 ) -> tuple[list[Unit], list[tuple[str, Annotation]]]:
     """The methods and functions of classes, namespaces and the file, each with its annotations;
     and the annotations of the classes themselves (`@Disabled` on a class), as (class, annotation)."""
@@ -180,6 +183,14 @@ def member_units(
             segment = i + 1
             i += 1
             continue
+        if token.kind == PUNCT and token.text == "=" and rules.name == "Kotlin" and _declares_fun(tokens, segment, i):
+            end = _kotlin_expression_end(tokens, partner, lines, i + 1, n)
+            unit = _method(tokens, partner, segment, i, containers, rules)
+            if unit is not None:
+                unit.body = (i + 1, end)
+                units.append(unit)
+            i = segment = end
+            continue
         if token.kind == PUNCT and token.text == "{":
             close = partner[i] if partner[i] > i else n
             container = _container_name(tokens, partner, segment, i, rules)
@@ -201,6 +212,32 @@ def member_units(
             continue
         i += 1
     return units, class_annotations
+
+
+_KOTLIN_DECLARATION_STARTS = frozenset(
+    """@ fun val var class object interface init companion override private public internal protected suspend
+    open abstract data enum sealed inner lateinit const annotation""".split()
+)
+
+
+def _declares_fun(tokens: Sequence[Token], start: int, end: int) -> bool:
+    return any(tokens[j].kind == ID and tokens[j].text == "fun" for j in range(start, end))
+
+
+def _kotlin_expression_end(
+    tokens: Sequence[Token], partner: Sequence[int], lines: Sequence[int], start: int, n: int
+) -> int:
+    """Where a Kotlin expression body (`fun x() = expr`) ends: at the first token of a later line
+    that starts a declaration, or at the container's closing brace."""
+    j = start
+    while j < n:
+        token = tokens[j]
+        if token.kind == PUNCT and token.text == "}":
+            return j
+        if j > start and lines[j] > lines[j - 1] and token.text in _KOTLIN_DECLARATION_STARTS:
+            return j
+        j = partner[j] + 1 if token.kind == PUNCT and token.text in "([{" and partner[j] > j else j + 1
+    return n
 
 
 def _container_name(tokens: Sequence[Token], partner: Sequence[int], start: int, end: int, rules: Rules) -> str | None:
@@ -375,11 +412,33 @@ def rust_units(tokens: Sequence[Token], partner: Sequence[int]) -> tuple[list[Un
     module_attributes: list[tuple[str, Annotation]] = []
     containers: list[tuple[str, int]] = []
     pending: list[Annotation] = []
+    test_macros: dict[str, tuple[int, int]] = {}  # macro_rules! that make a #[test] fn: name -> body
     n = len(tokens)
     i = 0
     while i < n:
         token = tokens[i]
         text = token.text
+        if token.kind == ID and text == "macro_rules" and i + 3 < n and tokens[i + 1].text == "!":
+            open_ = i + 3
+            if tokens[i + 2].kind == ID and tokens[open_].text in "({[" and partner[open_] > open_:
+                body = (open_ + 1, partner[open_])
+                if _makes_tests(tokens, *body):
+                    test_macros[tokens[i + 2].text] = body
+                i = partner[open_] + 1
+                pending = []
+                continue
+        if token.kind == ID and text in test_macros and i + 2 < n and tokens[i + 1].text == "!":
+            open_ = i + 2
+            if tokens[open_].text in "({[" and partner[open_] > open_:
+                close = partner[open_]
+                label = next((t.text for t in tokens[open_ + 1 : close] if t.kind == ID), text)
+                module = "::".join(c for c, _ in containers if c)
+                unit = Unit(f"{module}::{label}" if module else label, label, True, (open_ + 1, close))
+                unit.annotations, unit.expands, unit.rows = list(pending), test_macros[text], [(open_ + 1, close)]
+                units.append(unit)
+                pending = []
+                i = close + 1
+                continue
         if token.kind == PUNCT and text == "#" and i + 1 < n:
             inner = tokens[i + 1].text == "!"
             open_ = i + 2 if inner else i + 1
@@ -424,9 +483,9 @@ def rust_units(tokens: Sequence[Token], partner: Sequence[int]) -> tuple[list[Un
             i += 3
             continue
         if token.kind == ID and text == "fn" and i + 1 < n and tokens[i + 1].kind == ID:
-            unit, i = _rust_fn(tokens, partner, i, containers, pending)
-            if unit is not None:
-                units.append(unit)
+            function, i = _rust_fn(tokens, partner, i, containers, pending)
+            if function is not None:
+                units.append(function)
             pending = []
             continue
         if token.kind == PUNCT and text in "([{" and partner[i] > i:
@@ -435,6 +494,13 @@ def rust_units(tokens: Sequence[Token], partner: Sequence[int]) -> tuple[list[Un
             continue
         i += 1
     return units, module_attributes
+
+
+def _makes_tests(tokens: Sequence[Token], start: int, end: int) -> bool:
+    return any(
+        tokens[j].text == "#" and tokens[j + 1].text == "[" and tokens[j + 2].text == "test"
+        for j in range(start, end - 2)
+    )
 
 
 def _rust_attribute(tokens: Sequence[Token], partner: Sequence[int], open_: int) -> list[Annotation]:
