@@ -241,12 +241,13 @@ def dead_ranges(
     tokens: Sequence[Token], partner: Sequence[int], start: int, end: int, lines: Sequence[int]
 ) -> list[tuple[int, int]]:
     """Token ranges of a body that never run: the rest of the body after a `return` at its top
-    level (or `if (true) return`), and the block of an `if (false)`. `lines`: each token's line."""
+    level (or `if (true) return`), and the block of an `if (false)`. `lines`: each token's line.
+    A `return` under a condition (`if (x) return;`) ends nothing."""
     dead = []
     j = start
     while j < end:
         token = tokens[j]
-        if token.kind == PUNCT and token.text in "([{" and partner[j] > j and token.text != "{":
+        if token.kind == PUNCT and token.text in "([" and partner[j] > j:
             j = partner[j] + 1
             continue
         if token.kind == ID and token.text == "return":
@@ -257,26 +258,37 @@ def dead_ranges(
         if token.kind == ID and token.text == "if":
             condition, consequent = _condition(tokens, partner, j, end)
             truth = _constant_truth(tokens[condition[0] : condition[1]])
-            if truth is False and consequent < end:
-                close = (
-                    partner[consequent] if tokens[consequent].text == "{" else _statement_end(tokens, consequent, end)
-                )
-                dead.append((consequent, min(close + 1, end)))
-                j = min(close + 1, end)
-                continue
-            if truth is True and consequent < end and _returns_first(tokens, consequent):
-                close = (
-                    partner[consequent] if tokens[consequent].text == "{" else _statement_end(tokens, consequent, end)
-                )
-                if close + 1 < end:
-                    dead.append((close + 1, end))
+            after = _consequent_end(tokens, partner, consequent, end, lines)
+            if truth is False:
+                dead.append((consequent, after))
+            elif truth is True and consequent < end and _returns_first(tokens, consequent):
+                if after < end:
+                    dead.append((after, end))
                 return dead
+            elif consequent < end:
+                dead += dead_blocks_only(tokens, partner, consequent, after)
+            j = after
+            continue
+        if token.kind == ID and token.text == "else" and j + 1 < end and tokens[j + 1].text not in ("{", "if"):
+            after = _consequent_end(tokens, partner, j + 1, end, lines)
+            dead += dead_blocks_only(tokens, partner, j + 1, after)
+            j = after
+            continue
         if token.kind == PUNCT and token.text == "{" and partner[j] > j:
             dead += dead_blocks_only(tokens, partner, j + 1, min(partner[j], end))
             j = partner[j] + 1
             continue
         j += 1
     return dead
+
+
+def _consequent_end(tokens: Sequence[Token], partner: Sequence[int], j: int, end: int, lines: Sequence[int]) -> int:
+    """The end of the statement an `if` or `else` governs: its block, or one statement."""
+    if j >= end:
+        return end
+    if tokens[j].text == "{" and partner[j] > j:
+        return min(partner[j] + 1, end)
+    return _after_statement(tokens, partner, j, end, lines) if tokens[j].text != ";" else j + 1
 
 
 def dead_blocks_only(tokens: Sequence[Token], partner: Sequence[int], start: int, end: int) -> list[tuple[int, int]]:

@@ -164,6 +164,8 @@ class _Reader:
             self._read_class(statement, "", live and self.module_collected, classes, [], 1)
         elif isinstance(statement, ast.Assign | ast.AugAssign | ast.AnnAssign | ast.Expr):
             self._read_module_assignment(statement)
+        if isinstance(statement, ast.Assign | ast.AnnAssign | ast.Expr | ast.Raise):
+            out.markers += self._skips_at_import(statement)
 
     def _read_module_assignment(self, statement: ast.stmt) -> None:
         out = self.out
@@ -185,6 +187,18 @@ class _Reader:
                 value = _value(statement)
                 entries = value.elts if isinstance(value, ast.List | ast.Tuple | ast.Set) else [value]
                 out.narrowing += [f"{name}: {self._shown(entry)}" for entry in entries if entry is not None]
+
+    def _skips_at_import(self, statement: ast.stmt) -> list[Marker]:
+        """Skips that run when the module is imported (`pytest.importorskip("x")`, `pytest.skip(...,
+        allow_module_level=True)`, `raise SkipTest`), not marker objects made for later (`pytest.mark.*`)."""
+        if isinstance(statement, ast.Raise):
+            return self._markers_in(statement, where="module")
+        found = []
+        for node in ast.walk(statement):
+            runs_now = isinstance(node, ast.Call) and ".mark." not in f".{self.dotted(node.func)}."
+            if runs_now and isinstance(node, ast.Call) and self._marker_kind(node.func) == SKIP:
+                found.append(Marker(SKIP, self._marker_key(node), "module", self._shown(node)))
+        return found
 
     def _autouse_fixture(self, function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
         for decorator in function.decorator_list:
