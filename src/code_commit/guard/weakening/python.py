@@ -195,8 +195,9 @@ class _Reader:
             return self._markers_in(statement, where="module")
         found = []
         for node in ast.walk(statement):
-            runs_now = isinstance(node, ast.Call) and ".mark." not in f".{self.dotted(node.func)}."
-            if runs_now and isinstance(node, ast.Call) and self._marker_kind(node.func) == SKIP:
+            if not isinstance(node, ast.Call) or ".mark." in f".{self.dotted(node.func)}.":
+                continue
+            if self._marker_kind(node.func) == SKIP:
                 found.append(Marker(SKIP, self._marker_key(node), "module", self._shown(node)))
         return found
 
