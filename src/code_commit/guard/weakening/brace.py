@@ -40,6 +40,7 @@ WHOLE_FILE = "(the whole file)"
 _GO_TEST = re.compile(r"(Test|Fuzz|Example)([^a-z]|$)")
 _RUST_TEST_ATTRIBUTES = frozenset({"test", "rstest", "test_case", "quickcheck", "wasm_bindgen_test"})
 _GO_OUTPUT = re.compile(r"^//\s*(Unordered output|Output):", re.IGNORECASE)
+_LITERALS = re.compile(r"\d+(?:\.\d+)?|'[^']*'|\"[^\"]*\"|\b(?:true|false|null|undefined)\b")
 _HIDDEN_CATCH_TAG = re.compile(r"\[(\.|!mayfail|!shouldfail|hide)")
 
 
@@ -265,6 +266,7 @@ class _Reader:
         if rules.extra.get("infix_checks"):
             checks += self._infix_checks(unit, names, dead)
         rows = [self._row(span, names) for span in unit.rows]
+        rows += [Check(f"case {row}", "case " + _LITERALS.sub("?", row), row, row=True) for row in unit.text_rows]
         self.out.tests[unit.name] = TestUnit(
             name=unit.name,
             simple=unit.simple,

@@ -42,6 +42,7 @@ class Unit:
     annotations: list[Annotation] = field(default_factory=list)
     head: tuple[int, int] | None = None  # the declaration's arguments (a test call's, a C test macro's)
     rows: list[tuple[int, int]] = field(default_factory=list)  # token ranges of cases (a table's rows)
+    text_rows: list[str] = field(default_factory=list)  # cases written as text: a tagged template's lines
     declaration: Chain | None = None  # the call that declares it (`it.skip(...)`)
     expands: tuple[int, int] | None = None  # Rust: the body of the test-making macro this invocation expands
     extra_markers: list[tuple[str, tuple[int, int]]] = field(default_factory=list)  # (kind, token range)
@@ -65,7 +66,10 @@ def call_units(tokens: Sequence[Token], partner: Sequence[int], chains: Sequence
         body = _callback_body(tokens, partner, parts[1:], close)
         unit = Unit(name, name, head in JS_TESTS, body, suite=head in JS_SUITES, head=args, declaration=chain)
         table = chain.call_after("each") or chain.call_after("with")
-        if table is not None:
+        if table is not None and table[0] == table[1]:  # a tagged template: a header line, then a row a line
+            lines = [" ".join(line.split()) for line in tokens[table[0]].text.strip("`").splitlines()]
+            unit.text_rows = [line for line in lines if line][1:]
+        elif table is not None:
             unit.rows = _table_rows(tokens, partner, table)
         for part in parts[1:]:  # an options object: { skip: true }, { only: true }, { todo: "..." }
             start, end = part
@@ -126,11 +130,8 @@ def _callback_body(
 
 
 def _table_rows(tokens: Sequence[Token], partner: Sequence[int], table: tuple[int, int]) -> list[tuple[int, int]]:
-    """The rows of `test.each([...])`, `test.each`\\`...\\``, Pest's `->with([...])`."""
+    """The rows of `test.each([...])` and Pest's `->with([...])`."""
     open_, close = table
-    if open_ == close:  # a tagged template: a header line, then a row a line
-        lines = [line for line in tokens[open_].text.strip("`").splitlines() if line.strip()]
-        return [(open_, open_ + 1)] * max(0, len(lines) - 1)
     parts = arguments(tokens, partner, open_, close)
     if len(parts) == 1 and tokens[parts[0][0]].text == "[":
         start = parts[0][0]
