@@ -139,6 +139,10 @@ class _Reader:
         if rules.finder == "members":
             units, class_annotations = member_units(tokens, partner, rules, self.lines)
             self._decide_members(units)
+            if rules.name == "PHP":  # Pest: test('...', function () {...}), as in JavaScript
+                calls = call_units(tokens, partner, self.chains)
+                self._qualify(calls)
+                units += calls
             return units, class_annotations
         return generic_units(tokens), []
 
