@@ -501,11 +501,11 @@ _SUREFIRE_FLAGS = frozenset(
 )
 
 
-def _blocks(text: str, open_tag: str, close_tag: str) -> list[str]:
-    """The text of each `<tag>...</tag>` block, opens and closes paired in one pass."""
+def _blocks(text: str, tag: str) -> list[str]:
+    """The text of each outermost `<tag ...>...</tag>` block, opens and closes paired in one pass."""
     marks = sorted(
-        [(m.start(), 1) for m in re.finditer(re.escape(open_tag), text)]
-        + [(m.end(), -1) for m in re.finditer(re.escape(close_tag), text)]
+        [(m.start(), 1) for m in re.finditer(rf"<{re.escape(tag)}(?=[\s>/])", text)]
+        + [(m.end(), -1) for m in re.finditer(rf"</{re.escape(tag)}\s*>", text)]
     )
     blocks = []
     stack: list[int] = []
@@ -527,10 +527,10 @@ def _pom(path: str, before: bytes | None, after: bytes | None) -> list[Finding]:
     def settings(data: bytes | None) -> Counter[tuple[str, str]]:
         text = _XML_COMMENT.sub("", _text(data) or "")
         found: Counter[tuple[str, str]] = Counter()
-        for block in _blocks(text, "<plugin>", "</plugin>"):
+        for block in _blocks(text, "plugin"):
             if "surefire" in block or "failsafe" in block:
                 found.update(_elements(block))
-        for block in _blocks(text, "<properties>", "</properties>"):
+        for block in _blocks(text, "properties"):
             found.update((k, v) for k, v in _elements(block) if k.startswith(("maven.", "skip", "test")))
         found.update((k, v) for k, v in _elements(text) if k == "testSourceDirectory")
         return found
@@ -553,10 +553,10 @@ def _phpunit(path: str, before: bytes | None, after: bytes | None) -> list[Findi
     def settings(data: bytes | None) -> tuple[Counter[tuple[str, str]], dict[str, str]]:
         text = _XML_COMMENT.sub("", _text(data) or "")
         entries: Counter[tuple[str, str]] = Counter()
-        for block in _blocks(text, "<testsuite", "</testsuite>"):
+        for block in _blocks(text, "testsuite"):
             entries.update(_elements(block))
-        for block in _blocks(text, "<groups>", "</groups>"):
-            for part in _blocks(block, "<exclude>", "</exclude>"):
+        for block in _blocks(text, "groups"):
+            for part in _blocks(block, "exclude"):
                 entries.update(("exclude-group", v) for k, v in _elements(part) if k == "group")
         flags = dict(re.findall(r"\b((?:failOn|beStrictAbout)\w*)\s*=\s*\"(true|false)\"", text))
         return entries, flags
