@@ -71,6 +71,7 @@ class _Reader:
             if not unit.test and not unit.suite:
                 self.helpers[unit.simple] = sum(1 for c in self._body_chains(unit, []) if rules.check(c))
         in_tests = Ranges(u.body for u in tests)
+        declarations = {id(u.declaration) for u in tests if u.declaration is not None}
         for unit in tests:
             self._add_test(unit, [t for t in tests if t is not unit and unit.body[0] <= t.body[0] < unit.body[1]])
         for unit in units:
@@ -79,7 +80,7 @@ class _Reader:
                 self.out.others[form(self.tokens, *unit.body, names)] = unit.name
         suites = [u for u in units if u.suite]
         for chain in self.chains:
-            if chain.start in in_tests or any(chain is u.declaration for u in tests):
+            if chain.start in in_tests or id(chain) in declarations:
                 continue
             kind = rules.marker(chain)
             if kind is not None:

@@ -59,6 +59,11 @@ def chains(tokens: Sequence[Token], partner: Sequence[int], rust: bool = False) 
                 names.append(tokens[j + 1].text)
                 name_at.append(j + 1)
                 j += 2
+            elif (text == "<" or (text == "::" and j + 1 < n and tokens[j + 1].text == "<")) and not calls:
+                after_type = _type_arguments_end(tokens, j + 1 if text == "::" else j)
+                if after_type is None:
+                    break
+                j = after_type  # Assert.IsType<Error>(x), parse::<i64>(), List.of<T>(...)
             elif kind == PUNCT and text in ("(", "["):
                 close = min(partner[j], n - 1) if partner[j] >= 0 else n - 1
                 calls.append((j, close))
@@ -75,6 +80,23 @@ def chains(tokens: Sequence[Token], partner: Sequence[int], rust: bool = False) 
                 break
         found.append(Chain(i, j, tuple(names), tuple(name_at), tuple(calls), macro, tuple(after)))
     return found
+
+
+def _type_arguments_end(tokens: Sequence[Token], j: int) -> int | None:
+    """Where the type arguments `<...>` at j end, if they are followed by a call: else None (a
+    comparison `a < b`)."""
+    depth = 0
+    for k in range(j, min(j + 32, len(tokens))):
+        text = tokens[k].text
+        if text == "<":
+            depth += 1
+        elif text == ">":
+            depth -= 1
+            if depth == 0:
+                return k + 1 if k + 1 < len(tokens) and tokens[k + 1].text == "(" else None
+        elif text in (";", "{", "}", "(", ")", "=", "&&", "||"):
+            return None
+    return None
 
 
 def arguments(tokens: Sequence[Token], partner: Sequence[int], open_: int, close: int) -> list[tuple[int, int]]:

@@ -27,6 +27,7 @@ parses cannot make them recurse too deep.
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
@@ -51,6 +52,7 @@ OUTCOME_HOOKS = frozenset(
 _EXITS = frozenset({"os._exit", "sys.exit", "exit", "quit", "os.abort", "posix._exit"})
 _RAISES = frozenset({"raises", "warns", "deprecated_call"})
 _COLLECT_IGNORE = ("collect_ignore", "collect_ignore_glob")
+_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")
 
 
 def python_facts(source: bytes) -> FileFacts:
@@ -73,7 +75,8 @@ class _Class:
 class _Reader:
     def __init__(self, tree: ast.Module, source: bytes) -> None:
         self.tree = tree
-        self.source = source.decode("utf-8", "replace")
+        # Lines as Python counts them (\n, \r\n or \r; not the form feeds str.splitlines also splits on).
+        self.lines = _LINE.findall(source.decode("utf-8", "replace"))
         self.aliases: dict[str, str] = {}  # local name -> dotted name it stands for
         self.alias_values: dict[str, ast.expr] = {}  # local name -> the expression it was set to
         self.helpers: dict[str, int] = {}  # module function or method name -> checks it holds
@@ -445,7 +448,17 @@ class _Reader:
         )
 
     def _shown(self, node: ast.AST) -> str:
-        return ast.get_source_segment(self.source, node) or type(node).__name__
+        """The node's text as written: like ast.get_source_segment, without splitting the whole
+        source on every call (that made a file of many checks cost the square of its size)."""
+        first, last = getattr(node, "lineno", None), getattr(node, "end_lineno", None)
+        start, end = getattr(node, "col_offset", None), getattr(node, "end_col_offset", None)
+        if first is None or last is None or start is None or end is None or last > len(self.lines):
+            return type(node).__name__
+        if first == last:
+            return self.lines[first - 1].encode()[start:end].decode("utf-8", "replace")
+        head = self.lines[first - 1].encode()[start:].decode("utf-8", "replace")
+        tail = self.lines[last - 1].encode()[:end].decode("utf-8", "replace")
+        return head + "".join(self.lines[first : last - 1]) + tail
 
 
 _ONE_ARGUMENT = frozenset({"assertTrue", "assertFalse", "assertIsNone", "assertIsNotNone", "assert_", "fail"})
