@@ -76,7 +76,7 @@ class _Reader:
     def __init__(self, tree: ast.Module, source: bytes) -> None:
         self.tree = tree
         # Lines as Python counts them (\n, \r\n or \r; not the form feeds str.splitlines also splits on).
-        self.lines = _LINE.findall(source.decode("utf-8", "replace"))
+        self.lines: list[str] = _LINE.findall(source.decode("utf-8", "replace"))
         self.aliases: dict[str, str] = {}  # local name -> dotted name it stands for
         self.alias_values: dict[str, ast.expr] = {}  # local name -> the expression it was set to
         self.helpers: dict[str, int] = {}  # module function or method name -> checks it holds
@@ -450,8 +450,10 @@ class _Reader:
     def _shown(self, node: ast.AST) -> str:
         """The node's text as written: like ast.get_source_segment, without splitting the whole
         source on every call (that made a file of many checks cost the square of its size)."""
-        first, last = getattr(node, "lineno", None), getattr(node, "end_lineno", None)
-        start, end = getattr(node, "col_offset", None), getattr(node, "end_col_offset", None)
+        first: int | None = getattr(node, "lineno", None)
+        last: int | None = getattr(node, "end_lineno", None)
+        start: int | None = getattr(node, "col_offset", None)
+        end: int | None = getattr(node, "end_col_offset", None)
         if first is None or last is None or start is None or end is None or last > len(self.lines):
             return type(node).__name__
         if first == last:
