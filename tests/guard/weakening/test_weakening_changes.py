@@ -98,7 +98,7 @@ def test_a_new_file_reaches_other_tests_only_through_hooks_filters_and_focus() -
 def test_a_test_file_over_the_read_limit_is_unchecked_and_reported(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(detect, "MAX_READ", 64)
     found = file_weakenings("tests/test_calc.py", CALC, CALC + b"# a comment\n")
-    assert [f.what for f in found] == [What.UNREADABLE] and "too large to check" in found[0].detail
+    assert [f.what for f in found] == [What.UNCHECKED] and "over" in found[0].detail
 
 
 def test_a_finding_reads_as_path_test_what_and_detail() -> None:

@@ -106,12 +106,11 @@ def test_deleting_any_assertion_line_of_a_real_file_is_detected(name: str, path:
     assert missed == []
 
 
-@pytest.mark.parametrize(("name", "path", "count"), _real())
+# pathutil.rs's tests are macro calls, skipped through the macro: the corpus has that case.
+@pytest.mark.parametrize(("name", "path", "count"), [r for r in _real() if r[0] != "ripgrep/pathutil.rs"])
 def test_skipping_any_test_of_a_real_file_is_detected(name: str, path: str, count: int) -> None:
     source = (STYLES / name).read_text()
     suffix = Path(path).suffix
-    if suffix not in SKIP_EDIT or name == "ripgrep/pathutil.rs":  # its tests are macro calls: see the corpus
-        pytest.skip(f"{name}: no mechanical skip edit for this style")
     pattern, replacement = SKIP_EDIT[suffix]
     places = list(re.finditer(pattern, source, re.MULTILINE))
     assert places

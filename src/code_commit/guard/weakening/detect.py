@@ -117,8 +117,8 @@ def _judge_file(change: Change) -> _Result:
             result.judged.findings.append(Finding(path, What.DATA_CHANGED, "", ""))
         return result
     if len(before) > MAX_READ or len(after) > MAX_READ:
-        detail = f"over {MAX_READ // 2**20} MiB: too large to check, so any change to it counts"
-        result.judged.findings.append(Finding(path, What.UNREADABLE, "", detail))
+        detail = f"over {MAX_READ // 2**20} MiB: any change to it counts"
+        result.judged.findings.append(Finding(path, What.UNCHECKED, "", detail))
         return result
     judged = judge(path, _facts(path, before), _facts(path, after))
     judged.findings = result.judged.findings + judged.findings

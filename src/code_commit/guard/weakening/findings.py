@@ -21,6 +21,7 @@ class What(enum.Enum):
     NARROWED = "narrowed what the test runner collects or fails on"
     DATA_CHANGED = "changed expected data (a snapshot, golden file or fixture)"
     UNREADABLE = "made a test file unreadable to its runner"
+    UNCHECKED = "changed a test file too large to check"
 
 
 @dataclass(frozen=True)

@@ -80,6 +80,7 @@ class _Reader:
         self.aliases: dict[str, str] = {}  # local name -> dotted name it stands for
         self.alias_values: dict[str, ast.expr] = {}  # local name -> the expression it was set to
         self.helpers: dict[str, int] = {}  # module function or method name -> checks it holds
+        self.module_lists: dict[str, ast.expr] = {}  # NAME = [...] at module level: parametrize may name one
         self.out = FileFacts()
         self.module_collected = True
 
@@ -99,6 +100,9 @@ class _Reader:
     # -- names ----------------------------------------------------------------------------------------
 
     def _note_alias(self, statement: ast.stmt) -> None:
+        if isinstance(statement, ast.Assign | ast.AnnAssign) and isinstance(statement.value, ast.List | ast.Tuple):
+            for name in _targets(statement):
+                self.module_lists[name] = statement.value
         if isinstance(statement, ast.Import):
             for alias in statement.names:
                 if alias.asname:
@@ -324,6 +328,8 @@ class _Reader:
             for keyword in decorator.keywords:
                 if keyword.arg == "argvalues":
                     values = keyword.value
+            if isinstance(values, ast.Name):
+                values = self.module_lists.get(values.id)  # CASES = [...] at module level
             if isinstance(values, ast.List | ast.Tuple | ast.Set):
                 found.append(values.elts)
         return found
