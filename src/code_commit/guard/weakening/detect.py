@@ -17,7 +17,7 @@ from code_commit.guard.weakening.findings import Finding, What
 from code_commit.guard.weakening.languages import BY_SUFFIX
 from code_commit.guard.weakening.paths import holds_tests
 from code_commit.guard.weakening.python import python_facts
-from code_commit.guard.weakening.runner_config import config_findings
+from code_commit.guard.weakening.runners import config_findings
 
 # Bytes of a test file read as code at most (before and after each). A larger one is not parsed:
 # any change to it is reported as unchecked, so size cannot buy a way past the check.

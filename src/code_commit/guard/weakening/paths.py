@@ -14,7 +14,7 @@ test files whatever their path (`holds_tests`).
 
 Files that mix test configuration with other settings (pyproject.toml, setup.cfg, tox.ini,
 package.json, pom.xml, build.gradle, Cargo.toml, CMakeLists.txt, vite.config.*) are not test files:
-what they say about tests is read by `runner_config.py` whatever the patterns.
+what they say about tests is read by `runners/` whatever the patterns.
 """
 
 from __future__ import annotations
