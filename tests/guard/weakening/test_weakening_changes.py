@@ -143,7 +143,23 @@ def test_deeply_nested_templates_brackets_and_comments_do_not_exhaust_the_stack(
 
 
 def test_thousands_of_changed_checks_are_paired_one_to_one() -> None:
-    before = "def test_many():\n" + "".join(f"    assert f({n}) == {n}\n" for n in range(2000))
-    after = "def test_many():\n" + "".join(f"    assert f({n}) == {n + 1}\n" for n in range(2000))
+    before = "def test_many():\n" + "".join(f"    assert f({n}) == {n}\n" for n in range(1000))
+    after = "def test_many():\n" + "".join(f"    assert f({n}) == {n + 1}\n" for n in range(1000))
     found = file_weakenings("tests/test_many.py", before.encode(), after.encode())
-    assert len(found) == 2000 and {f.what for f in found} == {What.CHECK_WEAKENED}
+    assert len(found) == 1000 and {f.what for f in found} == {What.CHECK_WEAKENED}
+
+
+def test_matching_removed_tests_to_new_ones_compares_a_bounded_number(monkeypatch: pytest.MonkeyPatch) -> None:
+    """600 tests renamed, each with a body of its own but one check in common: every removed
+    test is compared with at most MAX_TRIED new ones, not with all 600."""
+    from code_commit.guard.weakening import compare
+
+    compared = []
+    real = compare._keeps_checks
+    monkeypatch.setattr(compare, "_keeps_checks", lambda old, new: compared.append(1) or real(old, new))
+    count = 600
+    before = "".join(f"def test_a{n}():\n    x = {n}\n    assert ok()\n\n" for n in range(count))
+    after = "".join(f"def test_b{n}():\n    x = {n + 1}\n    assert ok()\n\n" for n in range(count))
+    found = file_weakenings("tests/test_many.py", before.encode(), after.encode())
+    assert found == []  # each old test's one check is kept by a new one
+    assert len(compared) <= compare.MAX_TRIED * count

@@ -13,7 +13,7 @@ caller match tests across the files of one change (see `detect.py`).
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Hashable, Iterable
+from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass, field
 from typing import TypeVar
 
@@ -21,6 +21,7 @@ from code_commit.guard.weakening.facts import FOCUS, Check, FileFacts, TestUnit
 from code_commit.guard.weakening.findings import Finding, What
 
 MAX_SHOWN = 120  # characters of a check or marker quoted in a finding
+MAX_TRIED = 64  # new tests whose checks are compared with one removed test's, at most
 T = TypeVar("T", bound=Hashable)
 
 
@@ -81,25 +82,59 @@ def _renames(
     """Removed tests that reappear under another name in the same file: the same body, or every
     check of the old one in the new one. Returns the pairs and what is left of each side."""
     pairs = []
-    left = list(new)
+    candidates = Candidates(new)
     still_gone = []
     every_new_check = Counter(c.key for unit in new for c in unit.checks)
     for old in gone:
-        match = next((unit for unit in left if old.body and unit.body == old.body), None)
-        if match is None:
-            match = next((unit for unit in left if _keeps_checks(old, unit)), None)
+        match = candidates.take(old, by_name=False)
         if match is not None:
             pairs.append((old, match))
-            left.remove(match)
         elif not (old.checks and not Counter(c.key for c in old.checks) - every_new_check):
             still_gone.append(old)  # else split into new tests, or merged into one, its checks all kept
-    return pairs, still_gone, left
+    return pairs, still_gone, candidates.left()
 
 
-def moved(old: TestUnit, new: TestUnit) -> bool:
-    """Whether `new` (in another file) is `old` moved there: the same body, or the same name
-    keeping every check."""
-    return (bool(old.body) and old.body == new.body) or (old.simple == new.simple and _keeps_checks(old, new))
+class Candidates:
+    """New tests, indexed so that finding where a removed test went costs a lookup and at most
+    MAX_TRIED comparisons of checks, however many tests a change holds."""
+
+    def __init__(self, units: Iterable[TestUnit]) -> None:
+        self._order = list(units)
+        self._taken: set[int] = set()
+        self._by_body: dict[str, list[int]] = {}
+        self._by_check: dict[str, list[int]] = {}
+        self._by_name: dict[str, list[int]] = {}
+        for n, unit in reversed(list(enumerate(self._order))):  # each index list in reverse: see _first
+            if unit.body:
+                self._by_body.setdefault(unit.body, []).append(n)
+            for key in {c.key for c in unit.checks}:
+                self._by_check.setdefault(key, []).append(n)
+            self._by_name.setdefault(unit.simple, []).append(n)
+
+    def take(self, old: TestUnit, by_name: bool) -> TestUnit | None:
+        """The first new test that is `old` under another name or place: the same body, or (with
+        the same name, when `by_name`) every check of the old one kept. It is not offered again."""
+        found = self._first(self._by_body.get(old.body, []) if old.body else [], lambda unit: True)
+        if found is None and old.checks:
+            pool = self._by_name.get(old.simple, []) if by_name else self._by_check.get(old.checks[0].key, [])
+            found = self._first(pool, lambda unit: _keeps_checks(old, unit))
+        if found is None:
+            return None
+        self._taken.add(found)
+        return self._order[found]
+
+    def _first(self, indexes: list[int], fits: Callable[[TestUnit], bool]) -> int | None:
+        while indexes and indexes[-1] in self._taken:
+            indexes.pop()  # taken ones leave the index, so no lookup walks past them again
+        for tried, n in enumerate(reversed(indexes)):
+            if tried >= MAX_TRIED:
+                return None  # reported as removed: a false report, never a missed one
+            if n not in self._taken and fits(self._order[n]):
+                return n
+        return None
+
+    def left(self) -> list[TestUnit]:
+        return [unit for n, unit in enumerate(self._order) if n not in self._taken]
 
 
 def _keeps_checks(old: TestUnit, new: TestUnit) -> bool:

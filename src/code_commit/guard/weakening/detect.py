@@ -11,8 +11,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from code_commit.guard.weakening.brace import brace_facts
-from code_commit.guard.weakening.compare import Judged, judge, moved
-from code_commit.guard.weakening.facts import FileFacts, TestUnit
+from code_commit.guard.weakening.compare import Candidates, Judged, judge
+from code_commit.guard.weakening.facts import FileFacts
 from code_commit.guard.weakening.findings import Finding, What
 from code_commit.guard.weakening.languages import BY_SUFFIX
 from code_commit.guard.weakening.paths import holds_tests
@@ -44,10 +44,11 @@ def weakenings(changes: Iterable[Change]) -> list[Finding]:
     """What a set of changes did to the tests, a test moved from one file of the set to another
     (same body, or same name keeping its checks) not counting as removed."""
     results = [_judge_file(change) for change in changes]
-    pool: dict[str, list[tuple[str, TestUnit]]] = {}
-    for result in results:
-        for unit in result.judged.added:
-            pool.setdefault(result.family, []).append((result.change.path, unit))
+    families = {r.family for r in results}
+    pools = {
+        family: Candidates(u for r in results if r.family == family for u in r.judged.added) for family in families
+    }
+    where = {id(unit): r.change.path for r in results for unit in r.judged.added}
     created = {r.change.after for r in results if r.change.before is None and r.change.after is not None}
     findings: list[Finding] = []
     for result in results:
@@ -55,14 +56,11 @@ def weakenings(changes: Iterable[Change]) -> list[Finding]:
         path = result.change.path
         found_elsewhere = set()
         for unit in judged.removed:
-            for other_path, other in pool.get(result.family, ()):
-                if other_path != path and moved(unit, other):
-                    found_elsewhere.add(unit.name)
-                    pool[result.family].remove((other_path, other))
-                    findings += judge(
-                        other_path, FileFacts(tests={unit.name: unit}), FileFacts(tests={unit.name: other})
-                    ).findings
-                    break
+            other = pools[result.family].take(unit, by_name=True)
+            if other is not None:  # moved: judged as the same test where it is now
+                found_elsewhere.add(unit.name)
+                now = FileFacts(tests={unit.name: other})
+                findings += judge(where[id(other)], FileFacts(tests={unit.name: unit}), now).findings
         kept = [
             f
             for f in judged.findings

@@ -271,7 +271,7 @@ class _Reader:
             unreachable=unreachable,
             markers=tuple(markers),
             cases=outer_cases * self._cases(function.decorator_list),
-            body=_body_print(function),
+            body=_body_print(function, names),
             empty=_does_nothing(function.body),
         )
 
@@ -580,11 +580,11 @@ def _local_names(function: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, 
     return names
 
 
-def _body_print(function: ast.FunctionDef | ast.AsyncFunctionDef) -> str:
+def _body_print(function: ast.FunctionDef | ast.AsyncFunctionDef, names: dict[str, str] | None = None) -> str:
     body = function.body
     if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
         body = body[1:]  # the docstring
-    names = _local_names(function)
+    names = _local_names(function) if names is None else names
     return "\n".join(_fingerprint(statement, names) for statement in body)
 
 
