@@ -163,3 +163,15 @@ def test_matching_removed_tests_to_new_ones_compares_a_bounded_number(monkeypatc
     found = file_weakenings("tests/test_many.py", before.encode(), after.encode())
     assert found == []  # each old test's one check is kept by a new one
     assert len(compared) <= compare.MAX_TRIED * count
+
+
+def test_tests_nested_thousands_deep_are_read_once_and_suites_found_in_one_sweep() -> None:
+    depth = 3000
+    nested = "it('t', () => {\n" * depth + "expect(1).toBe(1);\n" + "});\n" * depth
+    facts = detect._facts("test/deep.test.js", nested.encode())
+    assert list(facts.tests) == ["t"]  # the inner ones are inside a test: no runner collects them
+    suites = "describe('s', () => {\n" * depth + "it.skip('t', () => {});\n" + "});\n" * depth
+    facts = detect._facts("test/deep.test.js", suites.encode())
+    assert [t.markers[0].shown for t in facts.tests.values()] == ["it.skip"]
+    marked = "describe.skip('s', () => {\n" * depth + "});\n" * depth
+    assert len(detect._facts("test/deep.test.js", marked.encode()).markers) == depth

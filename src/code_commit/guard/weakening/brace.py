@@ -23,7 +23,7 @@ from code_commit.guard.weakening.chains import (
     messages,
     operands_constant,
 )
-from code_commit.guard.weakening.facts import SKIP, Check, FileFacts, Marker, TestUnit
+from code_commit.guard.weakening.facts import SKIP, Check, FileFacts, Marker, TestUnit, bounded
 from code_commit.guard.weakening.languages import C_REGISTRATIONS, C_TEST_MACROS, FAIL, Rules
 from code_commit.guard.weakening.lexer import COMMENT, ID, PUNCT, STR, Token, brackets, code, lex
 from code_commit.guard.weakening.units import (
@@ -37,6 +37,12 @@ from code_commit.guard.weakening.units import (
 )
 
 WHOLE_FILE = "(the whole file)"
+MAX_LINE_TOKENS = 256  # tokens of a line read around an infix check, each way
+# Tokens of a check or marker compared at most, and characters of one shown: a check that holds a
+# whole nested body (`expect(() => {...}).toThrow()`) must not make nested checks cost its size each.
+MAX_FORM = 512
+MAX_SHOWN = 200
+_CONDITIONS = frozenset({"skipIf", "runIf", "If", "IfNot", "When", "Unless"})  # a marker's condition follows
 _GO_TEST = re.compile(r"(Test|Fuzz|Example)([^a-z]|$)")
 _RUST_TEST_ATTRIBUTES = frozenset({"test", "rstest", "test_case", "quickcheck", "wasm_bindgen_test"})
 _GO_OUTPUT = re.compile(r"^//\s*(Unordered output|Output):", re.IGNORECASE)
@@ -54,6 +60,7 @@ class _Reader:
         self.rules = rules
         every = lex(text, rules.lexis)
         self.comments = [t for t in every if t.kind == COMMENT]
+        self.comment_starts = [c.pos for c in self.comments]
         self.tokens = code(every)
         self.partner = brackets(self.tokens)
         starts = [0, *(m.end() for m in re.finditer("\n", text))]
@@ -78,16 +85,12 @@ class _Reader:
             if not unit.test and not unit.suite:
                 names = local_names(self.tokens, self.partner, *unit.body, php=rules.name == "PHP")
                 self.out.others[form(self.tokens, *unit.body, names)] = unit.name
-        suites = [u for u in units if u.suite]
-        for chain in self.chains:
-            if chain.start in in_tests or id(chain) in declarations:
-                continue
-            kind = rules.marker(chain)
-            if kind is not None:
-                where = self._suite_of(chain, suites)
-                self.out.markers.append(
-                    Marker(kind, self._chain_form(chain), where, self._shown(chain.start, chain.end))
-                )
+        outside = [c for c in self.chains if c.start not in in_tests and id(c) not in declarations]
+        marking = [(c, kind) for c in outside if (kind := rules.marker(c)) is not None]
+        suites = _suites_of([c for c, _ in marking], [u for u in units if u.suite])
+        for chain, kind in marking:
+            where = suites.get(id(chain), "")
+            self.out.markers.append(Marker(kind, self._marker_form(chain), where, self._marker_shown(chain)))
         for where, annotation in outer:
             marker = self._annotation_marker(annotation, where)
             if marker is not None:
@@ -114,7 +117,7 @@ class _Reader:
     def _units(self) -> tuple[list[Unit], list[tuple[str, Annotation]]]:
         rules, tokens, partner = self.rules, self.tokens, self.partner
         if rules.finder == "calls":
-            units = call_units(tokens, partner, self.chains)
+            units = _outermost_tests(call_units(tokens, partner, self.chains))
             self._qualify(units)
             return units + self._js_functions(), []
         if rules.finder == "go":
@@ -141,7 +144,7 @@ class _Reader:
             units, class_annotations = member_units(tokens, partner, rules, self.lines)
             self._decide_members(units)
             if rules.name == "PHP":  # Pest: test('...', function () {...}), as in JavaScript
-                calls = call_units(tokens, partner, self.chains)
+                calls = _outermost_tests(call_units(tokens, partner, self.chains))
                 self._qualify(calls)
                 units += calls
             return units, class_annotations
@@ -156,7 +159,7 @@ class _Reader:
             start = unit.head[0] if unit.head else 0
             while stack and not (stack[-1].head and start < stack[-1].head[1]):
                 stack.pop()
-            name = " > ".join([*(s.name for s in stack), unit.name])
+            name = bounded(f"{stack[-1].name} > {unit.name}" if stack else unit.name)
             seen[name] = seen.get(name, 0) + 1
             unit.name = name if seen[name] == 1 else f"{name} #{seen[name]}"
             if unit.suite:
@@ -208,7 +211,7 @@ class _Reader:
     def _docblock_says_test(self, unit: Unit) -> bool:
         """A PHPUnit `/** @test */` docblock right before the method."""
         start = self.tokens[unit.body[0] - 1].pos
-        k = bisect.bisect_left([c.pos for c in self.comments], start) - 1
+        k = bisect.bisect_left(self.comment_starts, start) - 1
         return k >= 0 and "@test" in self.comments[k].text and start - self.comments[k].pos < 4096
 
     def _annotation_rows(self, args: tuple[int, int]) -> list[tuple[int, int]]:
@@ -251,7 +254,7 @@ class _Reader:
         for chain in self._body_chains(unit, nested):
             kind = rules.marker(chain)
             if kind is not None:
-                markers.append(Marker(kind, self._chain_form(chain), "", self._shown(chain.start, chain.end)))
+                markers.append(Marker(kind, self._marker_form(chain), "", self._marker_shown(chain)))
                 continue
             if rules.finder == "go" and chain.names[-1] == "Run" and chain.calls and len(chain.names) == 2:
                 runs += 1
@@ -290,9 +293,13 @@ class _Reader:
             helper = self._helper_weight(chain)
             if not helper:
                 return []
-            key = form(tokens, chain.start, chain.end, names)
+            key = form(tokens, chain.start, chain.end, names, limit=MAX_FORM)
             return [
-                Check(key, form(tokens, chain.start, chain.end, names, blank=True), self._shown(chain.start, chain.end))
+                Check(
+                    key,
+                    form(tokens, chain.start, chain.end, names, blank=True, limit=MAX_FORM),
+                    self._shown(chain.start, chain.end),
+                )
             ] * helper
         if kind == FAIL:
             condition = self._condition_of(brace)
@@ -305,8 +312,8 @@ class _Reader:
         message = messages(tokens, self.partner, chain, least=4 if self.rules.finder == "go" else 3)
         return [
             Check(
-                form(tokens, chain.start, chain.end, names, leave_out=message),
-                form(tokens, chain.start, chain.end, names, blank=True, leave_out=message),
+                form(tokens, chain.start, chain.end, names, leave_out=message, limit=MAX_FORM),
+                form(tokens, chain.start, chain.end, names, blank=True, leave_out=message, limit=MAX_FORM),
                 self._shown(chain.start, chain.end),
                 operands_constant(tokens, chain),
             )
@@ -408,8 +415,9 @@ class _Reader:
         start = self.tokens[unit.body[0] - 1].pos
         end = self.tokens[unit.body[1]].pos if unit.body[1] < len(self.tokens) else len(self.text)
         found = []
-        for comment in self.comments:
-            if start <= comment.pos < end and _GO_OUTPUT.match(comment.text):
+        first, last = bisect.bisect_left(self.comment_starts, start), bisect.bisect_left(self.comment_starts, end)
+        for comment in self.comments[first:last]:
+            if _GO_OUTPUT.match(comment.text):
                 tail = self.text[comment.pos : end].rsplit("}", 1)[0]
                 found.append(Check(f"output {' '.join(tail.split())}", "output", comment.text))
         return found
@@ -425,10 +433,10 @@ class _Reader:
                     continue
                 line = self.lines[j]
                 a = j
-                while a > unit.body[0] and self.lines[a - 1] == line:
+                while a > max(unit.body[0], j - MAX_LINE_TOKENS) and self.lines[a - 1] == line:
                     a -= 1
                 b = j
-                while b + 1 < unit.body[1] and self.lines[b + 1] == line:
+                while b + 1 < min(unit.body[1], j + MAX_LINE_TOKENS) and self.lines[b + 1] == line:
                     b += 1
                 found.append(
                     Check(
@@ -457,33 +465,79 @@ class _Reader:
                 checks += self._checks_of(chain, {}, None)
         if self.rules.finder == "generic":
             self.out.markers = [
-                Marker(kind, self._chain_form(c), "", self._shown(c.start, c.end))
+                Marker(kind, self._marker_form(c), "", self._marker_shown(c))
                 for c in self.chains
                 if (kind := self.rules.marker(c)) is not None
             ]
         if checks or tokens:
             self.out.tests[WHOLE_FILE] = TestUnit(WHOLE_FILE, WHOLE_FILE, tuple(checks))
 
-    def _suite_of(self, chain: Chain, suites: Sequence[Unit]) -> str:
-        where = ""
-        for suite in suites:
-            if chain is suite.declaration:
-                return suite.name
-            if suite.head and suite.head[0] < chain.start < suite.head[1]:
-                where = suite.name  # suites are in order: the last one holding it is the innermost
-        return where
-
     def _is_exit(self, chain: Chain) -> bool:
         return any(chain.names[: len(e)] == e and len(chain.names) == len(e) for e in self.rules.exits)
 
-    def _chain_form(self, chain: Chain) -> str:
-        return form(self.tokens, chain.start, chain.end, {})
+    def _marker_form(self, chain: Chain) -> str:
+        """A marker's form: its names and the condition it skips on (`it.skipIf(c)`, `Skip.If(c)`),
+        not the test's name and body nor a skip's reason, which can change and skip nothing more."""
+        return " ".join(
+            [".".join(chain.names), *(form(self.tokens, *g, {}, limit=MAX_FORM) for g in self._conditions(chain))]
+        )
+
+    def _marker_shown(self, chain: Chain) -> str:
+        return ".".join(chain.names) + "".join(
+            self._shown(open_, close + 1) for open_, close in self._conditions(chain)
+        )
+
+    def _conditions(self, chain: Chain) -> list[tuple[int, int]]:
+        return [
+            (open_, close)
+            for (open_, close), count in zip(chain.calls, chain.after, strict=True)
+            if count and chain.names[count - 1] in _CONDITIONS and self.tokens[open_].text == "("
+        ]
 
     def _shown(self, start: int, end: int) -> str:
+        """The source text of tokens start to end, for a message: at most MAX_SHOWN characters."""
         if start >= end or start >= len(self.tokens):
             return ""
         last = self.tokens[min(end, len(self.tokens)) - 1]
-        return self.text[self.tokens[start].pos : last.pos + len(last.text)]
+        first = self.tokens[start].pos
+        return self.text[first : min(last.pos + len(last.text), first + MAX_SHOWN)]
+
+
+def _outermost_tests(units: list[Unit]) -> list[Unit]:
+    """Leave out a test declared inside another test's call: no runner collects it there, and
+    judging each body once keeps the work linear however deep a file nests them."""
+    kept = []
+    end = -1
+    for unit in sorted(units, key=lambda u: u.head[0] if u.head else 0):
+        start = unit.head[0] if unit.head else 0
+        if unit.test and start < end:
+            continue
+        if unit.test and unit.head:
+            end = unit.head[1]
+        kept.append(unit)
+    return kept
+
+
+def _suites_of(chains: Sequence[Chain], suites: Sequence[Unit]) -> dict[int, str]:
+    """The innermost suite each chain stands in, or is the declaration of, by id: one sweep."""
+    declared = {id(s.declaration): s.name for s in suites if s.declaration is not None}
+    opened = sorted((s.head[0], s.head[1], s.name) for s in suites if s.head is not None)
+    found: dict[int, str] = {}
+    stack: list[tuple[int, int, str]] = []
+    k = 0
+    for chain in sorted(chains, key=lambda c: c.start):
+        while k < len(opened) and opened[k][0] < chain.start:
+            while stack and stack[-1][1] <= opened[k][0]:
+                stack.pop()  # a suite that ended before this one began
+            stack.append(opened[k])
+            k += 1
+        while stack and chain.start >= stack[-1][1]:
+            stack.pop()
+        if id(chain) in declared:
+            found[id(chain)] = declared[id(chain)]
+        elif stack:
+            found[id(chain)] = stack[-1][2]
+    return found
 
 
 def _go_tables(tokens: Sequence[Token], partner: Sequence[int], start: int, end: int) -> list[tuple[int, int]]:

@@ -16,6 +16,10 @@ from code_commit.guard.weakening.lexer import ID, NUM, PUNCT, STR, Token
 
 MEMBER = frozenset({".", "->", "::", "?."})
 LITERAL_WORDS = frozenset({"true", "false", "null", "nil", "None", "undefined", "True", "False", "NULL", "nullptr"})
+# Tokens of one statement read at most to find its end: past it, the statement is taken to end there
+# (checks after it then count as reachable, never the other way).
+MAX_STATEMENT = 4096
+MAX_OPERANDS = 512  # tokens of a check's arguments looked at to tell whether it can fail
 # Keywords that bind the names after them, in one language or another.
 BINDERS = frozenset({"let", "const", "var", "val", "mut", "auto", "my", "local"})
 
@@ -174,12 +178,14 @@ def form(
     names: dict[str, str],
     blank: bool = False,
     leave_out: Sequence[tuple[int, int]] = (),
+    limit: int | None = None,
 ) -> str:
     """The tokens' text, layout ignored, local names renamed; `blank` turns every literal into `?`;
-    the ranges in `leave_out` (a check's message) are left out."""
+    the ranges in `leave_out` (a check's message) are left out; past `limit` tokens, `...`."""
     out = []
     skip = Ranges(leave_out) if leave_out else None
-    for j in range(start, end):
+    cut = end if limit is None else min(end, start + limit)
+    for j in range(start, cut):
         if skip is not None and j in skip:
             continue
         token = tokens[j]
@@ -191,6 +197,8 @@ def form(
             out.append("?" if blank else _unquoted(token.text))
         else:
             out.append(token.text)
+    if cut < end:
+        out.append("...")
     return " ".join(out)
 
 
@@ -227,7 +235,7 @@ def operands_constant(tokens: Sequence[Token], chain: Chain) -> bool:
     inside: list[Token] = []
     groups: list[str] = []
     for open_, close in chain.calls:
-        part = tokens[open_ + 1 : close]
+        part = tokens[open_ + 1 : min(close, open_ + 1 + MAX_OPERANDS)]
         inside += part
         groups.append(" ".join(t.text for t in part))
     if not inside:
@@ -238,7 +246,7 @@ def operands_constant(tokens: Sequence[Token], chain: Chain) -> bool:
         return True
     if len(chain.calls) == 1:
         open_, close = chain.calls[0]
-        args = _split_top(tokens, open_ + 1, close)
+        args = _split_top(tokens, open_ + 1, min(close, open_ + 1 + MAX_OPERANDS))
         return len(args) >= 2 and args[0] == args[1] and bool(args[0])
     return False
 
@@ -359,7 +367,8 @@ def _returns_first(tokens: Sequence[Token], j: int) -> bool:
 
 
 def _statement_end(tokens: Sequence[Token], j: int, end: int) -> int:
-    while j < end and tokens[j].text != ";":
+    limit = min(end, j + MAX_STATEMENT)
+    while j < limit and tokens[j].text != ";":
         j += 1
     return j
 
@@ -368,7 +377,8 @@ def _after_statement(tokens: Sequence[Token], partner: Sequence[int], j: int, en
     """The first token after the statement that starts at j: after its `;`, or, in languages without
     one (Go, Kotlin), the first token on a later line outside any bracket."""
     k = j + 1
-    while k < end:
+    limit = min(end, j + MAX_STATEMENT)
+    while k < limit:
         text = tokens[k].text
         if text == ";" and tokens[k].kind == PUNCT:
             return k + 1

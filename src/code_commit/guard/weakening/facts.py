@@ -3,9 +3,19 @@
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass, field
 
 SKIP, FOCUS = "skip", "focus"  # a marker that stops a test, or one that stops all the others
+MAX_NAME = 300  # characters of a test's qualified name kept: a deeper or longer one ends in a digest
+
+
+def bounded(name: str) -> str:
+    """A name of at most about MAX_NAME characters, still telling names apart: nesting thousands of
+    suites or classes deep must not make every name in the file as long as the file."""
+    if len(name) <= MAX_NAME:
+        return name
+    return f"{name[: MAX_NAME - 20]}...{hashlib.sha256(name.encode('utf-8', 'surrogatepass')).hexdigest()[:16]}"
 
 
 @dataclass(frozen=True)

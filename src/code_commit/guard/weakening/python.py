@@ -164,11 +164,11 @@ class _Reader:
             elif self._autouse_fixture(statement):
                 out.hooks[f"autouse fixture {name}"] = _fingerprint(statement, {})
             if live and name.startswith("test") and self.module_collected:
-                self._add_test(statement, name, [], 1)
+                self._add_test(statement, name, 1)
             else:
                 out.others[_body_print(statement)] = name
         elif isinstance(statement, ast.ClassDef):
-            self._read_class(statement, "", live and self.module_collected, classes, [], 1)
+            self._read_class(statement, "", live and self.module_collected, classes, 1)
         elif isinstance(statement, ast.Assign | ast.AugAssign | ast.AnnAssign | ast.Expr):
             self._read_module_assignment(statement)
         if isinstance(statement, ast.Assign | ast.AnnAssign | ast.Expr | ast.Raise):
@@ -218,25 +218,24 @@ class _Reader:
                         return True
         return False
 
-    def _read_class(
-        self, node: ast.ClassDef, outer: str, live: bool, classes: dict[str, bool], markers: list[Marker], cases: int
-    ) -> None:
+    def _read_class(self, node: ast.ClassDef, outer: str, live: bool, classes: dict[str, bool], cases: int) -> None:
         name = f"{outer}::{node.name}" if outer else node.name
         classes[node.name] = self._collected(node, classes)
         collected = live and classes[node.name]
-        marks = markers + self._decorator_markers(node.decorator_list)
+        # A class's markers stand for all its tests: reported once, on the class, as a suite's are.
+        self.out.markers += self._decorator_markers(node.decorator_list, where=name)
         cases *= self._cases(node.decorator_list)
         for statement in node.body:
             if isinstance(statement, ast.Assign) and "pytestmark" in _targets(statement):
-                marks += self._markers_in(statement.value)
+                self.out.markers += self._markers_in(statement.value, where=name)
         for statement in node.body:
             if isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef):
                 if collected and statement.name.startswith("test"):
-                    self._add_test(statement, f"{name}::{statement.name}", marks, cases, cls=node)
+                    self._add_test(statement, f"{name}::{statement.name}", cases, cls=node)
                 else:
                     self.out.others[_body_print(statement)] = f"{name}.{statement.name}"
             elif isinstance(statement, ast.ClassDef):
-                self._read_class(statement, name, collected, classes, marks, cases)
+                self._read_class(statement, name, collected, classes, cases)
 
     def _collected(self, node: ast.ClassDef, classes: dict[str, bool]) -> bool:
         for statement in node.body:
@@ -255,12 +254,11 @@ class _Reader:
         self,
         function: ast.FunctionDef | ast.AsyncFunctionDef,
         name: str,
-        outer_markers: list[Marker],
         outer_cases: int,
         cls: ast.ClassDef | None = None,
     ) -> None:
         names = _local_names(function)
-        markers = outer_markers + self._decorator_markers(function.decorator_list)
+        markers = self._decorator_markers(function.decorator_list)
         markers += [m for s in function.body for m in self._markers_in(s)]
         live, unreachable, _ = self._block(function.body, names, cls)
         rows = self._rows(function.decorator_list) + (self._rows(cls.decorator_list) if cls else [])
@@ -275,8 +273,8 @@ class _Reader:
             empty=_does_nothing(function.body),
         )
 
-    def _decorator_markers(self, decorators: list[ast.expr]) -> list[Marker]:
-        return [m for decorator in decorators for m in self._markers_in(decorator)]
+    def _decorator_markers(self, decorators: list[ast.expr], where: str = "") -> list[Marker]:
+        return [m for decorator in decorators for m in self._markers_in(decorator, where)]
 
     def _markers_in(self, node: ast.AST, where: str = "") -> list[Marker]:
         """Every skip or focus marker referenced under `node` (not inside the value of an alias, which

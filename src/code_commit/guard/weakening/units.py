@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from code_commit.guard.weakening.chains import Chain, arguments
+from code_commit.guard.weakening.facts import bounded
 from code_commit.guard.weakening.languages import C_TEST_MACROS, JS_SUITES, JS_TESTS, Rules
 from code_commit.guard.weakening.lexer import ID, PUNCT, STR, Token
 
@@ -62,7 +63,7 @@ def call_units(tokens: Sequence[Token], partner: Sequence[int], chains: Sequence
         parts = arguments(tokens, partner, open_, close)
         if not parts:
             continue
-        name = " ".join(_name_text(t) for t in tokens[parts[0][0] : parts[0][1]])
+        name = bounded(" ".join(_name_text(t) for t in tokens[parts[0][0] : min(parts[0][1], parts[0][0] + 64)]))
         body = _callback_body(tokens, partner, parts[1:], close)
         unit = Unit(name, name, head in JS_TESTS, body, suite=head in JS_SUITES, head=args, declaration=chain)
         table = chain.call_after("each") or chain.call_after("with")
@@ -165,7 +166,7 @@ def member_units(
     and the annotations of the classes themselves (`@Disabled` on a class), as (class, annotation)."""
     units: list[Unit] = []
     class_annotations: list[tuple[str, Annotation]] = []
-    containers: list[tuple[str, int]] = []  # (name, index of its closing brace)
+    containers: list[tuple[str, int]] = []  # (qualified name, index of its closing brace)
     n = len(tokens)
     segment = 0  # where the current member's declaration starts
     i = 0
@@ -196,8 +197,9 @@ def member_units(
             close = partner[i] if partner[i] > i else n
             container = _container_name(tokens, partner, segment, i, rules)
             if container is not None:
-                containers.append((container, close))
-                where = ".".join(c for c, _ in containers if c)
+                outer = containers[-1][0] if containers else ""
+                where = bounded(f"{outer}.{container}" if outer and container else container or outer)
+                containers.append((where, close))
                 class_annotations += [(where, a) for a in _annotations(tokens, partner, segment, i)[0]]
                 segment = i + 1
                 i += 1
@@ -334,11 +336,11 @@ def _method(
     head = None
     if name in C_TEST_MACROS and rules.name == "C/C++":
         head = (name_at + 1, partner[name_at + 1])
-        name = name + "(" + " ".join(t.text for t in tokens[head[0] + 1 : head[1]]) + ")"
-    outer = ".".join(c for c, _ in containers if c)
+        name = bounded(name + "(" + " ".join(t.text for t in tokens[head[0] + 1 : min(head[1], head[0] + 64)]) + ")")
+    outer = containers[-1][0] if containers else ""
     close = partner[brace] if partner[brace] > brace else len(tokens)
     return Unit(
-        f"{outer}.{name}" if outer else name,
+        bounded(f"{outer}.{name}" if outer else name),
         name,
         False,
         (brace + 1, close),
@@ -399,7 +401,7 @@ def go_units(tokens: Sequence[Token], partner: Sequence[int]) -> list[Unit]:
             i = j
             continue
         close = partner[j] if partner[j] > j else n
-        qualified = f"{receiver}.{name}" if receiver else name
+        qualified = bounded(f"{receiver}.{name}" if receiver else name)
         unit = Unit(qualified, name, False, (j + 1, close), head=(i, j))
         units.append(unit)
         i = close + 1
@@ -411,7 +413,7 @@ def rust_units(tokens: Sequence[Token], partner: Sequence[int]) -> tuple[list[Un
     on the file (`#[cfg(...)] mod tests`, `#![cfg(...)]`), as (module, attribute)."""
     units: list[Unit] = []
     module_attributes: list[tuple[str, Annotation]] = []
-    containers: list[tuple[str, int]] = []
+    containers: list[tuple[str, int, str]] = []  # (module path, index of its closing brace, "mod", "impl" or "macro")
     pending: list[Annotation] = []
     test_macros: dict[str, tuple[int, int]] = {}  # macro_rules! that make a #[test] fn: name -> body
     n = len(tokens)
@@ -433,8 +435,8 @@ def rust_units(tokens: Sequence[Token], partner: Sequence[int]) -> tuple[list[Un
             if tokens[open_].text in "({[" and partner[open_] > open_:
                 close = partner[open_]
                 label = next((t.text for t in tokens[open_ + 1 : close] if t.kind == ID), text)
-                module = "::".join(c for c, _ in containers if c)
-                unit = Unit(f"{module}::{label}" if module else label, label, True, (open_ + 1, close))
+                module = containers[-1][0] if containers else ""
+                unit = Unit(bounded(f"{module}::{label}" if module else label), label, True, (open_ + 1, close))
                 unit.annotations, unit.expands, unit.rows = list(pending), test_macros[text], [(open_ + 1, close)]
                 units.append(unit)
                 pending = []
@@ -445,7 +447,7 @@ def rust_units(tokens: Sequence[Token], partner: Sequence[int]) -> tuple[list[Un
             open_ = i + 2 if inner else i + 1
             if open_ < n and tokens[open_].text == "[" and partner[open_] > open_:
                 attributes = _rust_attribute(tokens, partner, open_)
-                where = "::".join(c for c, _ in containers if c)
+                where = containers[-1][0] if containers else ""
                 if inner:
                     module_attributes += [(where, a) for a in attributes]
                 else:
@@ -464,9 +466,10 @@ def rust_units(tokens: Sequence[Token], partner: Sequence[int]) -> tuple[list[Un
             continue
         if token.kind == ID and text == "mod" and i + 2 < n and tokens[i + 1].kind == ID and tokens[i + 2].text == "{":
             name = tokens[i + 1].text
-            where = "::".join([*(c for c, _ in containers if c), name])
+            outer = containers[-1][0] if containers else ""
+            where = bounded(f"{outer}::{name}" if outer else name)
             module_attributes += [(where, a) for a in pending]
-            containers.append((name, partner[i + 2]))
+            containers.append((where, partner[i + 2], "mod"))
             pending = []
             i += 3
             continue
@@ -475,12 +478,12 @@ def rust_units(tokens: Sequence[Token], partner: Sequence[int]) -> tuple[list[Un
             while j < n and tokens[j].text not in ("{", ";"):
                 j = partner[j] + 1 if tokens[j].text in "([" and partner[j] > j else j + 1
             if j < n and tokens[j].text == "{":
-                containers.append(("", partner[j]))
+                containers.append((containers[-1][0] if containers else "", partner[j], "impl"))
             pending = []
             i = j + 1
             continue
         if token.kind == ID and i + 2 < n and tokens[i + 1].text == "!" and tokens[i + 2].text == "{":
-            containers.append(("", partner[i + 2]))  # proptest! { #[test] fn ... }
+            containers.append((containers[-1][0] if containers else "", partner[i + 2], "macro"))  # proptest! {...}
             i += 3
             continue
         if token.kind == ID and text == "fn" and i + 1 < n and tokens[i + 1].kind == ID:
@@ -523,7 +526,7 @@ def _rust_fn(
     tokens: Sequence[Token],
     partner: Sequence[int],
     i: int,
-    containers: list[tuple[str, int]],
+    containers: list[tuple[str, int, str]],
     attributes: list[Annotation],
 ) -> tuple[Unit | None, int]:
     n = len(tokens)
@@ -546,9 +549,10 @@ def _rust_fn(
     if j >= limit or tokens[j].text == ";":
         return None, j + 1
     close = partner[j] if partner[j] > j else n
-    module = "::".join(c for c, _ in containers if c)
-    inside_impl = any(not c for c, _ in containers)
-    unit = Unit(f"{module}::{name}" if module else name, name, False, (j + 1, close), annotations=list(attributes))
+    module = containers[-1][0] if containers else ""
+    inside_impl = any(kind == "impl" for _, _, kind in containers)
+    qualified = bounded(f"{module}::{name}" if module else name)
+    unit = Unit(qualified, name, False, (j + 1, close), annotations=list(attributes))
     if inside_impl:
         unit.annotations = []  # a method: never a test
     return unit, close + 1
