@@ -125,7 +125,7 @@ FLAG_ARGS = RUN_ONLY | SETTING_FLAGS
 SANDBOX = {"--sandbox", "--sandbox-network", "--sandbox-writable"}  # apply honours them with --build
 HONOURED = {
     "config": set(SETTING_FLAGS),  # it shows every setting, so every setting's flag counts
-    "apply": {"--build-timeout", "--timeout", "--wait-lock"} | SANDBOX,
+    "apply": {"--build-timeout", "--timeout", "--wait-lock", "--tests"} | SANDBOX,
     "recover": {"--wait-lock"},
     "rollup": set(),
     "init": set(),

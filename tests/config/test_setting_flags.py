@@ -16,7 +16,7 @@ from code_commit.config.settings import Settings
 from support import Project
 
 FLAGGED = [f for f in dataclasses.fields(Settings) if f.metadata["flag"]]
-TEXT = {"provider": "openai", "model": "claude-x", "prompt_order": "cache", "sandbox": "off"}
+TEXT = {"provider": "openai", "model": "claude-x", "prompt_order": "cache", "sandbox": "off", "tests": "report"}
 
 
 def flag(f: dataclasses.Field) -> str:

@@ -41,6 +41,11 @@ FALLBACK_MAX_TOKENS = 32_000
 # hostile-answer benchmarks measured it when max_tokens follows a model's 128,000-token limit.
 ANSWER_CAP_TOKENS = 32_000
 SANDBOX_MODES = ("auto", "require", "off")  # builds/sandbox.py: what each means
+TESTS_MODES = ("protect", "report", "free")  # guard/weakening: what an answer or a build may do to the tests
+TEST_PATTERNS_MODES = (
+    "extend",
+    "replace",
+)  # guard/weakening/paths.py: test_patterns add to the defaults or replace them
 MIN_ROLLUP_BUDGET = 1000  # tokens: below this not even a small project's main files fit
 # bytes: the rollup reads a file whole to judge it, and a model's whole context is a few MiB; a sparse
 # file of 100 GiB under a bigger cap would be read into memory.
@@ -115,6 +120,12 @@ def _needs_a_model(provider: str, loaded: Loaded) -> str | None:
     }
     if provider in needs and loaded.sources["model"] == "default":
         return f"{provider} needs a model: {needs[provider]} with --model (or model in {CONFIG_DIR}/{CONFIG_FILE})"
+    return None
+
+
+def _replace_needs_patterns(mode: str, loaded: Loaded) -> str | None:
+    if mode == "replace" and not loaded.settings.test_patterns:
+        return "replace needs test_patterns: with none, no file would be a test"
     return None
 
 
@@ -301,6 +312,27 @@ class Settings:
         rules=(_each(_variable_name),),
     )
     allow_delete: bool = _setting(True, "Whether an answer may delete files; false refuses every ^^^delete block.")
+    tests: str = _setting(
+        "protect",
+        "What an answer or a build may do to the tests. protect: weakening them (a test file deleted, a test "
+        "removed, skipped or emptied of its assertions, a hook or runner setting that changes what runs) refuses "
+        "the answer, and fails the run if the build did it. report: allowed, and named in the console, run.log "
+        "and the record. free: not checked.",
+        flag=RUN_AND_APPLY,
+        rules=(_one_of(TESTS_MODES),),
+    )
+    test_patterns: list[str] = _setting(
+        [],
+        "Gitignore-style patterns of more files that are tests or test configuration (matched case-sensitively, "
+        "`!` drops one), added to the built-in ones or, with test_patterns_mode = replace, instead of them.",
+        ["qa/**", "Makefile"],
+        rules=(PATTERNS,),
+    )
+    test_patterns_mode: str = _setting(
+        "extend",
+        "extend: test_patterns add to the built-in test patterns; replace: they are the only ones.",
+        rules=(_one_of(TEST_PATTERNS_MODES), _replace_needs_patterns),
+    )
     edit_threshold_lines: int = _setting(
         500, "The prompt asks for edit blocks, not whole files, for files over this many lines.", rules=(_at_least(1),)
     )
