@@ -12,8 +12,8 @@ import shutil
 import stat
 import subprocess
 import sys
-from typing import BinaryIO
 from pathlib import Path
+from typing import BinaryIO
 
 import pytest
 from typer.testing import CliRunner
@@ -459,7 +459,9 @@ def test_an_output_inside_the_tree_does_not_roll_itself_up(repo: Path) -> None:
 def test_a_failed_run_leaves_the_previous_rollup_whole(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     write(repo, OUTPUT, "previous rollup\n")
 
-    def half_then_fail(root_fd: int, chosen: object, outlines: object, cap: int, secrets: object, out: BinaryIO, result: object) -> None:
+    def half_then_fail(
+        root_fd: int, chosen: object, outlines: object, cap: int, secrets: object, out: BinaryIO, result: object
+    ) -> None:
         out.write(b"==> half")
         raise RuntimeError("disk on fire")
 

@@ -238,7 +238,8 @@ def test_under_a_tight_budget_source_comes_first_then_tests_then_docs_and_the_re
     assert included(repo) == [".gitignore", "src/pkg/core.py"]
     outlines = rollup_text(repo).split("--- OUTLINES ---\n")[1].split("--- LEFT OUT ---\n")[0]
     assert outlines.startswith(
-        "::: tests/test_core.py (outline: 60 definitions of 180 lines, 3 KiB; over the token budget) :::\n1: def test_0(x)\n"
+        "::: tests/test_core.py (outline: 60 definitions of 180 lines, 3 KiB; over the token budget) :::\n"
+        "1: def test_0(x)\n"
     ), "the test that does not fit whole is shown by its outline, in the share of the budget kept for outlines"
     assert left_out(repo) == ["README.md (over the token budget, 3 KiB)"]
     files = rollup_text(repo).split("--- LEFT OUT ---\n")[0]
