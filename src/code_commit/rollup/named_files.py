@@ -35,7 +35,8 @@ ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)"
 
 # A token starts at the line start or after a delimiter, so no rule retries inside a token (linear per line).
 _START = r"(?:^|(?<=[\s(\[{'\"=,>❯]))"
-_PATH = r"(?P<path>[^\s:\"'()\[\]{}<>,]+)"
+_PATH_CHARS = r"[^\s:\"'()\[\]{}<>,]+"
+_PATH = rf"(?P<path>{_PATH_CHARS})"
 
 RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
     # Python: traceback frames (python, unittest, pytest --tb=native), SyntaxError locations.
@@ -75,7 +76,7 @@ RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("ld", re.compile(r"^(?:/usr/bin/ld:\s+)?" + _PATH + r":\(\.\w+")),
     # The catch-all GNU form:  path:line[:col]  (gcc, clang, mypy, ruff concise, go, pytest tb, Unity, tsc --pretty,
     # rust panics and backtraces, node and V8 stack frames, vitest, CMake Error at, ctest asserts, eslint unix)
-    ("path-line", re.compile(_START + r"(?:file://)?" + _PATH + r":(?P<line>\d+)(?::(?P<col>\d+))?")),
+    ("path-line", re.compile(_START + r"(?P<path>(?:file://)?" + _PATH_CHARS + r"):(?P<line>\d+)(?::(?P<col>\d+))?")),
 )
 
 _EXTENSIONLESS = frozenset("Makefile GNUmakefile makefile Dockerfile Containerfile Justfile Rakefile Gemfile".split())

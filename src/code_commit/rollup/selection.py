@@ -78,7 +78,7 @@ from code_commit.files.owner_only import FILE_MODE, make_private_dirs
 from code_commit.files.setup_files import read_regular
 from code_commit.git.env import git_env
 from code_commit.llm.catalog import CHARS_PER_TOKEN_HIGH_ESTIMATE, tokens_at_most
-from code_commit.rollup.outline import MAX_OUTLINE_BYTES, outline
+from code_commit.rollup.outline import MAX_OUTLINE_BYTES, Outline, outline
 from code_commit.rollup.rules import Kind, excluded_by_content, excluded_by_name, kind_of
 
 if TYPE_CHECKING:
@@ -110,6 +110,7 @@ NOT_TRACKED = "not tracked by git"
 # test files that do not (more when the whole files leave more).
 OUTLINE_SHARE = 0.2
 OUTLINED_KINDS = (Kind.SOURCE, Kind.TEST)
+FIRST_LINES = 8  # every outlined file's first share: so many top-level definitions, before any grows
 
 # C0 and C1 controls, DEL, and the characters str.splitlines() also breaks lines at.
 _UNFRAMEABLE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
@@ -476,15 +477,17 @@ def _choose(ranked: list[_Candidate], budget: int, result: Rollup) -> tuple[list
 def _outlines(
     root_fd: int, pending: list[_Candidate], room: float, secrets: tuple[bytes, ...], result: Rollup
 ) -> list[_Outlined]:
-    """The outlines of the source and test files not included whole, in rank order while they fit the
-    room: each whole, or its top level alone, or none (the file is then listed as left out). Returned
-    in path order."""
-    outlined = []
+    """The outlines of the source and test files not included whole, in path order. In rank order, each
+    file first gets a short outline (its first FIRST_LINES top-level definitions) while the room lasts;
+    then, in rank order again, each grows to its whole outline, or its top level, or as many top-level
+    definitions as fit. A file for which not even one line fits is listed as left out."""
+    kept: list[tuple[_Candidate, Outline, str, bytes]] = []
+    room -= len(OUTLINES_LABEL)
     for candidate in pending:
         name = candidate.path.decode()
         why = candidate.too_big or OVER_BUDGET
         size = None if candidate.too_big else candidate.size  # an oversized file's reason says its size
-        if room < len(OUTLINE_HEADER % (candidate.path, b"")):
+        if room < len(OUTLINE_HEADER % (candidate.path, b"")):  # no file is parsed once nothing can fit
             result.left_out.append(LeftOut(name, why, size))
             continue
         data = candidate.content if candidate.content is not None else _head(root_fd, candidate.path)
@@ -494,22 +497,42 @@ def _outlines(
         shape = outline(name, data)
         lines = data.count(b"\n") + (0 if data.endswith(b"\n") else 1)
         of = f"{lines:,} lines" if len(data) >= candidate.size else f"its first {size_text(len(data))}"
-        for depth in (None, 0):
-            entries = [e for e in shape.entries if depth is None or e.depth <= depth]
-            what = (
-                f"{count(len(entries), 'definition')}"
-                + (" at the top level" if depth is not None else "")
-                + f" of {of}, {size_text(candidate.size)}; {why}"
-            )
-            text = OUTLINE_HEADER % (candidate.path, what.encode()) + shape.render(depth).encode()
-            if len(text) <= room:
-                outlined.append(_Outlined(candidate.path, text))
-                result.outlined.append(LeftOut(name, why, size))
-                room -= len(text)
-                break
-        else:
+        of += f"; {why}" if candidate.too_big else f", {size_text(candidate.size)}; {why}"
+        text = _outline_text(candidate.path, shape, of, room, FIRST_LINES)
+        if text is None:
             result.left_out.append(LeftOut(name, why, size))
+            continue
+        kept.append((candidate, shape, of, text))
+        result.outlined.append(LeftOut(name, why, size))
+        room -= len(text)
+    outlined = []
+    for candidate, shape, of, text in kept:
+        grown = _outline_text(candidate.path, shape, of, room + len(text)) or text
+        room -= len(grown) - len(text)
+        outlined.append(_Outlined(candidate.path, grown))
     return sorted(outlined, key=lambda o: o.path)
+
+
+def _outline_text(path: bytes, shape: Outline, of: str, room: float, most: int | None = None) -> bytes | None:
+    """The outline's header and lines in at most `room` bytes and `most` lines: every definition, or the
+    top-level ones, or the first top-level ones (at least one); None when not even that fits."""
+    for depth in (None, 0):
+        entries = [e for e in shape.entries if depth is None or e.depth <= depth]
+        what = f"{count(len(entries), 'definition')}{' at the top level' if depth is not None else ''} of {of}"
+        text = OUTLINE_HEADER % (path, what.encode()) + shape.render(depth).encode()
+        if len(text) <= room and (most is None or len(entries) <= most):
+            return text
+    lines = shape.render(0).encode().splitlines(keepends=True)
+    top = len(lines)
+    longest = OUTLINE_HEADER % (path, f"the first {top:,} of {top:,} top-level definitions of {of}".encode())
+    left, shown = room - len(longest), 0
+    while shown < min(top, most or top) and len(lines[shown]) <= left:
+        left -= len(lines[shown])
+        shown += 1
+    if shown == 0:
+        return None
+    what = f"the first {shown:,} of {top:,} top-level definitions of {of}"
+    return OUTLINE_HEADER % (path, what.encode()) + b"".join(lines[:shown])
 
 
 def _head(root_fd: int, path: bytes) -> bytes | None:
