@@ -37,7 +37,8 @@ SAMPLES = {
     "M.java": (
         b"package a;\npublic final class M<T> {\n  public M(int a) {}\n"
         b"  public <U> java.util.List<U> map(int limit) throws Exception { return null; }\n}\n",
-        "2: public final class M<T>\n  3: public M(int a)\n  4: public <U> java.util.List<U> map(int limit) throws Exception\n",
+        "2: public final class M<T>\n  3: public M(int a)\n"
+        "  4: public <U> java.util.List<U> map(int limit) throws Exception\n",
     ),
     "m.c": (
         b'#include "m.h"\n#define MAX(a, b) ((a) > (b) ? (a) : (b))\ntypedef struct node { int v; } node_t;\n'
@@ -46,7 +47,8 @@ SAMPLES = {
         "5: int main(int argc, char **argv)\n",
     ),
     "m.cpp": (
-        b"namespace outer {\ntemplate <typename T> class Box {\n public:\n  T get() const { return v; }\n  T v;\n};\n}\n",
+        b"namespace outer {\ntemplate <typename T> class Box {\n public:\n"
+        b"  T get() const { return v; }\n  T v;\n};\n}\n",
         "1: namespace outer\n  2: template <typename T> class Box\n    4: T get() const\n",
     ),
     "m.rs": (

@@ -25,7 +25,7 @@ from pathlib import Path
 
 from code_commit.files.confined import Tree
 from code_commit.llm.catalog import CHARS_PER_TOKEN_HIGH_ESTIMATE, tokens_at_most
-from code_commit.rollup.imports import Project, imported
+from code_commit.rollup.imports import Project, imported, subject
 from code_commit.rollup.named_files import named_files
 from code_commit.rollup.selection import excluded_dir, holds_secret, list_files, tool_dirs
 
@@ -86,8 +86,10 @@ def failure_context(
 
 
 def _candidates(named: list[str], project: Project, tree: Tree) -> list[str]:
-    """The named files, then their imports hop by hop (a package's face not counted as a hop)."""
+    """The named files; then their imports hop by hop (a package's face not counted as a hop), those that
+    share a named test's subject first (`tests/test_lru.py` names `src/pkg/_lru.py`)."""
     order = list(dict.fromkeys(named))[:MAX_CANDIDATES]
+    first = len(order)
     frontier = list(order)
     seen = set(order)
     for hop in range(HOPS + 1):
@@ -106,7 +108,8 @@ def _candidates(named: list[str], project: Project, tree: Tree) -> list[str]:
                     order.append(found)
                     following.append(found)
         frontier = following
-    return order
+    subjects = {subject(path) for path in named} - {""}
+    return order[:first] + sorted(order[first:], key=lambda path: subject(path) not in subjects)
 
 
 def _is_face(path: str) -> bool:

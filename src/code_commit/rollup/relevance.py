@@ -30,7 +30,7 @@ from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from code_commit.rollup.imports import Project, imported
+from code_commit.rollup.imports import Project, imported, subject
 from code_commit.rollup.outline import outline
 from code_commit.rollup.rules import CODE_SUFFIXES
 
@@ -56,7 +56,6 @@ _STOP = frozenset(
     been being just like out off now after before see seems because fails failed failing error errors build""".split()
 )
 _GENERIC_STEMS = frozenset("__init__ index mod lib main conftest setup utils util common types test tests".split())
-_TEST_AFFIX = re.compile(r"^test_|_test$|_tests$|\.(?:test|spec)$|Tests?$")
 
 
 @dataclass(frozen=True)
@@ -203,8 +202,7 @@ def _pairs(scores: Mapping[str, Relevance]) -> dict[str, list[str]]:
     """A test and its subject, a header and its source: paths that share a subject key."""
     groups: dict[str, list[str]] = {}
     for path in scores:
-        name = posixpath.basename(path)
-        stem = _TEST_AFFIX.sub("", name.split(".", 1)[0]).lower()
-        if stem and stem not in _GENERIC_STEMS:
-            groups.setdefault(stem, []).append(path)
+        key = subject(path)
+        if key:
+            groups.setdefault(key, []).append(path)
     return {path: [other for other in group if other != path] for group in groups.values() for path in group}
