@@ -193,7 +193,7 @@ def in_prompt(prompt: str, target: str) -> bool:
 
 
 def context_size(prompt: str) -> int:
-    start = prompt.find("--- FILE CONTEXT [")
+    start = prompt.find("\n--- FILE CONTEXT [", prompt.find("--- CODEBASE ---"))  # not the system prompt's mention
     return 0 if start < 0 else len(prompt) - start
 
 

@@ -116,6 +116,7 @@ def test_a_test_and_its_subject_share_a_key(path: str, key: str) -> None:
         ("src/lib.rs", b"mod parse;\npub use crate::eval::x;\n", ["src/parse.rs", "src/eval.rs"]),
         ("tests/t.rs", b"use semver::Version;\nuse std::fmt;\n", ["src/lib.rs"]),
         ("pkg/x_test.go", b"package pkg\n", ["pkg/x.go"]),
+        ("test/Makefile", b"all: tests.c ../jsmn.h\n\t$(CC) tests.c -o t\n", ["test/tests.c", "jsmn.h"]),
     ],
 )
 def test_imports_resolve_to_tracked_files(path: str, text: bytes, expected: list[str]) -> None:

@@ -13,7 +13,9 @@ imports. Resolved, per language, only where it is cheap and precise:
   same folder the file names as words;
 - Rust: `mod x;` and `use crate::x::...` within the crate, and a test's `use <crate>::` to the
   crate's `src/lib.rs`;
-- Go: the other files of the same folder (one package).
+- Go: the other files of the same folder (one package);
+- a Makefile, `*.mk`, `CMakeLists.txt`, `*.cmake`: the tracked files it names as words, from its folder
+  (a make failure names the Makefile, whose rule names the sources and the test).
 
 Bounded: at most MAX_IMPORT_BYTES of a file are read for its imports, and at most MAX_IMPORTS
 paths come out of one file.
@@ -42,6 +44,8 @@ _RUST_MOD = re.compile(r"^[ \t]*(?:pub(?:\([^)]*\))?[ \t]+)?mod[ \t]+(\w+)[ \t]*
 _RUST_USE = re.compile(r"\buse[ \t]+(?:crate|super|self)::(\w+)")
 _RUST_CRATE_USE = re.compile(r"\buse[ \t]+(\w+)::")
 _WORD = re.compile(r"[A-Za-z_$][\w$]*")
+_BUILD_WORD = re.compile(r"[\w./+-]+\.\w+")  # a file name with an extension, as a Makefile or CMake names it
+_BUILD_FILES = frozenset({"Makefile", "GNUmakefile", "makefile", "CMakeLists.txt"})
 
 _JS_SUFFIXES = (".js", ".mjs", ".cjs", ".ts", ".tsx", ".jsx", ".mts", ".cts")
 _JS_RESOLVE = ("", *_JS_SUFFIXES, *(f"/index{suffix}" for suffix in _JS_SUFFIXES))
@@ -107,6 +111,8 @@ def imported(path: str, data: bytes, project: Project) -> list[str]:
         found = _jvm(text, folder, suffix, project)
     elif suffix == ".rs":
         found = _rust(path, text, project)
+    elif posixpath.basename(path) in _BUILD_FILES or suffix in (".mk", ".cmake"):
+        found = _build_file(text, folder, project)
     elif suffix == ".go":
         found = sorted(p for p in project.tracked if posixpath.dirname(p) == folder and p.endswith(".go"))
     else:
@@ -126,6 +132,15 @@ def _python(text: str, folder: str, project: Project) -> list[str]:
     for match in _PY_IMPORT.finditer(text):
         for module in match.group(1).split(","):
             found += _python_module(module.strip().split("."), None, project)
+    return found
+
+
+def _build_file(text: str, folder: str, project: Project) -> list[str]:
+    found = []
+    for word in _BUILD_WORD.findall(text):
+        candidate = posixpath.normpath(posixpath.join(folder, word))
+        if candidate in project.tracked:
+            found.append(candidate)
     return found
 
 
