@@ -197,7 +197,9 @@ def context_size(prompt: str) -> int:
     return 0 if start < 0 else len(prompt) - start
 
 
-def measure(project: Project, python: str, mutants: int, budgets: Sequence[int], verbose: bool) -> Tally:
+def measure(
+    project: Project, python: str, mutants: int, budgets: Sequence[int], verbose: bool, rollup_only: bool = False
+) -> Tally:
     tally = Tally()
     rng = random.Random(f"{SEED}-{project.name}")
     with tempfile.TemporaryDirectory(prefix=f"bench-recall-{project.name}-") as tmp:
@@ -228,7 +230,7 @@ def measure(project: Project, python: str, mutants: int, budgets: Sequence[int],
                 found = []
                 for budget in budgets:
                     whole = whole_in_rollup(root, python, env, budget, target)
-                    prompt = first_repair_prompt(root, python, env)
+                    prompt = None if rollup_only else first_repair_prompt(root, python, env)
                     repaired = prompt is not None and in_prompt(prompt, target)
                     tally.whole[budget] = tally.whole.get(budget, 0) + whole
                     tally.repair[budget] = tally.repair.get(budget, 0) + repaired
@@ -282,6 +284,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--small", type=int, default=SMALL_BUDGET, help="the small rollup_budget, in tokens")
     parser.add_argument("--only", default="", help="comma-separated project names")
     parser.add_argument("--label", default="this code", help="what the figures are of, in the table")
+    parser.add_argument("--rollup-only", action="store_true", help="measure the rollup only, not the repair prompt")
     args = parser.parse_args(argv)
     budgets = (DEFAULT_BUDGET, args.small)
     chosen = [p for p in PROJECTS if not args.only or p.name in args.only.split(",")]
@@ -289,7 +292,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     total = Tally()
     started = time.perf_counter()
     for project in chosen:
-        tallies[project.name] = measure(project, args.python, args.mutants, budgets, verbose=True)
+        tallies[project.name] = measure(project, args.python, args.mutants, budgets, True, args.rollup_only)
         total.add(tallies[project.name])
         print(f"# {project.name}: {tallies[project.name]}", file=sys.stderr, flush=True)
     tallies["all"] = total
