@@ -104,7 +104,7 @@ def test_the_query_s_target_is_whole_at_small_budgets(repo: Path, cli: Cli, budg
     result = cli("rollup", "--budget", str(budget))
 
     assert result.exit_code == 0, result.output
-    assert "the files agent-config/query.txt names come first" in result.output
+    assert "the files agent-config/query.txt names come first: src/app/part37.py (defines parse_config" in result.output
     whole = shown_paths(text(repo))
     assert "src/app/part37.py" in whole, "it defines the identifier the query names"
     assert "tests/test_part37.py" in whole or budget < 3000, "its test goes with it when there is room"

@@ -110,6 +110,7 @@ NOT_TRACKED = "not tracked by git"
 # test files that do not (more when the whole files leave more).
 OUTLINE_SHARE = 0.2
 OUTLINED_KINDS = (Kind.SOURCE, Kind.TEST)
+RELEVANT_SHOWN = 3  # the files relevant to the query that `code-commit rollup` names, with why
 FIRST_LINES = 8  # every outlined file's first share: so many top-level definitions, before any grows
 
 # C0 and C1 controls, DEL, and the characters str.splitlines() also breaks lines at.
@@ -161,6 +162,7 @@ class Rollup:
     size: int = 0  # bytes written to the output
     left_out: list[LeftOut] = field(default_factory=list)
     outlined: list[LeftOut] = field(default_factory=list)  # not whole, shown by their outline: why not whole
+    relevant: list[str] = field(default_factory=list)  # the files the query names most, with the reasons
     unframeable: list[bytes] = field(default_factory=list)
 
     @property
@@ -218,7 +220,7 @@ def write_rollup(
         cap = settings.rollup_max_file_size
         candidates = _judge(root_fd, paths, untracked, cap, exclude, include, secrets, result)
         tracked = frozenset(p.decode("utf-8", "surrogateescape") for p in listing.tracked)
-        ranked = _ranked(candidates, query, tracked)
+        ranked = _ranked(candidates, query, tracked, result)
         chosen, pending, room = _choose(ranked, settings.rollup_budget, result)
         outlines = _outlines(root_fd, pending, room, secrets, result)
         with _atomic_output(target, FILE_MODE if private else 0o666 & ~_umask()) as out:
@@ -232,9 +234,10 @@ def write_rollup(
 def command(reporter: Reporter, root: Path, output: Path | None, settings: Settings) -> int:
     """`code-commit rollup`: write the rollup, report it on stderr, return the exit code."""
     query = read_query(root)
-    if query is not None:
-        reporter.info(f"rollup: the files {QUERY_FILE} names come first")
     result = write_rollup(root, output, settings, query=query)
+    if query is not None:
+        first = f": {', '.join(result.relevant)}" if result.relevant else ": none named there is in the project"
+        reporter.info(f"rollup: the files {QUERY_FILE} names come first{first}")
     for path in result.unframeable:
         reporter.warn(f"left out a path that cannot stand on one header line: {printable(path)}")
     reporter.info(result.summary())
@@ -414,7 +417,9 @@ def holds_secret(content: bytes, secrets: tuple[bytes, ...]) -> bool:
     return any(secret in content for secret in secrets)
 
 
-def _ranked(candidates: list[_Candidate], query: str | None, tracked: frozenset[str]) -> list[_Candidate]:
+def _ranked(
+    candidates: list[_Candidate], query: str | None, tracked: frozenset[str], result: Rollup
+) -> list[_Candidate]:
     """The order in which files are given room: what `rollup_include` names; then, with a query, the files
     it names or whose definitions it names and what goes with them (relevance.py), most relevant first,
     then the few that use its words most; then source, tests, config, docs and data, cheaper and
@@ -427,6 +432,9 @@ def _ranked(candidates: list[_Candidate], query: str | None, tracked: frozenset[
         if parsed is not None and not parsed.empty
         else {}
     )
+
+    strongest = sorted((p for p, r in scores.items() if r.strong), key=lambda p: (-scores[p].score, p))
+    result.relevant = [f"{path} ({'; '.join(scores[path].reasons)})" for path in strongest[:RELEVANT_SHOWN]]
 
     def key(candidate: _Candidate) -> tuple[bool, int, float, Kind, int, bytes]:
         found = scores.get(candidate.path.decode())
