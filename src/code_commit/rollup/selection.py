@@ -1,9 +1,11 @@
 """The codebase rollup: the project's files, framed for the model, in agent-config/codeRollup.txt.
 
-Which files: those of one `git ls-files -z --cached --others --exclude-standard` run in the
-project root (the current directory): tracked files plus untracked files git does not ignore.
-The list is deduplicated (git lists an unmerged path once per stage) and sorted by path bytes,
-so the same tree always gives the same bytes, whatever order the files were created in.
+Which files: those of one `git ls-files -z -t --cached --others --exclude-standard` run in the
+project root (the current directory): the tracked files. Untracked files git does not ignore are
+listed by name ("not tracked by git"), never read, unless `rollup_include` names them: the model
+could not change them, and an untracked build folder is no source. The lists are deduplicated (git
+lists an unmerged path once per stage) and sorted by path bytes, so the same tree always gives the
+same bytes, whatever order the files were created in.
 
 Framing, as system_prompts/project_structure.txt explains it to the model (9 bytes a file, so
 a thousand tiny files do not pay more for their headers than for their content):
@@ -11,6 +13,9 @@ a thousand tiny files do not pay more for their headers than for their content):
     ==> path <==            then the file's bytes, unchanged, plus a "\\n" if they do not end
                             with one (an empty file is a header alone)
     ...                     the included files, in path order
+    --- OUTLINES ---        then, for source and test files not included whole, their outlines:
+    ::: path (outline: what; why) :::       a header, then `line: signature` per definition,
+    12: class X             indented two spaces per level (outline.py), in path order
     --- LEFT OUT ---        then one line per file left out: `path (reason, size)`, but a
     path (reason, size)     folder that would take more than FOLDER_LINES lines is summed up
     dir/ (N files, size: N reason, ...)     on one, and the list stops at MAX_LISTED lines
@@ -20,8 +25,11 @@ Left out, and listed: what `rollup_exclude` matches; by default (`rollup_rules`,
 symlinks (never followed), binary files, files over `rollup_max_file_size` (decided from lstat,
 before anything is read), directories (submodules, nested repositories), other non-regular
 files, unreadable files; and what does not fit. What fits: under `rollup_budget` (estimated
-tokens), files in the order of their rank (what `rollup_include` names, then source, tests,
-config, docs and data), cheaper and shallower first; config, docs and data take at most
+tokens), files in the order of their rank (what `rollup_include` names, then the files relevant to
+agent-config/query.txt (relevance.py), then source, tests, config, docs and data, cheaper and
+shallower first); when not all fit, OUTLINE_SHARE of the budget is kept for the outlines of the
+source and test files that do not (each first gets its first FIRST_LINES definitions, then each
+grows in rank order); config, docs and data take at most
 CONTEXT_SHARE of what source and tests take (or fill the rollup up to SMALL_ROLLUP bytes), since
 the model is there to change code. The list of left-out files comes on top of the budget;
 MAX_LISTED bounds it.
