@@ -1,6 +1,6 @@
 """Run every benchmark scenario and print one table.
 
-    .venv/bin/python -m bench [--repeat N] [--only startup,apply,hostile,rollup,build,tokens]
+    .venv/bin/python -m bench [--repeat N] [--only startup,apply,hostile,rollup,build,tokens,recall]
 
 Each comparison is measured side by side in the same run (alternating runs, best of N), on data
 the scenario generates itself in a temporary directory.
@@ -18,7 +18,7 @@ import traceback
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 
-from . import apply, build_output, hostile_answers, rollup, startup, tokens
+from . import apply, build_output, hostile_answers, recall, rollup, startup, tokens
 from .harness import Row, error_row, format_header, format_row
 
 Scenario = Callable[[int], Iterable[Row]]
@@ -30,6 +30,7 @@ SCENARIOS: dict[str, Scenario] = {
     "rollup": rollup.run,
     "build": build_output.run,
     "tokens": tokens.run,
+    "recall": recall.run,
 }
 
 

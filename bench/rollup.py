@@ -8,6 +8,10 @@ Quality: the share of the rollup that is the project's own source and tests, by 
 projects shaped like the three libraries code-commit was first tried on (tests/shaped_projects.py:
 a big uv.lock, .po catalogs, about a thousand tiny test-vector files), against the first rollup,
 which included every text file, each under a header line. Target: at least 80%.
+
+The query's target: a module that defines the function agent-config/query.txt names, planted among
+PLANTED modules of the same shape and size, and their tests; at several budgets, is it whole in the
+rollup, with the query (ours) and without it (reference)? Target: whole at every budget with it.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+from code_commit.config.settings import Settings
 from code_commit.rollup.selection import write_rollup
 
 from .harness import REPO, Command, Row, bench_env, commit_fixture, side_by_side
@@ -24,6 +29,10 @@ from .harness import REPO, Command, Row, bench_env, commit_fixture, side_by_side
 REFERENCE = "git ls-files -z | xargs -0 cat > /dev/null"
 FILES = 20000
 QUALITY_TARGET = 0.80
+PLANTED = 400
+TARGET = PLANTED - 21  # in the last folder, among the largest files: the last a plain ranking would take
+PLANTED_BUDGETS = (2_000, 5_000, 20_000, 100_000)
+QUERY = "parse_config crashes on a line without '=': it should skip such lines.\n"
 
 
 def generate(root: Path, files: int) -> int:
@@ -50,7 +59,7 @@ def generate(root: Path, files: int) -> int:
 
 
 def run(repeat: int, files: int = FILES) -> list[Row]:
-    return speed(repeat, files) + quality()
+    return speed(repeat, files) + quality() + planted()
 
 
 def speed(repeat: int, files: int) -> list[Row]:
@@ -98,4 +107,49 @@ def quality() -> list[Row]:
                 target=f">= 80%: {'met' if share >= QUALITY_TARGET else 'MISSED'}",
             )
         )
+    return rows
+
+
+def _module(name: str, functions: int) -> str:
+    return "".join(
+        f"def {name}_{i}(value, scale=1):\n    total = value * scale\n    return total + {i}\n\n"
+        for i in range(functions)
+    )
+
+
+def planted() -> list[Row]:
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="bench-rollup-planted-") as tmp:
+        root = Path(tmp)
+        (root / ".gitignore").write_text("/agent-config\n")
+        for i in range(PLANTED):
+            folder = root / "src" / f"area{i % 20:02d}"
+            folder.mkdir(parents=True, exist_ok=True)
+            body = _module(f"step{i}", 12)
+            if i == TARGET:
+                body = (
+                    _module(f"step{i}", 12) + "def parse_config(text):\n    return dict(l.split('=') for l in text)\n"
+                )
+            (folder / f"part{i:03d}.py").write_text(body)
+            tests = root / "tests"
+            tests.mkdir(exist_ok=True)
+            (tests / f"test_part{i:03d}.py").write_text(_module(f"test_step{i}", 4))
+        commit_fixture(root)
+        target = f"src/area{TARGET % 20:02d}/part{TARGET:03d}.py"
+        for budget in PLANTED_BUDGETS:
+            found = {}
+            for label, query in (("with", QUERY), ("without", None)):
+                result = write_rollup(root, settings=Settings(rollup_budget=budget), query=query)
+                found[label] = f"==> {target} <==" in (root / result.output).read_text().splitlines()
+            rows.append(
+                Row(
+                    f"rollup: the query's target among {PLANTED} modules, budget {budget:,}",
+                    f"{PLANTED * 2} files",
+                    100.0 * found["with"],
+                    100.0 * found["without"],
+                    unit="%",
+                    note="ours: whole with agent-config/query.txt naming its function; reference: without a query",
+                    target=f"whole: {'met' if found['with'] else 'MISSED'}",
+                )
+            )
     return rows

@@ -321,6 +321,7 @@ def test_the_next_steps_say_to_commit_the_projects_files(root: Path, cli) -> Non
 def test_the_rollup_of_the_real_library_is_mostly_its_source_and_tests(root: Path) -> None:
     shutil.copytree(FIXTURES / "tomli", root, dirs_exist_ok=True)
     subprocess.run(["git", "init", "-q"], cwd=root, check=True)
+    subprocess.run(["git", "add", "-A"], cwd=root, check=True)  # the rollup shows what git tracks
     # Its own source and tests, and pyproject.toml, the code of its build.
     own = {p.relative_to(root).as_posix() for p in root.rglob("*.py")} | {"pyproject.toml"}
 

@@ -104,6 +104,7 @@ HEAVY = (
     "code_commit.git.ignore",
     "anthropic",
     "httpx2",
+    "tree_sitter",  # the rollup's outlines load it when a file is outlined, never before
 )
 
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 
+import pytest
+
 from code_commit.config.redaction import Redactor
 from code_commit.config.settings import Settings
 from code_commit.llm.prompts import (
@@ -62,6 +64,21 @@ def test_repair_prompt_order_and_labels() -> None:
     assert "<IQ>" not in text
 
 
+@pytest.mark.parametrize("order", ["spec", "cache"])
+def test_the_failure_s_files_come_last_and_leave_the_spec_sections_as_they_were(order: str) -> None:
+    args = (SYSTEM, Feedback("BUILD BROKE"), "the query", "the codebase", {"b.py": "B\n"}, order)
+    spec = repair_prompt(*args)
+    prompt = repair_prompt(*args, {"src/core.py": "def f():\n    pass\n", "src/util.py": "X = 1"})
+    assert prompt.sections[:-1] == spec.sections
+    last = prompt.sections[-1]
+    assert (last.title, last.system, last.cache) == ("file context", False, False)
+    assert (
+        last.text
+        == "--- FILE CONTEXT [src/core.py] ---\ndef f():\n    pass\n--- FILE CONTEXT [src/util.py] ---\nX = 1\n"
+    )
+    assert repair_prompt(*args, {}) == spec
+
+
 def test_refusal_takes_the_place_of_the_build_output() -> None:
     prompt = repair_prompt(SYSTEM, Feedback("build.sh is protected", refused=True), "q", "c", {})
     assert prompt.sections[3].text.startswith("--- ANSWER REFUSED ---\nbuild.sh is protected")
@@ -89,6 +106,9 @@ def test_shipped_system_prompts_load_and_teach_the_format() -> None:
     assert (rollup.HEADER % b"path/relative/to/root").decode().strip() in system.project_structure
     assert rollup.LEFT_OUT_LABEL.decode().strip() in system.project_structure
     assert "FILE REPLACEMENT" in system.project_structure
+    assert "FILE CONTEXT" in system.project_structure
+    assert rollup.OUTLINES_LABEL.decode().strip() in system.project_structure
+    assert "::: path (outline:" in system.project_structure
     assert system.initial_query.strip() and system.repair_query.strip()
 
 

@@ -13,6 +13,7 @@ import stat
 import subprocess
 import sys
 from pathlib import Path
+from typing import BinaryIO
 
 import pytest
 from typer.testing import CliRunner
@@ -87,7 +88,8 @@ def repo(tmp_path: Path) -> Path:
 # Which files
 
 
-def test_tracked_and_untracked_files_are_included_with_exact_framing(repo: Path) -> None:
+@pytest.mark.keep_untracked
+def test_tracked_files_are_included_with_exact_framing_and_untracked_ones_listed_by_name(repo: Path) -> None:
     write(repo, "tracked.py", "print(1)\n")
     commit(repo)
     write(repo, "untracked.txt", "hello\n")
@@ -95,9 +97,34 @@ def test_tracked_and_untracked_files_are_included_with_exact_framing(repo: Path)
     result = write_rollup(repo)
 
     assert read(repo) == (
-        b"==> .gitignore <==\n/agent-config\n==> tracked.py <==\nprint(1)\n==> untracked.txt <==\nhello\n"
+        b"==> .gitignore <==\n/agent-config\n==> tracked.py <==\nprint(1)\n"
+        b"--- LEFT OUT ---\nuntracked.txt (not tracked by git, 6 bytes)\n"
     )
-    assert (result.included, result.left_out, result.unframeable) == (3, [], [])
+    assert (result.included, result.unframeable) == (2, [])
+
+    write_rollup(repo, settings=Settings(rollup_include=["untracked.txt"]))  # named: it comes in
+    assert headers(repo) == ["==> .gitignore <==", "==> tracked.py <==", "==> untracked.txt <=="]
+
+
+@pytest.mark.keep_untracked
+def test_an_untracked_build_folder_stays_out_on_one_line_and_is_never_read(repo: Path) -> None:
+    """An untracked, not ignored CMake build/ folder put 96 generated files into a C project's rollup."""
+    write(repo, "CMakeLists.txt", "project(x C)\nadd_library(x x.c)\n")
+    write(repo, "x.c", "int x(void) { return 1; }\n")
+    commit(repo)
+    for i in range(30):
+        write(repo, f"build/CMakeFiles/x.dir/gen{i}.c", f"int gen{i};\n")
+    secret = write(repo, "build/secret.txt", "never read\n")
+    secret.chmod(0)  # reading it would fail loudly as "unreadable"
+
+    result = write_rollup(repo)
+
+    assert headers(repo) == ["==> .gitignore <==", "==> CMakeLists.txt <==", "==> x.c <=="]
+    assert left_out(repo) == [
+        "build/CMakeFiles/x.dir/ (30 files, 320 bytes: 30 not tracked by git)",
+        "build/secret.txt (not tracked by git, 11 bytes)",
+    ]
+    assert "not tracked by git" in result.summary()
     assert result.size == len(read(repo))
 
 
@@ -259,6 +286,9 @@ def test_a_nested_repository_is_omitted_as_a_directory(repo: Path) -> None:
     nested.mkdir(parents=True)
     git(nested, "init", "-q")
     write(nested, "lib.c", "int x;\n")
+    git(nested, "add", "-A")
+    git(nested, "commit", "-qm", "nested")
+    git(repo, "add", ".gitignore", "vendor/lib")  # tracked as a gitlink, as a submodule is
 
     write_rollup(repo)
 
@@ -294,7 +324,7 @@ def test_a_file_that_cannot_be_opened_is_omitted_with_the_reason(
 
 def test_a_fifo_is_omitted_without_being_opened(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     os.mkfifo(repo / "pipe")  # git never lists one; a path can still become one after git has listed it
-    monkeypatch.setattr(rollup_module, "list_paths", lambda root: [b".gitignore", b"pipe"])
+    monkeypatch.setattr(rollup_module, "list_files", lambda root: rollup_module.Listing([b".gitignore", b"pipe"], []))
 
     write_rollup(repo)  # opening the FIFO for reading would block this test forever
 
@@ -429,8 +459,10 @@ def test_an_output_inside_the_tree_does_not_roll_itself_up(repo: Path) -> None:
 def test_a_failed_run_leaves_the_previous_rollup_whole(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     write(repo, OUTPUT, "previous rollup\n")
 
-    def half_then_fail(root_fd: int, chosen: object, cap: int, secrets: object, out: object, result: object) -> None:
-        out.write(b"==> half")  # type: ignore[attr-defined]
+    def half_then_fail(
+        root_fd: int, chosen: object, outlines: object, cap: int, secrets: object, out: BinaryIO, result: object
+    ) -> None:
+        out.write(b"==> half")
         raise RuntimeError("disk on fire")
 
     monkeypatch.setattr(rollup_module, "_render", half_then_fail)
@@ -490,6 +522,7 @@ def test_wrapper_script_end_to_end(repo: Path) -> None:
     shutil.copy(wrapper, repo / "codeRollup.sh")
     write(repo, "app.py", "print('hi')\n")
     write(repo, "big.txt", "b" * 1001)
+    commit(repo)  # the spawned command is not this process: the conftest's tracking does not reach it
     git_dir = str(Path(shutil.which("git") or "/usr/bin/git").parent)
     env = {**os.environ, "PATH": f"{VENV_BIN}{os.pathsep}{git_dir}"}
 

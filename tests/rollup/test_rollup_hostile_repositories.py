@@ -94,15 +94,15 @@ def test_special_files_and_symlinks_out_of_the_project_are_never_opened(project:
     to /etc/passwd and to the key file, are listed, never opened or followed."""
     project.write("agent-config/anthropic-api-key", TEST_KEY + "\n")
     project.write("tracked.py", "x = 1\n")
+    os.symlink("/etc/passwd", project.root / "passwd")
+    os.symlink("agent-config/anthropic-api-key", project.root / "key")
+    os.symlink("fifo", project.root / "to-fifo")
     project.commit_all()
     os.unlink(project.root / "tracked.py")
     os.mkfifo(project.root / "tracked.py")
     os.mkfifo(project.root / "fifo")
     sock = socket.socket(socket.AF_UNIX)
     sock.bind(str(project.root / "sock"))
-    os.symlink("/etc/passwd", project.root / "passwd")
-    os.symlink("agent-config/anthropic-api-key", project.root / "key")
-    os.symlink("fifo", project.root / "to-fifo")
     try:
         text = rollup(project, cli)  # opening a FIFO would block this test forever
     finally:
@@ -120,6 +120,7 @@ def test_a_budget_below_the_minimum_is_a_setup_error_and_0_means_no_limit(projec
     assert result.exit_code == (0 if budget == "0" else 2), result.output
 
 
+@pytest.mark.keep_untracked  # what is under test is git's index, untouched
 def test_the_output_is_never_inside_git_s_own_directory(project: Project, cli) -> None:
     """Before, `--output .git/index` replaced git's index with the rollup: `fatal: index file corrupt`."""
     index = (project.root / ".git/index").read_bytes()

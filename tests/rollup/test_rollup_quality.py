@@ -17,7 +17,7 @@ from typer.testing import Result
 from code_commit.config.settings import Settings
 from code_commit.rollup import selection as rollup_module
 from code_commit.rollup.rules import Kind, kind_of
-from code_commit.rollup.selection import listing, write_rollup
+from code_commit.rollup.selection import listing, outlined_paths, write_rollup
 
 from shaped_projects import SHAPES, everything_share, make, own_share
 from support import git
@@ -235,11 +235,16 @@ def test_under_a_tight_budget_source_comes_first_then_tests_then_docs_and_the_re
     result = cli("rollup", "--budget", "2400")  # 7,200 bytes at 3 characters a token
 
     assert result.exit_code == 0, result.output
-    assert included(repo) == [".gitignore", "src/pkg/core.py", "tests/test_core.py"]
+    assert included(repo) == [".gitignore", "src/pkg/core.py"]
+    outlines = rollup_text(repo).split("--- OUTLINES ---\n")[1].split("--- LEFT OUT ---\n")[0]
+    assert outlines.startswith(
+        "::: tests/test_core.py (outline: 60 definitions of 180 lines, 3 KiB; over the token budget) :::\n"
+        "1: def test_0(x)\n"
+    ), "the test that does not fit whole is shown by its outline, in the share of the budget kept for outlines"
     assert left_out(repo) == ["README.md (over the token budget, 3 KiB)"]
     files = rollup_text(repo).split("--- LEFT OUT ---\n")[0]
-    assert len(files.encode()) <= 2400 * 3, "the files stay within the budget; the list comes on top"
-    assert "1 left out (1 over the token budget)" in result.output
+    assert len(files.encode()) <= 2400 * 3, "the files and outlines stay within the budget; the list comes on top"
+    assert "1 outlined, 1 left out (1 over the token budget)" in result.output
 
     unlimited = cli("rollup", "--budget", "0")
     assert unlimited.exit_code == 0 and "README.md" in included(repo) and left_out(repo) == []
@@ -253,8 +258,9 @@ def test_under_the_budget_smaller_and_shallower_files_of_a_kind_come_first(repo:
 
     write_rollup(repo, settings=Settings(rollup_budget=1000))  # 3,000 bytes
 
-    assert included(repo) == [".gitignore", "mid.py", "small.py"]
-    assert [line.split(" (")[0] for line in left_out(repo)] == ["a/b/c/low.py", "big.py"]
+    assert included(repo) == ["mid.py", "small.py"]
+    assert outlined_paths(rollup_text(repo)) == ["a/b/c/low.py", "big.py"]
+    assert [line.split(" (")[0] for line in left_out(repo)] == [".gitignore"]
 
 
 def test_a_file_that_changes_between_choosing_and_writing_is_judged_again(
@@ -366,6 +372,23 @@ def test_the_summary_counts_with_correct_plurals(repo: Path, cli: Cli) -> None:
         ("tests/data/valid/array/case-1.toml", Kind.DATA),
         ("tests/fixtures/input.txt", Kind.DATA),
         ("src/pkg/data/table.json", Kind.DATA),
+        # Licence variants are no source (they were 28% of a Rust crate's rollup).
+        ("LICENSE-APACHE", Kind.DOCS),
+        ("LICENSE-MIT", Kind.DOCS),
+        ("COPYING.LESSER", Kind.DOCS),
+        ("license_check.py", Kind.SOURCE),
+        # Fuzz inputs and test inputs without an extension are data; fuzz targets are tests.
+        ("fuzz/corpus/3f2a9c0d", Kind.DATA),
+        ("fuzz/inputs/crash-1", Kind.DATA),
+        ("tests/inputs/test1", Kind.DATA),
+        ("tests/corpus/case.c", Kind.DATA),
+        ("fuzz/fuzz_targets/parse.rs", Kind.TEST),
+        # Build-system files rank with source, wherever they are, whatever their suffix.
+        ("CMakeLists.txt", Kind.SOURCE),
+        ("tests/CMakeLists.txt", Kind.SOURCE),
+        ("build.gradle", Kind.SOURCE),
+        ("crates/core/Cargo.toml", Kind.SOURCE),
+        ("web/package.json", Kind.SOURCE),
     ],
 )
 def test_the_kind_of_a_file_comes_from_its_path(path: str, kind: Kind) -> None:

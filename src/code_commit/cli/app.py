@@ -299,11 +299,13 @@ def rollup(
     max_file_size: Annotated[int | None, setting_option("rollup_max_file_size", command="rollup")] = None,
     budget: Annotated[int | None, setting_option("rollup_budget", command="rollup")] = None,
 ) -> None:
-    """Write agent-config/codeRollup.txt: the files git tracks or would show as untracked, framed for the model.
+    """Write agent-config/codeRollup.txt: the files git tracks, framed for the model.
 
-    Run it anywhere in the project (the root is found as for a run). Lock files, binary, generated
-    and minified files, images, translation catalogs, rollup_exclude's files and what does not fit
-    the budget are left out and listed at its end; agent-config/ is never included.
+    Run it anywhere in the project (the root is found as for a run). The files agent-config/query.txt
+    names come first. Untracked files, lock files, binary, generated and minified files, images,
+    translation catalogs, rollup_exclude's files and what does not fit the budget are left out and
+    listed at its end, a source file that does not fit with its outline; agent-config/ is never
+    included.
     """
 
     def action(console: Any) -> int:

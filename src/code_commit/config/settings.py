@@ -32,6 +32,7 @@ DEFAULT_MODEL = "claude-sonnet-5-5"
 
 ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 PROMPT_ORDERS = ("spec", "cache")
+REPAIR_CONTEXTS = ("failure", "spec")
 EFFORTS = ("low", "medium", "high")
 # The output limit of a model the model catalog (llm/models.toml) does not know, when max_tokens is unset:
 # one every current model and most servers accept.
@@ -240,6 +241,13 @@ class Settings:
         "read them from the prompt cache.",
         flag=RUN,
         rules=(_one_of(PROMPT_ORDERS),),
+    )
+    repair_context: str = _setting(
+        "failure",
+        "failure: a repair prompt ends with the project files the build's output names, and what they import, "
+        "that the rollup does not show whole (FILE CONTEXT sections). spec: the repair prompt has the spec's "
+        "sections only.",
+        rules=(_one_of(REPAIR_CONTEXTS),),
     )
     max_cost: float | None = _setting(
         None,

@@ -4,7 +4,12 @@ A prompt is an ordered list of sections. The default order (`--prompt-order spec
 
     initial: [project structure][code modification][initial query][query][codebase]
     repair:  [project structure][code modification][repair query][build output][query][codebase]
-             [file replacements]
+             [file replacements][file context]
+
+[file context] (`repair_context = "failure"`, the default) holds the project files the failing build
+names, and what they import, that neither the codebase shows whole nor the file replacements hold, each
+as `--- FILE CONTEXT [path] ---` and its content; it is always the last section, in either order, and
+absent when there is no such file, so the spec's sections keep their order and wording.
 
 The system-prompt sections go to the provider's system slot and the rest, in order, to the
 user turn, so the model sees them exactly in that order.
@@ -157,15 +162,20 @@ def repair_prompt(
     codebase: str,
     replacements: Mapping[str, str | None],
     order: str = "spec",
+    context: Mapping[str, str] | None = None,
 ) -> Prompt:
-    """`replacements` maps each path earlier answers touched to its latest content (None: removed)."""
+    """`replacements` maps each path earlier answers touched to its latest content (None: removed);
+    `context`, the failure's files (path -> content, in order) shown after everything else."""
     label = "ANSWER REFUSED" if feedback.refused else "BUILD OUTPUT"
     task = Section("repair query", system.repair_query, system=True)
     tail = (
         Section("build output", _labelled(label, feedback.text)),
         Section("file replacements", render_replacements(replacements)),
     )
-    return _ordered(system, task, tail, query, codebase, order)
+    prompt = _ordered(system, task, tail, query, codebase, order)
+    if not context:
+        return prompt
+    return Prompt((*prompt.sections, Section("file context", render_context(context))))
 
 
 def _ordered(
@@ -192,6 +202,10 @@ def _ordered(
     return Prompt(
         (structure, replace(modification, cache=True), task, *tail[:1], query_section, codebase_section, *tail[1:])
     )
+
+
+def render_context(context: Mapping[str, str]) -> str:
+    return "".join(_labelled(f"FILE CONTEXT [{path}]", content) for path, content in context.items())
 
 
 def render_replacements(replacements: Mapping[str, str | None]) -> str:

@@ -16,12 +16,14 @@ The kinds are guessed from the path alone, so they are cheap and predictable:
   (`.flake8`, `.pre-commit-config.yaml`, `.github/workflows/ci.yml`), and data formats at the
   top folder that are not a build manifest;
 - docs: Markdown, reStructuredText and plain text outside test folders, anything under `docs/`,
-  README, LICENSE and the like;
-- data: data formats (JSON, YAML, TOML, CSV, XML, ...) below the top folder, and every file in a
-  test folder that is not code (test vectors, fixtures, samples);
+  README, LICENSE and the like, with their variants (`LICENSE-MIT`, `LICENSE-APACHE`, `COPYING.LESSER`);
+- data: data formats (JSON, YAML, TOML, CSV, XML, ...) below the top folder, every file in a test or
+  fuzzing folder that is not code (test vectors, fixtures, samples, fuzz inputs), and every file in a
+  corpus folder;
 - source: everything else, including unknown extensions (a language missing from the lists below
-  must not be pushed out as data) and the build's manifests (`pyproject.toml`, `package.json`,
-  `Cargo.toml`, `requirements.txt`, a Makefile).
+  must not be pushed out as data) and the build's files (`pyproject.toml`, `package.json`,
+  `Cargo.toml`, `requirements.txt`, a Makefile, `CMakeLists.txt`, `build.gradle`), wherever they are:
+  the model needs them to change how the project builds.
 """
 
 # ruff: noqa: SIM905 - word lists read best as words
@@ -60,10 +62,17 @@ DATA_SUFFIXES = frozenset(
 MANIFESTS = frozenset(
     """pyproject.toml setup.cfg tox.ini pytest.ini Pipfile package.json tsconfig.json deno.json Cargo.toml
     go.mod go.work Gemfile composer.json pom.xml build.gradle build.gradle.kts settings.gradle
-    CMakeLists.txt meson.build Makefile GNUmakefile makefile Dockerfile pubspec.yaml mix.exs""".split()
+    CMakeLists.txt meson.build meson_options.txt meson.options Makefile GNUmakefile makefile Makefile.am
+    configure.ac Dockerfile pubspec.yaml mix.exs BUILD BUILD.bazel WORKSPACE MODULE.bazel""".split()
 )
-TEST_DIRS = frozenset("test tests testing __tests__ spec specs testdata test_data e2e".split())
+TEST_DIRS = frozenset(
+    "test tests testing __tests__ spec specs testdata test_data test-data e2e fixtures fuzz fuzzing".split()
+)
+# Inputs to a fuzzer or a test, whatever their names: never source, even code-looking files.
+CORPUS_DIRS = frozenset("corpus corpora fuzz_corpus fuzz-corpus".split())
 DOC_DIRS = frozenset({"docs", "doc", "documentation"})
+# LICENSE, LICENSE-MIT, license_apache, COPYING-LGPL, README-dev: the name, then a variant after - or _.
+_DOC_NAME = re.compile(r"(?:" + "|".join(sorted(DOC_NAMES)) + r")(?:[-_].*)?$")
 _TEST_NAME = re.compile(r"(^test_.*|.*_test\.[^.]+|.*\.(test|spec)\.[^.]+|^conftest\.py)$")
 
 # A generated file says so near its top; only the first bytes are searched.
@@ -108,6 +117,10 @@ def kind_of(path: str) -> Kind:
     name = parts[-1]
     folders = [p.lower() for p in parts[:-1]]
     suffix, _ = _suffixes(name)
+    if name in MANIFESTS:
+        return Kind.SOURCE
+    if any(f in CORPUS_DIRS for f in folders):
+        return Kind.DATA
     in_tests = any(f in TEST_DIRS for f in folders)
     if in_tests or _TEST_NAME.match(name):
         if suffix in CODE_SUFFIXES:
@@ -119,9 +132,9 @@ def kind_of(path: str) -> Kind:
     if suffix in CODE_SUFFIXES:
         return Kind.SOURCE
     stem = name.lower().split(".", 1)[0]
-    if stem in DOC_NAMES or (suffix in DOC_SUFFIXES and not stem.startswith("requirements")):
+    if _DOC_NAME.match(stem) or (suffix in DOC_SUFFIXES and not stem.startswith("requirements")):
         return Kind.DOCS
-    if name in MANIFESTS or stem.startswith("requirements"):
+    if stem.startswith("requirements"):
         return Kind.SOURCE
     if name.startswith(".") or any(f.startswith(".") for f in folders):
         return Kind.CONFIG

@@ -1,9 +1,11 @@
 """The codebase rollup: the project's files, framed for the model, in agent-config/codeRollup.txt.
 
-Which files: those of one `git ls-files -z --cached --others --exclude-standard` run in the
-project root (the current directory): tracked files plus untracked files git does not ignore.
-The list is deduplicated (git lists an unmerged path once per stage) and sorted by path bytes,
-so the same tree always gives the same bytes, whatever order the files were created in.
+Which files: those of one `git ls-files -z -t --cached --others --exclude-standard` run in the
+project root (the current directory): the tracked files. Untracked files git does not ignore are
+listed by name ("not tracked by git"), never read, unless `rollup_include` names them: the model
+could not change them, and an untracked build folder is no source. The lists are deduplicated (git
+lists an unmerged path once per stage) and sorted by path bytes, so the same tree always gives the
+same bytes, whatever order the files were created in.
 
 Framing, as system_prompts/project_structure.txt explains it to the model (9 bytes a file, so
 a thousand tiny files do not pay more for their headers than for their content):
@@ -11,6 +13,9 @@ a thousand tiny files do not pay more for their headers than for their content):
     ==> path <==            then the file's bytes, unchanged, plus a "\\n" if they do not end
                             with one (an empty file is a header alone)
     ...                     the included files, in path order
+    --- OUTLINES ---        then, for source and test files not included whole, their outlines:
+    ::: path (outline: what; why) :::       a header, then `line: signature` per definition,
+    12: class X             indented two spaces per level (outline.py), in path order
     --- LEFT OUT ---        then one line per file left out: `path (reason, size)`, but a
     path (reason, size)     folder that would take more than FOLDER_LINES lines is summed up
     dir/ (N files, size: N reason, ...)     on one, and the list stops at MAX_LISTED lines
@@ -20,8 +25,11 @@ Left out, and listed: what `rollup_exclude` matches; by default (`rollup_rules`,
 symlinks (never followed), binary files, files over `rollup_max_file_size` (decided from lstat,
 before anything is read), directories (submodules, nested repositories), other non-regular
 files, unreadable files; and what does not fit. What fits: under `rollup_budget` (estimated
-tokens), files in the order of their rank (what `rollup_include` names, then source, tests,
-config, docs and data), cheaper and shallower first; config, docs and data take at most
+tokens), files in the order of their rank (what `rollup_include` names, then the files relevant to
+agent-config/query.txt (relevance.py), then source, tests, config, docs and data, cheaper and
+shallower first); when not all fit, OUTLINE_SHARE of the budget is kept for the outlines of the
+source and test files that do not (each first gets its first FIRST_LINES definitions, then each
+grows in rank order); config, docs and data take at most
 CONTEXT_SHARE of what source and tests take (or fill the rollup up to SMALL_ROLLUP bytes), since
 the model is there to change code. The list of left-out files comes on top of the budget;
 MAX_LISTED bounds it.
@@ -67,7 +75,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO, Protocol
 
-from code_commit.config.paths import CONFIG_DIR, CONFIG_FILE, LOGS_DIR, QUERY_NAME, ROLLUP_FILE, ROLLUP_NAME
+from code_commit.config.paths import CONFIG_DIR, CONFIG_FILE, LOGS_DIR, QUERY_FILE, QUERY_NAME, ROLLUP_FILE, ROLLUP_NAME
 from code_commit.config.secrets import collect_secrets
 from code_commit.config.settings import Settings
 from code_commit.console.plural import count
@@ -75,8 +83,10 @@ from code_commit.credentials import KEY_FILES
 from code_commit.errors import SetupError
 from code_commit.exits import EXIT
 from code_commit.files.owner_only import FILE_MODE, make_private_dirs
+from code_commit.files.setup_files import read_regular
 from code_commit.git.env import git_env
 from code_commit.llm.catalog import CHARS_PER_TOKEN_HIGH_ESTIMATE, tokens_at_most
+from code_commit.rollup.outline import MAX_OUTLINE_BYTES, Outline, outline
 from code_commit.rollup.rules import Kind, excluded_by_content, excluded_by_name, kind_of
 
 if TYPE_CHECKING:
@@ -90,7 +100,10 @@ TOOL_FILES = frozenset(name.encode() for name in (*KEY_FILES.values(), CONFIG_FI
 HOLDS_SECRET = "holds a secret: an API key or a secret variable's value"
 HEADER = b"==> %s <==\n"
 LEFT_OUT_LABEL = b"--- LEFT OUT ---\n"
+OUTLINES_LABEL = b"--- OUTLINES ---\n"
+OUTLINE_HEADER = b"::: %s (outline: %s) :::\n"  # path, then what the outline is of and why it is not whole
 _SHOWN = re.compile(r"^==> (.+) <==$", re.MULTILINE)  # a HEADER line (tests check the two agree)
+_OUTLINED = re.compile(r"^::: (.+) \(outline: [^()\n]*\) :::$", re.MULTILINE)  # an OUTLINE_HEADER line
 MAX_LISTED = 50
 FOLDER_LINES = 8
 # Configuration, docs and data take at most CONTEXT_SHARE of the bytes source and tests take, or whatever brings the
@@ -100,6 +113,13 @@ SMALL_ROLLUP = 16 * 1024
 KEEP_IN_MEMORY = 64 * 2**20
 OVER_BUDGET = "over the token budget"
 OVER_SHARE = "config, docs and data over their share"
+NOT_TRACKED = "not tracked by git"
+# When not every file fits whole, this share of the budget is kept for the outlines of the source and
+# test files that do not (more when the whole files leave more).
+OUTLINE_SHARE = 0.2
+OUTLINED_KINDS = (Kind.SOURCE, Kind.TEST)
+RELEVANT_SHOWN = 3  # the files relevant to the query that `code-commit rollup` names, with why
+FIRST_LINES = 8  # every outlined file's first share: so many top-level definitions, before any grows
 
 # C0 and C1 controls, DEL, and the characters str.splitlines() also breaks lines at.
 _UNFRAMEABLE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
@@ -128,10 +148,17 @@ class _Candidate:
     size: int
     forced: bool  # named by rollup_include
     content: bytes | None  # None: read it again when writing
+    too_big: str | None = None  # over rollup_max_file_size (the reason): never whole, outlined if source
 
     @property
     def cost(self) -> int:
         return len(HEADER % self.path) + self.size + 1
+
+
+@dataclass(frozen=True)
+class _Outlined:
+    path: bytes
+    text: bytes  # the header and the entries
 
 
 @dataclass
@@ -142,6 +169,8 @@ class Rollup:
     included: int = 0
     size: int = 0  # bytes written to the output
     left_out: list[LeftOut] = field(default_factory=list)
+    outlined: list[LeftOut] = field(default_factory=list)  # not whole, shown by their outline: why not whole
+    relevant: list[str] = field(default_factory=list)  # the files the query names most, with the reasons
     unframeable: list[bytes] = field(default_factory=list)
 
     @property
@@ -152,7 +181,9 @@ class Rollup:
         reasons = Counter(_reason_group(item.reason) for item in self.left_out)
         why = ", ".join(f"{n} {reason}" for reason, n in reasons.most_common())
         return (
-            f"rollup: {count(self.included, 'file')} included, {len(self.left_out)} left out"
+            f"rollup: {count(self.included, 'file')} included, "
+            + (f"{len(self.outlined)} outlined, " if self.outlined else "")
+            + f"{len(self.left_out)} left out"
             + (f" ({why})" if why else "")
             + f"; {count(self.size, 'byte')}, {count(self.tokens, 'token')} at most (estimated), "
             + f"written to {self.output}"
@@ -160,10 +191,15 @@ class Rollup:
 
 
 def write_rollup(
-    root: Path, output: Path | None = None, settings: Settings | None = None, env: Mapping[str, str] | None = None
+    root: Path,
+    output: Path | None = None,
+    settings: Settings | None = None,
+    env: Mapping[str, str] | None = None,
+    query: str | None = None,
 ) -> Rollup:
     """Write the rollup of the git work tree at `root`; `output` is relative to `root` unless absolute.
-    `env` (default: os.environ) is where the secrets no included file may hold are found."""
+    `env` (default: os.environ) is where the secrets no included file may hold are found; the files
+    relevant to `query` (the text of agent-config/query.txt) come first."""
     settings = settings or Settings()
     secrets = tuple(v.encode() for v in collect_secrets(root, env, settings.redact_env).values)
     from code_commit.git.ignore import PathPatterns
@@ -171,7 +207,8 @@ def write_rollup(
     exclude = PathPatterns(settings.rollup_exclude, "rollup_exclude")
     include = PathPatterns(settings.rollup_include, "rollup_include")
     target = root / (output if output is not None else DEFAULT_OUTPUT)
-    paths = list_paths(root)  # before creating anything, so a non-repository leaves no trace
+    listing = list_files(root)  # before creating anything, so a non-repository leaves no trace
+    paths = listing.paths
     _check_output(root, target, given=output is not None)
     own = _relative_to(target, root)
     private = own is not None and own.startswith(CONFIG_DIR.encode() + b"/")  # agent-config/ is owner-only
@@ -187,10 +224,15 @@ def write_rollup(
     result = Rollup(output if output is not None else Path(DEFAULT_OUTPUT))
     root_fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
     try:
-        candidates = _judge(root_fd, paths, settings.rollup_max_file_size, exclude, include, secrets, result)
-        chosen = _choose(candidates, settings.rollup_budget, result)
+        untracked = set(listing.untracked)
+        cap = settings.rollup_max_file_size
+        candidates = _judge(root_fd, paths, untracked, cap, exclude, include, secrets, result)
+        tracked = frozenset(p.decode("utf-8", "surrogateescape") for p in listing.tracked)
+        ranked = _ranked(candidates, query, tracked, result)
+        chosen, pending, room = _choose(ranked, settings.rollup_budget, result)
+        outlines = _outlines(root_fd, pending, room, secrets, result)
         with _atomic_output(target, FILE_MODE if private else 0o666 & ~_umask()) as out:
-            _render(root_fd, chosen, settings.rollup_max_file_size, secrets, out, result)
+            _render(root_fd, chosen, outlines, cap, secrets, out, result)
             result.size = out.tell()
     finally:
         os.close(root_fd)
@@ -199,11 +241,24 @@ def write_rollup(
 
 def command(reporter: Reporter, root: Path, output: Path | None, settings: Settings) -> int:
     """`code-commit rollup`: write the rollup, report it on stderr, return the exit code."""
-    result = write_rollup(root, output, settings)
+    query = read_query(root)
+    result = write_rollup(root, output, settings, query=query)
+    if query is not None:
+        first = f": {', '.join(result.relevant)}" if result.relevant else ": none named there is in the project"
+        reporter.info(f"rollup: the files {QUERY_FILE} names come first{first}")
     for path in result.unframeable:
         reporter.warn(f"left out a path that cannot stand on one header line: {printable(path)}")
     reporter.info(result.summary())
     return EXIT.OK
+
+
+def read_query(root: Path) -> str | None:
+    """The query's text, when agent-config/query.txt is a readable UTF-8 file; the rollup is written
+    without it otherwise (a run checks the query and says what is wrong with it)."""
+    try:
+        return read_regular(root / QUERY_FILE).decode("utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
 
 
 def _check_output(root: Path, target: Path, given: bool) -> None:
@@ -230,10 +285,10 @@ def _check_output(root: Path, target: Path, given: bool) -> None:
     if stat.S_ISREG(st.st_mode):
         fd = os.open(target, _OPEN_FLAGS)  # never waits, should a FIFO be swapped in
         try:
-            start = os.read(fd, len(LEFT_OUT_LABEL))
+            start = os.read(fd, max(len(LEFT_OUT_LABEL), len(OUTLINES_LABEL)))
         finally:
             os.close(fd)
-        if not start or start.startswith(b"==> ") or start == LEFT_OUT_LABEL:
+        if not start or start.startswith(b"==> ") or start in (LEFT_OUT_LABEL, OUTLINES_LABEL):
             return
         what = "a file that is not a rollup"
     else:
@@ -244,9 +299,22 @@ def _check_output(root: Path, target: Path, given: bool) -> None:
     )
 
 
-def list_paths(root: Path) -> list[bytes]:
-    """git's tracked and untracked-not-ignored paths under `root`, deduplicated, sorted by bytes."""
-    argv = ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"]
+@dataclass(frozen=True)
+class Listing:
+    """git's view of the work tree: each list deduplicated (git lists an unmerged path once per stage)
+    and sorted by bytes."""
+
+    tracked: list[bytes]
+    untracked: list[bytes]  # not ignored; an untracked nested repository is "dir"
+
+    @property
+    def paths(self) -> list[bytes]:
+        return sorted({*self.tracked, *self.untracked})
+
+
+def list_files(root: Path) -> Listing:
+    """The tracked files under `root`, and the untracked ones git does not ignore, in one git call."""
+    argv = ["git", "ls-files", "-z", "-t", "--cached", "--others", "--exclude-standard"]
     try:
         # LC_ALL=C: git's messages are matched below, so they must not be translated.
         proc = subprocess.run(argv, cwd=root, capture_output=True, env=git_env(LC_ALL="C"), check=False)
@@ -260,13 +328,24 @@ def list_paths(root: Path) -> list[bytes]:
                 "repository (git init creates one)"
             )
         raise SetupError(f"git ls-files failed in {root}: {message}")
-    # An untracked nested repository is listed as "dir/"; it is framed as "dir".
-    return sorted({p.rstrip(b"/") for p in proc.stdout.split(b"\0") if p})
+    tracked: set[bytes] = set()
+    untracked: set[bytes] = set()
+    for entry in proc.stdout.split(b"\0"):
+        tag, _, path = entry.partition(b" ")  # -t: "H path" (tracked), "? path" (untracked), ...
+        if path:
+            (untracked if tag == b"?" else tracked).add(path.rstrip(b"/"))
+    return Listing(sorted(tracked), sorted(untracked - tracked))
+
+
+def list_paths(root: Path) -> list[bytes]:
+    """git's tracked and untracked-not-ignored paths under `root`, deduplicated, sorted by bytes."""
+    return list_files(root).paths
 
 
 def _judge(
     root_fd: int,
     paths: list[bytes],
+    untracked: set[bytes],
     cap: int,
     exclude: PathPatterns,
     include: PathPatterns,
@@ -278,14 +357,14 @@ def _judge(
 
     candidates = []
     kept = 0
-    tools = _tool_dirs(paths)
-    names = [p.decode("utf-8") for p in paths if _frameable(p) and not _excluded_dir(p, tools)]
+    tools = tool_dirs(paths)
+    names = [p.decode("utf-8") for p in paths if _frameable(p) and not excluded_dir(p, tools)]
     try:  # one git call for each setting that has patterns
         excluded, included = exclude.check(names), include.check(names)
     except GitUnanswered as exc:
         raise SetupError(f"cannot match rollup_exclude and rollup_include: {exc}") from exc
     for path in paths:
-        if _excluded_dir(path, tools):
+        if excluded_dir(path, tools):
             continue
         if not _frameable(path):
             result.unframeable.append(path)
@@ -293,8 +372,8 @@ def _judge(
         name = path.decode("utf-8")
         forced = included[name] is not None
         reason = "rollup_exclude" if excluded[name] is not None else None
-        if reason is None and not forced:
-            reason = excluded_by_name(name)
+        if reason is None and not forced:  # untracked build output, a stray .env: by name only, never read
+            reason = NOT_TRACKED if path in untracked else excluded_by_name(name)
         if reason is not None:
             with contextlib.suppress(OSError):
                 st = os.stat(path, dir_fd=root_fd, follow_symlinks=False)
@@ -303,11 +382,14 @@ def _judge(
         content = _content(root_fd, path, cap)
         if content is None:
             continue
-        if isinstance(content, Omitted):
-            result.left_out.append(LeftOut(name, content.reason, content.size))
-            continue
         kind = kind_of(name)
-        if _holds_secret(content, secrets):  # rollup_include cannot bring it in
+        if isinstance(content, Omitted):
+            if content.too_big and kind in OUTLINED_KINDS and content.size is not None:
+                candidates.append(_Candidate(path, kind, content.size, forced, None, too_big=content.reason))
+            else:  # an oversized file's reason says its size
+                result.left_out.append(LeftOut(name, content.reason, None if content.too_big else content.size))
+            continue
+        if holds_secret(content, secrets):  # rollup_include cannot bring it in
             result.left_out.append(LeftOut(name, HOLDS_SECRET, len(content)))
             continue
         reason = None if forced else excluded_by_content(content, kind)
@@ -320,7 +402,7 @@ def _judge(
     return candidates
 
 
-def _tool_dirs(paths: list[bytes]) -> set[bytes]:
+def tool_dirs(paths: list[bytes]) -> set[bytes]:
     """The nested agent-config/ folders that are code-commit's: `sub/agent-config/` when it holds a key
     file, config.toml, query.txt, codeRollup.txt or logs/."""
     found = set()
@@ -332,42 +414,167 @@ def _tool_dirs(paths: list[bytes]) -> set[bytes]:
     return found
 
 
-def _excluded_dir(path: bytes, tools: set[bytes]) -> bool:
+def excluded_dir(path: bytes, tools: set[bytes]) -> bool:
     """Under the root's agent-config/, or a nested project's (`sub/agent-config/anthropic-api-key`)."""
     if path == EXCLUDED_DIR or path.startswith(EXCLUDED_DIR + b"/"):
         return True
     return bool(tools) and b"/" + EXCLUDED_DIR + b"/" in path and any(path.startswith(tool) for tool in tools)
 
 
-def _holds_secret(content: bytes, secrets: tuple[bytes, ...]) -> bool:
+def holds_secret(content: bytes, secrets: tuple[bytes, ...]) -> bool:
     return any(secret in content for secret in secrets)
 
 
-def _choose(candidates: list[_Candidate], budget: int, result: Rollup) -> list[_Candidate]:
-    """What fits, by rank; returned in path order. Config, docs and data rank after source and tests,
-    so those are all in before their share, a share of what source and tests take, is counted."""
+def _ranked(
+    candidates: list[_Candidate], query: str | None, tracked: frozenset[str], result: Rollup
+) -> list[_Candidate]:
+    """The order in which files are given room: what `rollup_include` names; then, with a query, the files
+    it names or whose definitions it names and what goes with them (relevance.py), most relevant first,
+    then the few that use its words most; then source, tests, config, docs and data, cheaper and
+    shallower first."""
+    from code_commit.rollup.relevance import Query, relevance
+
+    parsed = Query.parse(query) if query else None
+    scores = (
+        relevance(parsed, {c.path.decode(): c.content for c in candidates}, tracked)
+        if parsed is not None and not parsed.empty
+        else {}
+    )
+
+    strongest = sorted((p for p, r in scores.items() if r.strong), key=lambda p: (-scores[p].score, p))
+    result.relevant = [f"{path} ({'; '.join(scores[path].reasons)})" for path in strongest[:RELEVANT_SHOWN]]
+
+    def key(candidate: _Candidate) -> tuple[bool, int, float, Kind, int, bytes]:
+        found = scores.get(candidate.path.decode())
+        tier = 2 if found is None else 0 if found.strong else 1 if found.top else 2
+        score = -found.score if found is not None and tier < 2 else 0.0
+        return (
+            not candidate.forced,
+            tier,
+            score,
+            candidate.kind,
+            candidate.cost * (candidate.path.count(b"/") + 1),
+            candidate.path,
+        )
+
+    return sorted(candidates, key=key)
+
+
+def _choose(ranked: list[_Candidate], budget: int, result: Rollup) -> tuple[list[_Candidate], list[_Candidate], float]:
+    """What fits whole, in path order; the source and test files that do not, in rank order, for their
+    outlines; and the room left for those. Config, docs and data take at most their share of what source
+    and tests take. When not everything fits, OUTLINE_SHARE of the budget is kept for the outlines."""
     room = budget * CHARS_PER_TOKEN_HIGH_ESTIMATE if budget else float("inf")
-    ranked = sorted(candidates, key=lambda c: (not c.forced, c.kind, c.cost * (c.path.count(b"/") + 1), c.path))
+    everything = sum(c.cost for c in ranked if c.too_big is None)
+    fits = everything <= room and all(c.too_big is None for c in ranked)
+    whole_room = room if fits else room * (1 - OUTLINE_SHARE)
     chosen: list[_Candidate] = []
-    code = context = 0
+    pending: list[_Candidate] = []
+    code = context = used = 0
     for candidate in ranked:
         context_file = candidate.kind >= Kind.CONFIG and not candidate.forced
-        if candidate.cost > room:
-            result.left_out.append(LeftOut(candidate.path.decode(), OVER_BUDGET, candidate.size))
+        if candidate.too_big is not None or used + candidate.cost > whole_room:
+            if candidate.kind in OUTLINED_KINDS:
+                pending.append(candidate)
+            else:
+                result.left_out.append(LeftOut(candidate.path.decode(), OVER_BUDGET, candidate.size))
         elif context_file and context + candidate.cost > max(code * CONTEXT_SHARE, SMALL_ROLLUP - code):
             result.left_out.append(LeftOut(candidate.path.decode(), OVER_SHARE, candidate.size))
         else:
             chosen.append(candidate)
-            room -= candidate.cost
+            used += candidate.cost
             if context_file:
                 context += candidate.cost
             elif candidate.kind <= Kind.TEST:
                 code += candidate.size
-    return sorted(chosen, key=lambda c: c.path)
+    return sorted(chosen, key=lambda c: c.path), pending, room - used
+
+
+def _outlines(
+    root_fd: int, pending: list[_Candidate], room: float, secrets: tuple[bytes, ...], result: Rollup
+) -> list[_Outlined]:
+    """The outlines of the source and test files not included whole, in path order. In rank order, each
+    file first gets a short outline (its first FIRST_LINES top-level definitions) while the room lasts;
+    then, in rank order again, each grows to its whole outline, or its top level, or as many top-level
+    definitions as fit. A file for which not even one line fits is listed as left out."""
+    kept: list[tuple[_Candidate, Outline, str, bytes]] = []
+    room -= len(OUTLINES_LABEL)
+    for candidate in pending:
+        name = candidate.path.decode()
+        why = candidate.too_big or OVER_BUDGET
+        size = None if candidate.too_big else candidate.size  # an oversized file's reason says its size
+        if room < len(OUTLINE_HEADER % (candidate.path, b"")):  # no file is parsed once nothing can fit
+            result.left_out.append(LeftOut(name, why, size))
+            continue
+        data = candidate.content if candidate.content is not None else _head(root_fd, candidate.path)
+        if data is None or b"\0" in data or holds_secret(data, secrets):
+            result.left_out.append(LeftOut(name, why if data is not None else "unreadable", size))
+            continue
+        shape = outline(name, data)
+        lines = data.count(b"\n") + (0 if data.endswith(b"\n") else 1)
+        of = f"{lines:,} lines" if len(data) >= candidate.size else f"its first {size_text(len(data))}"
+        of += f"; {why}" if candidate.too_big else f", {size_text(candidate.size)}; {why}"
+        text = _outline_text(candidate.path, shape, of, room, FIRST_LINES)
+        if text is None:
+            result.left_out.append(LeftOut(name, why, size))
+            continue
+        kept.append((candidate, shape, of, text))
+        result.outlined.append(LeftOut(name, why, size))
+        room -= len(text)
+    outlined = []
+    for candidate, shape, of, text in kept:
+        grown = _outline_text(candidate.path, shape, of, room + len(text)) or text
+        room -= len(grown) - len(text)
+        outlined.append(_Outlined(candidate.path, grown))
+    return sorted(outlined, key=lambda o: o.path)
+
+
+def _outline_text(path: bytes, shape: Outline, of: str, room: float, most: int | None = None) -> bytes | None:
+    """The outline's header and lines in at most `room` bytes and `most` lines: every definition, or the
+    top-level ones, or the first top-level ones (at least one); None when not even that fits."""
+    for depth in (None, 0):
+        entries = [e for e in shape.entries if depth is None or e.depth <= depth]
+        what = f"{count(len(entries), 'definition')}{' at the top level' if depth is not None else ''} of {of}"
+        text = OUTLINE_HEADER % (path, what.encode()) + shape.render(depth).encode()
+        if len(text) <= room and (most is None or len(entries) <= most):
+            return text
+    lines = shape.render(0).encode().splitlines(keepends=True)
+    top = len(lines)
+    longest = OUTLINE_HEADER % (path, f"the first {top:,} of {top:,} top-level definitions of {of}".encode())
+    left, shown = room - len(longest), 0
+    while shown < min(top, most or top) and len(lines[shown]) <= left:
+        left -= len(lines[shown])
+        shown += 1
+    if shown == 0:
+        return None
+    what = f"the first {shown:,} of {top:,} top-level definitions of {of}"
+    return OUTLINE_HEADER % (path, what.encode()) + b"".join(lines[:shown])
+
+
+def _head(root_fd: int, path: bytes) -> bytes | None:
+    """The first MAX_OUTLINE_BYTES of a regular file (no symlink followed), or None."""
+    try:
+        fd = os.open(path, _OPEN_FLAGS, dir_fd=root_fd)
+    except OSError:
+        return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        return _read_upto(fd, MAX_OUTLINE_BYTES, MAX_OUTLINE_BYTES - 1)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
 
 
 def _render(
-    root_fd: int, chosen: list[_Candidate], cap: int, secrets: tuple[bytes, ...], out: BinaryIO, result: Rollup
+    root_fd: int,
+    chosen: list[_Candidate],
+    outlines: list[_Outlined],
+    cap: int,
+    secrets: tuple[bytes, ...],
+    out: BinaryIO,
+    result: Rollup,
 ) -> None:
     for candidate in chosen:
         content = candidate.content
@@ -379,7 +586,7 @@ def _render(
                 result.left_out.append(LeftOut(candidate.path.decode(), read.reason, read.size))
                 continue
             content = read
-            if _holds_secret(content, secrets):  # it changed since it was judged
+            if holds_secret(content, secrets):  # it changed since it was judged
                 result.left_out.append(LeftOut(candidate.path.decode(), HOLDS_SECRET, len(content)))
                 continue
         out.write(HEADER % candidate.path)
@@ -387,6 +594,10 @@ def _render(
         if content and not content.endswith(b"\n"):
             out.write(b"\n")  # so the next header starts on its own line
         result.included += 1
+    if outlines:
+        out.write(OUTLINES_LABEL)
+        for item in outlines:
+            out.write(item.text)
     if result.left_out:
         out.write(LEFT_OUT_LABEL)
         for line in listing(result.left_out):
@@ -397,6 +608,7 @@ def _render(
 class Omitted:
     reason: str
     size: int | None = None
+    too_big: bool = False  # over the size cap: a source file still gets its outline
 
 
 def _content(root_fd: int, path: bytes, cap: int) -> bytes | Omitted | None:
@@ -412,7 +624,7 @@ def _content(root_fd: int, path: bytes, cap: int) -> bytes | Omitted | None:
     if not stat.S_ISREG(st.st_mode):
         return Omitted("not a regular file")
     if st.st_size > cap:
-        return Omitted(over_cap(st.st_size, cap))
+        return Omitted(over_cap(st.st_size, cap), st.st_size, too_big=True)
     try:
         fd = os.open(path, _OPEN_FLAGS, dir_fd=root_fd)
     except FileNotFoundError:
@@ -422,7 +634,8 @@ def _content(root_fd: int, path: bytes, cap: int) -> bytes | Omitted | None:
     try:
         data = _read_upto(fd, st.st_size + 1, cap)
         if len(data) > cap:  # it grew since the lstat
-            return Omitted(over_cap(os.fstat(fd).st_size, cap))
+            size = os.fstat(fd).st_size
+            return Omitted(over_cap(size, cap), size, too_big=True)
     except OSError as exc:
         return Omitted(f"unreadable: {exc.strerror}")
     finally:
@@ -456,6 +669,11 @@ def _read_upto(fd: int, expected: int, cap: int) -> bytes:
 def shown_paths(codebase: str) -> list[str]:
     """The paths a rollup's headers name, in order (a header-like line inside a file's content too)."""
     return _SHOWN.findall(codebase)
+
+
+def outlined_paths(codebase: str) -> list[str]:
+    """The paths whose outline a rollup shows, in order (an outline-header-like line in a file too)."""
+    return _OUTLINED.findall(codebase)
 
 
 def listing(left_out: list[LeftOut]) -> list[str]:

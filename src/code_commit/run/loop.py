@@ -11,7 +11,7 @@ its traceback in the run folder, and the record is still written.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -35,6 +35,8 @@ from code_commit.logs.run_folder import DRY_RUN_PATCH, FINAL_PATCH
 from code_commit.logs.run_log import RunLog
 from code_commit.review.diffs import change_diff, patch_of, plan_changes_on_disk, write_patch
 from code_commit.review.interactive import Approved, approve
+from code_commit.rollup.failure_context import context_cap, failure_context, read_build_log
+from code_commit.rollup.selection import shown_paths
 from code_commit.run import signals
 from code_commit.run.model_calls import Caller, CallMeter, check_fits, report_totals
 from code_commit.run.orchestrator import Orchestrator
@@ -60,6 +62,7 @@ class LoopState:
     deletes: set[str] = field(default_factory=set)  # of those, the ones the run's last word deletes
     named: set[str] = field(default_factory=set)  # every path an applied answer named: the repair prompt shows them
     feedback: Feedback | None = None  # for the next repair prompt: the build's output, or a refusal's reasons
+    failed_build: Path | None = None  # the log of the build that failed, while it is the feedback
     refusal: AnswerRefused | None = None  # the last answer's refusal, while no answer has been applied
     refusal_text: str | None = None  # that refusal as the record states it
 
@@ -184,6 +187,7 @@ def repair_loop(run: RunContext) -> None:
             return
         console.info(f"build fails: {result.describe()}")
         state.feedback = Feedback(output_for_prompt(result.output, settings.build_output_cap) + approved.note)
+        state.failed_build = result.log_path
     if record.last_build is None:
         console.info(f"no answer could be applied: all {calls} were refused, so no build ran")
     else:
@@ -191,15 +195,34 @@ def repair_loop(run: RunContext) -> None:
 
 
 def next_prompt(run: RunContext) -> Prompt:
-    """The initial prompt, or a repair prompt: the feedback, and the files earlier answers named as
-    they are now (after the build, which may have formatted them)."""
-    if run.state.feedback is None:
+    """The initial prompt, or a repair prompt: the feedback, the files earlier answers named as they
+    are now (after the build, which may have formatted them), and the failure's files."""
+    feedback = run.state.feedback
+    if feedback is None:
         return run.initial_prompt()
     workspace, settings = run.workspace, run.settings
     replacements = current_files(workspace.root, run.state.named, settings.answer_byte_cap)
+    spec = repair_prompt(run.system, feedback, workspace.query, workspace.codebase, replacements, settings.prompt_order)
+    context = failure_files(run, replacements, len(spec.render())) if not feedback.refused else {}
+    if not context:
+        return spec.redacted(run.log.redact)
     return repair_prompt(
-        run.system, run.state.feedback, workspace.query, workspace.codebase, replacements, settings.prompt_order
+        run.system, feedback, workspace.query, workspace.codebase, replacements, settings.prompt_order, context
     ).redacted(run.log.redact)
+
+
+def failure_files(run: RunContext, replacements: Mapping[str, str | None], rest: int) -> dict[str, str]:
+    """The files the failed build names, and what they import, that the model cannot see whole yet
+    (`repair_context = "failure"`), in a share of a prompt whose other sections take `rest` characters."""
+    log = run.state.failed_build
+    if run.settings.repair_context != "failure" or log is None:
+        return {}
+    cap = context_cap(rest, run.caller.model.context_window)
+    shown = shown_paths(run.workspace.codebase)
+    files = failure_context(run.workspace.root, read_build_log(log), shown, replacements, cap, run.log.redact.secrets)
+    if files:
+        run.log.event(f"repair prompt: the failure's files {', '.join(f.path for f in files)}")
+    return {f.path: f.text for f in files}
 
 
 def apply_answer(run: RunContext, completion: Completion, call: int) -> Approved:
@@ -232,6 +255,7 @@ def refused(run: RunContext, refusal: AnswerRefused, call: int) -> None:
     reasons = listed(refusal.reasons, cap)
     run.orchestrator.console.warn(f"answer refused, nothing was written:\n{reasons}")
     run.state.feedback = Feedback(f"Your previous answer was refused; nothing in it was applied.\n{reasons}", True)
+    run.state.failed_build = None
     run.state.refusal = refusal
     run.state.refusal_text = (
         f"no answer could be applied: all {call} were refused, so no build ran; "
