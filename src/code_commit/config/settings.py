@@ -112,6 +112,13 @@ def _writable(paths: list[str], loaded: Loaded) -> str | None:
     return next((p for path in paths if (p := writable_problem(path, loaded.root, paths)) is not None), None)
 
 
+def _readable(paths: list[str], loaded: Loaded) -> str | None:
+    from code_commit.config.sandbox_writable import readable_problem
+
+    writable = loaded.settings.sandbox_writable
+    return next((p for path in paths if (p := readable_problem(path, loaded.root, writable)) is not None), None)
+
+
 def _needs_a_model(provider: str, loaded: Loaded) -> str | None:
     """openai and bedrock have no default model of theirs: the default model id is not one of theirs."""
     needs = {
@@ -400,6 +407,15 @@ class Settings:
         ["~/.cache/pip", "~/.npm"],
         flag=RUN_AND_APPLY,
         rules=(_writable,),
+    )
+    sandbox_readable: list[str] = _setting(
+        [],
+        "Folders under the host's /tmp a sandboxed build may read (read-only): a tool or virtualenv kept there, "
+        "which the build's own empty /tmp hides. Name the tool's folder, never /tmp: a folder shown shows its "
+        "sockets too.",
+        ["/tmp/tools/bin"],
+        flag=RUN_AND_APPLY,
+        rules=(_readable,),
     )
 
     @property
