@@ -43,6 +43,7 @@ MAX_LINES = 20_000  # lines of output looked at, at most
 MAX_LINE = 2000  # characters of a line looked at
 MAX_EVIDENCE = 300  # characters of the quoted line
 LOOK_BACK = 4  # lines before a read-only error that may name its path (cargo's "Caused by:" chains)
+LOOK_AHEAD = 2  # indented lines after it that may (uv wraps `at path` onto the next one)
 NETWORK_ON = "sandbox_network = true"
 NETWORK_RISK = "which lets the build, the model's code, reach any host"
 OFF_RISK = (
@@ -280,6 +281,9 @@ def _paths_near(lines: list[str], index: int) -> list[str]:
     `symlink 'target' -> 'link'` fail on the second), then on the lines just before it."""
     relative = _relative_path(lines[index])
     paths = [relative] if relative else []
+    for at in range(index + 1, min(index + 1 + LOOK_AHEAD, len(lines))):  # a path wrapped onto the next line
+        if lines[at][:1].isspace() and (wrapped := _PATH.match(lines[at].strip())):
+            paths.append(wrapped.group("quoted") or wrapped.group("bare"))
     for at in range(index, max(index - LOOK_BACK, 0) - 1, -1):
         if at != index and (_NOISE.search(lines[at]) or _READ_ONLY_WORDS.search(lines[at])):
             break  # another error's line: its paths are its own

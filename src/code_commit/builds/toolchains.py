@@ -31,7 +31,7 @@ import hashlib
 import os
 import re
 import stat
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -106,3 +106,26 @@ def toolchain_env(env: Mapping[str, str], network: bool, cache: Path | None, as_
         add("YARN_HTTP_RETRY", "0")
         add("GOPROXY", "off")
     return Toolchains(tuple(sorted(added.items())), cache)
+
+
+def hidden_folders(root: Path, tools: tuple[str, ...], which: Callable[[str], str | None]) -> list[tuple[str, Path]]:
+    """The folders to show builds read-only (sandbox_readable) so that they find `tools`: each tool
+    that lives under the host's /tmp, which the sandbox replaces with an empty one, outside the
+    project. (tool, folder): the tool's PATH folder, or a virtualenv's or an install's root for a
+    program in bin/; a shim whose target is under /tmp too needs the target's folder as well."""
+    project = Path(os.path.realpath(root))
+    found: list[tuple[str, Path]] = []
+    for tool in tools:
+        located = str(root / tool) if "/" in tool else which(tool)
+        if located is None or not os.path.lexists(located):
+            continue
+        for path in dict.fromkeys((Path(os.path.normpath(located)), Path(os.path.realpath(located)))):
+            if _hidden(path, project):
+                folder = path.parent.parent if path.parent.name == "bin" and "/" in tool else path.parent
+                if folder != PRIVATE_TMP and folder not in (f for _, f in found):
+                    found.append((tool, folder))
+    return found
+
+
+def _hidden(path: Path, project: Path) -> bool:
+    return PRIVATE_TMP in path.parents and path != project and project not in path.parents

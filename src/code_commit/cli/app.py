@@ -323,28 +323,37 @@ def rollup(
 
 @app.command()
 def init(ctx: typer.Context) -> None:
-    """Set up the current directory for code-commit; never overwrites anything.
+    """Set up the project for code-commit; never overwrites anything.
 
-    Creates agent-config/ with a query.txt template and a config.toml listing every setting at its
-    default, adds /agent-config to .gitignore (creating it if needed), and writes build.sh and
-    codeRollup.sh templates where they are absent. Then prints the next steps.
+    The project is the one a run from here would use: the nearest folder up with agent-config/,
+    else the top of the git repository, else the current folder. Creates agent-config/ with a
+    query.txt template and a config.toml listing every setting at its default (and the sandbox
+    settings the project's toolchain needs), adds /agent-config to .gitignore (creating it if
+    needed), and writes build.sh, guessed from the project, and codeRollup.sh where they are
+    absent. Then prints the next steps.
     """
 
     def action(console: Any) -> int:
+        from code_commit.cli.commit_advice import untracked
+        from code_commit.cli.config_report import toml_value
         from code_commit.cli.scaffold import init_project, next_steps
-        from code_commit.config.project_root import check_init_here
+        from code_commit.config.project_root import find_project_root
 
-        root = Path.cwd()
-        check_init_here(root)
-        result = init_project(root)
+        found = find_project_root(Path.cwd())
+        if found.found:
+            console.info(f"setting up {found.path}: {found.found}, the project a run from here would use")
+        result = init_project(found.path)
         for name in result.created:
             console.info(f"created  {name}")
         for name in result.appended:
             console.info(f"added    /agent-config to {name}")
         for name in result.kept:
             console.info(f"kept     {name} (it exists; left as it is)")
+        for name, (value, why) in result.settings.items():
+            console.info(f"sandbox  {name} = {toml_value(value)}: {why}")
+        result.untracked = untracked(found.path)
         console.info("next steps:")
-        for number, step in enumerate(next_steps(root, result), 1):
+        for number, step in enumerate(next_steps(result), 1):
             console.info(f"  {number}. {step}")
         return EXIT.OK
 
