@@ -35,6 +35,7 @@ from code_commit.builds.gate import checked_build, output_text
 from code_commit.builds.ran_tests import ran_tests
 from code_commit.builds.runner import BuildResult
 from code_commit.builds.sandbox import choose
+from code_commit.cli.commit_advice import untracked
 from code_commit.config.settings import load_settings
 from code_commit.logs.run_log import Redactor
 
@@ -376,6 +377,9 @@ def test_make_runs_jsmns_own_tests(user: Toolbox, cli) -> None:
 
     assert commands == ["make test"]
     passes(check(root), "make test", at_least=40)
+    found = untracked(root)
+    assert found is not None and found.own == (".gitignore", "build.sh", "codeRollup.sh")
+    assert set(found.built) == {f"test/test_{kind}" for kind in ("default", "strict", "links", "strict_links")}
 
 
 def test_cmake_and_ctest_run_cjsons_unit_tests_not_its_demo(user: Toolbox, cli) -> None:

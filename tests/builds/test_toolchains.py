@@ -181,3 +181,21 @@ def test_an_ordinary_failure_gets_no_diagnosis_and_a_network_one_does(tmp_path: 
     assert not failing_test.passed and failing_test.diagnosis is None
     assert no_network.diagnosis is not None and no_network.diagnosis.kind == diagnosis.NETWORK, no_network
     assert "sandbox_network = true" in no_network.diagnosis.fix
+
+
+@needs_bwrap
+def test_an_interpreter_under_tmp_that_build_sh_names_is_diagnosed_hidden(tmp_path: Path) -> None:
+    """build.sh's #! line names a Python kept under the host's /tmp: bwrap cannot even start it."""
+    root, prefix = tmp_path / "project", tmp_path / "pythons" / "3.11"
+    root.mkdir()
+    (prefix / "bin").mkdir(parents=True)
+    (prefix / "bin" / "python3").symlink_to(os.path.realpath(sys.executable))
+    (root / "agent-config" / "logs" / "run").mkdir(parents=True)
+    (root / "build.sh").write_text(f"#!{prefix}/bin/python3\nprint('never')\n")
+    (root / "build.sh").chmod(0o755)
+    folder = root / "agent-config" / "logs" / "run"
+
+    result = checked_build(root, folder, folder / "build.txt", Redactor(), Settings(), choose("require", root=root))
+
+    assert result.exit_code == 127 and result.diagnosis is not None, result.log_path.read_text()
+    assert result.diagnosis.kind == diagnosis.HIDDEN and f'sandbox_readable = ["{prefix}"]' in result.diagnosis.fix

@@ -366,6 +366,29 @@ def test_the_next_steps_name_the_files_to_commit_before_the_rollup(root: Path, c
     assert "git add -A" not in result.output
 
 
+def test_the_next_steps_name_build_outputs_git_does_not_ignore_and_never_add_them(root: Path, cli) -> None:
+    """Before: `git add -A`, which committed jsmn's four test binaries that `make test` had left."""
+    shutil.copytree(FIXTURES / "jsmn", root, dirs_exist_ok=True)
+    subprocess.run(["git", "init", "-q"], cwd=root, check=True)
+    subprocess.run(["git", "add", "-A"], cwd=root, check=True)
+    subprocess.run(["git", "commit", "-qm", "jsmn"], cwd=root, check=True, env={**os.environ, "GIT_AUTHOR_NAME": "t"})
+    for name in ("test_default", "test_strict"):  # as `make test` leaves them: executables
+        (root / "test" / name).write_bytes(b"\x7fELF\x02\x01\x01" + bytes(200))
+    (root / "__pycache__").mkdir()
+    (root / "__pycache__" / "x.cpython-311.pyc").write_bytes(b"\0" * 16)
+    write(root, {"NOTES.md": "the user's own untracked file\n"})
+
+    result, _ = init(cli, root)
+
+    steps = [match.group(1) for match in re.finditer(r" +\d+\. (.*)$", result.output, re.MULTILINE)]
+    ignore = next(step for step in steps if step.startswith("add to .gitignore"))
+    commit = next(step for step in steps if step.startswith("git add -- "))
+    assert "/__pycache__/, /test/test_default, /test/test_strict" in ignore
+    assert commit.startswith("git add -- .gitignore build.sh codeRollup.sh NOTES.md && git commit")
+    assert "test_default" not in commit and "pycache" not in commit
+    assert steps.index(ignore) < steps.index(commit)
+
+
 # The rollup of the real library
 
 

@@ -531,7 +531,7 @@ def _hidden_tmp_path(lines: list[str], view: _View) -> Iterator[tuple[int, Diagn
             text = match.group("quoted") or match.group("bare")
             path = Path(os.path.normpath(text))
             if view.place(path) == str(PRIVATE_TMP) and path != PRIVATE_TMP and view.host.exists(str(path)):
-                yield index, _hidden(text, path, _folder_for(path) if path.suffix else str(path.parent), line)
+                yield index, _hidden(text, path, _folder_for(path), line)
                 return
 
 

@@ -105,7 +105,10 @@ def diagnosed(root: Path, result: BuildResult, build_policy: SandboxPolicy | Non
     """What kept a failed build from running, if the sandbox or the setup did (builds/diagnosis.py)."""
     env = {**os.environ, **dict(build_policy.env if build_policy else ())}
     script = _head(root / "build.sh", SCRIPT_READ).decode("utf-8", "replace")
-    return diagnose(output_text(result), result.exit_code, build_policy, Host.of(root, env, script))
+    output = output_text(result)
+    if result.start_error is not None:  # code-commit's own words: why bwrap could not start build.sh
+        output += f"\ncode-commit could not start build.sh: {result.start_error}\n"
+    return diagnose(output, result.exit_code, build_policy, Host.of(root, env, script))
 
 
 def output_text(result: BuildResult) -> str:
