@@ -199,3 +199,25 @@ def test_an_interpreter_under_tmp_that_build_sh_names_is_diagnosed_hidden(tmp_pa
 
     assert result.exit_code == 127 and result.diagnosis is not None, result.log_path.read_text()
     assert result.diagnosis.kind == diagnosis.HIDDEN and f'sandbox_readable = ["{prefix}"]' in result.diagnosis.fix
+
+
+@needs_bwrap
+def test_a_readable_folder_around_the_project_uncovers_nothing_it_hides_or_protects(tmp_path: Path) -> None:
+    """sandbox_readable's binds come first: the project's writable bind, its read-only files and the
+    hidden agent-config/ are all bound after them."""
+    root = tmp_path / "project"
+    (root / "agent-config").mkdir(parents=True)
+    (root / "agent-config" / "anthropic-api-key").write_text("sk-ant-secret-of-the-user-0123456789\n")
+    (root / ".gitignore").write_text("/agent-config\n")
+    script = (
+        "cat agent-config/anthropic-api-key || echo KEY-HIDDEN\n"
+        "echo '!/agent-config' >> .gitignore || echo IGNORE-READ-ONLY\n"
+        "echo written > out.txt && echo PROJECT-WRITABLE\n"
+    )
+
+    result = build(root, script, sandbox_readable=[str(tmp_path)])
+
+    log = result.log_path.read_text()
+    assert result.passed and "secret-of-the-user" not in log, log
+    assert "KEY-HIDDEN" in log and "IGNORE-READ-ONLY" in log and "PROJECT-WRITABLE" in log
+    assert (root / ".gitignore").read_text() == "/agent-config\n"
