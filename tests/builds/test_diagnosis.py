@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from code_commit.builds import diagnosis
 from code_commit.builds.diagnosis import Diagnosis, Host, diagnose
@@ -272,3 +274,23 @@ def test_long_output_costs_work_bounded_by_its_size() -> None:
 
 def _without(case: Case, name: str) -> dict[str, object]:
     return {key: value for key, value in vars(case).items() if key != name}
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    pieces=st.lists(
+        st.sampled_from(sorted(SANDBOX) + corpus("ordinary_")).map(lambda name: read(name)[0])
+        | st.text(alphabet=st.characters(codec="utf-8"), max_size=300),
+        max_size=6,
+    ),
+    network=st.booleans(),
+)
+def test_any_output_gives_a_diagnosis_or_none_never_an_error(pieces: list[str], network: bool) -> None:
+    """Spliced real outputs and arbitrary text: a Diagnosis whose evidence is a line of the output,
+    or None; never an exception."""
+    output = "\n".join(pieces)
+    policy, host = view(Case(network=network))
+
+    found = diagnose(output, 1, policy, host)
+
+    assert found is None or found.evidence.removesuffix(" [...]") in output
