@@ -276,7 +276,7 @@ def _without(case: Case, name: str) -> dict[str, object]:
     return {key: value for key, value in vars(case).items() if key != name}
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=60, deadline=None)
 @given(
     pieces=st.lists(
         st.sampled_from(sorted(SANDBOX) + corpus("ordinary_")).map(lambda name: read(name)[0])
