@@ -36,8 +36,8 @@ from code_commit.builds.ran_tests import ran_tests
 from code_commit.builds.runner import BuildResult
 from code_commit.builds.sandbox import choose
 from code_commit.cli.commit_advice import untracked
+from code_commit.config.redaction import Redactor
 from code_commit.config.settings import load_settings
-from code_commit.logs.run_log import Redactor
 
 from support import git
 

@@ -20,6 +20,7 @@ from code_commit.cli.commit_advice import Untracked, add_command, ignore_lines
 from code_commit.cli.config_report import template as config_template
 from code_commit.cli.config_report import toml_value
 from code_commit.config.paths import CONFIG_DIR, CONFIG_FILE, IGNORE_LINES, QUERY_FILE
+from code_commit.config.protected import BUILD_SCRIPT, GIT_FILES, ROLLUP_SCRIPT
 from code_commit.errors import SetupError
 from code_commit.files.owner_only import FILE_MODE, make_private_dirs
 from code_commit.files.setup_files import read_regular
@@ -137,9 +138,13 @@ def next_steps(result: Scaffold) -> list[str]:
     return steps
 
 
+IGNORE_FILE = GIT_FILES[0]  # .gitignore
+
+
 def _commit_step(result: Scaffold) -> str:
     """Commit what init made and the project's own untracked files, by name; never the build's outputs."""
-    made: list[str] = [n for n in (".gitignore", "build.sh", "codeRollup.sh") if n in result.created + result.appended]
+    ours = (IGNORE_FILE, BUILD_SCRIPT, ROLLUP_SCRIPT)
+    made: list[str] = [name for name in ours if name in result.created + result.appended]
     found = result.untracked
     if found is None:
         files = made
