@@ -12,11 +12,11 @@ cache, where .ci/run installs them (pinned by hash); Maven runs where ~/.m2 alre
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 import importlib.metadata
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -25,20 +25,15 @@ import venv
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
-from npm_registry import NpmRegistry
 from packaging.requirements import Requirement
 
 from code_commit.builds import diagnosis
-from code_commit.builds.gate import checked_build, output_text
-from code_commit.builds.ran_tests import ran_tests
-from code_commit.builds.runner import BuildResult
-from code_commit.builds.sandbox import choose
 from code_commit.cli.commit_advice import untracked
-from code_commit.config.redaction import Redactor
-from code_commit.config.settings import load_settings
 
+from npm_registry import NpmRegistry
 from support import git
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
@@ -98,6 +93,7 @@ def toolbox() -> Iterator[Toolbox]:
             "YARN_ENABLE_TELEMETRY": "0",
             "GOFLAGS": "-buildvcs=false",
             "MAVEN_OPTS": "-XX:TieredStopAtLevel=1",  # Maven's start-up, halved; it reads ~/.m2 from passwd
+            "CODE_COMMIT_SANDBOX": "require",  # init's check and `check` run in bubblewrap, or fail
         }
         try:
             yield Toolbox(home, bin_dir, env, registry)
@@ -135,26 +131,34 @@ def commit(root: Path) -> None:
     git(root, "commit", "-qm", "the project")
 
 
-def init(cli: object, root: Path) -> tuple[str, list[str]]:
+@dataclass(frozen=True)
+class Initialised:
+    output: str  # what init said
+    commands: list[str]  # the lines it guessed into build.sh
+
+
+def init(cli: object, root: Path) -> Initialised:
+    """`code-commit init`, which ends by running build.sh as `check` does."""
     result = cli("init")  # type: ignore[operator]
     assert result.exit_code == 0, result.output
     body = (root / "build.sh").read_text().split('cd "$(dirname "$0")"\n', 1)[1]
-    return result.output, [line for line in body.splitlines() if line and not line.startswith("#")]
+    return Initialised(result.output, [line for line in body.splitlines() if line and not line.startswith("#")])
 
 
-def check(root: Path) -> BuildResult:
-    """The build as a run runs it: the project's settings, the sandbox required, the tamper check."""
-    settings = dataclasses.replace(load_settings(root).settings, sandbox="require")
-    folder = root / "agent-config" / "logs" / f"check-{len(list(root.glob('agent-config/logs/*')))}"
-    folder.mkdir(parents=True)
-    return checked_build(root, folder, folder / "build.txt", Redactor(), settings, choose("require", root=root))
+def passes(done: Initialised, runner: str, at_least: int = 1) -> None:
+    """init's check passed in the sandbox and said its output shows at least `at_least` tests ran."""
+    said = re.search(
+        r"check: build passes \(build.sh exited with code 0 after [\d.]+ s\): it ran (\d+) \w+ \((.+)\)", done.output
+    )
+    assert said is not None and runner in said.group(2) and int(said.group(1)) >= at_least, done.output
 
 
-def passes(result: BuildResult, runner: str, at_least: int = 1) -> None:
-    output = output_text(result)
-    assert result.passed and result.sandbox == "bubblewrap", output
-    ran = ran_tests(output)
-    assert ran is not None and runner in ran.runner and ran.count >= at_least, output
+def check(cli: object, *flags: str) -> dict[str, Any]:
+    """`code-commit check --json`: the build as a run runs it, in the sandbox; its record."""
+    result = cli(*flags, "check", "--json")  # type: ignore[operator]
+    record: dict[str, Any] = json.loads(result.stdout)
+    assert result.exit_code == record["exit_code"], result.output
+    return record
 
 
 # Python
@@ -191,13 +195,13 @@ def test_pip_and_a_virtualenv_tomli(user: Toolbox, cli) -> None:
     write(root, {".gitignore": ".venv/\n"})
     commit(root)
 
-    _, commands = init(cli, root)
+    done = init(cli, root)
 
-    assert commands == ["PYTHONPATH=src .venv/bin/python -m pytest -q -p no:cacheprovider"]
-    passes(check(root), "pytest", at_least=10)
+    assert done.commands == ["PYTHONPATH=src .venv/bin/python -m pytest -q -p no:cacheprovider"]
+    passes(done, "pytest", at_least=10)
 
 
-def test_uv_run_with_the_projects_own_cache(user: Toolbox, cli) -> None:
+def test_uv_run_with_the_projects_own_cache(user: Toolbox, cli, monkeypatch: pytest.MonkeyPatch) -> None:
     """uv locks its cache before anything: with the home folder read-only, `uv run` failed every time."""
     root = Path.cwd()
     shutil.copy2(tool("uv"), user.bin / "uv")  # a copy: this test run's environment may be under /tmp
@@ -206,18 +210,14 @@ def test_uv_run_with_the_projects_own_cache(user: Toolbox, cli) -> None:
     host("uv", "sync", "--offline", "--python", python, cwd=root)
     commit(root)
 
-    _, commands = init(cli, root)
+    done = init(cli, root)
 
-    assert commands == ["uv run python -m unittest discover -s tests -t ."]
-    passes(check(root), "unittest")
-    user_cache = str(user.home / ".cache" / "uv")
-    os.environ["UV_CACHE_DIR"] = user_cache  # the user's own cache, which builds may only read
-    try:
-        blocked = check(root)
-    finally:
-        del os.environ["UV_CACHE_DIR"]
-    assert not blocked.passed and blocked.diagnosis is not None, output_text(blocked)
-    assert blocked.diagnosis.kind == diagnosis.READ_ONLY and "unset UV_CACHE_DIR" in blocked.diagnosis.fix
+    assert done.commands == ["uv run python -m unittest discover -s tests -t ."]
+    passes(done, "unittest")
+    monkeypatch.setenv("UV_CACHE_DIR", str(user.home / ".cache" / "uv"))  # the user's own: builds may only read it
+    blocked = check(cli)
+    assert blocked["outcome"] == "build_blocked" and blocked["diagnosis"]["kind"] == diagnosis.READ_ONLY
+    assert "unset UV_CACHE_DIR" in blocked["diagnosis"]["fix"] and blocked["error"].startswith("uv could not write")
 
 
 # Node: npm, and pnpm and yarn through corepack
@@ -248,10 +248,10 @@ def test_npm_installs_from_its_read_only_cache_and_runs_the_tests(user: Toolbox,
     shutil.rmtree(root / "node_modules")
     asked = len(user.registry.requests)
 
-    _, commands = init(cli, root)
+    done = init(cli, root)
 
-    assert commands == ["[ -e node_modules ] || npm ci", "npm test"]
-    passes(check(root), "node:test")
+    assert done.commands == ["[ -e node_modules ] || npm ci", "npm test"]
+    passes(done, "node:test")
     assert len(user.registry.requests) == asked, "the build never reached the registry"
 
 
@@ -268,17 +268,17 @@ def test_pnpm_through_a_corepack_shim_under_tmp_runs_with_the_setting_init_write
     host("pnpm", "install", cwd=root)
     commit(root)
 
-    output, commands = init(cli, root)
+    done = init(cli, root)
 
-    assert commands == ["pnpm test"]
-    assert f'sandbox_readable = ["{shims}"]' in output
+    assert done.commands == ["pnpm test"]
+    assert f'sandbox_readable = ["{shims}"]' in done.output
     config = (root / "agent-config" / "config.toml").read_text()
     assert f'\nsandbox_readable = ["{shims}"]\n' in config and "under the host's /tmp" in config
-    passes(check(root), "node:test")
+    passes(done, "node:test")
     (root / "agent-config" / "config.toml").write_text("")  # without the setting
-    hidden = check(root)
-    assert not hidden.passed and hidden.diagnosis is not None, output_text(hidden)
-    assert hidden.diagnosis.kind == diagnosis.HIDDEN and f'sandbox_readable = ["{shims}"]' in hidden.diagnosis.fix
+    hidden = check(cli)
+    assert hidden["outcome"] == "build_blocked" and hidden["diagnosis"]["kind"] == diagnosis.HIDDEN
+    assert f'sandbox_readable = ["{shims}"]' in hidden["diagnosis"]["fix"]
 
 
 def test_yarn_plug_n_play_reads_its_cache_read_only(user: Toolbox, cli) -> None:
@@ -288,10 +288,10 @@ def test_yarn_plug_n_play_reads_its_cache_read_only(user: Toolbox, cli) -> None:
     host("yarn", "install", cwd=root)
     commit(root)
 
-    _, commands = init(cli, root)
+    done = init(cli, root)
 
-    assert commands == ["yarn test"]
-    passes(check(root), "node:test")
+    assert done.commands == ["yarn test"]
+    passes(done, "node:test")
 
 
 # Rust, Go, Maven
@@ -321,10 +321,10 @@ def test_cargo_with_its_dependency_in_cargo_home(user: Toolbox, cli) -> None:
     host(tool("cargo"), "fetch", cwd=root)  # as after adding the dependency: it unpacks into CARGO_HOME
     commit(root)
 
-    _, commands = init(cli, root)
+    done = init(cli, root)
 
-    assert commands == ["cargo build --quiet", "cargo test --quiet"]
-    passes(check(root), "cargo test")
+    assert done.commands == ["cargo build --quiet", "cargo test --quiet"]
+    passes(done, "cargo test")
 
 
 def test_go_with_the_projects_own_build_cache(user: Toolbox, cli) -> None:
@@ -334,10 +334,10 @@ def test_go_with_the_projects_own_build_cache(user: Toolbox, cli) -> None:
     shutil.copytree(FIXTURES / "own" / "go-calc", root, dirs_exist_ok=True)
     commit(root)
 
-    _, commands = init(cli, root)
+    done = init(cli, root)
 
-    assert commands == ["go build ./...", "go test ./..."]
-    passes(check(root), "go test")
+    assert done.commands == ["go build ./...", "go test ./..."]
+    passes(done, "go test")
 
 
 MAVEN_PLUGINS = ("maven-resources-plugin/3.3.1", "maven-compiler-plugin/3.13.0", "maven-surefire-plugin/3.2.5")
@@ -358,10 +358,10 @@ def test_maven_offline_from_its_repository(user: Toolbox, cli) -> None:
     shutil.copytree(FIXTURES / "own" / "maven-calc", root, dirs_exist_ok=True)
     commit(root)
 
-    _, commands = init(cli, root)
+    done = init(cli, root)
 
-    assert commands == ["mvn -o -B test"]
-    passes(check(root), "Maven")
+    assert done.commands == ["mvn -o -B test"]
+    passes(done, "Maven")
 
 
 # C: make and CMake, on real projects
@@ -373,10 +373,10 @@ def test_make_runs_jsmns_own_tests(user: Toolbox, cli) -> None:
     shutil.copytree(FIXTURES / "jsmn", root, dirs_exist_ok=True)
     commit(root)
 
-    _, commands = init(cli, root)
+    done = init(cli, root)
 
-    assert commands == ["make test"]
-    passes(check(root), "make test", at_least=40)
+    assert done.commands == ["make test"]
+    passes(done, "make test", at_least=40)
     found = untracked(root)
     assert found is not None and found.own == (".gitignore", "build.sh", "codeRollup.sh")
     assert set(found.built) == {f"test/test_{kind}" for kind in ("default", "strict", "links", "strict_links")}
@@ -390,11 +390,11 @@ def test_cmake_and_ctest_run_cjsons_unit_tests_not_its_demo(user: Toolbox, cli) 
     shutil.copytree(FIXTURES / "cjson", root, dirs_exist_ok=True)
     commit(root)
 
-    _, commands = init(cli, root)
+    done = init(cli, root)
 
-    assert commands == [
+    assert done.commands == [
         "cmake -S . -B build",
         "cmake --build build --parallel",
         "(cd build && ctest --output-on-failure)",
     ]
-    passes(check(root), "ctest", at_least=5)
+    passes(done, "ctest", at_least=5)

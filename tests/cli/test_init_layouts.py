@@ -34,9 +34,13 @@ VENV_BIN = Path(sys.executable).parent
 
 @pytest.fixture
 def root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A project folder, current; init's own check is off (sandbox = "off": init never runs a build
+    unsandboxed): these tests run the guessed build.sh themselves (tests/builds/test_real_toolchains.py
+    has init's check on real toolchains)."""
     project = tmp_path / "project"
     project.mkdir()
     monkeypatch.chdir(project)
+    monkeypatch.setenv("CODE_COMMIT_SANDBOX", "off")
     return project
 
 

@@ -177,13 +177,20 @@ class Host:
         return Path(home) if home.startswith("/") else None
 
 
-def diagnose(output: str, exit_code: int | None, policy: SandboxPolicy | None, host: Host) -> Diagnosis | None:
+def diagnose(
+    output: str, exit_code: int | None, policy: SandboxPolicy | None, host: Host, start_error: str | None = None
+) -> Diagnosis | None:
     """The cause of a failed build that the sandbox or the setup made, or None for an ordinary
     failure (or none found). `policy`: what the build ran under; None, unsandboxed, where only an
-    interpreter build.sh names that does not exist can be found. The earliest evidence wins: the
-    first thing that went wrong explains the rest."""
+    interpreter build.sh names that does not exist can be found. `start_error`: why build.sh could
+    not be started at all (builds/runner.py: code-commit's words, not the build's). The earliest
+    evidence wins: the first thing that went wrong explains the rest."""
     if exit_code == 0:
         return None
+    if start_error is not None:
+        started = _start_error(start_error, _View(policy, host))
+        if started is not None:
+            return started
     lines = [line[:MAX_LINE] for line in output.splitlines()[-MAX_LINES:]]
     view = _View(policy, host)
     rules: Sequence[Callable[[list[str], _View], Iterator[tuple[int, Diagnosis]]]] = (
@@ -519,6 +526,43 @@ def _missing(command: str, line: str) -> Diagnosis:
         f"build.sh runs {command}, which does not exist (a fresh clone lacks it): no change to the code can make it",
         fix,
         _evidence(line),
+    )
+
+
+_INTERPRETER = re.compile(
+    r"its interpreter '(?P<path>[^']+)' \(its #! line\) (?P<why>was not found|cannot be executed)"
+)
+
+
+def _start_error(why: str, view: _View) -> Diagnosis | None:
+    """build.sh could not be started: its #! line names an interpreter that is not there (on the host
+    either, or only under the host's /tmp), or ends with a carriage return. No answer can change it."""
+    evidence = _evidence(f"build.sh could not be started: {why}")
+    if "ends with a carriage return" in why:
+        return Diagnosis(
+            MISSING,
+            "build.sh",
+            "build.sh's #! line ends with a carriage return (Windows line endings), so the interpreter it names "
+            "does not exist: no change to the code can make it run",
+            "save build.sh with LF line endings (dos2unix build.sh, or git config core.autocrlf false and check it out "
+            "again)",
+            evidence,
+        )
+    match = _INTERPRETER.search(why)
+    if match is None:
+        return None
+    path = view.absolute(match.group("path"))
+    if view.host.exists(str(path)) and view.place(path) in (str(PRIVATE_TMP), HIDDEN):
+        return _hidden(match.group("path"), path, _folder_for(path), evidence)
+    if view.host.exists(str(path)) and match.group("why") == "was not found":
+        return None  # there, and not hidden: something else is amiss
+    return Diagnosis(
+        MISSING,
+        match.group("path"),
+        f"build.sh's #! line names {match.group('path')}, which {match.group('why').replace('was ', 'is ')} here: "
+        "no change to the code can make it run",
+        f"install {match.group('path')}, or make build.sh's #! line name an interpreter that exists (#!/bin/sh)",
+        evidence,
     )
 
 

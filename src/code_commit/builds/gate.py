@@ -11,7 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from code_commit.builds.diagnosis import Diagnosis, Host, diagnose
-from code_commit.builds.integrity import Fingerprint, changed_paths, protected_paths
+from code_commit.builds.integrity import Fingerprint, ProtectedPaths, changed_paths, protected_paths
 from code_commit.builds.runner import BuildResult, run_build
 from code_commit.builds.sandbox import Sandbox, SandboxPolicy, policy
 from code_commit.builds.toolchains import Toolchains, cache_folder, prepare_cache, toolchain_env
@@ -55,18 +55,7 @@ def checked_build(
             "the tamper check watches only its first entries: the tree has very many ignore files, or "
             f"{CONFIG_DIR}/ very many files (delete old run folders: keep_runs)"
         )
-    tools = toolchains(root, settings, sandbox)
-    build_policy = policy(
-        sandbox,
-        root,
-        [*protected.files, *protected.git_dirs, *protected.git_config],
-        [root / CONFIG_DIR, *cloud_credential_folders()],
-        settings.sandbox_network,
-        settings.sandbox_writable,
-        settings.sandbox_readable,
-        tools.env,
-        tools.cache,
-    )
+    build_policy = sandbox_policy(root, settings, sandbox, protected)
     try:
         result = run_build(
             root,
@@ -93,6 +82,25 @@ def checked_build(
     return result
 
 
+def sandbox_policy(
+    root: Path, settings: Settings, sandbox: Sandbox, protected: ProtectedPaths | None = None
+) -> SandboxPolicy | None:
+    """What the next build may touch (None without a sandbox): `check` shows it before its build."""
+    protected = protected or protected_paths(root)
+    tools = toolchains(root, settings, sandbox)
+    return policy(
+        sandbox,
+        root,
+        [*protected.files, *protected.git_dirs, *protected.git_config],
+        [root / CONFIG_DIR, *cloud_credential_folders()],
+        settings.sandbox_network,
+        settings.sandbox_writable,
+        settings.sandbox_readable,
+        tools.env,
+        tools.cache,
+    )
+
+
 def toolchains(root: Path, settings: Settings, sandbox: Sandbox) -> Toolchains:
     """The project's sandbox cache and the toolchains' variables, for a sandboxed build."""
     if not sandbox.active:
@@ -105,10 +113,8 @@ def diagnosed(root: Path, result: BuildResult, build_policy: SandboxPolicy | Non
     """What kept a failed build from running, if the sandbox or the setup did (builds/diagnosis.py)."""
     env = {**os.environ, **dict(build_policy.env if build_policy else ())}
     script = _head(root / "build.sh", SCRIPT_READ).decode("utf-8", "replace")
-    output = output_text(result)
-    if result.start_error is not None:  # code-commit's own words: why bwrap could not start build.sh
-        output += f"\ncode-commit could not start build.sh: {result.start_error}\n"
-    return diagnose(output, result.exit_code, build_policy, Host.of(root, env, script))
+    host = Host.of(root, env, script)
+    return diagnose(output_text(result), result.exit_code, build_policy, host, result.start_error)
 
 
 def output_text(result: BuildResult) -> str:

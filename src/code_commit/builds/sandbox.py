@@ -197,6 +197,41 @@ def policy(
     )
 
 
+def describe_policy(
+    policy: SandboxPolicy, home: Path | None = None, cache: Path | None = None
+) -> list[tuple[str, str]]:
+    """What a build may touch under `policy`, in words, one (what, where) pair a line: for `check`.
+    `cache`: the project's toolchain cache, among the writable paths."""
+
+    def shown(path: Path) -> str:
+        if home is not None and (path == home or home in path.parents):
+            return "~/" + path.relative_to(home).as_posix() if path != home else "~"
+        return str(path)
+
+    root = policy.root
+    protected = sorted({p.relative_to(root).as_posix() for p in policy.read_only if root in p.parents})
+    hidden = [shown(p) + ("/" if p.is_dir() else "") for p in policy.hidden]
+    cached = "the project's toolchain cache"
+    writable = [f"{shown(p)} ({cached if p == cache else 'sandbox_writable'})" for p in policy.writable]
+    lines = [
+        ("network", "on (sandbox_network)" if policy.network else "off (sandbox_network = true turns it on)"),
+        ("writable", f"the project, {root}, but {_some(protected) or 'nothing'} in it"),
+        *[("writable", text) for text in writable],
+        ("read-only", "everything else, your home folder included"),
+        *[("read-only", f"{shown(path)} (sandbox_readable), under the host's /tmp") for path in policy.readable],
+        ("hidden", f"the host's {PRIVATE_TMP} (the build gets its own, empty), {', '.join(hidden)}"),
+    ]
+    if policy.env:
+        variables = [f"{name}={shown(Path(value)) if value.startswith('/') else value}" for name, value in policy.env]
+        lines.append(("toolchains", ", ".join(variables)))
+    return lines
+
+
+def _some(names: list[str], most: int = 6) -> str:
+    more = f" and {len(names) - most} more" if len(names) > most else ""
+    return ", ".join(names[:most]) + more
+
+
 def _existing_real(paths: Sequence[Path]) -> tuple[Path, ...]:
     """The real paths of those that exist, files and folders only: GIT_CONFIG_GLOBAL=/dev/null is
     no file to protect, and a read-only /dev/null would break every build."""

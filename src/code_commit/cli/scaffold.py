@@ -16,6 +16,7 @@ from typing import Any
 
 from code_commit.builds.toolchains import hidden_folders
 from code_commit.cli.build_guess import Guess, Which, guess_build
+from code_commit.cli.check import Checked
 from code_commit.cli.commit_advice import Untracked, add_command, ignore_lines
 from code_commit.cli.config_report import template as config_template
 from code_commit.cli.config_report import toml_value
@@ -64,6 +65,7 @@ class Scaffold:
     build: Guess | None = None  # how build.sh was guessed, when init wrote it
     settings: dict[str, tuple[Any, str]] = field(default_factory=dict)  # the sandbox's, with why
     untracked: Untracked | None = None  # after init (and its check): what git neither tracks nor ignores
+    checked: Checked | None = None  # init's check of build.sh; None when it did not run it
 
 
 def init_project(root: Path, which: Which = shutil.which) -> Scaffold:
@@ -119,10 +121,7 @@ def next_steps(result: Scaffold) -> list[str]:
     if result.settings and f"{CONFIG_DIR}/{CONFIG_FILE}" not in result.created:
         for name, (value, why) in result.settings.items():
             steps.append(f"add {name} = {toml_value(value)} to {CONFIG_DIR}/{CONFIG_FILE}: {why}")
-    steps.append(
-        "code-commit check   (runs ./build.sh as a run will, in the sandbox: it must pass now, and fail when a "
-        "test fails)"
-    )
+    steps += _check_steps(result)
     if result.untracked is not None and result.untracked.built:
         steps.append(
             f"add to .gitignore the build's outputs, which git does not ignore: {ignore_lines(result.untracked.built)}"
@@ -138,6 +137,26 @@ def next_steps(result: Scaffold) -> list[str]:
     return steps
 
 
+def _check_steps(result: Scaffold) -> list[str]:
+    """What the check said to do: nothing when build.sh passes and ran tests."""
+    record = None if result.checked is None else result.checked.record
+    again = "code-commit check   (runs ./build.sh as a run will, in the sandbox"
+    if record is None:
+        return [f"{again}: it must pass now, and fail when a test fails)"]
+    if record.diagnosis is not None:
+        return [f"{record.diagnosis.fix}; then {again})"]
+    if record.error is not None:
+        return [f"{again}; it could not run now: {record.message})"]
+    if not record.passed:
+        return [
+            "build.sh fails now: if that is the change you want made, a run will repair it; if not, fix build.sh "
+            f"or the project first, then {again})"
+        ]
+    if record.ran_tests is None:
+        return [f"make build.sh run your tests: its output shows no test runner's summary; then {again})"]
+    return []
+
+
 IGNORE_FILE = GIT_FILES[0]  # .gitignore
 
 
@@ -146,10 +165,7 @@ def _commit_step(result: Scaffold) -> str:
     ours = (IGNORE_FILE, BUILD_SCRIPT, ROLLUP_SCRIPT)
     made: list[str] = [name for name in ours if name in result.created + result.appended]
     found = result.untracked
-    if found is None:
-        files = made
-    else:
-        files = [*[name for name in made if name in found.own], *[name for name in found.own if name not in made]]
+    files = made + ([name for name in found.own if name not in made] if found is not None else [])
     why = "(the model may change only files git tracks)"
     if not files:
         return f"git commit what you changed {why}"

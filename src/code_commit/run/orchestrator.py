@@ -33,6 +33,7 @@ from code_commit.config.redaction import Redactor
 from code_commit.config.secrets import collect_secrets
 from code_commit.config.settings import Settings
 from code_commit.console.output import Console
+from code_commit.errors import BuildBlocked
 from code_commit.files.owner_only import make_private_dirs
 from code_commit.git.layout import GitSetup
 from code_commit.guard.policy import check_git_index
@@ -140,7 +141,8 @@ class Orchestrator:
 
     def build(self, call: int) -> BuildResult:
         """build.sh, sandboxed and fingerprinted (builds/gate.py), its output in NN-build.txt; the
-        record keeps it as the last build."""
+        record keeps it as the last build. Raises BuildBlocked when the sandbox or the setup kept it
+        from running (builds/diagnosis.py): no answer can help, so nothing more goes to the model."""
         assert self.sandbox is not None, "prepare(builds=True) chooses the sandbox"
         self.console.step("running build.sh")
         log = self.log
@@ -155,6 +157,11 @@ class Orchestrator:
             on_note=lambda note: self.warn_once(note, note),
         )
         self.event(call, result.describe())
+        if result.diagnosis is not None:
+            self.record.diagnosis = result.diagnosis
+            self.event(call, f"kept from running: {result.diagnosis.line()}")
+            self.event(call, f"read from this line of its output: {result.diagnosis.evidence}")
+            raise BuildBlocked(result.diagnosis)
         return result
 
     def elapsed(self) -> float:
