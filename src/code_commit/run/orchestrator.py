@@ -3,16 +3,9 @@ is written (secrets, git's index, the sandbox), the session (lock, run folder, r
 limit), then the steps the command takes in it (an answer's shielded apply, its refusal, a build),
 and the record written on every ending.
 
-A run (run/loop.py) and `code-commit apply` (cli/apply.py) are its users. So is `code-commit check`
-to come (build.sh run exactly as a run runs it: same sandbox, environment, time limit, output
-capture and tamper check, with no model and no key), in a few lines:
-
-    orchestrator = Orchestrator(root, settings, console, RunRecord("check"), limit)
-    orchestrator.prepare(builds=True)
-    with orchestrator.session():
-        orchestrator.record.passed = orchestrator.build(1).passed
-
-`check` then joins `record.EVERY` (its JSON keys), exits.COMMANDS and the exit table's rows.
+A run (run/loop.py), `code-commit apply` (cli/apply.py) and `code-commit check` (cli/check.py:
+build.sh run exactly as a run runs it, with no model and no key) are its users. A build the
+sandbox or the setup kept from running ends each of them the same way (BuildBlocked, exit 11).
 """
 
 from __future__ import annotations
