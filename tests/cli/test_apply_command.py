@@ -135,8 +135,11 @@ def test_a_path_that_is_not_utf8_is_refused_in_text_and_json(big: Project, cli) 
     for flags in ((), ("--json",)):
         result = cli("apply", *flags, "-", input=json.dumps(entries))
         assert result.exit_code == 7, result.output
-        assert result.stdout.count("not valid UTF-8") == 2
-    assert json.loads(result.stdout)["problems"][0]["path"] == "x\udcff.txt"
+        assert result.stdout.count("not valid UTF-8") == (2 if not flags else 3)  # JSON: `error` names the first
+    record = json.loads(result.stdout)
+    assert record["problems"][0]["path"] == "x\udcff.txt"
+    assert record["error"].startswith("the answer was refused, nothing was applied: ")
+    assert record["error"].endswith("(and 1 more problem)")
     assert status(big) == before and sorted(p.name for p in big.root.iterdir() if p.name.startswith(("x", "y"))) == []
 
 

@@ -4,12 +4,17 @@ result never counts and nothing more goes to the model. Used by the run and by `
 
 from __future__ import annotations
 
+import dataclasses
+import os
+import stat
 from collections.abc import Callable
 from pathlib import Path
 
-from code_commit.builds.integrity import Fingerprint, changed_paths, protected_paths
+from code_commit.builds.diagnosis import Diagnosis, Host, diagnose
+from code_commit.builds.integrity import Fingerprint, ProtectedPaths, changed_paths, protected_paths
 from code_commit.builds.runner import BuildResult, run_build
-from code_commit.builds.sandbox import Sandbox, policy
+from code_commit.builds.sandbox import Sandbox, SandboxPolicy, policy
+from code_commit.builds.toolchains import Toolchains, cache_folder, prepare_cache, toolchain_env
 from code_commit.config.paths import CONFIG_DIR
 from code_commit.config.redaction import Redactor
 from code_commit.config.settings import Settings
@@ -17,6 +22,9 @@ from code_commit.credentials import cloud_credential_folders
 from code_commit.errors import BuildTampered
 from code_commit.git.env import distrust
 
+OUTPUT_HEAD = 64 << 10  # bytes of a failed build's log a diagnosis reads from its start...
+OUTPUT_TAIL = 256 << 10  # ...and from its end
+SCRIPT_READ = 64 << 10  # bytes of build.sh a diagnosis reads (does it name the missing program?)
 # Each run's state after its last build, by run folder: the next build starts from it.
 _LAST_AFTER: dict[Path, Fingerprint] = {}
 
@@ -47,14 +55,7 @@ def checked_build(
             "the tamper check watches only its first entries: the tree has very many ignore files, or "
             f"{CONFIG_DIR}/ very many files (delete old run folders: keep_runs)"
         )
-    build_policy = policy(
-        sandbox,
-        root,
-        [*protected.files, *protected.git_dirs, *protected.git_config],
-        [root / CONFIG_DIR, *cloud_credential_folders()],
-        settings.sandbox_network,
-        settings.sandbox_writable,
-    )
+    build_policy = sandbox_policy(root, settings, sandbox, protected)
     try:
         result = run_build(
             root,
@@ -76,4 +77,67 @@ def checked_build(
     if changed:
         raise BuildTampered(changed)
     _LAST_AFTER[run_folder] = after
+    if not result.passed:
+        result = dataclasses.replace(result, diagnosis=diagnosed(root, result, build_policy))
     return result
+
+
+def sandbox_policy(
+    root: Path, settings: Settings, sandbox: Sandbox, protected: ProtectedPaths | None = None
+) -> SandboxPolicy | None:
+    """What the next build may touch (None without a sandbox): `check` shows it before its build."""
+    protected = protected or protected_paths(root)
+    tools = toolchains(root, settings, sandbox)
+    return policy(
+        sandbox,
+        root,
+        [*protected.files, *protected.git_dirs, *protected.git_config],
+        [root / CONFIG_DIR, *cloud_credential_folders()],
+        settings.sandbox_network,
+        settings.sandbox_writable,
+        settings.sandbox_readable,
+        tools.env,
+        tools.cache,
+    )
+
+
+def toolchains(root: Path, settings: Settings, sandbox: Sandbox) -> Toolchains:
+    """The project's sandbox cache and the toolchains' variables, for a sandboxed build."""
+    if not sandbox.active:
+        return Toolchains((), None)
+    cache = prepare_cache(cache_folder(root, os.environ))
+    return toolchain_env(os.environ, settings.sandbox_network, cache, os.geteuid() == 0)
+
+
+def diagnosed(root: Path, result: BuildResult, build_policy: SandboxPolicy | None) -> Diagnosis | None:
+    """What kept a failed build from running, if the sandbox or the setup did (builds/diagnosis.py)."""
+    env = {**os.environ, **dict(build_policy.env if build_policy else ())}
+    script = _head(root / "build.sh", SCRIPT_READ).decode("utf-8", "replace")
+    host = Host.of(root, env, script)
+    return diagnose(output_text(result), result.exit_code, build_policy, host, result.start_error)
+
+
+def output_text(result: BuildResult) -> str:
+    """The build's output as its log keeps it, its start and its end (a diagnosis looks no further),
+    without the lines code-commit added at its end."""
+    try:
+        size = result.log_path.stat().st_size
+        with open(result.log_path, "rb") as fh:
+            head = fh.read(min(size, OUTPUT_HEAD))
+            fh.seek(max(size - OUTPUT_TAIL, len(head)))
+            tail = fh.read()
+    except OSError:
+        return ""
+    text = (head + tail).decode("utf-8", "replace")
+    return text[: len(text) - result.output.trailer] if result.output.trailer else text
+
+
+def _head(path: Path, size: int) -> bytes:
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)  # never waits on a FIFO
+    except OSError:
+        return b""
+    try:
+        return os.read(fd, size) if stat.S_ISREG(os.fstat(fd).st_mode) else b""
+    finally:
+        os.close(fd)

@@ -25,6 +25,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from code_commit.builds.diagnosis import Diagnosis
 from code_commit.builds.output import CHUNK, LOG_CAP, BuildOutput, OutputLog
 from code_commit.builds.sandbox import SandboxPolicy, wrap
 from code_commit.config.redaction import Redactor
@@ -44,6 +45,7 @@ class BuildResult:
     lingered: bool = False  # background children still held the output when build.sh ended; killed
     start_error: str | None = None  # why build.sh could not be started at all, if it could not
     sandbox: str = "none"  # what it ran under: "bubblewrap" or "none"
+    diagnosis: Diagnosis | None = None  # failed because the sandbox or the setup kept it from running
 
     @property
     def log_path(self) -> Path:

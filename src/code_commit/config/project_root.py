@@ -18,7 +18,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from code_commit.config.paths import CONFIG_DIR
-from code_commit.errors import SetupError
 
 
 @dataclass(frozen=True)
@@ -48,14 +47,3 @@ def _users_own(folder: Path) -> bool:
     except OSError:
         return False
     return stat.S_ISDIR(st.st_mode) and st.st_uid == os.geteuid()
-
-
-def check_init_here(cwd: Path) -> None:
-    """init must not create an agent-config/ inside a project that has one further up: a command run
-    from here would find this one, and the root's /agent-config line would not ignore it."""
-    root = find_project_root(cwd)
-    if root.path != cwd and (root.path / CONFIG_DIR).is_dir():
-        raise SetupError(
-            f"this folder is inside the code-commit project at {root.path}, which has {CONFIG_DIR}/ already; "
-            f"run code-commit from anywhere in it (it finds {root.path}), or run code-commit init there"
-        )

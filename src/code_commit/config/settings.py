@@ -59,7 +59,8 @@ CONFIG_TABLES = ("models",)  # llm/catalog.py: model prices and context windows
 # itself, and `config` honours every setting's flag, as it shows every setting. A setting with no
 # flag is set in config.toml or the environment only. cli/flags.py makes the typer options from this.
 RUN = ("run",)
-RUN_AND_APPLY = ("run", "apply")
+RUN_AND_APPLY = ("run", "apply")  # the commands that apply answers
+BUILDING = ("run", "apply", "check")  # the commands that run build.sh
 
 
 @dataclass(frozen=True)
@@ -110,6 +111,13 @@ def _writable(paths: list[str], loaded: Loaded) -> str | None:
     from code_commit.config.sandbox_writable import writable_problem
 
     return next((p for path in paths if (p := writable_problem(path, loaded.root, paths)) is not None), None)
+
+
+def _readable(paths: list[str], loaded: Loaded) -> str | None:
+    from code_commit.config.sandbox_writable import readable_problem
+
+    writable = loaded.settings.sandbox_writable
+    return next((p for path in paths if (p := readable_problem(path, loaded.root, writable)) is not None), None)
 
 
 def _needs_a_model(provider: str, loaded: Loaded) -> str | None:
@@ -200,7 +208,7 @@ class Settings:
         rules=(_check(lambda n: 0 <= n <= 3, "must be between 0 and 3"),),
     )
     build_timeout: float = _setting(
-        1800.0, "Seconds before build.sh's whole process group is killed.", flag=RUN_AND_APPLY, rules=(POSITIVE,)
+        1800.0, "Seconds before build.sh's whole process group is killed.", flag=BUILDING, rules=(POSITIVE,)
     )
     build_output_cap: int = _setting(
         60000,
@@ -286,7 +294,7 @@ class Settings:
         "Seconds the whole run may take, lock wait included (exit 5); 0 means no limit; unset means no limit "
         "at a terminal, and unattended_timeout without one.",
         3600,
-        flag=RUN_AND_APPLY,
+        flag=BUILDING,
         rules=(NO_LIMIT_OR_SECONDS,),
     )
     unattended_timeout: float = _setting(
@@ -298,7 +306,7 @@ class Settings:
     wait_lock: float = _setting(
         0.0,
         "Seconds to wait for another run's lock; 0 gives up at once (exit 4).",
-        flag=("run", "apply", "recover"),
+        flag=(*BUILDING, "recover"),
         rules=(NOT_NEGATIVE,),
     )
     keep_runs: int = _setting(
@@ -388,18 +396,27 @@ class Settings:
         "auto",
         "Where build.sh runs: auto (in bubblewrap when it works here, else unsandboxed with a warning), "
         "require (no working sandbox is a setup error, exit 2: for cron and CI), off (with your full rights).",
-        flag=RUN_AND_APPLY,
+        flag=BUILDING,
         rules=(_one_of(SANDBOX_MODES),),
     )
     sandbox_network: bool = _setting(
-        False, "Whether a sandboxed build may use the network (to fetch dependencies).", flag=RUN_AND_APPLY
+        False, "Whether a sandboxed build may use the network (to fetch dependencies).", flag=BUILDING
     )
     sandbox_writable: list[str] = _setting(
         [],
         "Extra paths a sandboxed build may write (absolute or ~/...), outside the project: caches.",
         ["~/.cache/pip", "~/.npm"],
-        flag=RUN_AND_APPLY,
+        flag=BUILDING,
         rules=(_writable,),
+    )
+    sandbox_readable: list[str] = _setting(
+        [],
+        "Folders under the host's /tmp a sandboxed build may read (read-only): a tool or virtualenv kept there, "
+        "which the build's own empty /tmp hides. Name the tool's folder, never /tmp: a folder shown shows its "
+        "sockets too.",
+        ["/tmp/tools/bin"],
+        flag=BUILDING,
+        rules=(_readable,),
     )
 
     @property

@@ -3,16 +3,9 @@ is written (secrets, git's index, the sandbox), the session (lock, run folder, r
 limit), then the steps the command takes in it (an answer's shielded apply, its refusal, a build),
 and the record written on every ending.
 
-A run (run/loop.py) and `code-commit apply` (cli/apply.py) are its users. So is `code-commit check`
-to come (build.sh run exactly as a run runs it: same sandbox, environment, time limit, output
-capture and tamper check, with no model and no key), in a few lines:
-
-    orchestrator = Orchestrator(root, settings, console, RunRecord("check"), limit)
-    orchestrator.prepare(builds=True)
-    with orchestrator.session():
-        orchestrator.record.passed = orchestrator.build(1).passed
-
-`check` then joins `record.EVERY` (its JSON keys), exits.COMMANDS and the exit table's rows.
+A run (run/loop.py), `code-commit apply` (cli/apply.py) and `code-commit check` (cli/check.py:
+build.sh run exactly as a run runs it, with no model and no key) are its users. A build the
+sandbox or the setup kept from running ends each of them the same way (BuildBlocked, exit 11).
 """
 
 from __future__ import annotations
@@ -33,6 +26,7 @@ from code_commit.config.redaction import Redactor
 from code_commit.config.secrets import collect_secrets
 from code_commit.config.settings import Settings
 from code_commit.console.output import Console
+from code_commit.errors import BuildBlocked
 from code_commit.files.owner_only import make_private_dirs
 from code_commit.git.layout import GitSetup
 from code_commit.guard.policy import check_git_index
@@ -140,7 +134,8 @@ class Orchestrator:
 
     def build(self, call: int) -> BuildResult:
         """build.sh, sandboxed and fingerprinted (builds/gate.py), its output in NN-build.txt; the
-        record keeps it as the last build."""
+        record keeps it as the last build. Raises BuildBlocked when the sandbox or the setup kept it
+        from running (builds/diagnosis.py): no answer can help, so nothing more goes to the model."""
         assert self.sandbox is not None, "prepare(builds=True) chooses the sandbox"
         self.console.step("running build.sh")
         log = self.log
@@ -155,6 +150,11 @@ class Orchestrator:
             on_note=lambda note: self.warn_once(note, note),
         )
         self.event(call, result.describe())
+        if result.diagnosis is not None:
+            self.record.diagnosis = result.diagnosis
+            self.event(call, f"kept from running: {result.diagnosis.line()}")
+            self.event(call, f"read from this line of its output: {result.diagnosis.evidence}")
+            raise BuildBlocked(result.diagnosis)
         return result
 
     def elapsed(self) -> float:
