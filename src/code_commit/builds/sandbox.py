@@ -12,7 +12,6 @@ command it is given.
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
 from collections.abc import Mapping, Sequence
@@ -21,7 +20,7 @@ from pathlib import Path
 
 from code_commit.config.sandbox_writable import writable_problem
 from code_commit.errors import BuildTampered, SetupError
-from code_commit.git.env import distrust, git_env, trusted_path
+from code_commit.git.env import distrust, find_program, git_env
 
 BUBBLEWRAP = "bubblewrap"
 NONE = "none"
@@ -120,7 +119,7 @@ def choose(mode: str, env: Mapping[str, str] | None = None, root: Path | None = 
 
 
 def find_bwrap(env: Mapping[str, str]) -> str | None:
-    return shutil.which("bwrap", path=trusted_path(env.get("PATH", os.defpath))) if sys.platform == "linux" else None
+    return find_program("bwrap", env) if sys.platform == "linux" else None
 
 
 def probe(env: Mapping[str, str]) -> tuple[str | None, str]:

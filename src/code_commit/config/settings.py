@@ -21,6 +21,7 @@ from code_commit.config.paths import CONFIG_DIR, CONFIG_FILE
 from code_commit.credentials import PROVIDERS
 from code_commit.errors import SetupError
 from code_commit.files.setup_files import read_setup_file
+from code_commit.git.env import distrust
 
 ENV_PREFIX = "CODE_COMMIT_"
 
@@ -501,6 +502,8 @@ def load_settings(root: Path, env: Mapping[str, str] | None = None, flags: Flags
 
     settings = Settings(**values)
     _validate(settings, sources, root)
+    # Every folder a build may write, known now: no program code-commit runs itself is looked up there.
+    distrust(root, *settings.sandbox_writable)
     return LoadedSettings(settings, sources)
 
 
