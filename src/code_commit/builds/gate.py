@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from code_commit.builds.integrity import Fingerprint, changed_paths, protected_paths
+from code_commit.builds.integrity import TREE_ENTRIES, Fingerprint, changed_paths, protected_paths
 from code_commit.builds.runner import BuildResult, run_build
 from code_commit.builds.sandbox import Sandbox, policy
 from code_commit.config.paths import CONFIG_DIR
@@ -33,8 +33,9 @@ def checked_build(
 ) -> BuildResult:
     """Run build.sh; raise BuildTampered naming every watched path it changed, even when the build
     was stopped (a signal, the run's time limit) before it ended."""
-    distrust(root)  # from now on, no git of the project's (a planted .venv/bin/git) runs on the host
-    protected = protected_paths(root)
+    distrust(root, *settings.sandbox_writable)  # as the settings did: no git a build plants ever runs here
+    protected = protected_paths(root, run_folder)
+    configured = protected.configured  # the check after the build looks where this one did
     before = Fingerprint.take(protected, skip=run_folder)
     # Between two builds of a run only the guarded apply writes, and never a watched path: a change
     # there is a process an earlier build left behind (a setsid child escapes the process group
@@ -47,10 +48,15 @@ def checked_build(
             "the tamper check watches only its first entries: the tree has very many ignore files, or "
             f"{CONFIG_DIR}/ very many files (delete old run folders: keep_runs)"
         )
+    if protected.tree_truncated and on_note is not None:
+        on_note(
+            f"the tamper check looks for new .git folders and files among the tree's first {TREE_ENTRIES:,} "
+            "entries only (breadth first): the tree has more"
+        )
     build_policy = policy(
         sandbox,
         root,
-        [*protected.files, *protected.git_dirs, *protected.git_config],
+        protected.read_only,
         [root / CONFIG_DIR, *cloud_credential_folders()],
         settings.sandbox_network,
         settings.sandbox_writable,
@@ -67,11 +73,13 @@ def checked_build(
             sandbox=build_policy,
         )
     except BaseException as stopped:
-        changed = changed_paths(before, Fingerprint.take(protected_paths(root), skip=run_folder))
+        changed = changed_paths(
+            before, Fingerprint.take(protected_paths(root, run_folder, configured), skip=run_folder)
+        )
         if changed:
             raise BuildTampered(changed) from stopped
         raise
-    after = Fingerprint.take(protected_paths(root), skip=run_folder)
+    after = Fingerprint.take(protected_paths(root, run_folder, configured), skip=run_folder)
     changed = changed_paths(before, after)
     if changed:
         raise BuildTampered(changed)
