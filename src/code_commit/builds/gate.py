@@ -10,10 +10,10 @@ from pathlib import Path
 from code_commit.builds.integrity import TREE_ENTRIES, Fingerprint, changed_paths, protected_paths
 from code_commit.builds.runner import BuildResult, run_build
 from code_commit.builds.sandbox import Sandbox, policy
+from code_commit.builds.withheld import hidden_stores
 from code_commit.config.paths import CONFIG_DIR
 from code_commit.config.redaction import Redactor
 from code_commit.config.settings import Settings
-from code_commit.credentials import cloud_credential_folders
 from code_commit.errors import BuildTampered
 from code_commit.git.env import distrust
 
@@ -53,13 +53,15 @@ def checked_build(
             f"the tamper check looks for new .git folders and files among the tree's first {TREE_ENTRIES:,} "
             "entries only (breadth first): the tree has more"
         )
+    hidden = hidden_stores(settings.sandbox_hidden, settings.sandbox_visible)
     build_policy = policy(
         sandbox,
         root,
         protected.read_only,
-        [root / CONFIG_DIR, *cloud_credential_folders()],
+        [root / CONFIG_DIR, *hidden.folders],
         settings.sandbox_network,
         settings.sandbox_writable,
+        hidden.files,
     )
     try:
         result = run_build(
@@ -71,6 +73,8 @@ def checked_build(
             linger=settings.build_linger,
             log_cap=settings.build_log_cap,
             sandbox=build_policy,
+            pass_env=settings.build_env,
+            withhold_env=settings.redact_env,
         )
     except BaseException as stopped:
         changed = changed_paths(

@@ -2,7 +2,8 @@
 
 Inside it the whole file system is read-only, the project root is writable except what the
 run's integrity rests on (`.git`, the ignore files, build.sh, codeRollup.sh: see `integrity`),
-agent-config/ is an empty tmpfs (no key, no config, no logs), /tmp is private and empty, the
+agent-config/ is an empty tmpfs (no key, no config, no logs), so are the home directory's credential
+stores (`withheld`: an empty folder or file in their place), /tmp is private and empty, the
 build has its own PID namespace and /proc (no process of code-commit or the user can be read),
 and no network unless `sandbox_network` is on. A build.sh that exits ends its namespace, and
 with it every process it started. Only this module knows bwrap's arguments; `build` runs the
@@ -82,12 +83,21 @@ class SandboxPolicy:
     network: bool
     writable: tuple[Path, ...]  # extra writable paths, outside the project (checked in settings)
     read_only: tuple[Path, ...]  # inside the writable ones, bound read-only again (real paths)
-    hidden: tuple[Path, ...]  # replaced by an empty tmpfs (real paths)
+    hidden: tuple[Path, ...]  # folders replaced by an empty tmpfs (real paths)
+    stand_ins: tuple[tuple[Path, str], ...] = ()  # files replaced by a read-only file holding this text
+
+    def stand_in_texts(self) -> list[bytes]:
+        """What each of `stand_ins` reads as, in order: `wrap` gets a descriptor to read each from."""
+        return [text.encode() for _, text in self.stand_ins]
 
 
-def wrap(policy: SandboxPolicy, command: Sequence[str]) -> list[str]:
+def wrap(policy: SandboxPolicy, command: Sequence[str], stand_in_fds: Sequence[int] = ()) -> list[str]:
     """bwrap's command line for `command`. bwrap applies its mounts in order, so the writable binds
-    come after the read-only root and the private /tmp, and the read-only and hidden ones last."""
+    come after the read-only root and the private /tmp, and the read-only and hidden ones last.
+    `stand_in_fds`: a descriptor for each of `policy.stand_ins`, which bwrap reads its text from
+    (`--ro-bind-data`: a real, empty or near-empty file, as a tool that opens it expects)."""
+    if len(stand_in_fds) != len(policy.stand_ins):
+        raise ValueError("one descriptor for each stand-in file")
     args = [policy.bwrap, *BASE_ARGS]
     if not policy.network:
         args.append("--unshare-net")
@@ -98,6 +108,8 @@ def wrap(policy: SandboxPolicy, command: Sequence[str]) -> list[str]:
         args += ["--ro-bind", str(path), str(path)]
     for path in policy.hidden:
         args += ["--tmpfs", str(path)]
+    for (path, _), fd in zip(policy.stand_ins, stand_in_fds, strict=True):
+        args += ["--ro-bind-data", str(fd), str(path)]
     args += ["--chdir", str(policy.root), "--", *command]
     return args
 
@@ -158,6 +170,7 @@ def policy(
     hidden: Sequence[Path],
     network: bool,
     writable: Sequence[str],
+    stand_ins: Sequence[tuple[Path, str]] = (),
 ) -> SandboxPolicy | None:
     """The policy for one build, or None without a sandbox. Paths are bound by their real path:
     bwrap follows a symlink at a mount point, so a protected name that is a symlink has its target
@@ -177,6 +190,7 @@ def policy(
         writable_paths(writable),
         _existing_real(protected),
         _existing_real(hidden),
+        tuple(stand_ins),
     )
 
 

@@ -413,7 +413,7 @@ def config(
 
         root = _project_root(console)[0]
         loaded = load_settings(root, flags=flags)
-        secrets = collect_secrets(root, redact_env=loaded.settings.redact_env)
+        secrets = collect_secrets(root, redact_env=loaded.settings.redact_env, urls=[loaded.settings.base_url])
         key = problem = None
         try:
             if loaded.settings.provider in CLOUD_PROVIDERS:

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from code_commit.config.paths import CONFIG_DIR, CONFIG_FILE
-from code_commit.credentials import PROVIDERS
+from code_commit.credentials import CHILD_SCRUBBED_ENV, PROVIDERS
 from code_commit.errors import SetupError
 from code_commit.files.setup_files import read_setup_file
 from code_commit.git.env import distrust
@@ -111,6 +111,30 @@ def _writable(paths: list[str], loaded: Loaded) -> str | None:
     from code_commit.config.sandbox_writable import writable_problem
 
     return next((p for path in paths if (p := writable_problem(path, loaded.root, paths)) is not None), None)
+
+
+def _home_paths(hides: bool) -> Rule:
+    """A rule for sandbox_hidden (`hides`) or sandbox_visible: each path absolute (or ~/...), and
+    what is hidden may not hold the project (the build would lose it)."""
+
+    def problem(paths: list[str], loaded: Loaded) -> str | None:
+        project = os.path.join(os.path.realpath(loaded.root), "")
+        for path in paths:
+            expanded = os.path.expanduser(path)
+            if not os.path.isabs(expanded):
+                return f"{path!r} is not an absolute path (or ~/...)"
+            if hides and project.startswith(os.path.join(os.path.realpath(expanded), "")):
+                return f"{path!r} holds the project, which the build must see"
+        return None
+
+    return problem
+
+
+def _passable(name: str) -> str | None:
+    """A variable build_env may pass: never a provider's credential or a setting."""
+    if name in CHILD_SCRUBBED_ENV or name.upper().startswith(ENV_PREFIX):
+        return f"{name} is never given to the build: the model's code must not get the key"
+    return None
 
 
 def _needs_a_model(provider: str, loaded: Loaded) -> str | None:
@@ -401,6 +425,27 @@ class Settings:
         ["~/.cache/pip", "~/.npm"],
         flag=RUN_AND_APPLY,
         rules=(_writable,),
+    )
+    sandbox_hidden: list[str] = _setting(
+        [],
+        "More paths (absolute or ~/..., globs allowed) hidden from a sandboxed build, besides the home "
+        "directory's credential stores (~/.ssh, ~/.aws, ~/.netrc, ~/.npmrc...: SECURITY.md).",
+        ["~/.config/my-cloud", "~/secrets/*.json"],
+        rules=(_home_paths(hides=True),),
+    )
+    sandbox_visible: list[str] = _setting(
+        [],
+        "Credential stores a sandboxed build sees after all (absolute or ~/...): one it cannot do without, such as "
+        "the registry settings in ~/.npmrc or ~/.m2/settings.xml.",
+        ["~/.m2/settings.xml"],
+        rules=(_home_paths(hides=False),),
+    )
+    build_env: list[str] = _setting(
+        [],
+        "Environment variables the build gets although they look secret (a token its registry needs): passed on "
+        "purpose. Every other secret variable is withheld; a provider key or a CODE_COMMIT_ setting never passes.",
+        ["NPM_TOKEN"],
+        rules=(_each(_variable_name), _each(_passable)),
     )
 
     @property

@@ -201,7 +201,7 @@ def write_rollup(
     `env` (default: os.environ) is where the secrets no included file may hold are found; the files
     relevant to `query` (the text of agent-config/query.txt) come first."""
     settings = settings or Settings()
-    secrets = tuple(v.encode() for v in collect_secrets(root, env, settings.redact_env).values)
+    secrets = tuple(v.encode() for v in collect_secrets(root, env, settings.redact_env, [settings.base_url]).values)
     from code_commit.git.ignore import PathPatterns
 
     exclude = PathPatterns(settings.rollup_exclude, "rollup_exclude")

@@ -71,7 +71,7 @@ class Orchestrator:
         readable (the guard fails closed without it), and, when the command builds, the sandbox probed:
         `require` without a working one is a setup error here, before anything is written. Returns
         what git's index says (None outside a repository)."""
-        secrets = collect_secrets(self.root, redact_env=self.settings.redact_env)
+        secrets = collect_secrets(self.root, redact_env=self.settings.redact_env, urls=[self.settings.base_url])
         self.redact = self.console.redact = secrets.redactor(*censored)
         git = check_git_index(self.root)
         if builds:
