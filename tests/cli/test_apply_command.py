@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from code_commit.guard.policy import MAX_DEPTH
 from code_commit.run.lock import ProjectLock
 
 from fakeapi import FakeAPI
@@ -410,13 +411,40 @@ def test_an_invalid_ignore_line_is_skipped_with_a_warning_as_in_a_run(big: Proje
     assert warning in (run / "run.log").read_text()
 
 
-def test_a_path_deeper_than_pythons_recursion_limit_is_applied(big: Project, cli) -> None:
-    """The guard accepts up to 4,096 bytes of path, some 2,000 folders: the apply must walk them all."""
-    deep = "d/" * 1_200 + "f.txt"
+def test_a_path_as_deep_as_the_guard_allows_is_applied_and_a_deeper_one_refused(big: Project, cli) -> None:
+    """The guard accepts paths MAX_DEPTH folders deep: the apply walks them all. One deeper is refused
+    before anything on disk is looked at (450 paths 2,041 folders deep took 90 s and 2 GB)."""
+    deep = "d/" * MAX_DEPTH + "f.txt"
     try:
         result = cli("apply", "--json", "-", input=f"^^^{deep}\nx\n^^^end\n")
         assert result.exit_code == 0, result.output
         assert json.loads(result.stdout)["changes"] == [{"path": deep, "action": "write"}]
         assert (big.root / deep).read_text() == "x\n"
+        deeper = "d/" * (MAX_DEPTH + 1) + "f.txt"
+        refused = cli("apply", "--json", "-", input=f"^^^{deeper}\nx\n^^^end\n")
+        assert refused.exit_code == 7
+        (problem,) = json.loads(refused.stdout)["problems"]
+        assert f"more than {MAX_DEPTH} folders deep" in problem["message"]
     finally:  # Python's rmtree (pytest's clean-up of old temp folders) recurses: rm does not
         subprocess.run(["rm", "-rf", "d"], cwd=big.root, check=True)
+
+
+def test_hundreds_of_very_deep_paths_are_refused_before_anything_on_disk_is_looked_at(
+    project: Project, cli, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from code_commit.guard import policy
+
+    looked: list[str] = []
+    real = policy.Guard._inspect_directory
+
+    def inspect(self: policy.Guard, directory: str) -> object:
+        looked.append(directory)
+        return real(self, directory)
+
+    monkeypatch.setattr(policy.Guard, "_inspect_directory", inspect)
+    answer = "".join(f"^^^d{i % 10}/{'a/' * 2040}f.txt\nx\n^^^end\n" for i in range(450))
+    result = cli("apply", "--check", "--json", "-", input=answer)
+    assert result.exit_code == 7
+    problems = json.loads(result.stdout)["problems"]
+    assert problems and all("folders deep" in p["message"] for p in problems)
+    assert looked == []
