@@ -42,6 +42,9 @@ from code_commit.git.ignore import IgnoreMatch, ProtectedPatterns
 from code_commit.guard.policy import protected_refusal, syntax_refusal
 from code_commit.logs.run_folder import CONFLICTS, JOURNAL_SUFFIX, MANIFEST, SAVED_ORIGINAL
 
+# A manifest is read up to this much: a 10,000-file apply's is a few MiB (a build may plant a huge one).
+MANIFEST_BYTES = 64 << 20
+
 FORMAT = 1
 _TEMP_NAME = re.compile(r"\.code-commit-[0-9a-f]+-[0-9]+\.tmp")
 _SAVED_NAME = re.compile(re.escape(SAVED_ORIGINAL).replace(re.escape("{n}"), "[0-9]+"))
@@ -249,7 +252,7 @@ def recover(root: Path, protected_patterns: Sequence[str] = ()) -> RecoveryRepor
                 report.cleaned.append(folder)
             continue
         try:
-            manifest = Manifest.from_json(read_regular(manifest_path, follow=False))
+            manifest = Manifest.from_json(read_regular(manifest_path, MANIFEST_BYTES, follow=False))
             refusal = journal_refusal(root, folder, manifest, protected_patterns)
             if refusal is not None:
                 raise RestoreFailed(

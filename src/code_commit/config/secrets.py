@@ -34,7 +34,7 @@ from urllib.parse import quote
 
 from code_commit.config.paths import CONFIG_DIR
 from code_commit.config.redaction import Redactor
-from code_commit.credentials import KEY_FILES, PROVIDER_ENV
+from code_commit.credentials import KEY_FILE_BYTES, KEY_FILES, PROVIDER_ENV
 from code_commit.errors import SetupError
 from code_commit.files.setup_files import read_regular
 
@@ -126,7 +126,7 @@ def collect_secrets(
             url_forms(url, "the URL in the base_url setting")
     for name in sorted(KEY_FILES.values()):
         try:
-            text = read_regular(root / CONFIG_DIR / name).decode("utf-8", "replace")
+            text = read_regular(root / CONFIG_DIR / name, KEY_FILE_BYTES).decode("utf-8", "replace")
         except OSError:
             continue  # absent or unreadable: the provider that needs it says so
         add(text, f"key file {CONFIG_DIR}/{name}", key=True)

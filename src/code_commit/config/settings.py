@@ -23,6 +23,7 @@ from code_commit.errors import SetupError
 from code_commit.files.setup_files import read_setup_file
 from code_commit.git.env import distrust
 
+CONFIG_FILE_BYTES = 1 << 20  # config.toml is read up to this much: a few KiB of settings
 ENV_PREFIX = "CODE_COMMIT_"
 
 MAX_CONTINUATIONS = 3  # requests that continue an answer cut off at max_tokens, after the first
@@ -519,7 +520,7 @@ def load_settings(root: Path, env: Mapping[str, str] | None = None, flags: Flags
     hints = typing.get_type_hints(Settings)
 
     path = config_path(root)
-    raw = read_setup_file(path, "the settings file")
+    raw = read_setup_file(path, "the settings file", CONFIG_FILE_BYTES)
     if raw is not None:
         import tomllib  # only when there is a file to read: it costs ~10 ms of every start
 

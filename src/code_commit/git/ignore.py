@@ -40,6 +40,7 @@ from code_commit.git.layout import find_git_layout
 
 GITIGNORE = ".gitignore"
 INFO_EXCLUDE = ".git/info/exclude"  # how a reason names the repository's info/exclude, wherever it is
+IGNORE_FILE_BYTES = 16 << 20  # an ignore file code-commit looks at itself is read up to this much
 _BOM = b"\xef\xbb\xbf"
 # git's wildmatch character classes: any other [:name:] makes a pattern that never matches.
 _CLASSES = frozenset(b"alnum alpha blank cntrl digit graph lower print punct space upper xdigit".split())
@@ -265,7 +266,7 @@ class IgnoreRules:
 
     def _look_at(self, path: Path, name: str, follow: bool) -> None:
         try:
-            data = read_regular(path, follow=follow)  # never waits on a FIFO planted as an ignore file
+            data = read_regular(path, IGNORE_FILE_BYTES, follow=follow)  # never waits on a FIFO planted there
         except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
             return
         except NotRegularFile:

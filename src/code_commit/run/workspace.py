@@ -24,8 +24,12 @@ from code_commit.credentials import CLOUD_PROVIDERS, KEY_FILES
 from code_commit.errors import SetupError
 from code_commit.files.setup_files import SPECIAL, NotRegularFile, read_regular
 from code_commit.git.env import git_env
+from code_commit.git.ignore import IGNORE_FILE_BYTES
 from code_commit.logs.run_folder import JOURNAL_SUFFIX, RUN_LOG, SAVED_ORIGINAL
 
+# query.txt and codeRollup.txt are read up to this much: far past any model's context window (a
+# million tokens is a few MiB), and checked before a byte is read (a sparse 4 GiB rollup was read whole).
+INPUT_BYTES = 32 << 20
 # The first line of the query template `code-commit init` writes: a query still holding it was never written.
 QUERY_PLACEHOLDER = "(Replace this text with the change you want, then run code-commit.)"
 
@@ -135,7 +139,7 @@ def _kind(path: Path) -> str | None:
 
 def _read_input(root: Path, name: str, fix: str, problems: list[str]) -> str | None:
     try:
-        text = read_regular(root / name).decode("utf-8")  # a FIFO there would block a plain open forever
+        text = read_regular(root / name, INPUT_BYTES).decode("utf-8")  # a FIFO would block a plain open forever
     except FileNotFoundError:
         problems.append(f"{name} is missing: {fix}.")
         return None
@@ -183,7 +187,7 @@ def gitignore_problems(root: Path) -> list[str]:
     fix = IGNORE_FIX
     path = root / ".gitignore"
     try:
-        data = read_regular(path, follow=False)  # a FIFO never blocks the check
+        data = read_regular(path, IGNORE_FILE_BYTES, follow=False)  # a FIFO never blocks the check
     except FileNotFoundError:
         return [f".gitignore is missing: create it and {fix}."]
     except IsADirectoryError:
