@@ -302,6 +302,18 @@ class Settings:
     request_timeout: float = _setting(
         120.0, "Seconds without any data from the model service before an attempt fails.", rules=(POSITIVE,)
     )
+    stream_idle_timeout: float = _setting(
+        300.0,
+        "Seconds an answer may stream without a byte of its output (keep-alive pings, or a byte of an event at "
+        "a time) before the attempt fails; then it is retried within retry_time.",
+        rules=(POSITIVE,),
+    )
+    stream_min_rate: float = _setting(
+        1.0,
+        "Bytes of output (answer or thinking) a second an answer must average over each minute once it has "
+        "begun; a slower one fails as stalled (0 turns this off: a very slow local model).",
+        rules=(_check(lambda value: value >= 0, "must be 0 (no minimum) or a number of bytes a second"),),
+    )
     build_linger: float = _setting(
         2.0,
         "Seconds build.sh's background children may keep its output open after it exits; then they are killed.",
