@@ -8,6 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from code_commit.builds.integrity import TREE_ENTRIES, Fingerprint, changed_paths, protected_paths
+from code_commit.builds.limits import BuildLimits
 from code_commit.builds.runner import BuildResult, run_build
 from code_commit.builds.sandbox import Sandbox, policy
 from code_commit.builds.withheld import hidden_stores
@@ -62,6 +63,7 @@ def checked_build(
         settings.sandbox_network,
         settings.sandbox_writable,
         hidden.files,
+        BuildLimits.of(settings),
     )
     try:
         result = run_build(

@@ -25,6 +25,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from code_commit.builds.limits import limited
 from code_commit.builds.output import CHUNK, LOG_CAP, BuildOutput, OutputLog
 from code_commit.builds.sandbox import SandboxPolicy, wrap
 from code_commit.builds.withheld import build_environment
@@ -67,7 +68,9 @@ def build_command(root: Path) -> list[str]:
     return ["./build.sh"] if os.access(script, os.X_OK) else ["sh", "build.sh"]
 
 
-def _start(root: Path, env: Mapping[str, str], sandbox: SandboxPolicy | None) -> subprocess.Popen[bytes]:
+def _start(
+    root: Path, env: Mapping[str, str], sandbox: SandboxPolicy | None, prefix: Sequence[str] = ()
+) -> subprocess.Popen[bytes]:
     """Start build.sh as a shell would: exec it, and if the kernel cannot (a script with no #! line:
     ENOEXEC), run it with sh. In the sandbox bwrap execs it with execvp, which does the same. `env`
     is the build's whole environment (`withheld.build_environment`)."""
@@ -79,7 +82,7 @@ def _start(root: Path, env: Mapping[str, str], sandbox: SandboxPolicy | None) ->
         with _stand_in_pipes(sandbox) as fds:
             try:
                 return subprocess.Popen(
-                    command if sandbox is None else wrap(sandbox, command, fds),
+                    command if sandbox is None else [*prefix, *wrap(sandbox, command, fds)],
                     cwd=root,
                     stdin=subprocess.DEVNULL,
                     stdout=subprocess.PIPE,
@@ -162,18 +165,38 @@ def run_build(
 ) -> BuildResult:
     """Run build.sh, stream its output (redacted) to `log_path`, and end with its exit status. The
     build's environment is `env` (this process's by default) without any secret (`build_environment`:
-    but the variables `pass_env` names, and without those `withhold_env` names).
+    but the variables `pass_env` names, and without those `withhold_env` names). In the sandbox, the
+    build runs under its limits on processes and memory (`limits`).
 
     Whatever ends the wait (exit, time limit, an exception such as a signal's), the whole process
     group is killed before this returns, and the log says how the build ended.
     """
+    clean = build_environment(os.environ if env is None else env, pass_env, withhold_env)
+    limits: contextlib.AbstractContextManager[list[str]] = (
+        contextlib.nullcontext([]) if sandbox is None else limited(sandbox.limits)
+    )
+    with limits as prefix:
+        return _run_build(root, log_path, redact, timeout, clean, on_output, linger, log_cap, sandbox, prefix)
+
+
+def _run_build(
+    root: Path,
+    log_path: Path,
+    redact: Redactor,
+    timeout: float,
+    env: Mapping[str, str],
+    on_output: Callable[[str], None] | None,
+    linger: float,
+    log_cap: int,
+    sandbox: SandboxPolicy | None,
+    prefix: list[str],
+) -> BuildResult:
     started = time.monotonic()
     deadline = started + timeout
     sink = OutputLog(log_path, redact, on_output, log_cap)
     kind = "none" if sandbox is None else "bubblewrap"
     try:
-        clean = build_environment(os.environ if env is None else env, pass_env, withhold_env)
-        process = _start(root, clean, sandbox)
+        process = _start(root, env, sandbox, prefix)
     except OSError as exc:  # a build that cannot start at all is a failed build, as in a shell
         code, why = _why_not_started(root, exc)
         if sandbox is not None:

@@ -19,6 +19,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from code_commit.builds.limits import NO_LIMITS, BuildLimits
 from code_commit.config.sandbox_writable import writable_problem
 from code_commit.errors import BuildTampered, SetupError
 from code_commit.git.env import distrust, find_program, git_env
@@ -85,6 +86,7 @@ class SandboxPolicy:
     read_only: tuple[Path, ...]  # inside the writable ones, bound read-only again (real paths)
     hidden: tuple[Path, ...]  # folders replaced by an empty tmpfs (real paths)
     stand_ins: tuple[tuple[Path, str], ...] = ()  # files replaced by a read-only file holding this text
+    limits: BuildLimits = NO_LIMITS  # processes and memory, put in place around bwrap
 
     def stand_in_texts(self) -> list[bytes]:
         """What each of `stand_ins` reads as, in order: `wrap` gets a descriptor to read each from."""
@@ -171,6 +173,7 @@ def policy(
     network: bool,
     writable: Sequence[str],
     stand_ins: Sequence[tuple[Path, str]] = (),
+    limits: BuildLimits = NO_LIMITS,
 ) -> SandboxPolicy | None:
     """The policy for one build, or None without a sandbox. Paths are bound by their real path:
     bwrap follows a symlink at a mount point, so a protected name that is a symlink has its target
@@ -191,6 +194,7 @@ def policy(
         _existing_real(protected),
         _existing_real(hidden),
         tuple(stand_ins),
+        limits,
     )
 
 
