@@ -204,7 +204,8 @@ def test_which_variable_names_look_secret(tmp_path: Path) -> None:
     found = collect_secrets(tmp_path, env)
 
     assert sorted(found.sources) == sorted(f"environment variable {name}" for name in secret)
-    assert sorted(found.values) == sorted(f"{value}-{name}" for name in secret)
+    # AWS_SECRET_ACCESS_KEY is a provider credential (Bedrock's): censored in its encoded forms too.
+    assert {v for v in found.values if v.startswith(value)} == {f"{value}-{name}" for name in secret}
 
 
 GATEWAY_PASSWORD = "gw-Pa55"  # short: censored where the URL shows, as //user:password@host

@@ -106,3 +106,17 @@ def test_the_pace_settings_are_checked(project: Project, cli) -> None:
     for name, value in (("STREAM_IDLE_TIMEOUT", "0"), ("STREAM_MIN_RATE", "-1"), ("STREAM_MIN_RATE", "nan")):
         result = cli("config", env={f"CODE_COMMIT_{name}": value})
         assert result.exit_code == 2 and name.lower() in result.stderr, (name, value)
+
+
+def test_a_model_that_thinks_before_it_answers_is_not_stalled(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Thinking is output too: ten minutes of it, and no answer text yet, is no stall."""
+    now = [0.0]
+    monkeypatch.setattr(transport, "clock", lambda: now[0])
+    attempt = transport.Attempt(None, idle=300.0, min_rate=1.0)
+    for _ in range(600):
+        now[0] += 1.0
+        attempt.thinking("hmm, ")
+        attempt.check()
+    now[0] += 301.0
+    with pytest.raises(transport.Transient, match="stream stalled"):
+        attempt.check()
