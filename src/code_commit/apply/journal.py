@@ -167,8 +167,7 @@ class Journal:
 def undo(tree: Tree, folder: Path, manifest: Manifest) -> UndoResult:
     """Bring every file of the manifest back to its original; safe to run again after any interruption."""
     result = UndoResult()
-    for entry in reversed(manifest.entries):
-        tree.remove_temp(entry.path, entry.temp)  # the file the apply was writing when it stopped
+    _remove_temps(tree, manifest.entries)  # the files the apply was writing when it stopped
     for entry in reversed(manifest.entries):
         now = tree.state(entry.path)
         if now == entry.before:
@@ -194,6 +193,27 @@ def undo(tree: Tree, folder: Path, manifest: Manifest) -> UndoResult:
             result.conflicts.append(f"{directory}/ was created by the apply and holds other files now: left in place")
     tree.sync()
     return result
+
+
+def _remove_temps(tree: Tree, entries: Sequence[Entry]) -> None:
+    """Remove every temp file the apply left, each one even if another cannot be (a folder made
+    read-only, a failing disk): an undo that stops leaves no stray `.code-commit-*.tmp` for `git
+    status` to show wherever it could remove one. One that fails is tried once more (a fault that
+    passed); the first failure left is raised, and `recover` tries again."""
+    failed: list[Entry] = []
+    for entry in reversed(entries):
+        try:
+            tree.remove_temp(entry.path, entry.temp)
+        except OSError:
+            failed.append(entry)
+    still: list[OSError] = []
+    for entry in failed:
+        try:
+            tree.remove_temp(entry.path, entry.temp)
+        except OSError as again:
+            still.append(again)
+    if still:
+        raise still[0]
 
 
 def close(folder: Path, result: UndoResult) -> None:
@@ -392,7 +412,12 @@ def _restore(tree: Tree, folder: Path, entry: Entry) -> None:
     except OSError as exc:
         if exc.errno != errno.EXDEV:
             raise
-        tree.write_atomic(entry.path, data, entry.mode, entry.temp)
+        try:
+            tree.write_atomic(entry.path, data, entry.mode, entry.temp)
+        except OSError:
+            with contextlib.suppress(OSError):  # no stray temp file: the failure is what is reported
+                tree.remove_temp(entry.path, entry.temp)
+            raise
 
 
 def _write_durably(target: Path, data: bytes) -> None:
