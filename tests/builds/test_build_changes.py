@@ -8,7 +8,7 @@ from pathlib import Path
 
 from code_commit.builds.changes import CHANGED, CREATED, DELETED, BuildWatch, Change, blob_id
 from code_commit.builds.runner import run_build
-from code_commit.logs.run_log import Redactor
+from code_commit.config.redaction import Redactor
 
 from support import git
 

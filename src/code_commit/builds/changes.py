@@ -29,7 +29,7 @@ import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from code_commit.config.settings import CONFIG_DIR
+from code_commit.config.paths import CONFIG_DIR
 from code_commit.files.confined import Tree
 from code_commit.git.env import git_env
 
