@@ -16,8 +16,7 @@ from code_commit.cli.config_report import template as config_template
 from code_commit.config.paths import CONFIG_DIR, CONFIG_FILE, IGNORE_LINES, QUERY_FILE
 from code_commit.errors import SetupError
 from code_commit.files.owner_only import FILE_MODE, make_private_dirs
-from code_commit.files.setup_files import read_regular
-from code_commit.git.ignore import IGNORE_FILE_BYTES
+from code_commit.files.setup_files import IGNORE_FILE_BYTES, read_regular
 from code_commit.run.workspace import QUERY_PLACEHOLDER, gitignore_problems
 
 QUERY_TEMPLATE = f"""{QUERY_PLACEHOLDER}

@@ -16,6 +16,7 @@ from pathlib import Path
 from code_commit.errors import SetupError
 
 SPECIAL = "a special file (a pipe, socket or device)"
+IGNORE_FILE_BYTES = 16 << 20  # an ignore file code-commit looks at itself is read up to this much
 
 
 class NotRegularFile(OSError):

@@ -34,13 +34,12 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from code_commit.files.setup_files import SPECIAL, NotRegularFile, read_regular
+from code_commit.files.setup_files import IGNORE_FILE_BYTES, SPECIAL, NotRegularFile, read_regular
 from code_commit.git.env import GIT_TIMEOUT, git_env
 from code_commit.git.layout import find_git_layout
 
 GITIGNORE = ".gitignore"
 INFO_EXCLUDE = ".git/info/exclude"  # how a reason names the repository's info/exclude, wherever it is
-IGNORE_FILE_BYTES = 16 << 20  # an ignore file code-commit looks at itself is read up to this much
 _BOM = b"\xef\xbb\xbf"
 # git's wildmatch character classes: any other [:name:] makes a pattern that never matches.
 _CLASSES = frozenset(b"alnum alpha blank cntrl digit graph lower print punct space upper xdigit".split())

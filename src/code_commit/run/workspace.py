@@ -22,9 +22,8 @@ from code_commit.config.protected import BUILD_SCRIPT
 from code_commit.config.settings import Settings
 from code_commit.credentials import CLOUD_PROVIDERS, KEY_FILES
 from code_commit.errors import SetupError
-from code_commit.files.setup_files import SPECIAL, NotRegularFile, read_regular
+from code_commit.files.setup_files import IGNORE_FILE_BYTES, SPECIAL, NotRegularFile, read_regular
 from code_commit.git.env import git_env
-from code_commit.git.ignore import IGNORE_FILE_BYTES
 from code_commit.logs.run_folder import JOURNAL_SUFFIX, RUN_LOG, SAVED_ORIGINAL
 
 # query.txt and codeRollup.txt are read up to this much: far past any model's context window (a
