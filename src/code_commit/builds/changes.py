@@ -80,7 +80,9 @@ class BuildWatch:
     keep_bytes: int = KEEP_BYTES
     max_files: int = MAX_FILES
     originals: dict[str, Before] = field(default_factory=dict)  # every path a build changed, first sight
+    last: list[Change] = field(default_factory=list)  # what the last build changed
     truncated: bool = False  # a listing passed max_files: the rest was not watched
+    _net: dict[str, str] = field(default_factory=dict)  # each path's change across the builds so far
     _stamps: dict[str, Stamp | None] = field(default_factory=dict)
     _kept: dict[str, tuple[Stamp, Before]] = field(default_factory=dict)  # copies, by the stamp they were taken at
     _kept_bytes: int = 0
@@ -98,7 +100,7 @@ class BuildWatch:
         with Tree(self.root) as tree:
             self._stamps = {path: _stamp(tree, path) for path in paths}
             for path, stamp in self._stamps.items():
-                if stamp is None or path in self._clean or path in self.originals:
+                if stamp is None or path in self._clean:
                     continue
                 if path in self._kept and self._kept[path][0] == stamp:
                     continue  # copied already, unchanged since
@@ -113,14 +115,30 @@ class BuildWatch:
                 old, new = self._stamps.get(path), _stamp(tree, path)
                 if old == new:
                     continue
-                before = self._before(path, old)
+                before = self._before(path, old)  # just before this build
                 if old is not None and new is not None and self._same(tree, path, before, new):
                     continue  # rewritten with the very bytes and mode it had
                 kind = CREATED if old is None else DELETED if new is None else CHANGED
                 changes.append(Change(path, kind))
-                self.originals.setdefault(path, before)
+                self.originals.setdefault(path, before)  # the first stands: what the run found
+                self._merge(path, kind)
         self._stamps = {}
-        return sorted(changes, key=lambda change: change.path)
+        self.last = sorted(changes, key=lambda change: change.path)
+        return self.last
+
+    def net(self) -> list[Change]:
+        """What the builds of the run changed, all told, in name order: a file one build created and a
+        later one changed was created; one created and deleted again is no change."""
+        return [Change(path, kind) for path, kind in sorted(self._net.items())]
+
+    def _merge(self, path: str, kind: str) -> None:
+        earlier = self._net.get(path)
+        if earlier == CREATED and kind == DELETED:
+            del self._net[path]
+        elif earlier is None or kind == DELETED:
+            self._net[path] = kind
+        elif earlier == DELETED:  # it existed before the run, was deleted, and is back
+            self._net[path] = CHANGED
 
     def _listing(self) -> list[str]:
         """Tracked files and untracked ones git does not ignore, relative to the root; never
@@ -158,8 +176,6 @@ class BuildWatch:
 
     def _before(self, path: str, old: Stamp | None) -> Before:
         """What `path` held before this build."""
-        if path in self.originals:
-            return self.originals[path]
         if old is None:
             return Before(None)
         if stat.S_ISLNK(old[0]):

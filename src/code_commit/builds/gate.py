@@ -4,9 +4,11 @@ result never counts and nothing more goes to the model. Used by the run and by `
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 from pathlib import Path
 
+from code_commit.builds.changes import BuildWatch
 from code_commit.builds.integrity import TREE_ENTRIES, Fingerprint, changed_paths, protected_paths
 from code_commit.builds.limits import BuildLimits
 from code_commit.builds.runner import BuildResult, run_build
@@ -31,9 +33,11 @@ def checked_build(
     sandbox: Sandbox,
     on_output: Callable[[str], None] | None = None,
     on_note: Callable[[str], None] | None = None,
+    watch: BuildWatch | None = None,
 ) -> BuildResult:
     """Run build.sh; raise BuildTampered naming every watched path it changed, even when the build
-    was stopped (a signal, the run's time limit) before it ended."""
+    was stopped (a signal, the run's time limit) before it ended. `watch`: the files git shows,
+    whose changes by the build it records (`watch.last`), however the build ended."""
     distrust(root, *settings.sandbox_writable)  # as the settings did: no git a build plants ever runs here
     protected = protected_paths(root, run_folder)
     configured = protected.configured  # the check after the build looks where this one did
@@ -65,6 +69,8 @@ def checked_build(
         hidden.files,
         BuildLimits.of(settings),
     )
+    if watch is not None:
+        watch.before()
     try:
         result = run_build(
             root,
@@ -79,12 +85,17 @@ def checked_build(
             withhold_env=settings.redact_env,
         )
     except BaseException as stopped:
+        if watch is not None:
+            with contextlib.suppress(Exception):  # the stop is what ends the run; what is known still counts
+                watch.after()
         changed = changed_paths(
             before, Fingerprint.take(protected_paths(root, run_folder, configured), skip=run_folder)
         )
         if changed:
             raise BuildTampered(changed) from stopped
         raise
+    if watch is not None:
+        watch.after()
     after = Fingerprint.take(protected_paths(root, run_folder, configured), skip=run_folder)
     changed = changed_paths(before, after)
     if changed:
