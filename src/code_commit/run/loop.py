@@ -386,7 +386,17 @@ def _revert(
     proposal = originals.patch(workspace.root, log.redact)  # bytes: byte for byte
     record.patch = write_patch(log.folder / FINAL_PATCH, proposal, log.redact)
     by_builds, unrestorable = build_originals(workspace.root, built, originals.files)
+    created = Originals({path: o for path, o in by_builds.files.items() if o.content is None})
+    for path in created.files:
+        del by_builds.files[path]
     problems = originals.restore(workspace.root) + by_builds.restore(workspace.root) + unrestorable
+    if problems and created.files:  # one may hold what a file left unrestored held (a build's `mv`)
+        problems.append(
+            f"{', '.join(sorted(created.files))}: the builds created them; left in place, as not "
+            "every file could be put back"
+        )
+    else:
+        problems += created.restore(workspace.root)
     record.reverted = not problems
     for problem in problems:
         console.error(f"could not revert {problem}")
