@@ -186,7 +186,7 @@ def test_apply_censors_every_secret_in_its_report_and_logs(
 
     result = cli("apply", str(answer), "--json")
 
-    assert result.exit_code == 0, result.stderr
+    assert result.exit_code == 7, result.stderr  # an answer never writes a secret into the project
     assert GITHUB_TOKEN not in result.stdout + result.stderr + everything_logged(project)
     assert f"notes-{censored(GITHUB_TOKEN)}.txt" in result.stdout
 
@@ -262,3 +262,39 @@ def test_a_key_a_service_quotes_hex_or_percent_encoded_is_censored(
     assert result.exit_code == 3, result.stderr
     seen = everything_logged(project) + result.stdout + result.stderr
     assert "invalid x-api-key" in seen and quoted not in seen
+
+
+@pytest.mark.parametrize(
+    "write",
+    [
+        lambda key: f"^^^settings.py\nAPI_KEY = {key!r}\n^^^end\n",
+        lambda key: f"^^^notes/{key}.txt\nhello\n^^^end\n",
+        lambda key: f"^^^blob.txt\n{key.encode().hex()}\n^^^end\n",  # as a service's error quoted it
+    ],
+    ids=["content", "path", "hex"],
+)
+def test_an_answer_that_echoes_the_key_is_refused_not_written(project: Project, api: FakeAPI, cli, write) -> None:
+    """The key reaches no prompt (it is censored), but a service's error, an injected instruction or a
+    build's output read back could still put it before the model: an answer that writes it into a
+    file (or a file name) the next `git add -A` commits is refused, and the model is told why."""
+    api.reply(write(TEST_KEY) + FIX)
+    api.reply(FIX)
+
+    result = cli("--json")
+
+    assert result.exit_code == 0, result.stderr
+    assert len(api.requests) == 2, "the refusal went back to the model"
+    assert "holds a secret code-commit censors" in api.requests[1].prompt_text
+    assert not (project.root / "settings.py").exists() and not (project.root / "notes").exists()
+    assert not (project.root / "blob.txt").exists()
+    for form in (TEST_KEY, TEST_KEY.encode().hex()):
+        assert form not in everything_logged(project) + result.stdout + result.stderr
+
+
+def test_apply_refuses_an_answer_that_writes_the_key_with_a_problem_of_its_own(project: Project, cli) -> None:
+    project.write("agent-config/anthropic-api-key", TEST_KEY + "\n")
+    result = cli("apply", "--check", "--json", "-", input=f"^^^config.py\nKEY = '{TEST_KEY}'\n^^^end\n")
+    assert result.exit_code == 7
+    (problem,) = json.loads(result.stdout)["problems"]
+    assert problem["kind"] == "secret" and problem["path"] == "config.py"
+    assert TEST_KEY not in result.stdout

@@ -35,6 +35,10 @@ class Redactor:
         forms = {form for s in secrets if s for form in _escaped_forms(s)}
         return cls(tuple(sorted(forms, key=len, reverse=True)))
 
+    def finds(self, text: str) -> bool:
+        """Whether `text` holds a secret, in any of its forms."""
+        return any(secret in text for secret in self.secrets)
+
     def __call__(self, text: str) -> str:
         for secret in self.secrets:
             if secret in text:

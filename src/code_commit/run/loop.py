@@ -234,7 +234,7 @@ def apply_answer(run: RunContext, completion: Completion, call: int) -> Approved
     root, settings = orchestrator.root, orchestrator.settings
     guard = Guard(root, settings.protected_patterns, created=state.originals.created())
     try:
-        plan = accept_answer(root, completion, settings, guard)
+        plan = accept_answer(root, completion, settings, guard, secrets=orchestrator.redact)
         approved = approve(root, plan, call, settings, run.log, orchestrator.console)
         with signals.shielded():  # the originals, the apply and their record: one step a stop cannot split
             recorded = state.originals.remember(root, approved.plan)
@@ -271,7 +271,7 @@ def dry_run(run: RunContext) -> None:
     completion = run.caller.ask(run.initial_prompt(), 1, 1)
     root, log = orchestrator.root, run.log
     try:
-        plan = accept_answer(root, completion, run.settings, need_blocks=True)
+        plan = accept_answer(root, completion, run.settings, need_blocks=True, secrets=orchestrator.redact)
     except AnswerRefused as refusal:
         orchestrator.refuse(refusal, 1)
         cap = run.settings.build_output_cap
@@ -312,7 +312,12 @@ def listed(reasons: Sequence[str], cap: int, separator: str = "") -> str:
 
 
 def accept_answer(
-    root: Path, completion: Completion, settings: Settings, guard: Guard | None = None, need_blocks: bool = False
+    root: Path,
+    completion: Completion,
+    settings: Settings,
+    guard: Guard | None = None,
+    need_blocks: bool = False,
+    secrets: Redactor | None = None,
 ) -> Plan:
     """Parse and guard an answer; raise AnswerRefused if any part of it cannot be applied (or, with
     `need_blocks`, if it has no block at all: prose alone is no answer to a dry run)."""
@@ -334,7 +339,7 @@ def accept_answer(
         raise AnswerRefused.of(
             "declined", "the model declined to answer (stop reason: refusal), so nothing was applied"
         )
-    return checked_plan(root, completion.text, settings, guard=guard, need_edits=need_blocks)
+    return checked_plan(root, completion.text, settings, guard=guard, need_edits=need_blocks, secrets=secrets)
 
 
 def _applied(run: RunContext, plan: Plan, call: int) -> None:
