@@ -212,6 +212,10 @@ def test_the_hidden_stores_are_one_declaration_expanded_where_they_exist(home: P
         "notes/plain-secret.txt": "",
     }  # .pypirc is visible; .cargo/config.toml is no credential
     assert all(store.pattern.startswith("~/") for store in CREDENTIAL_STORES)
+    # A store that holds the project (or a writable path) is not hidden: the build would lose it.
+    inside = home / ".config" / "gh" / "project"
+    inside.mkdir()
+    assert home / ".config" / "gh" not in hidden_stores(home=str(home), keep=[inside]).folders
 
 
 def test_the_build_environment_withholds_what_the_collector_recognises() -> None:

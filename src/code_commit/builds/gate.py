@@ -5,6 +5,7 @@ result never counts and nothing more goes to the model. Used by the run and by `
 from __future__ import annotations
 
 import contextlib
+import os
 from collections.abc import Callable
 from pathlib import Path
 
@@ -58,7 +59,8 @@ def checked_build(
             f"the tamper check looks for new .git folders and files among the tree's first {TREE_ENTRIES:,} "
             "entries only (breadth first): the tree has more"
         )
-    hidden = hidden_stores(settings.sandbox_hidden, settings.sandbox_visible)
+    writable = [Path(os.path.expanduser(path)) for path in settings.sandbox_writable]
+    hidden = hidden_stores(settings.sandbox_hidden, settings.sandbox_visible, keep=[root, *writable])
     build_policy = policy(
         sandbox,
         root,

@@ -93,19 +93,23 @@ def withheld(name: str, value: str, passed: frozenset[str] = frozenset(), named:
     return name in named or name in CREDENTIAL_CHANNELS or looks_secret(name) or bool(url_credentials(value))
 
 
-def hidden_stores(extra: Sequence[str] = (), visible: Sequence[str] = (), home: str | None = None) -> Hidden:
+def hidden_stores(
+    extra: Sequence[str] = (), visible: Sequence[str] = (), home: str | None = None, keep: Sequence[Path] = ()
+) -> Hidden:
     """The credential stores that exist, and the `extra` paths (sandbox_hidden), by their real paths,
-    but those at or inside a `visible` path (sandbox_visible). A symlinked store is hidden where it
-    leads, which is what reading the link reaches."""
+    but those at or inside a `visible` path (sandbox_visible), and those holding a `keep` path (the
+    project, a writable path: a tmpfs there would hide it from the build). A symlinked store is
+    hidden where it leads, which is what reading the link reaches."""
     home = os.path.expanduser("~") if home is None else home
     shown = [_real(path, home) for path in visible]
+    kept = [Path(os.path.realpath(path)) for path in keep]
     folders: dict[Path, None] = {}
     files: dict[Path, str] = {}
     clouds = (Store(str(folder)) for folder in cloud_credential_folders({**os.environ, "HOME": home}))
     for store in (*CREDENTIAL_STORES, *clouds, *(Store(path) for path in extra)):
         for match in sorted(glob.glob(_expand(store.pattern, home))):
             real = Path(os.path.realpath(match))
-            if any(real == s or s in real.parents for s in shown):
+            if any(real == s or s in real.parents for s in shown) or any(k == real or real in k.parents for k in kept):
                 continue
             if real.is_dir():
                 folders.setdefault(real)
