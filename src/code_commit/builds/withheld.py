@@ -105,9 +105,9 @@ def hidden_stores(
     kept = [Path(os.path.realpath(path)) for path in keep]
     folders: dict[Path, None] = {}
     files: dict[Path, str] = {}
-    clouds = (Store(str(folder)) for folder in cloud_credential_folders({**os.environ, "HOME": home}))
+    clouds = (Store(glob.escape(str(folder))) for folder in cloud_credential_folders({**os.environ, "HOME": home}))
     for store in (*CREDENTIAL_STORES, *clouds, *(Store(path) for path in extra)):
-        for match in sorted(glob.glob(_expand(store.pattern, home))):
+        for match in sorted(glob.glob(_expand(store.pattern, glob.escape(home)))):
             real = Path(os.path.realpath(match))
             if any(real == s or s in real.parents for s in shown) or any(k == real or real in k.parents for k in kept):
                 continue

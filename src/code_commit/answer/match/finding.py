@@ -14,7 +14,6 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import operator
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -70,16 +69,13 @@ class Work:
 # --- lines and keys ---
 
 
-# What str.splitlines takes for a line break besides "\n"; git splits lines at "\n" only.
-_OTHER_LINE_BREAKS = re.compile("[\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]")
-
-
 def split_lines(text: str) -> list[str]:
     """Lines as git sees them, each with its "\\n" (the last one may have none); "" has no lines."""
     if not text:
         return []
-    if not _OTHER_LINE_BREAKS.search(text):  # then str.splitlines splits where git does, at C speed
-        return text.splitlines(keepends=True)
+    lines = text.splitlines(keepends=True)  # at C speed; it also breaks at \r, \v, \f, \x1c-\x1e, \x85...
+    if len(lines) == text.count("\n") + (not text.endswith("\n")):  # ... unless there were none of those
+        return lines
     pieces = text.split("\n")
     lines = list(map(operator.add, pieces[:-1], itertools.repeat("\n")))
     return [*lines, pieces[-1]] if pieces[-1] else lines
