@@ -298,3 +298,16 @@ def test_apply_refuses_an_answer_that_writes_the_key_with_a_problem_of_its_own(p
     (problem,) = json.loads(result.stdout)["problems"]
     assert problem["kind"] == "secret" and problem["path"] == "config.py"
     assert TEST_KEY not in result.stdout
+
+
+def test_a_file_that_already_holds_a_secret_can_still_be_edited_around_it(project: Project, cli) -> None:
+    """Only a secret the answer brings in is refused: a fixture or config the user keeps with one in
+    it stays editable (the diff and the logs censor it, test_secret_forms.py)."""
+    project.write("agent-config/anthropic-api-key", TEST_KEY + "\n")
+    project.write("fixture.py", f"KEY = '{TEST_KEY}'\nVERSION = 1\n")
+    project.commit_all()
+    edit = "^^^fixture.py\n^^^search\nVERSION = 1\n^^^replace\nVERSION = 2\n^^^end\n"
+    result = cli("apply", "--json", "-", input=edit)
+    assert result.exit_code == 0, result.stdout
+    assert project.read("fixture.py") == f"KEY = '{TEST_KEY}'\nVERSION = 2\n"
+    assert TEST_KEY not in result.stdout

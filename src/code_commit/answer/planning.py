@@ -21,6 +21,7 @@ from code_commit.answer.match.resolve import resolve
 from code_commit.answer.plan import AnswerRefused, Change, Plan, Problem
 from code_commit.config.redaction import Redactor
 from code_commit.config.settings import Settings
+from code_commit.files.confined import Tree
 from code_commit.guard.policy import Guard
 
 MATCH_FAILURES = (NoMatch.kind, AmbiguousMatch.kind)  # the kinds of problem whose report is costly
@@ -77,21 +78,23 @@ def checked_plan(
         raise AnswerRefused.of("empty", f"the answer has no {what}, so there is nothing to apply")
     guard = guard or Guard(root, settings.protected_patterns)
     plan = plan_changes(root, edits, guard, allow_delete=settings.allow_delete, limits=MatchLimits.of(settings))
-    leaks = [] if secrets is None else secret_problems(plan, secrets)
+    leaks = [] if secrets is None else secret_problems(root, plan, secrets)
     if leaks:
         raise AnswerRefused(leaks)
     return plan
 
 
-def secret_problems(plan: Plan, secrets: Redactor) -> list[Problem]:
-    """A problem for each file the plan would write a secret into, or name after one: an answer that
-    echoes the key (a service or a prompt injection may put it before the model) is refused rather
-    than written where `git add -A` would commit it. Its bytes are read as Latin-1, as the censor
-    reads a patch, so the key's UTF-8 form is found in any file."""
+def secret_problems(root: Path, plan: Plan, secrets: Redactor) -> list[Problem]:
+    """A problem for each file the plan would write a secret into that the file did not hold already,
+    or name after one: an answer that echoes the key (a service or a prompt injection may put it
+    before the model) is refused rather than written where `git add -A` would commit it; a file
+    that held one (a test fixture, a config the user keeps) can still be edited around it. Bytes are
+    read as Latin-1, as the censor reads a patch, so the key's UTF-8 form is found in any file."""
     problems = []
     for change in plan.changes:
-        holds = change.content is not None and secrets.finds(change.content.decode("latin-1"))
-        if holds or secrets.finds(change.path):
+        new = secrets.found_in(change.content.decode("latin-1")) if change.content is not None else frozenset()
+        holds = bool(new and new - secrets.found_in(_on_disk(root, change.path).decode("latin-1")))
+        if holds or secrets.found_in(change.path):
             where = "its content" if holds else "its path"
             problems.append(
                 Problem(
@@ -102,6 +105,15 @@ def secret_problems(plan: Plan, secrets: Redactor) -> list[Problem]:
                 )
             )
     return problems
+
+
+def _on_disk(root: Path, path: str) -> bytes:
+    """The file's bytes now (none if it is missing or cannot be read), never through a symlink."""
+    try:
+        with Tree(root) as tree:
+            return tree.read(path) if tree.lstat(path) is not None else b""
+    except OSError:
+        return b""
 
 
 def plan_changes(

@@ -35,9 +35,9 @@ class Redactor:
         forms = {form for s in secrets if s for form in _escaped_forms(s)}
         return cls(tuple(sorted(forms, key=len, reverse=True)))
 
-    def finds(self, text: str) -> bool:
-        """Whether `text` holds a secret, in any of its forms."""
-        return any(secret in text for secret in self.secrets)
+    def found_in(self, text: str) -> frozenset[str]:
+        """The secrets `text` holds, each in whichever of its forms it is there."""
+        return frozenset(secret for secret in self.secrets if secret in text)
 
     def __call__(self, text: str) -> str:
         for secret in self.secrets:
