@@ -266,7 +266,10 @@ def test_revert_on_failure_never_follows_a_symlink_the_build_made(
         "new.txt": "VICTIM new\n",
     }
     assert data["reverted"] is False, "two files could not be reverted"
-    assert result.stderr.count("lib is a symlink now; left as it is") == 2
+    # The answers' two files, and lib/other.txt, which the build moved away with lib/.
+    assert result.stderr.count("lib is a symlink now; left as it is") == 3
+    assert "lib.bak/other.txt: the builds created them; left in place" in result.stderr
+    assert (project.root / "lib.bak" / "other.txt").read_text() == "other\n", "nothing is lost"
     assert project.read("app.txt") == "hello\n", "the rest is still reverted"
     patch = Path(data["patch"]).read_text()
     assert "VICTIM" not in patch, "nothing outside the root is read into the patch"
@@ -459,5 +462,6 @@ def test_an_answer_with_a_lone_surrogate_is_logged_with_the_bytes_visible(projec
     data = record(result)
     assert data["outcome"] == "passed" and summary_file(data) == data
     run = Path(data["log_dir"])
-    assert (run / "01-response.txt").read_text() == "prose \\ud800 here\n" + FIX
+    assert (run / "01-response.txt").read_text() == "prose <U+D800> here\n" + FIX  # shown, as on the console
+    assert (run / "01-response.raw").read_text() == "prose \\ud800 here\n" + FIX  # escaped: not UTF-8
     assert "prose <U+D800> here" in result.stderr

@@ -2,7 +2,8 @@
 
 Inside it the whole file system is read-only, the project root is writable except what the
 run's integrity rests on (`.git`, the ignore files, build.sh, codeRollup.sh: see `integrity`),
-agent-config/ is an empty tmpfs (no key, no config, no logs), /tmp is private and empty, the
+agent-config/ is an empty tmpfs (no key, no config, no logs), so are the home directory's credential
+stores (`withheld`: an empty folder or file in their place), /tmp is private and empty, the
 build has its own PID namespace and /proc (no process of code-commit or the user can be read),
 and no network unless `sandbox_network` is on. A build.sh that exits ends its namespace, and
 with it every process it started. Only this module knows bwrap's arguments; `build` runs the
@@ -12,16 +13,16 @@ command it is given.
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from code_commit.builds.limits import NO_LIMITS, BuildLimits
 from code_commit.config.sandbox_writable import PRIVATE_TMP, readable_problem, writable_problem
 from code_commit.errors import BuildTampered, SetupError
-from code_commit.git.env import distrust, git_env, trusted_path
+from code_commit.git.env import distrust, find_program, git_env
 
 BUBBLEWRAP = "bubblewrap"
 NONE = "none"
@@ -83,14 +84,24 @@ class SandboxPolicy:
     network: bool
     writable: tuple[Path, ...]  # extra writable paths, outside the project (checked in settings)
     read_only: tuple[Path, ...]  # inside the writable ones, bound read-only again (real paths)
-    hidden: tuple[Path, ...]  # replaced by an empty tmpfs (real paths)
+    hidden: tuple[Path, ...]  # folders replaced by an empty tmpfs (real paths)
     readable: tuple[Path, ...] = ()  # under the host's /tmp, shown read-only there (sandbox_readable)
     env: tuple[tuple[str, str], ...] = ()  # set in the build's environment (builds/toolchains.py)
+    stand_ins: tuple[tuple[Path, str], ...] = ()  # files replaced by a read-only file holding this text
+    limits: BuildLimits = NO_LIMITS  # processes and memory, put in place around bwrap
+
+    def stand_in_texts(self) -> list[bytes]:
+        """What each of `stand_ins` reads as, in order: `wrap` gets a descriptor to read each from."""
+        return [text.encode() for _, text in self.stand_ins]
 
 
-def wrap(policy: SandboxPolicy, command: Sequence[str]) -> list[str]:
+def wrap(policy: SandboxPolicy, command: Sequence[str], stand_in_fds: Sequence[int] = ()) -> list[str]:
     """bwrap's command line for `command`. bwrap applies its mounts in order, so the writable binds
-    come after the read-only root and the private /tmp, and the read-only and hidden ones last."""
+    come after the read-only root and the private /tmp, and the read-only and hidden ones last.
+    `stand_in_fds`: a descriptor for each of `policy.stand_ins`, which bwrap reads its text from
+    (`--ro-bind-data`: a real, empty or near-empty file, as a tool that opens it expects)."""
+    if len(stand_in_fds) != len(policy.stand_ins):
+        raise ValueError("one descriptor for each stand-in file")
     args = [policy.bwrap, *BASE_ARGS]
     for path in policy.readable:  # after the private /tmp, which they show through; before all else
         args += ["--ro-bind-try", str(path), str(path)]
@@ -105,6 +116,8 @@ def wrap(policy: SandboxPolicy, command: Sequence[str]) -> list[str]:
         args += ["--ro-bind", str(path), str(path)]
     for path in policy.hidden:
         args += ["--tmpfs", str(path)]
+    for (path, _), fd in zip(policy.stand_ins, stand_in_fds, strict=True):
+        args += ["--ro-bind-data", str(fd), str(path)]
     args += ["--chdir", str(policy.root), "--", *command]
     return args
 
@@ -126,7 +139,7 @@ def choose(mode: str, env: Mapping[str, str] | None = None, root: Path | None = 
 
 
 def find_bwrap(env: Mapping[str, str]) -> str | None:
-    return shutil.which("bwrap", path=trusted_path(env.get("PATH", os.defpath))) if sys.platform == "linux" else None
+    return find_program("bwrap", env) if sys.platform == "linux" else None
 
 
 def probe(env: Mapping[str, str]) -> tuple[str | None, str]:
@@ -168,6 +181,8 @@ def policy(
     readable: Sequence[str] = (),
     env: Sequence[tuple[str, str]] = (),
     cache: Path | None = None,
+    stand_ins: Sequence[tuple[Path, str]] = (),
+    limits: BuildLimits = NO_LIMITS,
 ) -> SandboxPolicy | None:
     """The policy for one build, or None without a sandbox. Paths are bound by their real path:
     bwrap follows a symlink at a mount point, so a protected name that is a symlink has its target
@@ -194,6 +209,8 @@ def policy(
         _existing_real(hidden),
         tuple(Path(os.path.normpath(os.path.expanduser(p))) for p in readable),  # as named: bwrap binds there
         tuple(env),
+        tuple(stand_ins),
+        limits,
     )
 
 

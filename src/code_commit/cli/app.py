@@ -62,6 +62,7 @@ def _guarded(action: Any, quiet: bool = False, verbose: bool = False, json_repor
     started = time.monotonic()
     console = Console.for_terminal(quiet=quiet, verbose=verbose)
     try:
+        _distrust_build_folders()
         return int(action(console))
     except (CodeCommitError, Stopped) as exc:
         error: Ending = exc
@@ -76,6 +77,18 @@ def _guarded(action: Any, quiet: bool = False, verbose: bool = False, json_repor
     if json_report is not None:
         _stdout(console.redact(json_report(error, time.monotonic() - started)))
     return exit_code_for(error)
+
+
+def _distrust_build_folders() -> None:
+    """Before any command's first git call, whatever the command (`demo` and `init` included): the
+    project around the current folder, and the paths its settings let a build write, are where an
+    earlier build may have planted a `git`; code-commit never looks up its own programs there. A
+    command that finds the project or loads the settings does the same again (git/env.py)."""
+    from code_commit.config.project_root import find_project_root
+    from code_commit.config.settings import load_settings
+
+    with contextlib.suppress(OSError, CodeCommitError):  # the command itself reports a bad setup
+        load_settings(find_project_root(Path.cwd()).path)
 
 
 def _json_of(record: RunRecord) -> JsonReport:
@@ -419,7 +432,7 @@ def config(
 
         root = _project_root(console)[0]
         loaded = load_settings(root, flags=flags)
-        secrets = collect_secrets(root, redact_env=loaded.settings.redact_env)
+        secrets = collect_secrets(root, redact_env=loaded.settings.redact_env, urls=[loaded.settings.base_url])
         key = problem = None
         try:
             if loaded.settings.provider in CLOUD_PROVIDERS:

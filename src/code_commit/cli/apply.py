@@ -19,6 +19,7 @@ from pathlib import Path
 from code_commit.answer.applydir import looks_like_json
 from code_commit.answer.plan import AnswerRefused, Plan, Problem
 from code_commit.answer.planning import checked_plan
+from code_commit.config.redaction import Redactor
 from code_commit.config.settings import Flags, Settings, load_settings
 from code_commit.console.output import Console, to_stdout
 from code_commit.console.plural import count
@@ -85,7 +86,7 @@ def _check_or_apply(orchestrator: Orchestrator, source: str, build: bool) -> Non
     given = record.format or "auto"
     fmt = record.format = given if given != "auto" else ("json" if looks_like_json(text) else "caret")
     if record.dry_run:  # --check: nothing is written, no lock is taken
-        record.passed = _plan(root, text, fmt, settings, record) is not None
+        record.passed = _plan(root, text, fmt, settings, record, orchestrator.redact) is not None
         for warning in record.warnings:
             orchestrator.console.warn(warning)
     else:
@@ -102,7 +103,7 @@ def _check_or_apply(orchestrator: Orchestrator, source: str, build: bool) -> Non
 
 def _apply(orchestrator: Orchestrator, text: str, fmt: str, build: bool) -> None:
     root, settings, record = orchestrator.root, orchestrator.settings, orchestrator.record
-    plan = _plan(root, text, fmt, settings, record)
+    plan = _plan(root, text, fmt, settings, record, orchestrator.redact)
     for warning in record.warnings:
         orchestrator.warn_once(f"apply: {warning}", warning)
     if plan is not None:
@@ -140,7 +141,7 @@ def _read_answer(source: str, cap: int) -> str:
         raise SetupError(f"the answer {source} is not UTF-8 text ({exc.reason} at byte {exc.start})") from exc
 
 
-def _plan(root: Path, text: str, fmt: str, settings: Settings, record: RunRecord) -> Plan | None:
+def _plan(root: Path, text: str, fmt: str, settings: Settings, record: RunRecord, secrets: Redactor) -> Plan | None:
     """Parse and check the answer; the plan, or None with `record.problems` saying why."""
     cap = settings.answer_byte_cap
     if len(text.encode("utf-8", "surrogatepass")) > cap:
@@ -149,7 +150,7 @@ def _plan(root: Path, text: str, fmt: str, settings: Settings, record: RunRecord
         return None
     guard = Guard(root, settings.protected_patterns)
     try:
-        plan = checked_plan(root, text, settings, fmt=fmt, guard=guard, need_edits=True)
+        plan = checked_plan(root, text, settings, fmt=fmt, guard=guard, need_edits=True, secrets=secrets)
     except AnswerRefused as refusal:
         record.problems = list(refusal.problems)
         return None

@@ -24,7 +24,7 @@ from code_commit.config.paths import CONFIG_DIR, CONFIG_FILE, IGNORE_LINES, QUER
 from code_commit.config.protected import BUILD_SCRIPT, GIT_FILES, ROLLUP_SCRIPT
 from code_commit.errors import SetupError
 from code_commit.files.owner_only import FILE_MODE, make_private_dirs
-from code_commit.files.setup_files import read_regular
+from code_commit.files.setup_files import IGNORE_FILE_BYTES, read_regular
 from code_commit.run.workspace import QUERY_PLACEHOLDER, gitignore_problems
 
 QUERY_TEMPLATE = f"""{QUERY_PLACEHOLDER}
@@ -212,7 +212,7 @@ def _ignore_agent_config(root: Path, result: Scaffold) -> None:
         return
     try:
         # Not through a symlink, which git does not read, nor from a FIFO, which would block.
-        text = read_regular(path, follow=False).decode("utf-8", "surrogateescape")
+        text = read_regular(path, IGNORE_FILE_BYTES, follow=False).decode("utf-8", "surrogateescape")
     except OSError as exc:
         why = "it is a symlink, which git does not read" if os.path.islink(path) else exc.strerror
         raise SetupError(

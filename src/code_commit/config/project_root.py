@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from code_commit.config.paths import CONFIG_DIR
+from code_commit.git.env import distrust
 
 
 @dataclass(frozen=True)
@@ -31,6 +32,14 @@ class ProjectRoot:
 
 
 def find_project_root(cwd: Path) -> ProjectRoot:
+    """The project around `cwd`. From now on no program code-commit runs itself (git, bwrap) is looked
+    up inside it: a build writes there (`.venv/bin`, `node_modules/.bin` are often on PATH)."""
+    root = _find(cwd)
+    distrust(root.path)
+    return root
+
+
+def _find(cwd: Path) -> ProjectRoot:
     for folder in (cwd, *cwd.parents):
         if (folder / CONFIG_DIR).is_dir() if folder == cwd else _users_own(folder / CONFIG_DIR):
             return ProjectRoot(folder, None if folder == cwd else f"the nearest folder above with {CONFIG_DIR}/")

@@ -84,6 +84,7 @@ class RunRecord:
     duration: float = fact(0.0, keys={"run": "duration_s", "apply": "duration_s"})
     log_dir: Path | None = fact()  # None when the command ended before it had a run folder
     last_build: BuildResult | None = fact(keys={"apply": "build"})
+    build_changed: list[str] = fact([])  # the files git shows that the builds changed: "path (kind)"
     reverted: bool = fact(False, shown=RUN)
     patch: Path | None = fact(shown=RUN)  # the proposal as a patch: final.patch, dry-run.patch
     diff: str | None = fact(shown=RUN)  # --dry-run: what the answer would change
