@@ -251,7 +251,8 @@ def test_without_the_sandbox_every_tamper_attempt_is_caught_and_the_run_never_pa
 def test_a_new_ignore_file_cannot_be_prevented_by_a_bind_so_the_fingerprint_stops_the_run(
     project: Project, api: FakeAPI, cli
 ) -> None:
-    project.build_script("mkdir -p sub && echo '!/agent-config' > sub/.gitignore\ntest -f fixed.txt\n")
+    project.write("sub/kept.txt", "tracked\n")
+    project.build_script("echo '!/agent-config' > sub/.gitignore\ntest -f fixed.txt\n")
     project.commit_all()
     api.reply(FIX)
 
@@ -261,6 +262,39 @@ def test_a_new_ignore_file_cannot_be_prevented_by_a_bind_so_the_fingerprint_stop
     record = json.loads(result.stdout)
     assert record["tampered"] == ["sub/.gitignore (created)"] and record["last_build"] is None
     assert record["sandbox"].startswith("bubblewrap")
+
+
+def test_a_new_ignore_file_that_would_hide_the_users_untracked_work_stops_the_run(
+    project: Project, api: FakeAPI, cli
+) -> None:
+    project.build_script("printf '*\\n' > notes/.gitignore\ntest -f fixed.txt\n")
+    project.commit_all()
+    project.write("notes/todo.txt", "the user's own, never committed\n")  # untracked, not ignored
+    api.reply(FIX)
+
+    result = cli("--json")
+
+    assert result.exit_code == 10, result.stderr
+    assert json.loads(result.stdout)["tampered"] == ["notes/.gitignore (created)"]
+
+
+def test_a_test_runners_cache_with_its_own_ignore_file_is_no_tampering(project: Project, api: FakeAPI, cli) -> None:
+    """pytest makes .pytest_cache/ with a .gitignore holding `*` on its first run (ruff and mypy do the
+    same): a folder of the build's own, whose ignore file hides only what the build made there."""
+    project.write("test_app.py", "def test_fixed():\n    assert open('fixed.txt').read() == 'fixed\\n'\n")
+    project.build_script(f"{sys.executable} -m pytest -q -p cacheprovider test_app.py\n")
+    project.commit_all()
+    api.reply(FIX)
+
+    result = cli("--json")
+
+    assert result.exit_code == 0, result.stderr
+    record = json.loads(result.stdout)
+    assert record["outcome"] == "passed" and record["sandbox"].startswith("bubblewrap")
+    assert (project.root / ".pytest_cache" / ".gitignore").is_file()
+    assert ".pytest_cache/.gitignore" in result.stderr and "a folder of its own" in result.stderr
+    (log,) = (project.root / "agent-config" / "logs").glob("*/run.log")
+    assert ".pytest_cache/.gitignore" in log.read_text()
 
 
 def test_require_without_bubblewrap_exits_2_before_any_request(

@@ -82,6 +82,7 @@ class BuildWatch:
     originals: dict[str, Before] = field(default_factory=dict)  # every path a build changed, first sight
     last: list[Change] = field(default_factory=list)  # what the last build changed
     truncated: bool = False  # a listing passed max_files: the rest was not watched
+    shown: frozenset[str] = frozenset()  # the paths git showed before the last build
     _net: dict[str, str] = field(default_factory=dict)  # each path's change across the builds so far
     _stamps: dict[str, Stamp | None] = field(default_factory=dict)
     _kept: dict[str, tuple[Stamp, Before]] = field(default_factory=dict)  # copies, by the stamp they were taken at
@@ -93,6 +94,7 @@ class BuildWatch:
         """Before a build: every watched path's stamp, and a copy of each one whose content git could
         not give back (not a clean tracked file), while the budget lasts."""
         paths = self._listing()
+        self.shown = frozenset(paths)
         blobs = _index_blobs(self.root)
         dirty = _dirty(self.root)
         self._object_format = self._object_format or _object_format(self.root)
@@ -125,6 +127,12 @@ class BuildWatch:
         self._stamps = {}
         self.last = sorted(changes, key=lambda change: change.path)
         return self.last
+
+    def showed_nothing_in(self, folder: str) -> bool:
+        """Whether git showed no file in `folder` (relative, no trailing slash) before the last build:
+        the folder did not exist, or held only what git already ignored."""
+        inside = folder + "/"
+        return not self.truncated and not any(path.startswith(inside) for path in self.shown)
 
     def net(self) -> list[Change]:
         """What the builds of the run changed, all told, in name order: a file one build created and a

@@ -13,13 +13,21 @@ from pathlib import Path
 
 from code_commit.builds.changes import BuildWatch
 from code_commit.builds.diagnosis import Diagnosis, Host, diagnose
-from code_commit.builds.integrity import TREE_ENTRIES, Fingerprint, ProtectedPaths, changed_paths, protected_paths
+from code_commit.builds.integrity import (
+    CREATED,
+    TREE_ENTRIES,
+    Fingerprint,
+    ProtectedPaths,
+    changed_paths,
+    protected_paths,
+)
 from code_commit.builds.limits import BuildLimits
 from code_commit.builds.runner import BuildResult, run_build
 from code_commit.builds.sandbox import Sandbox, SandboxPolicy, policy
 from code_commit.builds.toolchains import Toolchains, cache_folder, prepare_cache, toolchain_env
 from code_commit.builds.withheld import hidden_stores
 from code_commit.config.paths import CONFIG_DIR
+from code_commit.config.protected import GIT_DIR
 from code_commit.config.redaction import Redactor
 from code_commit.config.settings import Settings
 from code_commit.errors import BuildTampered
@@ -96,12 +104,38 @@ def checked_build(
         watch.after()
     after = Fingerprint.take(protected_paths(root, run_folder, configured), skip=run_folder)
     changed = changed_paths(before, after)
+    own = [path for path in changed if watch is not None and tool_ignore_file(path, watch, protected)]
+    if own and on_note is not None:
+        on_note(
+            f"the build made {', '.join(p.removesuffix(CREATED) for p in own)} in a folder of its own "
+            "(a tool's cache, as pytest, ruff and mypy make): it hides only what the build created there"
+        )
+    changed = [path for path in changed if path not in own]
     if changed:
         raise BuildTampered(changed)
     _LAST_AFTER[run_folder] = after
     if not result.passed:
         result = dataclasses.replace(result, diagnosis=diagnosed(root, result, build_policy))
     return result
+
+
+def tool_ignore_file(change: str, watch: BuildWatch, protected: ProtectedPaths) -> bool:
+    """A `.gitignore` the build created in a folder of the work tree where git showed nothing before
+    it (pytest's `.pytest_cache/.gitignore`): what it hides there, the build itself made. One in a
+    folder that held a file git showed (the user's untracked work among them) is tampering: it would
+    hide them; so is one in git's folders, agent-config/ or a hooks folder, which no tool's cache is."""
+    if not change.endswith(CREATED):
+        return False
+    path = change.removesuffix(CREATED)
+    folder, _, name = path.rpartition("/")
+    if name != ".gitignore" or not folder or folder.split("/")[0] == CONFIG_DIR:
+        return False
+    if any(part.casefold() == GIT_DIR for part in folder.split("/")):
+        return False
+    absolute = protected.root / path
+    if any(hooks == absolute or hooks in absolute.parents for hooks in protected.hook_folders):
+        return False
+    return watch.showed_nothing_in(folder)
 
 
 def sandbox_policy(

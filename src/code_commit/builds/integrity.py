@@ -38,6 +38,7 @@ HASH_FILE_LIMIT = 1 << 20  # bigger files are compared by identity only
 HASH_BUDGET = 64 << 20  # bytes hashed by one fingerprint
 LIST_TIMEOUT = 120.0  # git ls-files on a huge tree; only bounds a hung git
 TREE_ENTRIES = 1_000_000  # entries of the tree the search for `.git` looks at, at most
+CREATED = " (created)"  # how `changed_paths` names a path that appeared
 
 
 @dataclass(frozen=True)
@@ -354,7 +355,7 @@ def changed_paths(before: Fingerprint, after: Fingerprint) -> list[str]:
             if any("/".join(parts[:n]) in created for n in range(1, len(parts))):
                 continue
             created.add(name)
-            changed.append(f"{name} (created)")
+            changed.append(name + CREATED)
         elif new is None or new == ("missing",):
             changed.append(f"{name} (deleted)")
         else:
