@@ -84,6 +84,13 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Project:
 
 
 @pytest.fixture
+def with_build_txt(project: Project) -> Project:
+    project.write("build.txt", "kept\n")
+    project.commit_all()
+    return project
+
+
+@pytest.fixture
 def cli() -> Iterator[object]:
     runner = CliRunner()
 

@@ -8,18 +8,18 @@ import json
 from pathlib import Path
 
 import pytest
-from test_recover import interrupt_an_apply, with_build_txt  # noqa: F401 (a fixture)
 
 from code_commit.apply.journal import MANIFEST
 
 from fakeapi import FakeAPI
+from interrupted import interrupt_an_apply
 from support import Project, git
 
 FIX = "^^^fixed.txt\nfixed\n^^^end\n"
 
 
 def test_apply_over_a_journal_that_cannot_be_undone_exits_8_and_records_why(
-    with_build_txt: Project,  # noqa: F811
+    with_build_txt: Project,
     cli,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
