@@ -15,7 +15,14 @@ from pathlib import Path
 import pytest
 
 from code_commit.llm.base import Usage
-from code_commit.llm.transport import BACKOFF_BASE, Attempt, parse_retry_after, retry_wait, status_is_transient
+from code_commit.llm.transport import (
+    BACKOFF_BASE,
+    Attempt,
+    parse_retry_after,
+    retry_wait,
+    status_is_transient,
+    tls_context,
+)
 
 from fakeapi import FakeAPI
 from support import TEST_KEY, Project, git
@@ -478,3 +485,26 @@ def test_loading_the_sdk_does_not_count_against_the_retry_time(
 
     assert result.exit_code == 0, result.stderr
     assert len(api.requests) == 2
+
+
+@pytest.mark.parametrize("library", ["httpx", "httpx2"])
+def test_the_tls_context_is_made_once_and_still_honours_ssl_cert_file(
+    library: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """One CA bundle load per process, not per client; a custom bundle (a company's TLS proxy) is
+    still the one verified against, as the library's own default would have it."""
+    import importlib
+
+    import certifi
+
+    httpx = importlib.import_module(library)
+    monkeypatch.delenv("SSL_CERT_FILE", raising=False)
+    monkeypatch.delenv("SSL_CERT_DIR", raising=False)
+    default = tls_context(httpx)
+    assert tls_context(httpx) is default and len(default.get_ca_certs()) > 10
+    bundle = Path(certifi.where()).read_text()
+    first = bundle[: bundle.index("-----END CERTIFICATE-----") + len("-----END CERTIFICATE-----")] + "\n"
+    (tmp_path / "company-ca.pem").write_text(first[first.index("-----BEGIN") :])
+    monkeypatch.setenv("SSL_CERT_FILE", str(tmp_path / "company-ca.pem"))
+    custom = tls_context(httpx)
+    assert custom is not default and len(custom.get_ca_certs()) == 1

@@ -37,6 +37,7 @@ from code_commit.llm.transport import (
     excerpt,
     parse_retry_after,
     status_is_transient,
+    tls_context,
 )
 
 # Error events inside an already-open stream that are worth another attempt: Anthropic's, and the
@@ -103,11 +104,13 @@ class AnthropicProvider(StreamingProvider):
             import anthropic
             import httpx2
 
-            # Created once per run (it costs ~65 ms). The key goes in the constructor, so the SDK sends
+            # Created once per run. The key goes in the constructor, so the SDK sends
             # it in a header, never in a URL, and never through extra_headers (which its debug log prints).
             url = self.endpoint.url if self.endpoint else None
             # The SDK's own HTTP client, with its defaults, every response body read through a byte cap.
-            http_client = anthropic.DefaultHttpxClient(event_hooks=bounded_responses(httpx2, self.raw_cap))
+            http_client = anthropic.DefaultHttpxClient(
+                verify=tls_context(httpx2), event_hooks=bounded_responses(httpx2, self.raw_cap)
+            )
             common: dict[str, Any] = {"base_url": url, "max_retries": 0, "http_client": http_client}
             provider = self.settings.provider
             if provider == "bedrock":

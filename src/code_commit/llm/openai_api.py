@@ -50,6 +50,7 @@ from code_commit.llm.transport import (
     excerpt,
     parse_retry_after,
     status_is_transient,
+    tls_context,
 )
 
 CONNECT_TIMEOUT = 10.0
@@ -230,7 +231,9 @@ class OpenAIProvider(StreamingProvider):
             # The key travels only in the Authorization header. With no key configured (a local server)
             # no Authorization header is sent at all.
             headers = {"Authorization": f"Bearer {self.key.value}"} if self.key.value else {}
-            self._client = httpx.Client(headers=headers, event_hooks=bounded_responses(httpx, self.raw_cap))
+            self._client = httpx.Client(
+                headers=headers, verify=tls_context(httpx), event_hooks=bounded_responses(httpx, self.raw_cap)
+            )
         return self._client
 
     def body(self, prompt: Prompt, continuation: Continuation | None) -> dict[str, Any]:

@@ -33,6 +33,7 @@ Here:
 from __future__ import annotations
 
 import email.utils
+import os
 import random
 import time
 from collections import Counter
@@ -97,6 +98,20 @@ def excerpt(text: object) -> str:
 
 class AnswerTooLarge(Exception):
     """The answer (or a response body) passed its size cap: the rest is not read."""
+
+
+_TLS: dict[tuple[str, str | None, str | None], Any] = {}
+
+
+def tls_context(httpx: Any) -> Any:
+    """The TLS context an httpx (or httpx2) client verifies the service with: the library's own
+    default (SSL_CERT_FILE and SSL_CERT_DIR honoured), made once per process and library. Loading
+    the CA bundle is most of a client's cost (65 ms of its 70), paid again by every run a process
+    makes (the demo, the tests) without it; an SSLContext is safe to share between clients."""
+    key = (httpx.__name__, os.environ.get("SSL_CERT_FILE"), os.environ.get("SSL_CERT_DIR"))
+    if key not in _TLS:
+        _TLS[key] = httpx.create_ssl_context()
+    return _TLS[key]
 
 
 def bounded_responses(httpx: Any, cap: int) -> dict[str, list[Callable[[Any], None]]]:
