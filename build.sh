@@ -7,4 +7,4 @@ PY=${PYTHON:-.venv/bin/python}
 "$PY" -m ruff check src tests
 "$PY" -m ruff format --check src tests
 "$PY" -m mypy  # --strict on src/code_commit, as [tool.mypy] in pyproject.toml says
-"$PY" -m pytest -q
+"$PY" -m pytest -q -n "${PYTEST_WORKERS:-auto}"  # pytest-xdist: one worker a core
