@@ -31,6 +31,8 @@ CORPUS = Path(__file__).parent / "corpus"
         ("[INFO] Results:\n[INFO] \n[INFO] Tests run: 7, Failures: 0, Errors: 0, Skipped: 1\n", 7, "Maven"),
         ("ok  \texample.com/calc\t0.002s\nok  \texample.com/calc/sub\t(cached)\n", 2, "go test"),
         ("PASSED: 15\nFAILED: 0\n" * 4, 60, "make test"),
+        ("  ....\n\n  1977 passing (839ms)\n\n", 1977, "mocha"),
+        ("  ..,.\n\n  3 passing (12ms)\n  1 pending\n  1 failing\n\n  1) adds:\n", 4, "mocha"),
     ],
 )
 def test_each_runners_summary_counts_the_tests_that_ran(output: str, count: int, runner: str) -> None:
@@ -65,6 +67,7 @@ def test_a_build_that_runs_no_test_runner_says_none(output: str) -> None:
         ("ordinary_make_c_test_failure", 16),
         ("ordinary_more_jest", 2),
         ("ordinary_more_vitest_nocolor", 2),
+        ("ordinary_mocha_failure", 1977),
     ],
 )
 def test_a_real_failing_runs_count_is_read_from_its_output(name: str, count: int) -> None:

@@ -38,6 +38,8 @@ _SUMMARIES: tuple[tuple[str, re.Pattern[str], str], ...] = (
         "last",
     ),
     ("PASSED: N", re.compile(r"^PASSED: (\d+)\nFAILED: (\d+)$", re.MULTILINE), "cargo"),
+    # "  1975 passing (2s)", then "  3 pending" and "  2 failing" when there are any
+    ("mocha", re.compile(r"^  (\d+) passing \(\d+m?s\)$(?:\n  \d+ pending$)?(?:\n  (\d+) failing$)?", re.M), "cargo"),
 )
 _PYTEST_COUNT = re.compile(r"(\d+) ([a-z]+)")
 _RAN = frozenset({"passed", "failed", "xfailed", "xpassed"})
@@ -55,7 +57,7 @@ def ran_tests(output: str) -> RanTests | None:
         if how == "pytest":  # "1 failed, 2 passed, 1 skipped": the ones that ran
             count = sum(int(n) for m in matches for n, kind in _PYTEST_COUNT.findall(m.group(1)) if kind in _RAN)
         elif how == "cargo":
-            count = sum(int(m.group(1)) + int(m.group(2)) for m in matches)
+            count = sum(int(m.group(1)) + int(m.group(2) or 0) for m in matches)
         elif how == "sum":
             count = sum(int(m.group(1)) for m in matches)
         else:
