@@ -637,3 +637,25 @@ def test_the_time_limit_kills_a_sandboxed_build_and_everything_it_started(projec
     assert record["last_build"]["timed_out"] and record["last_build"]["sandbox"] == BUBBLEWRAP
     assert "started" in Path(record["last_build"]["log"]).read_text()
     assert all_gone(marker), "a process the sandboxed build started outlived it"
+
+
+def test_a_bwrap_that_made_a_sandbox_is_probed_once_a_process_and_again_once_replaced(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    real = shutil.which("bwrap")
+    assert real is not None
+    bin_dir = path_without_bwrap(tmp_path)
+    started = tmp_path / "bwrap-started"
+    wrapper = bin_dir / "bwrap"
+    wrapper.write_text(f'#!/bin/sh\necho started >> {started}\nexec {real} "$@"\n')
+    wrapper.chmod(0o755)
+    env = {**os.environ, "PATH": f"{bin_dir}:/usr/bin:/bin"}  # the wrapper first; `true` for the probe
+
+    assert choose("require", env).bwrap == str(wrapper)
+    assert choose("require", env).bwrap == str(wrapper)
+    assert started.read_text() == "started\n"
+
+    wrapper.write_text(f"#!/bin/sh\necho started >> {started}\necho broken >&2\nexit 1\n")  # replaced
+    assert choose("auto", env).kind == "none"
+    assert choose("auto", env).kind == "none", "a failure is probed again"
+    assert started.read_text().count("started") == 3

@@ -142,14 +142,27 @@ def find_bwrap(env: Mapping[str, str]) -> str | None:
     return find_program("bwrap", env) if sys.platform == "linux" else None
 
 
+# The bwrap programs that made a sandbox in this process, by path and file identity: `init` checks
+# the build after its own probe, and the tests make many runs in one process. A failure is probed again.
+_WORKED: set[tuple[str, int, int, int, int]] = set()
+
+
 def probe(env: Mapping[str, str]) -> tuple[str | None, str]:
     """(bwrap's path, "") when bwrap can create the sandbox here; else (None, why and the fix).
-    One run of `true` inside the same namespaces a build gets, network off."""
+    One run of `true` inside the same namespaces a build gets, network off, once per process and
+    bwrap program."""
     if sys.platform != "linux":
         return None, f"builds are sandboxed only on Linux so far, not on {sys.platform} (macOS is planned)"
     bwrap = find_bwrap(env)
     if bwrap is None:
         return None, f"bubblewrap (bwrap) is not installed (not on PATH): {INSTALL_FIX}"
+    try:
+        st = os.stat(bwrap)
+    except OSError as exc:
+        return None, f"bubblewrap ({bwrap}) could not be run: {exc}"
+    identity = (bwrap, st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+    if identity in _WORKED:
+        return bwrap, ""
     try:
         done = subprocess.run(
             [bwrap, *BASE_ARGS, "--unshare-net", "--", "true"],
@@ -164,6 +177,7 @@ def probe(env: Mapping[str, str]) -> tuple[str | None, str]:
     if done.returncode != 0:
         said = done.stderr.decode("utf-8", "replace").strip()[-500:] or f"exit code {done.returncode}"
         return None, f"bubblewrap ({bwrap}) cannot create its sandbox here (bwrap said: {said}): {USERNS_FIX}"
+    _WORKED.add(identity)
     return bwrap, ""
 
 
