@@ -233,7 +233,10 @@ def apply_answer(run: RunContext, completion: Completion, call: int) -> Approved
     guard = Guard(root, settings.protected_patterns, created=state.originals.created())
     try:
         plan = accept_answer(root, completion, settings, guard)
+        weakened = orchestrator.judge_tests(plan, call)  # before the review: no one reviews a refused answer
         approved = approve(root, plan, call, settings, run.log, orchestrator.console)
+        if approved.plan is not plan:  # what the supervisor kept of it may weaken what the whole did not
+            weakened = orchestrator.judge_tests(approved.plan, call, shown=False)
         with signals.shielded():  # the originals, the apply and their record: one step a stop cannot split
             recorded = state.originals.remember(root, approved.plan)
             try:
@@ -242,6 +245,7 @@ def apply_answer(run: RunContext, completion: Completion, call: int) -> Approved
                 state.originals.forget(recorded)
                 raise
             _applied(run, approved.plan, call)
+            orchestrator.tests_let_through(weakened, call)
         return approved
     finally:
         for warning in guard.warnings:  # invalid ignore lines, once a run
@@ -270,6 +274,7 @@ def dry_run(run: RunContext) -> None:
     root, log = orchestrator.root, run.log
     try:
         plan = accept_answer(root, completion, run.settings, need_blocks=True)
+        orchestrator.tests_let_through(orchestrator.judge_tests(plan, 1), 1)
     except AnswerRefused as refusal:
         orchestrator.refuse(refusal, 1)
         cap = run.settings.build_output_cap

@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from code_commit.answer.plan import AnswerRefused, Plan
+from code_commit.answer.plan import AnswerRefused, Plan, Problem
 from code_commit.apply.transaction import apply_plan
 from code_commit.builds.gate import checked_build
 from code_commit.builds.runner import BuildResult
@@ -33,15 +33,28 @@ from code_commit.config.redaction import Redactor
 from code_commit.config.secrets import collect_secrets
 from code_commit.config.settings import Settings
 from code_commit.console.output import Console
+from code_commit.console.plural import count
 from code_commit.files.owner_only import make_private_dirs
 from code_commit.git.layout import GitSetup
 from code_commit.guard.policy import check_git_index
+from code_commit.guard.weakening import Finding, TestPaths
+from code_commit.guard.weakening.judging import judge_proposed
 from code_commit.logs.run_folder import BUILD_LOG, JOURNAL, REFUSED, SUMMARY_FILE
 from code_commit.logs.run_log import RunLog, internal_error
 from code_commit.run import signals
-from code_commit.run.record import RunRecord
+from code_commit.run.record import RunRecord, TestWeakening
 from code_commit.run.session import Session, session
 from code_commit.run.signals import TimeLimit
+
+TESTS_WEAKENED = "tests_weakened"  # the kind of problem of an answer refused for weakening the tests
+
+
+def weakening_refused(finding: Finding) -> str:
+    """Why an answer that weakens a test is refused: for the model (fix the code) and the user (the setting)."""
+    return (
+        f"{finding}: the tests are protected, so the answer was refused; fix the code, not the test "
+        '(a user who wants such a change lets it through with --tests report, or tests = "report")'
+    )
 
 
 @dataclass
@@ -58,6 +71,7 @@ class Orchestrator:
     warned: set[str] = field(default_factory=set)  # notes and warnings already shown, once a command
     started: float = field(default_factory=time.monotonic)
     _log: RunLog | None = None
+    _test_paths: TestPaths | None = None  # made once a command, when an answer is first judged
 
     @property
     def log(self) -> RunLog:
@@ -156,6 +170,56 @@ class Orchestrator:
         )
         self.event(call, result.describe())
         return result
+
+    def judge_tests(self, plan: Plan, call: int, *, shown: bool = True) -> list[Finding]:
+        """What applying `plan` would do to the tests, under the `tests` setting. protect: an answer
+        that weakens them is refused (AnswerRefused, one problem per finding, each in the record);
+        report: the findings, named on the console (`shown`), for `tests_let_through` once applied;
+        free: nothing is read."""
+        mode = self.settings.tests
+        if mode == "free" or not plan.changes:
+            return []
+        if self._test_paths is None:
+            self._test_paths = TestPaths(self.settings.test_patterns, self.settings.test_patterns_mode)
+        judgement = judge_proposed(self.root, {c.path: c.content for c in plan.changes}, self._test_paths)
+        if judgement.unanswered is not None:
+            self.note_once(
+                f"git could not say which files are tests ({judgement.unanswered}): every file an answer "
+                "changes is judged as a test"
+            )
+        findings = list(judgement.findings)
+        if not findings:
+            return []
+        if mode == "protect":
+            self._record_tests(findings, call, "answer", allowed=False)
+            if self._log is not None:
+                self.event(call, f"refused: it weakens the tests ({count(len(findings), 'finding')})")
+            raise AnswerRefused([Problem(TESTS_WEAKENED, weakening_refused(f), f.path) for f in findings])
+        if shown:
+            listing = "".join(f"\n- {finding}" for finding in findings)
+            self.console.warn(f"the answer weakens the tests; tests = report lets it through:{listing}")
+        return findings
+
+    def tests_let_through(self, findings: Sequence[Finding], call: int) -> None:
+        """Weakenings `tests = report` let through in an applied (or, checking only, acceptable) answer:
+        into the record, and run.log."""
+        self._record_tests(findings, call, "answer", allowed=True)
+        if self._log is not None:
+            for finding in findings:
+                self.event(call, f"weakens the tests (tests = report): {finding}")
+
+    def _record_tests(self, findings: Sequence[Finding], call: int, by: str, *, allowed: bool) -> None:
+        self.record.tests_weakened += [
+            TestWeakening(f.path, f.what.name.lower(), f.where, f.detail, by, call, allowed) for f in findings
+        ]
+
+    def note_once(self, note: str) -> None:
+        """A warning once a command, in run.log too once there is one."""
+        if note not in self.warned:
+            self.warned.add(note)
+            if self._log is not None:
+                self._log.event(f"warning: {note}")
+            self.console.warn(note)
 
     def elapsed(self) -> float:
         return time.monotonic() - self.started
