@@ -26,6 +26,7 @@ class Plan:
     final: dict[str, bytes | None]  # the answer's last word on every path it named (None: removed)
     changes: tuple[Change, ...]  # the part of `final` that differs from disk
     missing_deletes: tuple[str, ...] = ()  # deletes of files that do not exist: no-ops, logged
+    whole: frozenset[str] = frozenset()  # paths a whole-file block wrote (not edit blocks alone)
 
 
 @dataclass(frozen=True)

@@ -4,7 +4,8 @@ result never counts and nothing more goes to the model. Used by the run and by `
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import contextlib
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from code_commit.builds.integrity import Fingerprint, changed_paths, protected_paths
@@ -77,3 +78,22 @@ def checked_build(
         raise BuildTampered(changed)
     _LAST_AFTER[run_folder] = after
     return result
+
+
+@contextlib.contextmanager
+def own_change(root: Path, run_folder: Path) -> Iterator[None]:
+    """code-commit itself changes a watched path between two builds (git's refs: a stash entry of
+    the user's work). Nothing else may have changed since the last build, as `checked_build` would
+    find; what the block changes is then part of the state the next build starts from."""
+    last = _LAST_AFTER.get(run_folder)
+    if last is None:  # no build yet: the first one's fingerprint is taken after this
+        yield
+        return
+    changed = changed_paths(last, Fingerprint.take(protected_paths(root), skip=run_folder))
+    if changed:
+        del _LAST_AFTER[run_folder]
+        raise BuildTampered(changed)
+    try:
+        yield
+    finally:
+        _LAST_AFTER[run_folder] = Fingerprint.take(protected_paths(root), skip=run_folder)

@@ -111,6 +111,7 @@ def _apply(orchestrator: Orchestrator, text: str, fmt: str, build: bool) -> None
     for warning in record.warnings:
         orchestrator.warn_once(f"apply: {warning}", warning)
     if plan is not None:
+        orchestrator.warn_whole_over_dirty(plan.plan, 1)
         try:
             with signals.shielded():  # applied and recorded as applied: one step
                 orchestrator.apply(plan.plan, 1)

@@ -234,6 +234,7 @@ def apply_answer(run: RunContext, completion: Completion, call: int) -> Approved
     try:
         plan = accept_answer(root, completion, settings, guard)
         weakened = orchestrator.judge_tests(plan, call)  # before the review: no one reviews a refused answer
+        orchestrator.warn_whole_over_dirty(plan, call)  # before the review, which shows it the user first
         approved = approve(root, plan, call, settings, run.log, orchestrator.console)
         if approved.plan is not plan:  # what the supervisor kept of it may weaken what the whole did not
             weakened = orchestrator.judge_tests(approved.plan, call, shown=False)

@@ -25,7 +25,7 @@ from pathlib import Path
 
 from code_commit.answer.plan import AnswerRefused, Plan, Problem
 from code_commit.apply.transaction import apply_plan
-from code_commit.builds.gate import checked_build
+from code_commit.builds.gate import checked_build, own_change
 from code_commit.builds.runner import BuildResult
 from code_commit.builds.sandbox import Sandbox, choose
 from code_commit.config.paths import CONFIG_DIR
@@ -34,17 +34,20 @@ from code_commit.config.secrets import collect_secrets
 from code_commit.config.settings import Settings
 from code_commit.console.output import Console
 from code_commit.console.plural import count
+from code_commit.errors import InternalError
 from code_commit.files.owner_only import make_private_dirs
 from code_commit.git.layout import GitSetup
+from code_commit.git.stash import GitFailed
 from code_commit.guard.policy import check_git_index
 from code_commit.guard.weakening import Finding, TestPaths
 from code_commit.guard.weakening.judging import judge_proposed
 from code_commit.logs.run_folder import BUILD_LOG, JOURNAL, REFUSED, SUMMARY_FILE
 from code_commit.logs.run_log import RunLog, internal_error
 from code_commit.run import signals
-from code_commit.run.record import RunRecord, TestWeakening
+from code_commit.run.record import RunRecord, SavedWork, TestWeakening
 from code_commit.run.session import Session, session
 from code_commit.run.signals import TimeLimit
+from code_commit.run.user_work import UserWork
 
 TESTS_WEAKENED = "tests_weakened"  # the kind of problem of an answer refused for weakening the tests
 
@@ -72,6 +75,8 @@ class Orchestrator:
     started: float = field(default_factory=time.monotonic)
     _log: RunLog | None = None
     _test_paths: TestPaths | None = None  # made once a command, when an answer is first judged
+    _work: UserWork | None = None  # the user's uncommitted work, saved before the command writes over it
+    _repository: bool = True  # the project is in a git repository (prepare says)
 
     @property
     def log(self) -> RunLog:
@@ -88,6 +93,7 @@ class Orchestrator:
         secrets = collect_secrets(self.root, redact_env=self.settings.redact_env)
         self.redact = self.console.redact = secrets.redactor(*censored)
         git = check_git_index(self.root)
+        self._repository = git is not None
         if builds:
             self.sandbox = choose(self.settings.sandbox, root=self.root)
             self.record.sandbox = self.sandbox.describe()
@@ -108,6 +114,9 @@ class Orchestrator:
 
         def started(log: RunLog) -> None:
             self._log = log
+            self._work = UserWork(
+                self.root, f"code-commit {log.folder.name}", self._repository, lambda: own_change(self.root, log.folder)
+            )
             self.record.log_dir = log.folder
             self.console.info(f"run log: {log.folder.relative_to(self.root)}")
             if begin is not None:
@@ -142,11 +151,53 @@ class Orchestrator:
         """All of `plan` or none of it (AnswerRefused: it failed and everything was put back), under
         a shield: a stop that comes meanwhile waits until the apply is complete or rolled back."""
         with signals.shielded():
+            self._save_work(plan, call)
             apply_plan(self.root, plan, self.log.path(call, JOURNAL))
+            self.work.wrote(plan)
         done = ", ".join(f"{'deleted' if c.content is None else 'wrote'} {c.path}" for c in plan.changes)
         self.event(call, f"applied {done or 'nothing (every file already had that content)'}")
         for path in plan.missing_deletes:  # a delete of a file that never existed removed nothing
             self.event(call, f"delete of {path} skipped: the file does not exist")
+
+    @property
+    def work(self) -> UserWork:
+        """The user's uncommitted work: only inside the session."""
+        assert self._work is not None, "no writes outside the session"
+        return self._work
+
+    def _save_work(self, plan: Plan, call: int) -> None:
+        """The user's uncommitted work, into git's stash before `plan` writes over any of it: where, and
+        how to get it back, on the console, in run.log and in the record."""
+        try:
+            saved = self.work.before_write(plan, call)
+        except GitFailed as exc:
+            raise InternalError(
+                f"your uncommitted changes could not be saved in git's stash before the answer was written "
+                f"({exc}), so nothing was written: commit or stash them yourself, then run again"
+            ) from exc
+        if saved is None:
+            return
+        files = ", ".join(saved.files[:5]) + (f" and {len(saved.files) - 5} more" if len(saved.files) > 5 else "")
+        note = (
+            f"your uncommitted changes to {count(len(saved.files), 'file')} ({files}) are saved in git's stash as "
+            f"{saved.commit[:12]} ({saved.message!r} in `git stash list`): {saved.restore}"
+        )
+        self.record.saved_work.append(SavedWork(saved.commit, saved.message, list(saved.files), saved.restore))
+        self.event(call, f"saved: {note}")
+        self.console.info(note)
+
+    def warn_whole_over_dirty(self, plan: Plan, call: int) -> None:
+        """Before an answer is reviewed or applied: the files it rewrites whole over uncommitted changes."""
+        if self._work is None:
+            return
+        paths = self.work.whole_over_dirty(plan)
+        if paths:
+            self.note_once(
+                f"call {call}: the answer rewrites {count(len(paths), 'file')} whole that "
+                f"{'has' if len(paths) == 1 else 'have'} uncommitted changes of yours: {', '.join(paths)}. "
+                "It was written against the rollup, not against your edits, which it may undo; they are saved "
+                "in git's stash before it is written (see `git stash list`)"
+            )
 
     def refuse(self, refusal: AnswerRefused, call: int) -> None:
         """The refusal's every reason in NN-refused.txt (a prompt or the console gets them capped)."""
