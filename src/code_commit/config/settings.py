@@ -47,6 +47,7 @@ TEST_PATTERNS_MODES = (
     "extend",
     "replace",
 )  # guard/weakening/paths.py: test_patterns add to the defaults or replace them
+STALE_ROLLUP_MODES = ("warn", "refuse", "refresh")  # rollup/freshness.py: a rollup older than the files
 MIN_ROLLUP_BUDGET = 1000  # tokens: below this not even a small project's main files fit
 # bytes: the rollup reads a file whole to judge it, and a model's whole context is a few MiB; a sparse
 # file of 100 GiB under a bigger cap would be read into memory.
@@ -348,6 +349,14 @@ class Settings:
         15000,
         "The prompt asks for edit blocks, not whole files, for files over this many bytes.",
         rules=(_at_least(1),),
+    )
+    stale_rollup: str = _setting(
+        "warn",
+        "What a run does when the rollup shows files that changed since it was made (each file it holds whole "
+        "is compared with the disk before the first call). warn: names them and goes on; refuse: stops before "
+        "any call (exit 2), for cron jobs; refresh: makes the rollup again with `code-commit rollup` first.",
+        flag=RUN,
+        rules=(_one_of(STALE_ROLLUP_MODES),),
     )
     rollup_budget: int = _setting(
         100_000,

@@ -12,7 +12,7 @@ its traceback in the run folder, and the record is still written.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from code_commit.answer.plan import AnswerRefused, Plan
@@ -40,7 +40,7 @@ from code_commit.rollup.selection import shown_paths
 from code_commit.run import signals
 from code_commit.run.model_calls import Caller, CallMeter, check_fits, report_totals
 from code_commit.run.orchestrator import Orchestrator
-from code_commit.run.preflight import untracked_in_rollup, untracked_warning
+from code_commit.run.preflight import stale_rollup, untracked_in_rollup, untracked_warning
 from code_commit.run.record import RunRecord
 from code_commit.run.revert import Originals
 from code_commit.run.signals import TimeLimit
@@ -130,6 +130,13 @@ def execute(
     state = LoopState()
     try:
         git = orchestrator.prepare(censored=key.censored if key else (), builds=not options.dry_run)
+        stale, fresh = stale_rollup(workspace.root, workspace.codebase, settings)
+        if fresh is not None:
+            workspace = replace(workspace, codebase=fresh)
+        if stale and fresh is None:
+            console.warn(stale)
+        elif stale:
+            console.info(stale)
         system = load_system_prompts(settings=settings)
         model = load_catalog(workspace.root).lookup(settings.model)
         settings = orchestrator.settings = with_output_limit(settings, model)  # max_tokens: the model's, if unset
@@ -146,6 +153,8 @@ def execute(
             for note in model_notes(model, settings):
                 log.event(note)
                 console.info(note)
+            if stale:
+                log.event(stale if fresh is not None else f"warning: {stale}")
             if untracked:
                 log.event(f"warning: {untracked}")
 
