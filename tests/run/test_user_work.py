@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -160,7 +161,7 @@ def test_a_detached_head_and_a_merge_stopped_on_conflicts_are_saved_too(tmp_path
     git(root, "checkout", "-q", "main")
     (root / "f.txt").write_text("main\n")
     git(root, "commit", "-qam", "main")
-    with pytest.raises(Exception):  # noqa: B017,PT011 (git merge exits 1 on a conflict)
+    with pytest.raises(subprocess.CalledProcessError):  # git merge exits 1 on a conflict
         git(root, "merge", "-q", "other")
     assert uncommitted(root) == ("f.txt",)
     conflicted = (root / "f.txt").read_text()

@@ -9,8 +9,9 @@ The format has no escaping: a file may hold a line that looks like a header. So 
 walked in order, each file's bytes are matched where its section starts, and a section that
 matches is passed over whole, header-like lines in it included; one that does not is stale, and
 the walk goes on at the next header line. (Known limit: a file cut short just before one of its
-lines that looks like a header or label reads as fresh: the rollup cannot say where it ended.) A header's path is read only when it is a plain relative
-path outside agent-config/, and without following a symlink (files/confined.py).
+lines that looks like a header or label reads as fresh: the rollup cannot say where it ended.)
+A header's path is read only when it is a plain relative path outside agent-config/, and without
+following a symlink (files/confined.py).
 
 Bounded by bytes: each file is read up to the rest of the rollup's length and one byte more, and
 at most `budget` bytes in all; the sections past it are not compared (the warning says so).
