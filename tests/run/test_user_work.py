@@ -83,7 +83,7 @@ def test_a_clean_tree_saves_nothing_and_an_edit_block_over_an_edit_warns_of_noth
     (project.root / "fixed.txt").unlink()
     api.reply("^^^app.txt\n^^^search\nmy edit\n^^^replace\nmy edit, kept\n^^^end\n" + FIX)
     result = cli("--json")
-    assert result.exit_code == 0 and "rewrites" not in result.stderr
+    assert result.exit_code == 0 and "file whole that has uncommitted changes" not in result.stderr
     assert project.read("app.txt") == "hello\nmy edit, kept\n"
     assert [s["files"] for s in record(result)["saved_work"]] == [["app.txt"]]
 
