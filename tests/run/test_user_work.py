@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from code_commit.git.stash import save, uncommitted
+from code_commit.git.stash import head, save, uncommitted
 
 from fakeapi import FakeAPI
 from support import Project, git
@@ -130,7 +130,7 @@ def test_a_repository_with_no_commit_yet_is_saved_by_hand(tmp_path: Path) -> Non
     git(root, "add", "a.txt")
     (root / "a.txt").write_text("staged, then edited\n")
     before = index_bytes(root)
-    saved = save(root, "code-commit test", uncommitted(root))
+    saved = save(root, "code-commit test", uncommitted(root, head(root)))
     assert saved.unborn and "git checkout" in saved.restore and "stash apply" not in saved.restore
     assert index_bytes(root) == before and (root / "a.txt").read_text() == "staged, then edited\n"
     assert git(root, "stash", "list") == "stash@{0}: code-commit test\n"
@@ -151,7 +151,7 @@ def test_a_detached_head_and_a_merge_stopped_on_conflicts_are_saved_too(tmp_path
     git(root, "checkout", "-q", "--detach")
     (root / "f.txt").write_text("edited on a detached HEAD\n")
     before = index_bytes(root)
-    saved = save(root, "detached", uncommitted(root))
+    saved = save(root, "detached", uncommitted(root, head(root)))
     assert index_bytes(root) == before, "stash create gets a copy of the index: the real one is not rewritten"
     assert git(root, "show", f"{saved.commit}:f.txt") == "edited on a detached HEAD\n"
     git(root, "checkout", "-q", "-f", "main")
@@ -163,8 +163,8 @@ def test_a_detached_head_and_a_merge_stopped_on_conflicts_are_saved_too(tmp_path
     git(root, "commit", "-qam", "main")
     with pytest.raises(subprocess.CalledProcessError):  # git merge exits 1 on a conflict
         git(root, "merge", "-q", "other")
-    assert uncommitted(root) == ("f.txt",)
+    assert uncommitted(root, head(root)) == ("f.txt",)
     conflicted = (root / "f.txt").read_text()
-    saved = save(root, "merging", uncommitted(root))
+    saved = save(root, "merging", uncommitted(root, head(root)))
     assert git(root, "show", f"{saved.commit}:f.txt") == conflicted
     assert git(root, "ls-files", "-u"), "the merge is still in progress"

@@ -71,12 +71,13 @@ def _names(output: bytes) -> list[str]:
     return [os.fsdecode(name) for name in output.split(b"\0") if name]
 
 
-def uncommitted(root: Path) -> tuple[str, ...]:
-    """The project's tracked files with changes not committed, staged or not (a deletion too),
-    relative to the root, sorted. Submodules are left out: nothing in them is ever written."""
+def uncommitted(root: Path, base: str | None) -> tuple[str, ...]:
+    """The project's tracked files with changes not committed to `base` (HEAD's commit, None when there
+    is none yet), staged or not, a deletion too; relative to the root, sorted. Submodules are left
+    out: nothing in them is ever written."""
     common = ("--name-only", "-z", "--relative", "--no-ext-diff", "--no-textconv", "--ignore-submodules")
-    if head(root) is not None:
-        return tuple(sorted(_names(_git(root, "diff", *common, "HEAD", "--"))))
+    if base is not None:
+        return tuple(sorted(_names(_git(root, "diff", *common, base, "--"))))
     staged = _names(_git(root, "diff", "--cached", *common, "--"))  # everything in the index is new
     return tuple(sorted({*staged, *_names(_git(root, "diff", *common, "--"))}))
 

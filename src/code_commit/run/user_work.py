@@ -14,6 +14,7 @@ Working state of one command (the orchestrator holds it); what it saved goes int
 from __future__ import annotations
 
 import contextlib
+import hashlib
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
@@ -33,16 +34,16 @@ class UserWork:
     around_save: Callable[[], AbstractContextManager[None]] = contextlib.nullcontext
     saved: list[Saved] = field(default_factory=list)
     _dirty: tuple[str, ...] | None = None  # the project's uncommitted files before the first write
-    _reference: str | None = None  # the commit whose tree holds each file as last saved
-    _written: dict[str, str] = field(default_factory=dict)  # path -> blob id of what the command last wrote
+    _reference: str | None = None  # the commit whose tree holds each file as last saved (HEAD's, or a stash)
+    _written: dict[str, bytes] = field(default_factory=dict)  # path -> sha256 of what the command last wrote
     _first: bool = True
-    _format: str = ""
 
     def dirty(self) -> tuple[str, ...]:
         """The project's tracked files with uncommitted changes of the user's: as they are before the
         command's first write, and as they were then after it. GitFailed if git cannot say."""
         if self._dirty is None:
-            self._dirty = uncommitted(self.root) if self.repository else ()
+            self._reference = head(self.root) if self.repository else None
+            self._dirty = uncommitted(self.root, self._reference) if self.repository else ()
         return self._dirty
 
     def whole_over_dirty(self, plan: Plan) -> list[str]:
@@ -62,14 +63,10 @@ class UserWork:
         entry stored, or None when nothing needed saving. GitFailed if git cannot save it."""
         if not plan.changes or not self.repository:
             return None
-        self._format = self._format or object_format(self.root)
         if self._first:
             files = self.dirty()
             self._first = False
-            if not files:
-                self._reference = head(self.root)
-                return None
-            return self._save(self.name, files)
+            return self._save(self.name, files) if files else None
         unsaved = self._unsaved([change.path for change in plan.changes])
         return self._save(f"{self.name} (before call {call})", unsaved) if unsaved else None
 
@@ -78,8 +75,8 @@ class UserWork:
         for change in plan.changes:
             if change.content is None:
                 self._written.pop(change.path, None)
-            elif self.repository:
-                self._written[change.path] = blob_id(change.content, self._format or object_format(self.root))
+            else:
+                self._written[change.path] = hashlib.sha256(change.content).digest()
 
     def _save(self, message: str, files: Sequence[str]) -> Saved:
         with self.around_save():
@@ -92,15 +89,17 @@ class UserWork:
         """Of `paths`, those whose content now is neither where it was last saved nor what the
         command wrote there."""
         known = blob_ids(self.root, self._reference, paths) if self._reference else dict.fromkeys(paths)
+        fmt = object_format(self.root)
         unsaved = []
         with Tree(self.root) as tree:
             for path in paths:
                 try:
-                    now = blob_id(tree.read(path), self._format)
+                    now = tree.read(path)
                 except (FileNotFoundError, NotADirectoryError):
                     continue  # nothing there to lose
-                except OSError:
-                    now = ""  # unreadable here: git's `add` reads it or fails, and the write is stopped
-                if now not in (known.get(path), self._written.get(path)):
+                except OSError:  # unreadable here: the save reads it through git, or fails and stops the write
+                    unsaved.append(path)
+                    continue
+                if hashlib.sha256(now).digest() != self._written.get(path) and blob_id(now, fmt) != known.get(path):
                     unsaved.append(path)
         return unsaved
