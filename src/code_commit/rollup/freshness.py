@@ -10,8 +10,9 @@ walked in order, each file's bytes are matched where its section starts, and a s
 matches is passed over whole, header-like lines in it included; one that does not is stale, and
 the walk goes on at the next header line. (Known limit: a file cut short just before one of its
 lines that looks like a header or label reads as fresh: the rollup cannot say where it ended.)
-A header's path is read only when it is a plain relative path outside agent-config/, and without
-following a symlink (files/confined.py).
+A header's path is read only when it is a plain relative path outside agent-config/ that git lists
+(tracked, or untracked and not ignored: what a rollup may hold), and without following a symlink
+(files/confined.py).
 
 Bounded by bytes: each file is read up to the rest of the rollup's length and one byte more, and
 at most `budget` bytes in all; the sections past it are not compared (the warning says so).
@@ -20,6 +21,7 @@ at most `budget` bytes in all; the sections past it are not compared (the warnin
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -49,17 +51,22 @@ class Freshness:
         stale = list(self.stale)
         more = len(stale) - NAMED
         named = ", ".join(stale[:NAMED]) + (f" and {more} more" if more > 0 else "")
-        of = f"{len(stale)} of the {len(self.seen)} files" if len(self.seen) > 1 else "the file"
+        of = f"{len(stale)} of the {len(self.seen)} files" if len(self.seen) > 1 else "the one file"
+        verb = "differs" if len(stale) == 1 else "differ"
         unchecked = f" (the ones past the first {MAX_COMPARED >> 20} MiB were not compared)" if self.incomplete else ""
         return (
-            f"the rollup is stale: {of} it shows whole differ from the disk{unchecked}: {named}. The model "
+            f"the rollup is stale: {of} it shows whole {verb} from the disk{unchecked}: {named}. The model "
             "would see them as they were, and an answer that rewrites one whole would undo the edits since; "
             "refresh it with `code-commit rollup` (or ./codeRollup.sh)"
         )
 
 
-def check_freshness(root: Path, rollup: str, budget: int = MAX_COMPARED) -> Freshness:
-    """Compare each whole-file section of `rollup` with the file it names under `root`."""
+def check_freshness(
+    root: Path, rollup: str, listed: Collection[str] | None = None, budget: int = MAX_COMPARED
+) -> Freshness:
+    """Compare each whole-file section of `rollup` with the file it names under `root`; with `listed`
+    (what git lists: the files a rollup may hold), only the sections of those files. A header forged in
+    a file's content may name anything: an ignored `.env` is then neither read nor named."""
     data = rollup.encode("utf-8", "surrogateescape")
     found = Freshness()
     left = budget
@@ -71,7 +78,7 @@ def check_freshness(root: Path, rollup: str, budget: int = MAX_COMPARED) -> Fres
                 pos = body
                 continue
             path = boundary.group(1).decode("utf-8", "surrogateescape")
-            if not _plain(path):
+            if not _plain(path) or (listed is not None and path not in listed):
                 pos = body
                 continue
             most = len(data) - body + 1  # one byte more than the rest of the rollup: a longer file differs

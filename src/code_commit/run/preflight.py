@@ -65,10 +65,14 @@ def untracked_warning(paths: list[str]) -> str | None:
     )
 
 
-def stale_rollup(root: Path, codebase: str, settings: Settings) -> tuple[str | None, str | None]:
+def stale_rollup(
+    root: Path, setup: GitSetup | None, codebase: str, settings: Settings
+) -> tuple[str | None, str | None]:
     """The rollup checked against the disk, as `stale_rollup` says: (a warning, or None; the rollup
-    made again, or None). Raises SetupError under refuse, and when the refresh fails."""
-    warning = check_freshness(root, codebase).message()
+    made again, or None). Raises SetupError under refuse, and when the refresh fails. In a repository
+    only the files git lists are compared (see `untracked_in_rollup` on forged headers)."""
+    listed = None if setup is None else {p.decode("utf-8", "surrogateescape") for p in list_paths(root)}
+    warning = check_freshness(root, codebase, listed).message()
     if warning is None:
         return None, None
     if settings.stale_rollup == "refuse":
