@@ -124,3 +124,15 @@ def test_a_forged_header_never_reads_or_names_a_file_git_ignores(project: Projec
     assert result.exit_code == 0, result.stderr
     assert "the rollup is stale: the one file it shows whole differs from the disk: app.txt." in result.stderr
     assert ".env" not in result.stderr
+
+
+def test_outlined_files_are_not_compared(project: Project, cli) -> None:
+    project.write("src/small.py", "def small():\n    return 1\n")
+    project.write("src/big.py", "".join(f"def f{n}():\n    return {n}\n\n\n" for n in range(2_000)))
+    project.commit_all()
+    assert cli("rollup", "--budget", "1000").exit_code == 0
+    rollup = project.read("agent-config/codeRollup.txt")
+    assert "--- OUTLINES ---\n::: src/big.py (outline" in rollup and "==> src/small.py <==" in rollup
+    project.write("src/big.py", "def changed():\n    pass\n")  # an outline shows no file as it is
+    found = check_freshness(project.root, rollup)
+    assert not found.stale and "src/small.py" in found.seen and "src/big.py" not in found.seen

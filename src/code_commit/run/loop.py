@@ -130,7 +130,7 @@ def execute(
     state = LoopState()
     try:
         git = orchestrator.prepare(censored=key.censored if key else (), builds=not options.dry_run)
-        stale, fresh = stale_rollup(workspace.root, git, workspace.codebase, settings)
+        stale, fresh = stale_rollup(workspace.root, git, workspace.codebase, workspace.query, settings)
         if fresh is not None:
             workspace = replace(workspace, codebase=fresh)
         if stale and fresh is None:

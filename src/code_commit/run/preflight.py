@@ -66,7 +66,7 @@ def untracked_warning(paths: list[str]) -> str | None:
 
 
 def stale_rollup(
-    root: Path, setup: GitSetup | None, codebase: str, settings: Settings
+    root: Path, setup: GitSetup | None, codebase: str, query: str, settings: Settings
 ) -> tuple[str | None, str | None]:
     """The rollup checked against the disk, as `stale_rollup` says: (a warning, or None; the rollup
     made again, or None). Raises SetupError under refuse, and when the refresh fails. In a repository
@@ -79,7 +79,7 @@ def stale_rollup(
         raise SetupError(f"{warning}. Nothing was sent (stale_rollup = refuse)")
     if settings.stale_rollup == "warn":
         return warning, None
-    made = write_rollup(root, settings=settings)
+    made = write_rollup(root, settings=settings, query=query)  # as `code-commit rollup` makes it
     fresh = (root / made.output).read_text(encoding="utf-8")
     note = f"{warning.split('. The model', 1)[0]}; made again with `code-commit rollup` (stale_rollup = refresh): "
     return note + made.summary(), fresh
