@@ -168,3 +168,25 @@ def test_a_detached_head_and_a_merge_stopped_on_conflicts_are_saved_too(tmp_path
     saved = save(root, "merging", uncommitted(root, head(root)))
     assert git(root, "show", f"{saved.commit}:f.txt") == conflicted
     assert git(root, "ls-files", "-u"), "the merge is still in progress"
+
+
+def test_saving_runs_no_hook(tmp_path: Path) -> None:
+    """Writing the index copy would run post-index-change; a hook is a program the save never runs."""
+    root = tmp_path / "hooked"
+    root.mkdir()
+    git(root, "init", "-q")
+    (root / "a.txt").write_text("a\n")
+    git(root, "add", "a.txt")
+    git(root, "commit", "-qm", "a")
+    marker = tmp_path / "hook-ran"
+    for hook in ("post-index-change", "pre-commit", "post-commit"):
+        script = root / ".git" / "hooks" / hook
+        script.write_text(f"#!/bin/sh\necho {hook} >> {marker}\n")
+        script.chmod(0o755)
+    (root / "a.txt").write_text("edited\n")
+    git(root, "add", "a.txt")  # git itself runs the hook here, as it would for the save
+    assert marker.read_text() == "post-index-change\n"
+    marker.unlink()
+    (root / "a.txt").write_text("edited again\n")
+    save(root, "hooked", uncommitted(root, head(root)))
+    assert not marker.exists()

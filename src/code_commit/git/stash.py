@@ -48,10 +48,14 @@ class Saved:
         return f"`git stash apply {self.commit}` brings back all of it (onto a clean tree); {one}"
 
 
+# Writing an index (the copy) runs the post-index-change hook: saving the user's work runs no program.
+_NO_HOOKS = ("-c", "core.hooksPath=/dev/null")
+
+
 def _git(root: Path, *args: str, env: dict[str, str] | None = None, stdin: bytes = b"") -> bytes:
     try:
         done = subprocess.run(
-            ["git", *args],
+            ["git", *_NO_HOOKS, *args],
             cwd=root,
             env=git_env(GIT_OPTIONAL_LOCKS="0") | (env or {}),  # never refresh (write) the index while looking
             input=stdin,
