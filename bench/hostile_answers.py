@@ -1,21 +1,28 @@
-"""Hostile answers against `code-commit apply --check`: the audit's repros, and answers as large as
-a run reads (`Settings.answer_byte_cap`) on a 100,000-line file.
+"""Hostile answers against `code-commit apply --check`: the audit's repros, answers as large as a
+run reads (`Settings.answer_byte_cap`) on a 100,000-line file, an answer against a 500,000-line file,
+450 paths 2,041 folders deep; and a run's setup with a sparse 4 GiB codeRollup.txt.
 
-Ours: `code-commit apply --check [--json]` in a fresh process (time and peak RSS); there is no
-reference. Target: every answer decided in under 3 s, with a report that does not grow with the pairs.
+Ours: `code-commit apply --check [--json]` (or a `--dry-run`) in a fresh process (time and peak RSS).
+The reference, when BENCH_BEFORE names another `code-commit` (an earlier checkout's), is that one,
+measured side by side on the same fixture: before and after. Target: every answer decided in under
+3 s, with a report that does not grow with the pairs.
 """
 
 from __future__ import annotations
 
+import os
 import subprocess
 import tempfile
 from pathlib import Path
 
 from code_commit.config.settings import Settings
 
-from .harness import BIN, Command, Row, bench_env, side_by_side
+from .harness import BIN, Command, Measure, Row, bench_env, side_by_side
 
 TARGET_SECONDS = 3.0
+BIG = 500_000  # lines: the audit's very large file
+# Another code-commit to measure beside ours, as "before" (the reference column).
+BEFORE = os.environ.get("BENCH_BEFORE")
 
 
 def _pairs_up_to(cap: int, pair: str) -> int:
@@ -55,6 +62,18 @@ def _cases() -> list[tuple[str, int, str, str, tuple[str, ...]]]:
     cases.append((f"answer cap ({cap:,} B) of one-pair blocks", 1_001, "long", block * _pairs_up_to(cap, block), ()))
     elided = "^^^big.py\n# ...\n^^^end\n"
     cases.append((f"answer cap ({cap:,} B) of `# ...` blocks", 1_001, "long", elided * _pairs_up_to(cap, elided), ()))
+    # The third audit's: a 642-byte answer against a 500,000-line file (28 s and 1 GB an attempt, 74 s
+    # and 4.4 GB with --json), and 450 paths 2,041 folders deep (90 s and 2 GB to refuse).
+    everywhere = "^^^big.py\n^^^search\nx = 1\n^^^replace\ny = 2\n^^^end\n"
+    first_line_everywhere = "^^^big.py\n^^^search\nx = 1\nx = 1\nx = 2\n^^^replace\ny = 2\n^^^end\n"
+    for flags in ((), ("--json",)):
+        suffix = " --json" if flags else ""
+        cases.append((f"a line at every place of {BIG:,} lines{suffix}", BIG, "same", everywhere, flags))
+        cases.append(
+            (f"a failing search whose first line is everywhere{suffix}", BIG, "same", first_line_everywhere, flags)
+        )
+    deep = "".join(f"^^^d{n % 10}/{'a/' * 2040}f.txt\nx\n^^^end\n" for n in range(450))
+    cases.append(("450 paths 2,041 folders deep", 1, "unique", deep, ()))
     return cases
 
 
@@ -63,6 +82,8 @@ def _file(kind: str, lines: int) -> str:
         return "".join(f"x = {i % 10}\n" for i in range(lines))
     if kind == "long":
         return ("x" * 10_000 + "\n") * (lines - 1) + "a\n"
+    if kind == "same":
+        return "x = 1\n" * lines
     return "".join(f"line {i}\n" for i in range(lines))
 
 
@@ -80,19 +101,44 @@ def run(repeat: int) -> list[Row]:
             path = Path(tmp) / "answer.txt"
             path.write_text(answer)
             argv = [str(BIN / "code-commit"), "apply", "--check", *flags, str(path)]
-            best = side_by_side(repeat, {"ours": Command(argv, root, expect=None)})
+            commands = {"ours": Command(argv, root, expect=None)}
+            if BEFORE:
+                commands["before"] = Command([BEFORE, *argv[1:]], root, expect=None)
+            best = side_by_side(repeat, commands)
             report = subprocess.run(argv, cwd=root, env=env, capture_output=True, text=True)
-        seconds = best["ours"].seconds
-        met = seconds < TARGET_SECONDS
-        rows.append(
-            Row(
-                f"hostile answer: {name}",
-                f"{len(answer):,} B, {lines:,} lines",
-                seconds,
-                None,
-                best["ours"].peak_rss,
-                note=f"report {len(report.stdout):,} chars",
-                target=f"< {TARGET_SECONDS:g} s: {'met' if met else 'MISSED'}",
-            )
-        )
+            note = f"report {len(report.stdout):,} chars"
+            if BEFORE:
+                earlier = subprocess.run([BEFORE, *argv[1:]], cwd=root, env=env, capture_output=True, text=True)
+                note += f"; before: {best['before'].peak_rss / 2**20:.0f} MiB, report {len(earlier.stdout):,} chars"
+        rows.append(_row(f"hostile answer: {name}", f"{len(answer):,} B, {lines:,} lines", best, note))
+    rows.append(_sparse_rollup(repeat))
     return rows
+
+
+def _row(name: str, size: str, best: dict[str, Measure], note: str) -> Row:
+    seconds = best["ours"].seconds
+    met = seconds < TARGET_SECONDS
+    before = best["before"].seconds if "before" in best else None
+    target = f"< {TARGET_SECONDS:g} s: {'met' if met else 'MISSED'}"
+    return Row(name, size, seconds, before, best["ours"].peak_rss, note=note, target=target)
+
+
+def _sparse_rollup(repeat: int) -> Row:
+    """A run's setup with a sparse 4 GiB codeRollup.txt: it was read whole (12.6 GB of memory) before
+    the run said the prompt was too long; now its size refuses it before a byte is read. No "before"
+    is measured: it would take the machine's memory."""
+    with tempfile.TemporaryDirectory(prefix="bench-hostile-") as tmp:
+        root = Path(tmp) / "repo"
+        (root / "agent-config").mkdir(parents=True)
+        (root / ".gitignore").write_text("/agent-config\n")
+        (root / "build.sh").write_text("#!/bin/sh\nexit 0\n")
+        (root / "build.sh").chmod(0o755)
+        (root / "agent-config" / "query.txt").write_text("Fix it.\n")
+        with open(root / "agent-config" / "codeRollup.txt", "wb") as fh:
+            fh.truncate(4 << 30)
+        env = bench_env(ANTHROPIC_API_KEY="sk-ant-bench-0123456789", ANTHROPIC_BASE_URL="http://127.0.0.1:9")
+        for argv in (["git", "init", "-q"], ["git", "add", "-A"], ["git", "commit", "-qm", "base"]):
+            subprocess.run(argv, cwd=root, env=env, check=True)
+        command = Command([str(BIN / "code-commit"), "--dry-run", "--timeout", "60"], root, env=env, expect=2)
+        best = side_by_side(repeat, {"ours": command})
+    return _row("setup: a sparse 4 GiB codeRollup.txt", "4 GiB (sparse)", best, "exit 2, refused by its size")

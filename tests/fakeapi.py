@@ -142,6 +142,7 @@ class _Step:
     chunk_delay: float = 0.0  # before each stream event
     stall: float = 0.0  # cut only: after the partial text, before the cut
     one_line: bool = False  # endless only: one event line that never ends, instead of endless events
+    pace: str = "flood"  # endless only: "flood", "pings" (keep-alives, never a text), "drip" (a small event a chunk)
     clean: bool = False  # cut only: end the body properly instead of dropping the connection
     whole: bool = False  # reply only: one JSON body even to a streaming request
     thinking: str | None = None  # the model's thinking before the text; None: as the model does by default
@@ -158,6 +159,7 @@ class FakeAPI:
         self._unscripted = 0
         self._ids = 0
         self.endless_sent: list[int] = []  # per endless() step served: body bytes written before the client left
+        self.endless_chunks: list[int] = []  # per endless() step served: body chunks written before the client left
         self._stopping = threading.Event()  # also interrupts scripted delays, so stop() never waits them out
         # What the OpenAI-style endpoint is: "openai" (api.openai.com's rules), "vllm-0.5" (refuses any field
         # it does not know, max_completion_tokens included, as vLLM 0.4.2-0.6.3 did) or "ollama" (ignores
@@ -318,11 +320,13 @@ class FakeAPI:
             )
         )
 
-    def endless(self, piece: str = "x" * 1000, *, one_line: bool = False) -> None:
+    def endless(self, piece: str = "x" * 1000, *, one_line: bool = False, pace: str = "flood") -> None:
         """A stream that never ends: after the opening events, `piece` as text delta after text delta;
-        one_line=True: one event line that never ends instead. Written until the client closes the
-        connection (or ENDLESS_SAFETY_STOP bytes); the bytes written are appended to `endless_sent`."""
-        self._push(_Step("endless", text=piece, one_line=one_line))
+        one_line=True: one event line that never ends instead. pace="pings": keep-alive pings only, one
+        a chunk, never a text; pace="drip": one text delta of `piece` a chunk. Written until the client
+        closes the connection (or ENDLESS_SAFETY_STOP bytes); the bytes written are appended to
+        `endless_sent`, the chunks to `endless_chunks`."""
+        self._push(_Step("endless", text=piece, one_line=one_line, pace=pace))
 
     def stream_error(
         self,
@@ -616,21 +620,27 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
 
     def _send_endless(self, dialect: _Dialect, step: _Step) -> None:
-        sent = 0
+        sent = chunks = 0
         try:
             for event in dialect.opening(dataclasses.replace(step, text="")):
                 self._send_chunk(event, 0.0)
                 sent += len(event)
-            repeated = b"x" * 65536 if step.one_line else dialect.text_event(step.text) * 64
+            repeated = {
+                "pings": dialect.ping_event(),
+                "drip": dialect.text_event(step.text),
+            }.get(step.pace, b"x" * 65536 if step.one_line else dialect.text_event(step.text) * 64)
             if step.one_line:
                 self._send_chunk(b'data: {"text": "', 0.0)
             while sent < ENDLESS_SAFETY_STOP and not self.server.api._stopping.is_set():
                 self._send_chunk(repeated, 0.0)
+                self.wfile.flush()
                 sent += len(repeated)
+                chunks += 1
         except OSError:
             pass  # the client closed the connection: what it would not read is never sent
         finally:
             self.server.api.endless_sent.append(sent)
+            self.server.api.endless_chunks.append(chunks)
             self._abort()
 
     def _abort(self) -> None:
@@ -883,6 +893,10 @@ class _Dialect:
     def text_event(self, piece: str) -> bytes:
         raise NotImplementedError
 
+    def ping_event(self) -> bytes:
+        """A keep-alive: no answer text."""
+        raise NotImplementedError
+
 
 class _AnthropicDialect(_Dialect):
     wire = "anthropic"
@@ -974,6 +988,9 @@ class _AnthropicDialect(_Dialect):
 
     def text_event(self, piece: str) -> bytes:
         return self._event({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": piece}})
+
+    def ping_event(self) -> bytes:
+        return self._event({"type": "ping"})
 
 
 def _event_stream_frame(headers: Mapping[str, str], payload: bytes) -> bytes:
@@ -1117,3 +1134,6 @@ class _OpenAIDialect(_Dialect):
 
     def text_event(self, piece: str) -> bytes:
         return self._chunk({"content": piece}, None)
+
+    def ping_event(self) -> bytes:
+        return b": keep-alive\n\n"  # an SSE comment, as OpenAI-compatible servers send

@@ -31,6 +31,7 @@ CLOUD_FILE_ENV = ("AWS_WEB_IDENTITY_TOKEN_FILE", "AWS_SHARED_CREDENTIALS_FILE", 
 PROVIDER_ENV = (*KEY_ENV.values(), "ANTHROPIC_AUTH_TOKEN", *CLOUD_ENV)
 # ... and every one kept out of a child process.
 CHILD_SCRUBBED_ENV = (*PROVIDER_ENV, *CLOUD_FILE_ENV)
+KEY_FILE_BYTES = 64 << 10  # a key file is read up to this much: a key is a few hundred bytes
 
 
 def cloud_credential_folders(env: Mapping[str, str] | None = None) -> tuple[Path, ...]:

@@ -12,6 +12,7 @@
         RestoreFailed       exit 8     an apply could not be undone; its journal is kept
       BuildError                       the build cannot be believed
         BuildTampered       exit 10    it changed what the run's integrity rests on
+        BuildBlocked        exit 11    the sandbox or the setup kept it from running: no answer can help
       InternalError         exit 9     nothing expected it: a bug, or the environment (a full disk)
     Stopped                            ended from outside (a BaseException, as KeyboardInterrupt is)
       Interrupted           exit 130   SIGINT or SIGTERM (a bare Ctrl-C outside a run, too)
@@ -32,7 +33,15 @@ code means; `EXIT_CODES` below is the only place a class meets its code.
 
 from __future__ import annotations
 
+from typing import Protocol
+
 from code_commit.exits import EXIT
+
+
+class BlockedBy(Protocol):
+    """What kept a build from running (builds/diagnosis.py's Diagnosis): its one line."""
+
+    def line(self) -> str: ...
 
 
 class CodeCommitError(Exception):
@@ -86,6 +95,16 @@ class BuildTampered(BuildError):
         self.paths = list(paths)
 
 
+class BuildBlocked(BuildError):
+    """The sandbox or the setup kept the build from running (a tool it hides, a read-only cache, no
+    network, a missing virtualenv): no answer can change that, so the run stops before its next
+    paid call. The message is the diagnosis's one line: the cause, the command or path, the fix."""
+
+    def __init__(self, diagnosis: BlockedBy) -> None:
+        super().__init__(diagnosis.line())
+        self.diagnosis = diagnosis
+
+
 class InternalError(CodeCommitError):
     """An exception nothing else expected: a bug in code-commit, or its environment (a full disk,
     permissions). The last line of defence turns it into this, so that the run still ends with its
@@ -122,6 +141,7 @@ EXIT_CODES: dict[type[BaseException], int] = {
     AllRejected: EXIT.REJECTED,
     RestoreFailed: EXIT.RESTORE_FAILED,
     BuildTampered: EXIT.TAMPERED,
+    BuildBlocked: EXIT.BUILD_BLOCKED,
     InternalError: EXIT.INTERNAL,
     Interrupted: EXIT.INTERRUPTED,
     RunTimeout: EXIT.TIMEOUT,

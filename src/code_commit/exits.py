@@ -13,7 +13,7 @@ import textwrap
 from dataclasses import dataclass
 
 # The commands, as `commands` names them: "run" is `code-commit` itself, with no subcommand.
-COMMANDS = ("run", "apply", "recover", "rollup", "init", "demo", "config")
+COMMANDS = ("run", "apply", "check", "recover", "rollup", "init", "demo", "config")
 EVERY_COMMAND = frozenset(COMMANDS)
 
 
@@ -27,12 +27,15 @@ class ExitCode:
     detail: str = ""  # more for the docs page only: whole sentences
     apply: str = ""  # what it means for `code-commit apply`, where that differs from `meaning`
     dry_run_outcome: str = ""  # the record's `outcome` for it with --dry-run, where that differs
+    check: str = ""  # what it means for `code-commit check`, where that differs from `meaning`
 
     def meaning_for(self, command: str) -> str:
-        return (self.apply if command == "apply" else "") or self.meaning
+        own = {"apply": self.apply, "check": self.check}.get(command, "")
+        return own or self.meaning
 
 
 RUN_LIKE = frozenset({"run", "demo"})  # demo runs the real loop, against a scripted model
+BUILDING = RUN_LIKE | {"apply", "check"}  # the commands that can run build.sh
 
 TABLE: tuple[ExitCode, ...] = (
     ExitCode(
@@ -43,16 +46,18 @@ TABLE: tuple[ExitCode, ...] = (
         EVERY_COMMAND,
         apply="applied (and with `--build`, the build passes); with `--check`: the answer is valid",
         dry_run_outcome="acceptable",
+        check="the build passes, run as a run runs it",
     ),
     ExitCode(
         1,
         "BUILD_FAILS",
         "build_failed",
         "the build still fails after the repairs, or no answer could be applied",
-        RUN_LIKE | {"apply"},
+        BUILDING,
         detail="When every answer was refused, so no build ran, the record's outcome is `refused`",
         apply="with `--build`: applied, but the build fails",
         dry_run_outcome="refused",
+        check="the build fails on its own terms (a failing test, a compile error): a run would ask for repairs",
     ),
     ExitCode(
         2,
@@ -76,7 +81,7 @@ TABLE: tuple[ExitCode, ...] = (
         "LOCK_HELD",
         "lock_held",
         "another run holds the project's lock",
-        RUN_LIKE | {"apply", "recover"},
+        BUILDING | {"recover"},
         apply="another run holds the project's lock (`--check` takes none)",
     ),
     ExitCode(
@@ -84,8 +89,9 @@ TABLE: tuple[ExitCode, ...] = (
         "TIMEOUT",
         "timeout",
         "the run's time limit was reached",
-        frozenset({"run", "apply"}),
+        frozenset({"run", "apply", "check"}),
         apply="the `--timeout` was reached",
+        check="the `--timeout` was reached",
     ),
     ExitCode(6, "REJECTED", "rejected", "every change was rejected in review", frozenset({"run"})),
     ExitCode(
@@ -123,7 +129,7 @@ TABLE: tuple[ExitCode, ...] = (
         "tampered",
         "the build changed `build.sh`, an ignore file, git's hooks or config, or `agent-config/`: the run "
         "stopped at once; the message names each changed path",
-        frozenset({"run", "apply"}),
+        BUILDING,
         detail="What the run watches: `build.sh`, `codeRollup.sh`, an ignore or attributes file (a new one too), "
         "`.git/config`, `.git/hooks/`, `.git/info/` (a submodule's too, and its `.git` file), git's index "
         "flags and refs, git's global and included config files, and anything in `agent-config/` but the "
@@ -131,6 +137,25 @@ TABLE: tuple[ExitCode, ...] = (
         "the record's `tampered` name each path: inspect them before running again",
         apply="with `--build`: the build changed `build.sh`, an ignore file, git's hooks or config, or "
         "`agent-config/`; the message names each changed path",
+        check="the build changed `build.sh`, an ignore file, git's hooks or config, or `agent-config/`; the "
+        "message names each changed path",
+    ),
+    ExitCode(
+        11,
+        "BUILD_BLOCKED",
+        "build_blocked",
+        "the sandbox or the setup keeps `build.sh` from running (a tool it hides, a read-only cache, no "
+        "network, a virtualenv a fresh clone lacks): no repair was asked for; the message names the cause "
+        "and the fix",
+        BUILDING,
+        detail="A run stops after that build, before its next paid call: no answer can change the sandbox. "
+        "The console, `run.log` and the record's `error` name the cause, the command or path and the fix (a "
+        'setting, an environment variable, a step to take once outside the sandbox, or `sandbox = "off"` '
+        "with what that gives up); the record's `diagnosis` has them apart, with the line of the build's output "
+        "it was read from. An ordinary failure (a failing test, a compile error) is never this",
+        apply="with `--build`: applied, but the sandbox or the setup keeps `build.sh` from running; the message "
+        "names the cause and the fix",
+        check="the sandbox or the setup keeps `build.sh` from running; the message names the cause and the fix",
     ),
     ExitCode(130, "INTERRUPTED", "interrupted", "interrupted (SIGINT or SIGTERM)", EVERY_COMMAND),
 )
@@ -154,6 +179,7 @@ class Codes:
     RESTORE_FAILED: int
     INTERNAL: int
     TAMPERED: int
+    BUILD_BLOCKED: int
     INTERRUPTED: int
 
 

@@ -97,3 +97,56 @@ def test_work_is_counted_across_blocks_and_the_limit_is_never_passed(tmp_path: P
     # Within the limit the same answer applies.
     plan = plan_changes(tmp_path, edits, Guard(tmp_path), limits=MatchLimits(10, 30_000))
     assert len(plan.changes) == 2
+
+
+# --- a very large file: work and memory bounded whatever its size ---
+
+BIG = 500_000
+
+
+def test_a_line_at_half_a_million_places_is_decided_with_bounded_work() -> None:
+    """The audit's repro: a 642-byte answer against a 500,000-line file took 28 s and 1 GB an attempt,
+    74 s and 4.4 GB with `apply --check --json` (a report naming every place). The places are looked
+    for up to MAX_PLACES, and the advice that hashes every line is left out of a file this long."""
+    from code_commit.answer.match import finding, mismatch
+    from code_commit.answer.match.finding import Work
+    from code_commit.answer.match.mismatch import AmbiguousMatch
+    from code_commit.answer.match.resolve import resolve
+
+    work = Work()
+    with pytest.raises(AmbiguousMatch) as caught:
+        resolve("x = 1\n" * BIG, "x = 1\n", "y = 2\n", work=work)
+    failure = caught.value
+    assert len(failure.locations) == finding.MAX_PLACES
+    assert work.jumps <= 3 * finding.MAX_PLACES  # three stages, each up to MAX_PLACES places
+    assert (work.hashed, work.min_context) == (0, 0), "no pass of hashing over the file"
+    message = failure.describe("big.py")
+    assert "matches at least 1,000 places" in message and "and at least 980 more" in message
+    assert f"over {mismatch.ADVICE_LINES:,} lines" in message
+
+
+def test_a_failing_search_text_whose_first_line_is_everywhere_is_decided_in_one_pass() -> None:
+    """Its first line is at every one of 500,000 places, the whole text at none: jumping from place to
+    place was a step of a Python loop each; past MAX_JUMPS one pass finds the rest. The closest lines
+    of a file this long come from equal lines only, found at C speed, no regex on every line."""
+    from code_commit.answer.match import finding, mismatch
+    from code_commit.answer.match.finding import Work
+    from code_commit.answer.match.mismatch import NoMatch
+    from code_commit.answer.match.resolve import resolve
+
+    work = Work()
+    with pytest.raises(NoMatch) as caught:
+        resolve("x = 1\n" * BIG, "x = 1\nx = 1\nx = 2\n", "y\n", work=work)
+    assert work.jumps <= 3 * finding.MAX_JUMPS  # the core, the replacement and the closest lines' search
+    assert work.word_scanned == 0 and work.scored <= 2 * (mismatch.CANDIDATES + mismatch.SAMPLED)
+    assert caught.value.closest, "the closest lines are still shown"
+
+
+@pytest.mark.parametrize("as_json", [False, True])
+def test_apply_check_on_a_500000_line_file_reports_in_bounded_size(project: Project, cli, as_json: bool) -> None:
+    project.write("big.py", "x = 1\n" * BIG)
+    project.commit_all()
+    flags = ("--json",) if as_json else ()
+    result = cli("apply", "--check", *flags, "-", input="^^^big.py\n^^^search\nx = 1\n^^^replace\ny = 2\n^^^end\n")
+    assert result.exit_code == 7
+    assert len(result.stdout) < 100_000  # before: 36 MB, every one of the 500,000 places

@@ -385,7 +385,7 @@ def test_checking_the_indentation_shift_at_thousands_of_places_measures_each_lin
     work = Work()
     with pytest.raises(AmbiguousMatch) as caught:
         resolve("    x = 1\n" * file_lines, "x = 1\n" * search_lines, "y\n", work=work)
-    assert len(caught.value.locations) == file_lines - search_lines + 1
+    assert len(caught.value.locations) == min(file_lines - search_lines + 1, finding.MAX_PLACES)
     assert caught.value.stage == INDENTATION
     assert 0 < work.measured <= 4 * len(finding.TAB_WIDTHS) * (file_lines + search_lines)
 
@@ -422,7 +422,7 @@ def test_a_long_search_text_at_thousands_of_places_is_found_with_linear_work() -
     work = Work()
     with pytest.raises(AmbiguousMatch) as caught:
         resolve("    0\n" * file_lines, "0\n" * search_lines, "1\n", explain=False, work=work)
-    assert len(caught.value.locations) == file_lines - search_lines + 1
+    assert len(caught.value.locations) == min(file_lines - search_lines + 1, finding.MAX_PLACES)
     assert caught.value.stage == INDENTATION
     passes = 2 + 2 * len(finding.TAB_WIDTHS)  # the lines, and per tab width the steps, each twice
     assert 0 < work.compared <= passes * (finding.MATCH_WORK_PER_ITEM + 4) * (file_lines + search_lines)
@@ -594,11 +594,11 @@ def test_a_search_text_found_in_many_places_names_twenty_and_counts_the_rest() -
     with pytest.raises(AmbiguousMatch) as caught:
         resolve(text, "x = 0\n", "x = 1\n")
     failure = caught.value
-    assert len(failure.locations) == 3000 and len(failure.unique_around) == 20
+    assert len(failure.locations) == finding.MAX_PLACES and len(failure.unique_around) == 20
     assert failure.min_context == 3000
     assert failure.unique_around[0] is None, "no window within 100 more lines is unique there"
     message = failure.describe("zeros.py")
-    assert "line 19, line 20 and 2980 more" in message
+    assert "matches at least 1,000 places" in message and "line 19, line 20 and at least 980 more" in message
     assert "Any 3000 consecutive lines of zeros.py are unique" in message
 
 
@@ -610,7 +610,7 @@ def test_the_unique_windows_of_an_ambiguous_match_in_a_long_file_hash_a_bounded_
     with pytest.raises(AmbiguousMatch) as caught:
         resolve("0,0,0,0\n" * lines, "0,0,0,0\n", "1,1,1,1\n", work=work)
     failure = caught.value
-    assert len(failure.locations) == lines and failure.min_context == lines
+    assert len(failure.locations) == finding.MAX_PLACES and failure.min_context == lines
     assert failure.unique_around == (None,) * mismatch.MAX_LOCATIONS_SHOWN, "no window that small is unique"
     assert 0 < work.hashed <= mismatch.UNIQUE_WINDOW_WORK
 
@@ -905,3 +905,19 @@ def test_a_search_text_is_applied_only_where_no_stage_finds_another_place(case) 
     (at,) = [i for i, line in enumerate(new) if line.strip() == "MARKER()"]
     assert at >= place + core and not "".join(new[place + core : at]).strip(), "inserted right after the place"
     assert new[:at] + new[at + 1 :] == lines, "nothing but the inserted line changed, byte for byte"
+
+
+@pytest.mark.parametrize("max_jumps", [0, 1, finding.MAX_JUMPS])
+@given(
+    st.lists(st.sampled_from(["a", "b", "a\0", "\0"]), max_size=30),
+    st.lists(st.sampled_from(["a", "b", "\0"]), min_size=1, max_size=4),
+    st.one_of(st.none(), st.integers(min_value=1, max_value=5)),
+)
+def test_occurrences_in_one_pass_are_the_first_places_even_with_nul_in_lines(
+    max_jumps: int, items: list[str], wanted: list[str], limit: int | None
+) -> None:
+    """Past max_jumps the rest is found by joining the lines with NUL between them, at C speed: a line
+    holding a NUL of its own must neither make a place nor hide one."""
+    found = occurrences(items, wanted, Work(), limit=limit, max_jumps=max_jumps)
+    every = [i for i in range(len(items) - len(wanted) + 1) if items[i : i + len(wanted)] == wanted]
+    assert found == every[:limit]

@@ -307,7 +307,35 @@ def test_a_second_failure_while_undoing_is_finished_by_recover(
             recover(case)
             assert snapshot(case) == before, f"first failure at {first}, second {gap} later"
             assert pending_journals(case) == []
-    assert cases > 20
+    assert cases > 0  # fewer than before: a temp file that could not be removed is tried again
+
+
+def test_an_undo_that_fails_leaves_no_temp_file_in_the_tree(
+    root: Path, monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """A folder made read-only while an apply fails (EACCES): the undo stopped at the first temp file
+    it could not remove and left the others, `.code-commit-*.tmp` files git status shows, until a
+    `recover`. Each one is removed whatever another does, and a failed removal is tried again."""
+    commit = commit_step(record_steps(root, monkeypatch, tmp_path_factory))
+    stray: list[str] = []
+    undos_that_failed = 0
+    for first in range(commit + 1):
+        for gap in (1, 2, 3, 4, 8, 16):
+            case = fresh_root(tmp_path_factory, root)
+            plan = multi_file_plan(case)
+            with monkeypatch.context() as patch:
+                Faults(fail_at=first, error=errno.EACCES, fail_again_at=first + gap).install(patch)
+                try:
+                    apply_plan(case, plan, journal_of(case))
+                except RestoreFailed:
+                    undos_that_failed += 1
+                except ApplyFailed:
+                    pass
+            stray += [
+                f"{first}+{gap}: {p.relative_to(case)}" for p in case.rglob("*.tmp") if "agent-config" not in p.parts
+            ]
+    assert stray == []
+    assert undos_that_failed > 0, "some second failures still stop the undo: recover finishes those"
 
 
 def test_a_kill_at_every_step_is_undone_by_recover(

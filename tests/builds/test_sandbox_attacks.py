@@ -340,7 +340,9 @@ def test_a_git_or_bwrap_a_build_plants_on_path_never_runs_on_the_host(tmp_path: 
     sandbox = choose("require", root=project)
     log = run_folder / "01-build.txt"
 
-    assert checked_build(project, run_folder, log, Redactor(), Settings(), sandbox).exit_code == 1
+    with pytest.raises(BuildTampered) as caught:  # the user's own next `git`, in the activated venv, is it
+        checked_build(project, run_folder, log, Redactor(), Settings(), sandbox)
+    assert caught.value.paths == [".venv/bin/git (created)"]
     assert (project / ".venv" / "bin" / "git").exists(), log.read_text()  # planted, as a build may
     assert check_ignore(project, ["x"]) == {"x": None}  # code-commit's next git call
     assert choose("require", root=project).bwrap == sandbox.bwrap == real_bwrap  # the next run's probe

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from code_commit.guard.policy import MAX_DEPTH
 from code_commit.run.lock import ProjectLock
 
 from fakeapi import FakeAPI
@@ -135,8 +136,11 @@ def test_a_path_that_is_not_utf8_is_refused_in_text_and_json(big: Project, cli) 
     for flags in ((), ("--json",)):
         result = cli("apply", *flags, "-", input=json.dumps(entries))
         assert result.exit_code == 7, result.output
-        assert result.stdout.count("not valid UTF-8") == 2
-    assert json.loads(result.stdout)["problems"][0]["path"] == "x\udcff.txt"
+        assert result.stdout.count("not valid UTF-8") == (2 if not flags else 3)  # JSON: `error` names the first
+    record = json.loads(result.stdout)
+    assert record["problems"][0]["path"] == "x\udcff.txt"
+    assert record["error"].startswith("the answer was refused, nothing was applied: ")
+    assert record["error"].endswith("(and 1 more problem)")
     assert status(big) == before and sorted(p.name for p in big.root.iterdir() if p.name.startswith(("x", "y"))) == []
 
 
@@ -317,14 +321,17 @@ def test_usage_and_setup_errors_exit_2(big: Project, cli, args: list[str], setup
 def test_the_key_is_censored_in_the_report_and_the_logs(big: Project, cli, monkeypatch) -> None:
     monkeypatch.setenv("ANTHROPIC_API_KEY", TEST_KEY)
     big.build_script(f"echo {TEST_KEY}\nexit 1\n")
-    result = cli("apply", "--build", "-", input=f"^^^k-{TEST_KEY}.txt\n{TEST_KEY}\n^^^end\n")
+    # The key reaches the logs through the answer's saved text and the build's output (an answer that
+    # wrote it into a file would be refused: test_secrets.py).
+    result = cli("apply", "--build", "-", input=f"The key is {TEST_KEY}.\n^^^k.txt\nk\n^^^end\n")
     assert result.exit_code == 1
     assert TEST_KEY not in result.stdout + result.stderr
-    assert f"write k-********{TEST_KEY[-2:]}.txt" in result.stdout
-    logged = only_run(big)
-    assert {"answer.txt", "01-build.txt", "run.log", "summary.json"} <= set(logged)
-    for name, text in logged.items():
-        assert TEST_KEY not in text, name
+    refused = cli("apply", "-", input=f"^^^k-{TEST_KEY}.txt\nk\n^^^end\n")
+    assert refused.exit_code == 7 and f"k-********{TEST_KEY[-2:]}.txt" in refused.stdout
+    assert TEST_KEY not in refused.stdout + refused.stderr
+    logged = "".join(p.read_text() for run in big.run_dirs() for p in run.rglob("*") if p.is_file())
+    assert "01-build.txt" in {p.name for run in big.run_dirs() for p in run.iterdir()}
+    assert TEST_KEY not in logged
 
 
 def test_replaying_a_logged_answer_reproduces_the_run(big: Project, api: FakeAPI, cli) -> None:
@@ -410,13 +417,40 @@ def test_an_invalid_ignore_line_is_skipped_with_a_warning_as_in_a_run(big: Proje
     assert warning in (run / "run.log").read_text()
 
 
-def test_a_path_deeper_than_pythons_recursion_limit_is_applied(big: Project, cli) -> None:
-    """The guard accepts up to 4,096 bytes of path, some 2,000 folders: the apply must walk them all."""
-    deep = "d/" * 1_200 + "f.txt"
+def test_a_path_as_deep_as_the_guard_allows_is_applied_and_a_deeper_one_refused(big: Project, cli) -> None:
+    """The guard accepts paths MAX_DEPTH folders deep: the apply walks them all. One deeper is refused
+    before anything on disk is looked at (450 paths 2,041 folders deep took 90 s and 2 GB)."""
+    deep = "d/" * MAX_DEPTH + "f.txt"
     try:
         result = cli("apply", "--json", "-", input=f"^^^{deep}\nx\n^^^end\n")
         assert result.exit_code == 0, result.output
         assert json.loads(result.stdout)["changes"] == [{"path": deep, "action": "write"}]
         assert (big.root / deep).read_text() == "x\n"
+        deeper = "d/" * (MAX_DEPTH + 1) + "f.txt"
+        refused = cli("apply", "--json", "-", input=f"^^^{deeper}\nx\n^^^end\n")
+        assert refused.exit_code == 7
+        (problem,) = json.loads(refused.stdout)["problems"]
+        assert f"more than {MAX_DEPTH} folders deep" in problem["message"]
     finally:  # Python's rmtree (pytest's clean-up of old temp folders) recurses: rm does not
         subprocess.run(["rm", "-rf", "d"], cwd=big.root, check=True)
+
+
+def test_hundreds_of_very_deep_paths_are_refused_before_anything_on_disk_is_looked_at(
+    project: Project, cli, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from code_commit.guard import policy
+
+    looked: list[str] = []
+    real = policy.Guard._inspect_directory
+
+    def inspect(self: policy.Guard, directory: str) -> object:
+        looked.append(directory)
+        return real(self, directory)
+
+    monkeypatch.setattr(policy.Guard, "_inspect_directory", inspect)
+    answer = "".join(f"^^^d{i % 10}/{'a/' * 2040}f.txt\nx\n^^^end\n" for i in range(450))
+    result = cli("apply", "--check", "--json", "-", input=answer)
+    assert result.exit_code == 7
+    problems = json.loads(result.stdout)["problems"]
+    assert problems and all("folders deep" in p["message"] for p in problems)
+    assert looked == []

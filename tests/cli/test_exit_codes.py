@@ -22,7 +22,8 @@ ROOT = Path(__file__).resolve().parents[2]
     [
         ("docs/unattended.md", exits.reference_table()),
         ("docs/usage.md", exits.command_table("apply")),
-        ("README.md", exits.short_table((0, 1, 2, 3))),
+        ("docs/usage.md", exits.command_table("check")),
+        ("README.md", exits.short_table((0, 1, 2, 3, 11))),
     ],
 )
 def test_each_docs_exit_code_table_is_the_one_rendered_from_the_table(page: str, table: str) -> None:
@@ -34,12 +35,14 @@ def test_each_docs_exit_code_table_is_the_one_rendered_from_the_table(page: str,
     assert shown == table, f"{page}'s exit codes differ from exits.py's; the table should read:\n{table}"
 
 
-@pytest.mark.parametrize(("args", "command"), [(["--help"], None), (["apply", "--help"], "apply")])
+@pytest.mark.parametrize(
+    ("args", "command"), [(["--help"], None), (["apply", "--help"], "apply"), (["check", "--help"], "check")]
+)
 def test_each_help_lists_the_codes_from_the_table_line_for_line(cli, args: list[str], command: str | None) -> None:
     result = cli(*args)
     assert result.exit_code == exits.EXIT.OK
     rows = exits.TABLE if command is None else exits.rows_for(command)
-    assert len(rows) >= 10
+    assert len(rows) >= 9
     shown = [line.strip() for line in result.stdout.splitlines()]  # click indents the help
     for line in exits.help_text(command).splitlines():
         assert line.strip() in shown, line
@@ -49,7 +52,7 @@ def test_each_help_lists_the_codes_from_the_table_line_for_line(cli, args: list[
 
 def test_every_failure_class_has_a_code_of_the_table_and_each_code_of_a_command_has_a_source() -> None:
     assert set(EXIT_CODES.values()) <= {row.code for row in exits.TABLE}
-    for command in ("run", "apply"):
+    for command in ("run", "apply", "check"):
         codes = {row.code for row in exits.rows_for(command)}
         # The rest a command returns without an exception: it passed, or the build still fails.
         assert codes - set(EXIT_CODES.values()) == {exits.EXIT.OK, exits.EXIT.BUILD_FAILS}, command

@@ -122,10 +122,11 @@ RUN_ONLY = {"--json": [], "--dry-run": [], "--revert-on-failure": []}
 SETTING_FLAGS = {"--" + f.name.replace("_", "-"): sample(f) for f in dataclasses.fields(Settings) if f.metadata["flag"]}
 FLAG_ARGS = RUN_ONLY | SETTING_FLAGS
 # The spec, written out independently of the declarations: what each subcommand honours before it.
-SANDBOX = {"--sandbox", "--sandbox-network", "--sandbox-writable"}  # apply honours them with --build
+SANDBOX = {"--sandbox", "--sandbox-network", "--sandbox-writable", "--sandbox-readable"}  # apply: with --build
 HONOURED = {
     "config": set(SETTING_FLAGS),  # it shows every setting, so every setting's flag counts
     "apply": {"--build-timeout", "--timeout", "--wait-lock", "--tests"} | SANDBOX,
+    "check": {"--build-timeout", "--timeout", "--wait-lock"} | SANDBOX,
     "recover": {"--wait-lock"},
     "rollup": set(),
     "init": set(),

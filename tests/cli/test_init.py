@@ -66,10 +66,11 @@ def test_init_on_an_existing_project_keeps_everything(tmp_path: Path, cli, monke
     assert mode(tmp_path / "build.sh") == 0o700
     assert "kept     build.sh" in result.stderr and "added    /agent-config to .gitignore" in result.stderr
     assert "edit build.sh" not in result.stderr
+    assert "check: build fails: build.sh exited with code 2" in result.stderr, "the user's own build.sh, checked"
 
-    # A second init changes nothing at all.
+    # A second init changes nothing at all (without its check, which logs a run folder).
     before = {p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()}
-    result = cli("init")
+    result = cli("init", "--no-check")
     assert result.exit_code == 0 and "created" not in result.stderr
     assert {p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()} == before
 

@@ -46,7 +46,7 @@ def test_a_fifo_among_the_files_init_reads_never_blocks_it(root: Path, marker: s
     except subprocess.TimeoutExpired:
         pytest.fail(f"code-commit init blocked on the FIFO at {fifo}")
     assert done.returncode == 0, done.stderr
-    assert "python3 -m pytest -q" in (root / "build.sh").read_text()
+    assert "python3 -m pytest -q -p no:cacheprovider" in (root / "build.sh").read_text()
 
 
 def test_a_fifo_named_tox_ini_is_not_read_by_the_guess(root: Path) -> None:
@@ -54,7 +54,7 @@ def test_a_fifo_named_tox_ini_is_not_read_by_the_guess(root: Path) -> None:
     os.mkfifo(root / "tox.ini")
     os.mkfifo(root / "setup.cfg")
     guess = guess_build(root, which=lambda tool: None)
-    assert guess.commands == "python3 -m pytest -q"
+    assert guess.commands == "python3 -m pytest -q -p no:cacheprovider"
 
 
 def test_package_json_nested_past_the_recursion_limit_is_no_guess_with_the_reason(root: Path, cli) -> None:
@@ -86,7 +86,7 @@ def test_a_huge_sparse_manifest_is_read_only_up_to_the_bound(root: Path, cli, mo
     result = cli("init")
     assert result.exit_code == 0, result.output
     assert read and max(read) <= MAX_READ + 1
-    assert "python3 -m pytest -q" in (root / "build.sh").read_text()
+    assert "python3 -m pytest -q -p no:cacheprovider" in (root / "build.sh").read_text()
     assert guess_build(root).commands is not None
 
 

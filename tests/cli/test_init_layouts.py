@@ -34,9 +34,13 @@ VENV_BIN = Path(sys.executable).parent
 
 @pytest.fixture
 def root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A project folder, current; init's own check is off (sandbox = "off": init never runs a build
+    unsandboxed): these tests run the guessed build.sh themselves (tests/builds/test_real_toolchains.py
+    has init's check on real toolchains)."""
     project = tmp_path / "project"
     project.mkdir()
     monkeypatch.chdir(project)
+    monkeypatch.setenv("CODE_COMMIT_SANDBOX", "off")
     return project
 
 
@@ -92,7 +96,7 @@ def test_a_real_src_layout_library_gets_a_build_that_passes_and_fails_when_a_tes
 
     result, script = init(cli, root)
 
-    assert commands(script) == ["PYTHONPATH=src python3 -m pytest -q"]
+    assert commands(script) == ["PYTHONPATH=src python3 -m pytest -q -p no:cacheprovider"]
     assert "src layout" in script and "tox" in result.output, "says what it found, and that tox is not used"
     passed = build(root)
     assert passed.returncode == 0, passed.stdout + passed.stderr
@@ -119,7 +123,7 @@ def test_the_old_guess_fails_on_a_src_layout_and_the_new_one_does_not(root: Path
 
     _, script = init(cli, root)
 
-    assert commands(script) == ["PYTHONPATH=src python3 -m pytest -q"]
+    assert commands(script) == ["PYTHONPATH=src python3 -m pytest -q -p no:cacheprovider"]
     assert build(root).returncode == 0
 
 
@@ -135,7 +139,7 @@ def test_a_flat_layout_runs_pytest_with_python3(root: Path, cli) -> None:
 
     _, script = init(cli, root)
 
-    assert commands(script) == ["python3 -m pytest -q"]
+    assert commands(script) == ["python3 -m pytest -q -p no:cacheprovider"]
     assert build(root).returncode == 0
 
 
@@ -155,21 +159,44 @@ def test_a_project_virtualenv_runs_the_tests_with_its_python(root: Path, cli, na
 
     result, script = init(cli, root)
 
-    assert commands(script) == [f"PYTHONPATH=src {name}/bin/python -m pytest -q"]
+    assert commands(script) == [f"PYTHONPATH=src {name}/bin/python -m pytest -q -p no:cacheprovider"]
     assert f"the project's virtualenv {name}/" in result.output
     assert build(root).returncode == 0
 
 
 def test_uv_runs_the_tests_when_it_is_installed_and_is_named_when_it_is_not(root: Path) -> None:
-    write(root, {"pyproject.toml": "[project]\nname = 'pkg'\n[tool.hatch.envs.default]\n", "uv.lock": "version = 1\n"})
+    pyproject = "[project]\nname = 'pkg'\n[dependency-groups]\ndev = ['pytest']\n[tool.hatch.envs.default]\n"
+    write(root, {"pyproject.toml": pyproject, "uv.lock": "version = 1\n"})
 
     with_uv = guess_build(root, which={"uv": "/usr/bin/uv"}.get)
     without = guess_build(root, which=lambda tool: None)
 
-    assert with_uv.commands == "uv run pytest -q"
-    assert without.commands == "python3 -m pytest -q"
+    assert (
+        with_uv.commands == "uv run pytest -q -p no:cacheprovider"
+        and with_uv.tools == ("uv",)
+        and "uv sync" in with_uv.sandbox
+    )
+    assert without.commands == "python3 -m pytest -q -p no:cacheprovider"
     assert "uv.lock is there but uv is not installed: the build runs python3 as it is" in without.notes
     assert any("hatch test" in note and "hatch is not installed" in note for note in without.notes)
+
+
+def test_a_uv_project_that_does_not_name_pytest_runs_unittest(root: Path) -> None:
+    write(root, {"pyproject.toml": "[project]\nname = 'app'\n", "uv.lock": "version = 1\n", "tests/__init__.py": ""})
+
+    guess = guess_build(root, which={"uv": "/usr/bin/uv"}.get)
+
+    assert guess.commands == "uv run python -m unittest discover -s tests -t ." and guess.runner == "unittest"
+
+
+def test_a_virtualenv_without_pytest_runs_unittest_and_says_so(root: Path) -> None:
+    write(root, {"pyproject.toml": "[project]\nname = 'app'\n", "tests/test_app.py": "import unittest\n"})
+    venv.EnvBuilder(with_pip=False, symlinks=True).create(root / ".venv")
+
+    guess = guess_build(root)
+
+    assert guess.commands == ".venv/bin/python -m unittest discover -s tests"
+    assert "which has no pytest: unittest runs" in guess.why
 
 
 @pytest.mark.parametrize(("files", "tool"), [({"tox.ini": "[tox]\n"}, "tox"), ({"noxfile.py": "import nox\n"}, "nox")])
@@ -181,7 +208,7 @@ def test_tox_and_nox_projects_run_pytest_directly_and_say_so(root: Path, cli, fi
 
     result, script = init(cli, root)
 
-    assert commands(script) == ["python3 -m pytest -q"]
+    assert commands(script) == ["python3 -m pytest -q -p no:cacheprovider"]
     assert f"the project uses {tool}: `{tool}` runs its whole test matrix" in script
     assert f"the project uses {tool}" in result.output
     assert build(root).returncode == 0
@@ -227,10 +254,10 @@ def test_npm_inits_placeholder_test_is_not_a_test_script(root: Path, cli) -> Non
 @pytest.mark.parametrize(
     ("lock", "expected"),
     [
-        ("pnpm-lock.yaml", ["[ -d node_modules ] || pnpm install --frozen-lockfile", "pnpm test"]),
-        ("yarn.lock", ["[ -d node_modules ] || yarn install --frozen-lockfile", "yarn test"]),
-        ("bun.lockb", ["[ -d node_modules ] || bun install --frozen-lockfile", "bun run test"]),
-        ("package-lock.json", ["[ -d node_modules ] || npm ci", "npm test"]),
+        ("pnpm-lock.yaml", ["[ -e node_modules ] || pnpm install --frozen-lockfile", "pnpm test"]),
+        ("yarn.lock", ["[ -e node_modules ] || yarn install --frozen-lockfile", "yarn test"]),
+        ("bun.lockb", ["[ -e node_modules ] || bun install --frozen-lockfile", "bun run test"]),
+        ("package-lock.json", ["[ -e node_modules ] || npm ci", "npm test"]),
     ],
 )
 def test_the_lock_file_names_the_package_manager(root: Path, lock: str, expected: list[str]) -> None:
@@ -241,6 +268,29 @@ def test_the_lock_file_names_the_package_manager(root: Path, lock: str, expected
 
     assert guess.commands is not None and guess.commands.splitlines() == expected
     assert f"{expected[1].split()[0]} is not installed" in guess.notes
+
+
+@pytest.mark.parametrize(
+    ("pin", "yarnrc", "install"),
+    [
+        ("yarn@4.18.1", "", "[ -e .pnp.cjs ] || yarn install --immutable"),
+        ("yarn@4.18.1", "nodeLinker: node-modules\n", "[ -e node_modules ] || yarn install --immutable"),
+        ("pnpm@10.34.0+sha512.abc", "", "[ -e node_modules ] || pnpm install --frozen-lockfile"),
+        ("pnpm; rm -rf ~", "", "[ -e node_modules ] || npm ci"),
+    ],
+)
+def test_corepacks_pin_names_the_package_manager_and_only_a_known_one(
+    root: Path, pin: str, yarnrc: str, install: str
+) -> None:
+    package = {"scripts": {"test": "node --test"}, "dependencies": {"ms": "^2"}, "packageManager": pin}
+    write(root, {"package.json": json.dumps(package), "package-lock.json": "{}"})
+    if yarnrc:
+        write(root, {".yarnrc.yml": yarnrc})
+
+    guess = guess_build(root, which=lambda tool: None)
+
+    assert guess.commands is not None and guess.commands.splitlines()[0] == install
+    assert "rm -rf" not in guess.commands
 
 
 def test_a_package_json_that_is_not_json_is_no_guess_with_the_reason(root: Path) -> None:
@@ -306,13 +356,41 @@ def test_with_nothing_to_guess_from_the_placeholder_fails_and_init_says_why(root
     assert build(root).returncode == 1
 
 
-def test_the_next_steps_say_to_commit_the_projects_files(root: Path, cli) -> None:
+def test_the_next_steps_name_the_files_to_commit_before_the_rollup(root: Path, cli) -> None:
+    write(root, {"pyproject.toml": "[project]\nname = 'app'\n", "app.py": "x = 1\n"})
+    subprocess.run(["git", "init", "-q"], cwd=root, check=True)
+
     result, _ = init(cli, root)
 
     steps = [match.group(1) for match in re.finditer(r" +\d+\. (.*)$", result.output, re.MULTILINE)]
-    commit = next(i for i, step in enumerate(steps) if step.startswith("git add -A && git commit"))
+    commit = next(i for i, step in enumerate(steps) if step.startswith("git add -- "))
     rollup = next(i for i, step in enumerate(steps) if step.startswith("./codeRollup.sh"))
     assert commit < rollup, "committed before the rollup and the run"
+    assert steps[commit].startswith("git add -- .gitignore build.sh codeRollup.sh app.py pyproject.toml && git commit")
+    assert "git add -A" not in result.output
+
+
+def test_the_next_steps_name_build_outputs_git_does_not_ignore_and_never_add_them(root: Path, cli) -> None:
+    """Before: `git add -A`, which committed jsmn's four test binaries that `make test` had left."""
+    shutil.copytree(FIXTURES / "jsmn", root, dirs_exist_ok=True)
+    subprocess.run(["git", "init", "-q"], cwd=root, check=True)
+    subprocess.run(["git", "add", "-A"], cwd=root, check=True)
+    subprocess.run(["git", "commit", "-qm", "jsmn"], cwd=root, check=True, env={**os.environ, "GIT_AUTHOR_NAME": "t"})
+    for name in ("test_default", "test_strict"):  # as `make test` leaves them: executables
+        (root / "test" / name).write_bytes(b"\x7fELF\x02\x01\x01" + bytes(200))
+    (root / "__pycache__").mkdir()
+    (root / "__pycache__" / "x.cpython-311.pyc").write_bytes(b"\0" * 16)
+    write(root, {"NOTES.md": "the user's own untracked file\n"})
+
+    result, _ = init(cli, root)
+
+    steps = [match.group(1) for match in re.finditer(r" +\d+\. (.*)$", result.output, re.MULTILINE)]
+    ignore = next(step for step in steps if step.startswith("add to .gitignore"))
+    commit = next(step for step in steps if step.startswith("git add -- "))
+    assert "/__pycache__/, /test/test_default, /test/test_strict" in ignore
+    assert commit.startswith("git add -- .gitignore build.sh codeRollup.sh NOTES.md && git commit")
+    assert "test_default" not in commit and "pycache" not in commit
+    assert steps.index(ignore) < steps.index(commit)
 
 
 # The rollup of the real library

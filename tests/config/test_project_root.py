@@ -99,11 +99,35 @@ def test_a_run_whose_root_has_no_inputs_names_the_root(tmp_path: Path, api: Fake
     assert api.requests == []
 
 
-def test_init_inside_a_project_creates_no_nested_agent_config(project: Project, sub: Path, cli) -> None:
+def test_init_inside_a_project_sets_up_that_project_and_no_nested_agent_config(
+    project: Project, sub: Path, cli
+) -> None:
+    before = {p: p.read_bytes() for p in project.root.rglob("*") if p.is_file() and ".git" not in p.parts}
+
     result = cli("init")
-    assert result.exit_code == 2
-    assert f"inside the code-commit project at {project.root}" in result.stderr
+
+    assert result.exit_code == 0, result.output
+    assert f"setting up {project.root}: the nearest folder above with agent-config/" in result.stderr
     assert not (sub / "agent-config").exists() and not (sub / ".gitignore").exists()
+    assert all(path.read_bytes() == data for path, data in before.items()), "nothing is overwritten"
+
+
+def test_init_from_a_subfolder_of_a_repository_sets_up_its_top(tmp_path: Path, cli, monkeypatch) -> None:
+    """Before: init set up the subfolder and said to run git init, in a repository."""
+    top = Project(tmp_path / "repo")
+    top.write("pyproject.toml", "[project]\nname = 'x'\n")
+    top.write("src/deep/mod.py", "x = 1\n")
+    git(top.root, "init", "-q")
+    top.commit_all()
+    monkeypatch.chdir(top.root / "src" / "deep")
+
+    result = cli("init")
+
+    assert result.exit_code == 0, result.output
+    assert f"setting up {top.root}: the top of the git repository" in result.stderr
+    assert (top.root / "agent-config" / "config.toml").is_file() and (top.root / "build.sh").is_file()
+    assert sorted(p.name for p in (top.root / "src" / "deep").iterdir()) == ["mod.py"]
+    assert "git init" not in result.stderr
 
 
 def test_the_search_stops_at_the_repository_top(tmp_path: Path, cli, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -24,6 +24,7 @@ TEXT = {
     "tests": "report",
     "stale_rollup": "refuse",
 }
+LISTS = {"sandbox_readable": ["/tmp/tools-a", "/tmp/tools-b"]}  # only folders under /tmp can be shown
 
 
 def flag(f: dataclasses.Field) -> str:
@@ -36,7 +37,8 @@ def other_value(f: dataclasses.Field) -> tuple[list[str], Any]:
     if default is False:
         return [flag(f)], True
     if f.default is dataclasses.MISSING:  # a list
-        return [flag(f), "/var/tmp", flag(f), "/srv/cache"], ["/var/tmp", "/srv/cache"]
+        first, second = LISTS.get(f.name, ["/var/tmp", "/srv/cache"])
+        return [flag(f), first, flag(f), second], [first, second]
     if default is None:
         example = f.metadata["example"]
         return [flag(f), str(example)], example

@@ -185,3 +185,34 @@ def test_a_dry_run_diff_on_a_terminal_shows_escapes_but_a_piped_one_is_the_exact
         )
     assert b"+hello \xe2\x90\x9b]52;c;ZWNobw==\xe2\x90\x87 world" in shown and b"\x1b" not in shown
     assert b"+hello \x1b]52;c;ZWNobw==\x07 world\n" in piped.stdout, "a patch for git apply: byte for byte"
+
+
+def test_the_saved_answer_cannot_drive_a_terminal_and_the_raw_one_re_applies_exactly(
+    project: Project, api: FakeAPI, cli
+) -> None:
+    """A model's answer with escape sequences was saved raw as NN-response.txt: `cat` of it ran them
+    (cleared the screen, wrote "build passes", set the clipboard with OSC 52). It is saved with every
+    control character shown as a symbol; the exact answer goes to NN-response.raw, which `apply` takes."""
+    content = "colour \x1b[31mred\x1b[0m\n"
+    api.reply(HOSTILE + f"^^^fixed.txt\n{content}^^^end\n")
+
+    result = cli()
+
+    assert result.exit_code == 0, result.stderr
+    (run,) = project.run_dirs()
+    shown = (run / "01-response.txt").read_text()
+    assert not any(raw in shown for raw in RAW) and "\u241b[2J" in shown
+    assert "\x1b" not in (run / "01-query.txt").read_text()
+    raw = run / "01-response.raw"
+    assert raw.read_bytes().decode() == HOSTILE + f"^^^fixed.txt\n{content}^^^end\n"
+    assert project.read("fixed.txt") == content
+    (project.root / "fixed.txt").unlink()
+    assert cli("apply", str(raw)).exit_code == 0
+    assert project.read("fixed.txt") == content, "the raw answer re-applies byte for byte"
+
+
+def test_an_answer_without_control_characters_has_no_raw_copy(project: Project, api: FakeAPI, cli) -> None:
+    api.reply(FIX)
+    assert cli().exit_code == 0
+    (run,) = project.run_dirs()
+    assert (run / "01-response.txt").read_text() == FIX and not (run / "01-response.raw").exists()

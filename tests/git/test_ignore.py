@@ -15,7 +15,7 @@ import pytest
 
 from code_commit.git.ignore import pattern_problem
 from code_commit.git.layout import GitSetup, find_git_layout
-from code_commit.guard.policy import Guard
+from code_commit.guard.policy import MAX_DEPTH, Guard
 
 from support import git
 
@@ -222,12 +222,12 @@ def test_an_ignore_file_git_would_wait_on_refuses_instead(repo: Path) -> None:
 
 def test_a_pattern_full_of_stars_cannot_stall_the_guard(repo: Path) -> None:
     # A backtracking regex would take ~255^9 steps here; git's own algorithm prunes. (Four "**/" in a
-    # row would not be pruned: git itself takes minutes on an 800-folder path, and the guard refuses
-    # once git's time limit is up; see GIT_TIMEOUT in git/ignore.py.)
+    # row would not be pruned: git itself takes minutes on an 800-folder path, which the guard refuses
+    # by its depth before asking git; see MAX_DEPTH in guard/policy.py and GIT_TIMEOUT in git/ignore.py.)
     write(repo, ".gitignore", "*a*a*a*a*a*a*a*a*a*b\n**/x/**/y\na/**/b/**/c/**/d\n")
     guard = Guard(repo, git=GitSetup())
     assert guard.check_write("a" * 250) is None
-    assert guard.check_write("/".join(["a"] * 800) + "/z") is None
+    assert guard.check_write("/".join(["a"] * MAX_DEPTH) + "/z") is None
     assert guard.check_write("a" * 9 + "b") is not None
 
 

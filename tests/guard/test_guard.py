@@ -53,6 +53,7 @@ def test_ordinary_paths_pass(root: Path, path: str) -> None:
         ("é" * 128, "255 bytes"),  # 256 bytes in UTF-8: the limit is bytes, not characters
         ("/".join(["d"] * 2100), "4096 bytes"),
         ("d/" * 2047 + "abc", "4096 bytes"),  # 4097 bytes
+        ("d/" * 101 + "x", "more than 100 folders deep"),
         ("c:x.py", "drive-letter"),
         # Lone surrogates (a JSON answer can spell them, "\udcff"): no UTF-8 file name.
         ("x\udcff.txt", "not valid UTF-8"),
@@ -68,7 +69,9 @@ def test_path_syntax_rules(root: Path, path: str, rule: str) -> None:
     assert delete is not None and rule in delete.rule
 
 
-@pytest.mark.parametrize("path", ["a" * 255, "é" * 127 + "a", "d/" * 2046 + "abcd", "ab:c.txt", "C", "a/b:"])
+@pytest.mark.parametrize(
+    "path", ["a" * 255, "é" * 127 + "a", ("d" * 199 + "/") * 20 + "a" * 96, "d/" * 100 + "x", "ab:c.txt", "C", "a/b:"]
+)
 def test_paths_at_the_limits_pass(root: Path, path: str) -> None:
     assert len(path.encode()) <= 4096
     assert Guard(root).check_write(path) is None

@@ -178,8 +178,7 @@ def test_the_key_never_appears_in_logs_prompts_or_console(project: Project, api:
     project.write("agent-config/codeRollup.txt", f"==> .env <==\nKEY={TEST_KEY}\n")
     project.write("secret.txt", TEST_KEY + "\n")
     project.build_script("cat secret.txt\nexit 1\n")
-    api.reply(f"^^^echo.txt\n{TEST_KEY}\n^^^end\n")
-    for _ in range(3):
+    for _ in range(4):  # an answer that echoed the key would be refused (test_secrets.py): the build prints it
         api.reply("^^^x.txt\nx\n^^^end\n")
     result = cli()
     assert result.exit_code == 1

@@ -45,7 +45,7 @@ def test_a_project_with_no_tracked_file_stops_before_any_call(
     assert result.exit_code == 2, result.stderr
     assert api.requests == [], "no paid call"
     error = json.loads(result.stdout)["error"]
-    assert "git tracks no file of this repository" in error and "git add -A && git commit" in error
+    assert "git tracks no file of this repository" in error and "git add <them> && git commit" in error
     assert not fresh.run_dirs()
 
 

@@ -102,20 +102,36 @@ def test_json_on_a_setup_error(project: Project, cli, monkeypatch: pytest.Monkey
     assert project.run_dirs() == []
 
 
-def test_a_build_sh_that_cannot_start_is_a_failed_build_and_the_model_is_told_why(
+def test_a_build_sh_whose_interpreter_does_not_exist_ends_the_run_after_one_call(
     project: Project, api: FakeAPI, cli
 ) -> None:
+    """No answer can change build.sh's #! line: before, the model was asked three more times."""
     project.write("build.sh", "#!/nonexistent/sh\ntest -f fixed.txt\n", mode=0o755)
     project.commit_all()
     for _ in range(4):
         api.reply(FIX)
     result = cli("--json")
+    assert result.exit_code == 11
+    data = record(result)
+    assert data["outcome"] == "build_blocked" and len(api.requests) == 1 and data["attempts"] == 1
+    assert data["last_build"]["exit_code"] == 127
+    assert data["error"].startswith("build.sh's #! line names /nonexistent/sh, which is not found here")
+    assert data["diagnosis"]["kind"] == "missing" and "#!/bin/sh" in data["diagnosis"]["fix"]
+    assert data["error"] in result.stderr
+    assert summary_file(data) == data
+
+
+def test_a_build_that_still_fails_says_how_in_the_records_error(project: Project, api: FakeAPI, cli) -> None:
+    """`error` is never null when the run did not pass: the build's ending and its first error line."""
+    project.build_script("echo 'FAILED tests/test_app.py::test_hello - assert 1 == 2'\nexit 1\n")
+    project.commit_all()
+    api.reply(FIX)
+    result = cli("--json", env={"CODE_COMMIT_MAX_REPAIRS": "0"})
     assert result.exit_code == 1
     data = record(result)
-    assert data["outcome"] == "build_failed" and data["error"] is None
-    assert data["last_build"]["exit_code"] == 127 and data["attempts"] == 4
-    assert "interpreter '/nonexistent/sh' (its #! line) was not found" in api.requests[1].prompt_text
-    assert summary_file(data) == data
+    assert data["outcome"] == "build_failed" and data["diagnosis"] is None
+    assert data["error"].startswith("the build still fails after 0 repairs: build.sh exited with code 1 after ")
+    assert data["error"].endswith("01-build.txt; first error: FAILED tests/test_app.py::test_hello - assert 1 == 2")
 
 
 def test_without_json_nothing_goes_to_stdout(project: Project, api: FakeAPI, cli) -> None:
@@ -250,7 +266,10 @@ def test_revert_on_failure_never_follows_a_symlink_the_build_made(
         "new.txt": "VICTIM new\n",
     }
     assert data["reverted"] is False, "two files could not be reverted"
-    assert result.stderr.count("lib is a symlink now; left as it is") == 2
+    # The answers' two files, and lib/other.txt, which the build moved away with lib/.
+    assert result.stderr.count("lib is a symlink now; left as it is") == 3
+    assert "lib.bak/other.txt: the builds created them; left in place" in result.stderr
+    assert (project.root / "lib.bak" / "other.txt").read_text() == "other\n", "nothing is lost"
     assert project.read("app.txt") == "hello\n", "the rest is still reverted"
     patch = Path(data["patch"]).read_text()
     assert "VICTIM" not in patch, "nothing outside the root is read into the patch"
@@ -443,5 +462,6 @@ def test_an_answer_with_a_lone_surrogate_is_logged_with_the_bytes_visible(projec
     data = record(result)
     assert data["outcome"] == "passed" and summary_file(data) == data
     run = Path(data["log_dir"])
-    assert (run / "01-response.txt").read_text() == "prose \\ud800 here\n" + FIX
+    assert (run / "01-response.txt").read_text() == "prose <U+D800> here\n" + FIX  # shown, as on the console
+    assert (run / "01-response.raw").read_text() == "prose \\ud800 here\n" + FIX  # escaped: not UTF-8
     assert "prose <U+D800> here" in result.stderr

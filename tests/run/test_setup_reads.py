@@ -106,3 +106,46 @@ def test_init_with_a_fifo_as_gitignore_ends_with_a_clear_error(tmp_path) -> None
 
     assert done.returncode == 2, done.stderr
     assert ".gitignore cannot be used" in done.stderr and "not a regular file" in done.stderr
+
+
+# Runs code-commit with its address space capped: a setup file read whole would fail the run with a
+# MemoryError (exit 9), or take the machine; the cap is what the test holds it to, not the clock.
+UNDER_A_GIB = (
+    "import os, resource, sys\n"
+    "resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))\n"
+    "os.execv(sys.executable, [sys.executable, '-m', 'code_commit', *sys.argv[1:]])\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("name", "size", "fragment"),
+    [
+        ("agent-config/codeRollup.txt", 4 << 30, "it is 4.0 GiB, more than the 32.0 MiB code-commit reads of it"),
+        ("agent-config/query.txt", 4 << 30, "it is 4.0 GiB, more than the 32.0 MiB code-commit reads of it"),
+        ("agent-config/config.toml", 2 << 30, "it is 2.0 GiB, more than the 1.0 MiB code-commit reads of it"),
+        ("agent-config/anthropic-api-key", 1 << 30, "it is 1.0 GiB, more than the 64.0 KiB code-commit reads of it"),
+    ],
+)
+def test_a_huge_sparse_setup_file_is_refused_by_its_size_before_a_byte_is_read(
+    project: Project, name: str, size: int, fragment: str
+) -> None:
+    """A sparse 4 GiB codeRollup.txt was read whole (12.6 GB of memory) before "prompt too long"."""
+    with open(project.root / name, "wb") as fh:
+        fh.truncate(size)  # sparse: no disk, and nothing to read unless someone reads it
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "OPENAI_", "CODE_COMMIT_"))}
+    env["ANTHROPIC_BASE_URL"] = "http://127.0.0.1:9"
+    if not name.endswith("api-key"):
+        env["ANTHROPIC_API_KEY"] = TEST_KEY
+
+    done = subprocess.run(
+        [sys.executable, "-c", UNDER_A_GIB, "--timeout", "5"],
+        cwd=project.root,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=GUARD_SECONDS,
+    )
+
+    assert done.returncode == 2, done.stderr
+    assert fragment in done.stderr and name.split("/")[-1] in done.stderr
+    assert project.run_dirs() == []

@@ -19,7 +19,9 @@ from code_commit.answer.match.finding import Work
 from code_commit.answer.match.mismatch import EXPLAINED_FAILURES, AmbiguousMatch, MatchFailure, NoMatch
 from code_commit.answer.match.resolve import resolve
 from code_commit.answer.plan import AnswerRefused, Change, Plan, Problem
+from code_commit.config.redaction import Redactor
 from code_commit.config.settings import Settings
+from code_commit.files.confined import Tree
 from code_commit.guard.policy import Guard
 
 MATCH_FAILURES = (NoMatch.kind, AmbiguousMatch.kind)  # the kinds of problem whose report is costly
@@ -64,16 +66,54 @@ def checked_plan(
     fmt: str = "caret",
     guard: Guard | None = None,
     need_edits: bool = False,
+    secrets: Redactor | None = None,
 ) -> Plan:
     """Answer text (`fmt`: "caret", the ^^^ blocks, or "json", applydir's) parsed, guarded and planned.
     Raises `AnswerRefused`, one problem per reason, if any part of it cannot be applied, or, with
-    `need_edits`, if it has no edit at all (prose alone is no answer to apply)."""
+    `need_edits`, if it has no edit at all (prose alone is no answer to apply), or if it would write
+    one of the `secrets` into a project file."""
     edits = parse_applydir(text) if fmt == "json" else parse_answer(text)
     if need_edits and not edits:
         what = "entries" if fmt == "json" else "^^^ blocks"
         raise AnswerRefused.of("empty", f"the answer has no {what}, so there is nothing to apply")
     guard = guard or Guard(root, settings.protected_patterns)
-    return plan_changes(root, edits, guard, allow_delete=settings.allow_delete, limits=MatchLimits.of(settings))
+    plan = plan_changes(root, edits, guard, allow_delete=settings.allow_delete, limits=MatchLimits.of(settings))
+    leaks = [] if secrets is None else secret_problems(root, plan, secrets)
+    if leaks:
+        raise AnswerRefused(leaks)
+    return plan
+
+
+def secret_problems(root: Path, plan: Plan, secrets: Redactor) -> list[Problem]:
+    """A problem for each file the plan would write a secret into that the file did not hold already,
+    or name after one: an answer that echoes the key (a service or a prompt injection may put it
+    before the model) is refused rather than written where `git add -A` would commit it; a file
+    that held one (a test fixture, a config the user keeps) can still be edited around it. Bytes are
+    read as Latin-1, as the censor reads a patch, so the key's UTF-8 form is found in any file."""
+    problems = []
+    for change in plan.changes:
+        new = secrets.found_in(change.content.decode("latin-1")) if change.content is not None else frozenset()
+        holds = bool(new and new - secrets.found_in(_on_disk(root, change.path).decode("latin-1")))
+        if holds or secrets.found_in(change.path):
+            where = "its content" if holds else "its path"
+            problems.append(
+                Problem(
+                    "secret",
+                    f"{secrets(change.path)!r}: {where} holds a secret code-commit censors (an API key, a token, a "
+                    "password from the environment or a key file): an answer never writes one into the project",
+                    secrets(change.path),
+                )
+            )
+    return problems
+
+
+def _on_disk(root: Path, path: str) -> bytes:
+    """The file's bytes now (none if it is missing or cannot be read), never through a symlink."""
+    try:
+        with Tree(root) as tree:
+            return tree.read(path) if tree.lstat(path) is not None else b""
+    except OSError:
+        return b""
 
 
 def plan_changes(

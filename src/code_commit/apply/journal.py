@@ -42,6 +42,9 @@ from code_commit.git.ignore import IgnoreMatch, ProtectedPatterns
 from code_commit.guard.policy import protected_refusal, syntax_refusal
 from code_commit.logs.run_folder import CONFLICTS, JOURNAL_SUFFIX, MANIFEST, SAVED_ORIGINAL
 
+# A manifest is read up to this much: a 10,000-file apply's is a few MiB (a build may plant a huge one).
+MANIFEST_BYTES = 64 << 20
+
 FORMAT = 1
 _TEMP_NAME = re.compile(r"\.code-commit-[0-9a-f]+-[0-9]+\.tmp")
 _SAVED_NAME = re.compile(re.escape(SAVED_ORIGINAL).replace(re.escape("{n}"), "[0-9]+"))
@@ -164,8 +167,7 @@ class Journal:
 def undo(tree: Tree, folder: Path, manifest: Manifest) -> UndoResult:
     """Bring every file of the manifest back to its original; safe to run again after any interruption."""
     result = UndoResult()
-    for entry in reversed(manifest.entries):
-        tree.remove_temp(entry.path, entry.temp)  # the file the apply was writing when it stopped
+    _remove_temps(tree, manifest.entries)  # the files the apply was writing when it stopped
     for entry in reversed(manifest.entries):
         now = tree.state(entry.path)
         if now == entry.before:
@@ -191,6 +193,27 @@ def undo(tree: Tree, folder: Path, manifest: Manifest) -> UndoResult:
             result.conflicts.append(f"{directory}/ was created by the apply and holds other files now: left in place")
     tree.sync()
     return result
+
+
+def _remove_temps(tree: Tree, entries: Sequence[Entry]) -> None:
+    """Remove every temp file the apply left, each one even if another cannot be (a folder made
+    read-only, a failing disk): an undo that stops leaves no stray `.code-commit-*.tmp` for `git
+    status` to show wherever it could remove one. One that fails is tried once more (a fault that
+    passed); the first failure left is raised, and `recover` tries again."""
+    failed: list[Entry] = []
+    for entry in reversed(entries):
+        try:
+            tree.remove_temp(entry.path, entry.temp)
+        except OSError:
+            failed.append(entry)
+    still: list[OSError] = []
+    for entry in failed:
+        try:
+            tree.remove_temp(entry.path, entry.temp)
+        except OSError as again:
+            still.append(again)
+    if still:
+        raise still[0]
 
 
 def close(folder: Path, result: UndoResult) -> None:
@@ -249,7 +272,7 @@ def recover(root: Path, protected_patterns: Sequence[str] = ()) -> RecoveryRepor
                 report.cleaned.append(folder)
             continue
         try:
-            manifest = Manifest.from_json(read_regular(manifest_path, follow=False))
+            manifest = Manifest.from_json(read_regular(manifest_path, MANIFEST_BYTES, follow=False))
             refusal = journal_refusal(root, folder, manifest, protected_patterns)
             if refusal is not None:
                 raise RestoreFailed(
@@ -389,7 +412,12 @@ def _restore(tree: Tree, folder: Path, entry: Entry) -> None:
     except OSError as exc:
         if exc.errno != errno.EXDEV:
             raise
-        tree.write_atomic(entry.path, data, entry.mode, entry.temp)
+        try:
+            tree.write_atomic(entry.path, data, entry.mode, entry.temp)
+        except OSError:
+            with contextlib.suppress(OSError):  # no stray temp file: the failure is what is reported
+                tree.remove_temp(entry.path, entry.temp)
+            raise
 
 
 def _write_durably(target: Path, data: bytes) -> None:

@@ -5,19 +5,29 @@ result never counts and nothing more goes to the model. Used by the run and by `
 from __future__ import annotations
 
 import contextlib
+import dataclasses
+import os
+import stat
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from code_commit.builds.integrity import Fingerprint, changed_paths, protected_paths
+from code_commit.builds.changes import BuildWatch
+from code_commit.builds.diagnosis import Diagnosis, Host, diagnose
+from code_commit.builds.integrity import TREE_ENTRIES, Fingerprint, ProtectedPaths, changed_paths, protected_paths
+from code_commit.builds.limits import BuildLimits
 from code_commit.builds.runner import BuildResult, run_build
-from code_commit.builds.sandbox import Sandbox, policy
+from code_commit.builds.sandbox import Sandbox, SandboxPolicy, policy
+from code_commit.builds.toolchains import Toolchains, cache_folder, prepare_cache, toolchain_env
+from code_commit.builds.withheld import hidden_stores
 from code_commit.config.paths import CONFIG_DIR
 from code_commit.config.redaction import Redactor
 from code_commit.config.settings import Settings
-from code_commit.credentials import cloud_credential_folders
 from code_commit.errors import BuildTampered
 from code_commit.git.env import distrust
 
+OUTPUT_HEAD = 64 << 10  # bytes of a failed build's log a diagnosis reads from its start...
+OUTPUT_TAIL = 256 << 10  # ...and from its end
+SCRIPT_READ = 64 << 10  # bytes of build.sh a diagnosis reads (does it name the missing program?)
 # Each run's state after its last build, by run folder: the next build starts from it.
 _LAST_AFTER: dict[Path, Fingerprint] = {}
 
@@ -31,11 +41,14 @@ def checked_build(
     sandbox: Sandbox,
     on_output: Callable[[str], None] | None = None,
     on_note: Callable[[str], None] | None = None,
+    watch: BuildWatch | None = None,
 ) -> BuildResult:
     """Run build.sh; raise BuildTampered naming every watched path it changed, even when the build
-    was stopped (a signal, the run's time limit) before it ended."""
-    distrust(root)  # from now on, no git of the project's (a planted .venv/bin/git) runs on the host
-    protected = protected_paths(root)
+    was stopped (a signal, the run's time limit) before it ended. `watch`: the files git shows,
+    whose changes by the build it records (`watch.last`), however the build ended."""
+    distrust(root, *settings.sandbox_writable)  # as the settings did: no git a build plants ever runs here
+    protected = protected_paths(root, run_folder)
+    configured = protected.configured  # the check after the build looks where this one did
     before = Fingerprint.take(protected, skip=run_folder)
     # Between two builds of a run only the guarded apply writes, and never a watched path: a change
     # there is a process an earlier build left behind (a setsid child escapes the process group
@@ -48,14 +61,14 @@ def checked_build(
             "the tamper check watches only its first entries: the tree has very many ignore files, or "
             f"{CONFIG_DIR}/ very many files (delete old run folders: keep_runs)"
         )
-    build_policy = policy(
-        sandbox,
-        root,
-        [*protected.files, *protected.git_dirs, *protected.git_config],
-        [root / CONFIG_DIR, *cloud_credential_folders()],
-        settings.sandbox_network,
-        settings.sandbox_writable,
-    )
+    if protected.tree_truncated and on_note is not None:
+        on_note(
+            f"the tamper check looks for new .git folders and files among the tree's first {TREE_ENTRIES:,} "
+            "entries only (breadth first): the tree has more"
+        )
+    build_policy = sandbox_policy(root, settings, sandbox, protected)
+    if watch is not None:
+        watch.before()
     try:
         result = run_build(
             root,
@@ -66,17 +79,28 @@ def checked_build(
             linger=settings.build_linger,
             log_cap=settings.build_log_cap,
             sandbox=build_policy,
+            pass_env=settings.build_env,
+            withhold_env=settings.redact_env,
         )
     except BaseException as stopped:
-        changed = changed_paths(before, Fingerprint.take(protected_paths(root), skip=run_folder))
+        if watch is not None:
+            with contextlib.suppress(Exception):  # the stop is what ends the run; what is known still counts
+                watch.after()
+        changed = changed_paths(
+            before, Fingerprint.take(protected_paths(root, run_folder, configured), skip=run_folder)
+        )
         if changed:
             raise BuildTampered(changed) from stopped
         raise
-    after = Fingerprint.take(protected_paths(root), skip=run_folder)
+    if watch is not None:
+        watch.after()
+    after = Fingerprint.take(protected_paths(root, run_folder, configured), skip=run_folder)
     changed = changed_paths(before, after)
     if changed:
         raise BuildTampered(changed)
     _LAST_AFTER[run_folder] = after
+    if not result.passed:
+        result = dataclasses.replace(result, diagnosis=diagnosed(root, result, build_policy))
     return result
 
 
@@ -97,3 +121,69 @@ def own_change(root: Path, run_folder: Path) -> Iterator[None]:
         yield
     finally:
         _LAST_AFTER[run_folder] = Fingerprint.take(protected_paths(root), skip=run_folder)
+
+
+def sandbox_policy(
+    root: Path, settings: Settings, sandbox: Sandbox, protected: ProtectedPaths | None = None
+) -> SandboxPolicy | None:
+    """What the next build may touch (None without a sandbox): `check` shows it before its build."""
+    protected = protected or protected_paths(root)
+    tools = toolchains(root, settings, sandbox)
+    writable = [Path(os.path.expanduser(path)) for path in settings.sandbox_writable]
+    kept = [root, *writable, *([tools.cache] if tools.cache is not None else [])]
+    hidden = hidden_stores(settings.sandbox_hidden, settings.sandbox_visible, keep=kept)
+    return policy(
+        sandbox,
+        root,
+        protected.read_only,
+        [root / CONFIG_DIR, *hidden.folders],
+        settings.sandbox_network,
+        settings.sandbox_writable,
+        readable=settings.sandbox_readable,
+        env=tools.env,
+        cache=tools.cache,
+        stand_ins=hidden.files,
+        limits=BuildLimits.of(settings),
+    )
+
+
+def toolchains(root: Path, settings: Settings, sandbox: Sandbox) -> Toolchains:
+    """The project's sandbox cache and the toolchains' variables, for a sandboxed build."""
+    if not sandbox.active:
+        return Toolchains((), None)
+    cache = prepare_cache(cache_folder(root, os.environ))
+    return toolchain_env(os.environ, settings.sandbox_network, cache, os.geteuid() == 0)
+
+
+def diagnosed(root: Path, result: BuildResult, build_policy: SandboxPolicy | None) -> Diagnosis | None:
+    """What kept a failed build from running, if the sandbox or the setup did (builds/diagnosis.py)."""
+    env = {**os.environ, **dict(build_policy.env if build_policy else ())}
+    script = _head(root / "build.sh", SCRIPT_READ).decode("utf-8", "replace")
+    host = Host.of(root, env, script)
+    return diagnose(output_text(result), result.exit_code, build_policy, host, result.start_error)
+
+
+def output_text(result: BuildResult) -> str:
+    """The build's output as its log keeps it, its start and its end (a diagnosis looks no further),
+    without the lines code-commit added at its end."""
+    try:
+        size = result.log_path.stat().st_size
+        with open(result.log_path, "rb") as fh:
+            head = fh.read(min(size, OUTPUT_HEAD))
+            fh.seek(max(size - OUTPUT_TAIL, len(head)))
+            tail = fh.read()
+    except OSError:
+        return ""
+    text = (head + tail).decode("utf-8", "replace")
+    return text[: len(text) - result.output.trailer] if result.output.trailer else text
+
+
+def _head(path: Path, size: int) -> bytes:
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)  # never waits on a FIFO
+    except OSError:
+        return b""
+    try:
+        return os.read(fd, size) if stat.S_ISREG(os.fstat(fd).st_mode) else b""
+    finally:
+        os.close(fd)

@@ -2,12 +2,17 @@
 
 `protected_paths` names the files the build must not change: build.sh and codeRollup.sh (the gate
 and the model's view of the code), every ignore file git reads and the attribute files (what
-`git status` and `git add -A` see), git's own directories (hooks, config). The sandbox binds them
+`git status` and `git add -A` see), git's own directories (hooks, config), and everything that can
+make the user's next git command run a program: every `.git` anywhere in the tree (a nested
+repository's config names a `core.fsmonitor` that `git status` inside it runs), the folder
+core.hooksPath names, and each file git's configuration names as a program (filters, textconv,
+diff and merge drivers, editors, pagers, credential helpers). The sandbox binds the existing ones
 read-only; `Fingerprint` records them, with everything under agent-config/ but the current run's
 folder, before each build, and `changed_paths` names what differs afterwards. With the sandbox
 this never fires; with `sandbox = off` it is the last line of defence: a changed path stops the run.
 
-Bounded: at most MAX_ENTRIES paths are listed, files are hashed by streaming up to a byte budget,
+Bounded: at most MAX_ENTRIES paths are listed, the search for `.git` looks at TREE_ENTRIES
+entries of the tree at most (breadth first: the shallow ones first), files are hashed by streaming up to a byte budget,
 and every file's identity (inode, size, mtime and ctime, which no unprivileged process can set
 back) is recorded whether or not it was hashed.
 """
@@ -23,7 +28,7 @@ from pathlib import Path
 
 from code_commit.config.paths import CONFIG_DIR
 from code_commit.config.protected import GATE_FILES, GIT_DIR, GIT_FILES
-from code_commit.git.config_files import global_git_files
+from code_commit.git.config_files import GitFiles, git_files
 from code_commit.git.env import git_env
 from code_commit.git.layout import GitLayout, find_git_layout, read_git_setup
 
@@ -32,6 +37,7 @@ MAX_ENTRIES = 20_000  # paths listed by one fingerprint
 HASH_FILE_LIMIT = 1 << 20  # bigger files are compared by identity only
 HASH_BUDGET = 64 << 20  # bytes hashed by one fingerprint
 LIST_TIMEOUT = 120.0  # git ls-files on a huge tree; only bounds a hung git
+TREE_ENTRIES = 1_000_000  # entries of the tree the search for `.git` looks at, at most
 
 
 @dataclass(frozen=True)
@@ -41,9 +47,31 @@ class ProtectedPaths:
     git_dirs: tuple[Path, ...]  # .git (a dir or a gitdir: file), the git dir it names, the common dir
     truncated: bool = False  # the tree has more ignore files than MAX_ENTRIES: not all are listed
     git_config: tuple[Path, ...] = ()  # git's files outside .git: global ones, included ones (may not exist)
+    configured: GitFiles = field(default_factory=GitFiles)  # the programs and hooks git's configuration names
+    tree_truncated: bool = False  # the tree has more than TREE_ENTRIES entries: `.git` was not looked for past them
+
+    @property
+    def programs(self) -> tuple[Path, ...]:
+        """The files git's configuration runs, and the hooks husky's hooks folder runs."""
+        named = (path for path, _ in self.configured.programs)
+        return tuple(dict.fromkeys((*named, *self.configured.husky_hooks)))
+
+    @property
+    def hook_folders(self) -> tuple[Path, ...]:
+        return self.configured.hook_folders
+
+    @property
+    def read_only(self) -> tuple[Path, ...]:
+        """What the sandbox binds read-only (those that exist): everything watched but agent-config/,
+        which it hides."""
+        return (*self.files, *self.git_dirs, *self.git_config, *self.programs, *self.hook_folders)
 
 
-def protected_paths(root: Path) -> ProtectedPaths:
+def protected_paths(root: Path, skip: Path | None = None, configured: GitFiles | None = None) -> ProtectedPaths:
+    """`skip`: a folder not to look for `.git` in (the current run's, which the run writes).
+    `configured`: what git's configuration named before the build, for the check after it: a build
+    that rewrote the configuration (`core.hooksPath = /`) is caught by the change to the file, and
+    must not choose what the check looks at."""
     files, truncated = _git_files(root)
     git_dirs = [root / GIT_DIR]
     layout = find_git_layout(root)
@@ -57,14 +85,46 @@ def protected_paths(root: Path) -> ProtectedPaths:
         git_dirs.append(dot_git)
     if layout.common_dir is not None:
         git_dirs.append(layout.common_dir)
-    for dot_git in _submodule_dot_gits(layout):
+    nested, tree_truncated = nested_dot_gits(root, skip)
+    for dot_git in (*_submodule_dot_gits(layout), *nested):
         git_dirs.append(dot_git)
         named = _gitdir_of(dot_git) if dot_git.is_file() else None
         if named is not None:
             git_dirs.append(named)
     unique = list(dict.fromkeys(git_dirs))
     gate = tuple(root / name for name in GATE_FILES)
-    return ProtectedPaths(root, gate + files, tuple(unique), truncated, global_git_files(root))
+    configured = git_files(root, layout.top) if configured is None else configured
+    return ProtectedPaths(root, gate + files, tuple(unique), truncated, configured.config, configured, tree_truncated)
+
+
+def nested_dot_gits(root: Path, skip: Path | None = None) -> tuple[list[Path], bool]:
+    """Every `.git` (a folder, a `gitdir:` file or a symlink) below the root, but the root's own and
+    any under agent-config/ or `skip`, breadth first; and whether TREE_ENTRIES cut the search short.
+    A nested repository is a place git runs programs from: its config's `core.fsmonitor` runs at the
+    user's next `git status` inside it, an IDE's scan of the tree included. Symlinks are not followed."""
+    found: list[Path] = []
+    pending = [str(root)]
+    seen = 0
+    leave_out = {os.path.join(root, GIT_DIR), os.path.join(root, CONFIG_DIR), *([str(skip)] if skip else [])}
+    while pending:
+        folders, pending = pending, []
+        for folder in folders:
+            try:
+                with os.scandir(folder) as listing:
+                    children = list(listing)
+            except OSError:
+                continue
+            seen += len(children)
+            for child in sorted(children, key=lambda e: e.name):
+                if child.path in leave_out:
+                    continue
+                if child.name.lower() == GIT_DIR:
+                    found.append(Path(child.path))
+                elif child.is_dir(follow_symlinks=False):
+                    pending.append(child.path)
+            if seen > TREE_ENTRIES:
+                return found, True
+    return found, False
 
 
 def _git(root: Path, *args: str) -> subprocess.CompletedProcess[bytes]:
@@ -152,17 +212,20 @@ class Fingerprint:
         # The few paths that decide the verdict first, the many ignore files last: a fingerprint cut
         # short at MAX_ENTRIES (by a tree with that many ignore files) still watches the gate.
         gate, ignore_files = protected.files[: len(GATE_FILES)], protected.files[len(GATE_FILES) :]
-        for path in (*gate, *protected.git_config):
+        for path in (*gate, *protected.git_config, *protected.programs):
             fp._add(path)
         if protected.git_dirs and len(fp.entries) < MAX_ENTRIES:
             fp.entries.update(git_state(root))
         for git_dir in protected.git_dirs:
+            if git_dir.name.lower() == GIT_DIR or git_dir.is_file() or git_dir.is_symlink() or not git_dir.exists():
+                fp._add(git_dir)  # a `.git` in the tree: one created is named alone, not its contents
             if git_dir.is_file() or git_dir.is_symlink() or not git_dir.exists():
-                fp._add(git_dir)
                 continue
             for watched in (git_dir, *_inner_git_dirs(git_dir)):  # submodules' and worktrees' own
                 for part in GIT_DIR_PARTS:
                     fp._walk(watched / part, None)
+        for folder in protected.hook_folders:
+            fp._walk(folder, None)
         # agent-config/'s own files (keys, config.toml, query.txt), then the ignore files, then its
         # folders (the run logs, which grow with every run).
         folders = fp._walk(root / CONFIG_DIR, skip, files_only=True)
@@ -277,14 +340,20 @@ def git_state(root: Path) -> dict[str, tuple[object, ...]]:
 
 
 def changed_paths(before: Fingerprint, after: Fingerprint) -> list[str]:
-    """Every watched path that appeared, disappeared or changed, in name order."""
+    """Every watched path that appeared, disappeared or changed, in name order; what appeared inside
+    a folder that appeared is named by the folder alone (`src/.git`, not its twenty files)."""
     names = set(before.entries) | set(after.entries)
     changed = []
+    created: set[str] = set()
     for name in sorted(names):
         old, new = before.entries.get(name), after.entries.get(name)
         if old == new:
             continue
         if old is None or old == ("missing",):
+            parts = name.split("/")
+            if any("/".join(parts[:n]) in created for n in range(1, len(parts))):
+                continue
+            created.add(name)
             changed.append(f"{name} (created)")
         elif new is None or new == ("missing",):
             changed.append(f"{name} (deleted)")

@@ -1,5 +1,5 @@
-"""Running build.sh: its own process group, stdin from /dev/null, no API keys in its
-environment, stdout and stderr interleaved in write order through one pipe, streamed to the
+"""Running build.sh: its own process group, stdin from /dev/null, no secret in its
+environment (`withheld`), stdout and stderr interleaved in write order through one pipe, streamed to the
 log file so memory stays bounded, and a hard time limit.
 
 When build.sh ends, the run does not wait for background children that still hold the pipe:
@@ -21,15 +21,17 @@ import selectors
 import signal
 import subprocess
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from code_commit.builds.diagnosis import Diagnosis
+from code_commit.builds.limits import limited
 from code_commit.builds.output import CHUNK, LOG_CAP, BuildOutput, OutputLog
 from code_commit.builds.sandbox import SandboxPolicy, wrap
+from code_commit.builds.withheld import build_environment
 from code_commit.config.redaction import Redactor
 from code_commit.config.settings import Settings
-from code_commit.credentials import CHILD_SCRUBBED_ENV
 
 LINGER_SECONDS = Settings.build_linger  # after build.sh exits, how long children may keep the pipe open
 
@@ -44,6 +46,7 @@ class BuildResult:
     lingered: bool = False  # background children still held the output when build.sh ended; killed
     start_error: str | None = None  # why build.sh could not be started at all, if it could not
     sandbox: str = "none"  # what it ran under: "bubblewrap" or "none"
+    diagnosis: Diagnosis | None = None  # failed because the sandbox or the setup kept it from running
 
     @property
     def log_path(self) -> Path:
@@ -67,28 +70,50 @@ def build_command(root: Path) -> list[str]:
     return ["./build.sh"] if os.access(script, os.X_OK) else ["sh", "build.sh"]
 
 
-def _start(root: Path, env: Mapping[str, str], sandbox: SandboxPolicy | None) -> subprocess.Popen[bytes]:
+def _start(
+    root: Path, env: Mapping[str, str], sandbox: SandboxPolicy | None, prefix: Sequence[str] = ()
+) -> subprocess.Popen[bytes]:
     """Start build.sh as a shell would: exec it, and if the kernel cannot (a script with no #! line:
-    ENOEXEC), run it with sh. In the sandbox bwrap execs it with execvp, which does the same."""
+    ENOEXEC), run it with sh. In the sandbox bwrap execs it with execvp, which does the same. `env`
+    is the build's whole environment (`withheld.build_environment`)."""
     command = build_command(root)
-    clean = build_env(env)
+    clean = dict(env)
     if sandbox is not None:
         clean["TMPDIR"] = "/tmp"  # the private one: any other is read-only in the sandbox
     while True:
-        try:
-            return subprocess.Popen(
-                command if sandbox is None else wrap(sandbox, command),
-                cwd=root,
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.STDOUT,
-                env=clean,
-                start_new_session=True,  # its own process group, killed as one; and no terminal signals
-            )
-        except OSError as exc:
-            if exc.errno != errno.ENOEXEC or command[0] == "sh" or sandbox is not None:
-                raise
-            command = ["sh", "build.sh"]
+        with _stand_in_pipes(sandbox) as fds:
+            try:
+                return subprocess.Popen(
+                    command if sandbox is None else [*prefix, *wrap(sandbox, command, fds)],
+                    cwd=root,
+                    stdin=subprocess.DEVNULL,
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.STDOUT,
+                    env=clean,
+                    start_new_session=True,  # its own process group, killed as one; and no terminal signals
+                    pass_fds=fds,
+                )
+            except OSError as exc:
+                if exc.errno != errno.ENOEXEC or command[0] == "sh" or sandbox is not None:
+                    raise
+                command = ["sh", "build.sh"]
+
+
+@contextlib.contextmanager
+def _stand_in_pipes(sandbox: SandboxPolicy | None) -> Iterator[list[int]]:
+    """A pipe for each stand-in file of the sandbox, holding its text (a few bytes, far below a
+    pipe's buffer), for bwrap to read: its end is closed here once bwrap has been started."""
+    fds: list[int] = []
+    try:
+        for text in sandbox.stand_in_texts() if sandbox is not None else ():
+            read, write = os.pipe()
+            fds.append(read)
+            with open(write, "wb") as fh:
+                fh.write(text)
+        yield fds
+    finally:
+        for fd in fds:
+            os.close(fd)
 
 
 # What bwrap prints, alone, when it cannot exec build.sh (then it exits 1): "bwrap: execvp CMD: strerror".
@@ -127,12 +152,6 @@ def _why_not_started(root: Path, exc: OSError) -> tuple[int, str]:
     return code, f"its interpreter {interpreter!r} (its #! line) {what}"
 
 
-def build_env(env: Mapping[str, str]) -> dict[str, str]:
-    """The build's environment: no keys, no settings; NO_COLOR=1, as the output is read by a model."""
-    kept = {k: v for k, v in env.items() if k not in CHILD_SCRUBBED_ENV and not k.startswith("CODE_COMMIT_")}
-    return {**kept, "NO_COLOR": "1"}
-
-
 def run_build(
     root: Path,
     log_path: Path,
@@ -143,18 +162,43 @@ def run_build(
     linger: float = LINGER_SECONDS,
     log_cap: int = LOG_CAP,
     sandbox: SandboxPolicy | None = None,
+    pass_env: Sequence[str] = (),
+    withhold_env: Sequence[str] = (),
 ) -> BuildResult:
-    """Run build.sh, stream its output (redacted) to `log_path`, and end with its exit status.
+    """Run build.sh, stream its output (redacted) to `log_path`, and end with its exit status. The
+    build's environment is `env` (this process's by default) without any secret (`build_environment`:
+    but the variables `pass_env` names, and without those `withhold_env` names). In the sandbox, the
+    build runs under its limits on processes and memory (`limits`).
 
     Whatever ends the wait (exit, time limit, an exception such as a signal's), the whole process
     group is killed before this returns, and the log says how the build ended.
     """
+    clean = build_environment(os.environ if env is None else env, pass_env, withhold_env)
+    limits: contextlib.AbstractContextManager[list[str]] = (
+        contextlib.nullcontext([]) if sandbox is None else limited(sandbox.limits)
+    )
+    with limits as prefix:
+        return _run_build(root, log_path, redact, timeout, clean, on_output, linger, log_cap, sandbox, prefix)
+
+
+def _run_build(
+    root: Path,
+    log_path: Path,
+    redact: Redactor,
+    timeout: float,
+    env: Mapping[str, str],
+    on_output: Callable[[str], None] | None,
+    linger: float,
+    log_cap: int,
+    sandbox: SandboxPolicy | None,
+    prefix: list[str],
+) -> BuildResult:
     started = time.monotonic()
     deadline = started + timeout
     sink = OutputLog(log_path, redact, on_output, log_cap)
     kind = "none" if sandbox is None else "bubblewrap"
     try:
-        process = _start(root, os.environ if env is None else env, sandbox)
+        process = _start(root, env, sandbox, prefix)
     except OSError as exc:  # a build that cannot start at all is a failed build, as in a shell
         code, why = _why_not_started(root, exc)
         if sandbox is not None:

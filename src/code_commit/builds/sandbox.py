@@ -2,7 +2,8 @@
 
 Inside it the whole file system is read-only, the project root is writable except what the
 run's integrity rests on (`.git`, the ignore files, build.sh, codeRollup.sh: see `integrity`),
-agent-config/ is an empty tmpfs (no key, no config, no logs), /tmp is private and empty, the
+agent-config/ is an empty tmpfs (no key, no config, no logs), so are the home directory's credential
+stores (`withheld`: an empty folder or file in their place), /tmp is private and empty, the
 build has its own PID namespace and /proc (no process of code-commit or the user can be read),
 and no network unless `sandbox_network` is on. A build.sh that exits ends its namespace, and
 with it every process it started. Only this module knows bwrap's arguments; `build` runs the
@@ -12,16 +13,16 @@ command it is given.
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from code_commit.config.sandbox_writable import writable_problem
+from code_commit.builds.limits import NO_LIMITS, BuildLimits
+from code_commit.config.sandbox_writable import PRIVATE_TMP, readable_problem, writable_problem
 from code_commit.errors import BuildTampered, SetupError
-from code_commit.git.env import distrust, git_env, trusted_path
+from code_commit.git.env import distrust, find_program, git_env
 
 BUBBLEWRAP = "bubblewrap"
 NONE = "none"
@@ -44,7 +45,7 @@ BASE_ARGS = (
     "--dev", "/dev",
     "--unshare-pid",
     "--proc", "/proc",
-    "--tmpfs", "/tmp",
+    "--tmpfs", str(PRIVATE_TMP),
     "--unshare-ipc",
     "--unshare-uts",
     "--die-with-parent",
@@ -83,15 +84,31 @@ class SandboxPolicy:
     network: bool
     writable: tuple[Path, ...]  # extra writable paths, outside the project (checked in settings)
     read_only: tuple[Path, ...]  # inside the writable ones, bound read-only again (real paths)
-    hidden: tuple[Path, ...]  # replaced by an empty tmpfs (real paths)
+    hidden: tuple[Path, ...]  # folders replaced by an empty tmpfs (real paths)
+    readable: tuple[Path, ...] = ()  # under the host's /tmp, shown read-only there (sandbox_readable)
+    env: tuple[tuple[str, str], ...] = ()  # set in the build's environment (builds/toolchains.py)
+    stand_ins: tuple[tuple[Path, str], ...] = ()  # files replaced by a read-only file holding this text
+    limits: BuildLimits = NO_LIMITS  # processes and memory, put in place around bwrap
+
+    def stand_in_texts(self) -> list[bytes]:
+        """What each of `stand_ins` reads as, in order: `wrap` gets a descriptor to read each from."""
+        return [text.encode() for _, text in self.stand_ins]
 
 
-def wrap(policy: SandboxPolicy, command: Sequence[str]) -> list[str]:
+def wrap(policy: SandboxPolicy, command: Sequence[str], stand_in_fds: Sequence[int] = ()) -> list[str]:
     """bwrap's command line for `command`. bwrap applies its mounts in order, so the writable binds
-    come after the read-only root and the private /tmp, and the read-only and hidden ones last."""
+    come after the read-only root and the private /tmp, and the read-only and hidden ones last.
+    `stand_in_fds`: a descriptor for each of `policy.stand_ins`, which bwrap reads its text from
+    (`--ro-bind-data`: a real, empty or near-empty file, as a tool that opens it expects)."""
+    if len(stand_in_fds) != len(policy.stand_ins):
+        raise ValueError("one descriptor for each stand-in file")
     args = [policy.bwrap, *BASE_ARGS]
+    for path in policy.readable:  # after the private /tmp, which they show through; before all else
+        args += ["--ro-bind-try", str(path), str(path)]
     if not policy.network:
         args.append("--unshare-net")
+    for name, value in policy.env:
+        args += ["--setenv", name, value]
     for path in policy.writable:  # --bind-try: a cache folder that does not exist yet is no error
         args += ["--bind-try", str(path), str(path)]
     args += ["--bind", str(policy.root), str(policy.root)]
@@ -99,6 +116,8 @@ def wrap(policy: SandboxPolicy, command: Sequence[str]) -> list[str]:
         args += ["--ro-bind", str(path), str(path)]
     for path in policy.hidden:
         args += ["--tmpfs", str(path)]
+    for (path, _), fd in zip(policy.stand_ins, stand_in_fds, strict=True):
+        args += ["--ro-bind-data", str(fd), str(path)]
     args += ["--chdir", str(policy.root), "--", *command]
     return args
 
@@ -120,7 +139,7 @@ def choose(mode: str, env: Mapping[str, str] | None = None, root: Path | None = 
 
 
 def find_bwrap(env: Mapping[str, str]) -> str | None:
-    return shutil.which("bwrap", path=trusted_path(env.get("PATH", os.defpath))) if sys.platform == "linux" else None
+    return find_program("bwrap", env) if sys.platform == "linux" else None
 
 
 def probe(env: Mapping[str, str]) -> tuple[str | None, str]:
@@ -159,26 +178,75 @@ def policy(
     hidden: Sequence[Path],
     network: bool,
     writable: Sequence[str],
+    readable: Sequence[str] = (),
+    env: Sequence[tuple[str, str]] = (),
+    cache: Path | None = None,
+    stand_ins: Sequence[tuple[Path, str]] = (),
+    limits: BuildLimits = NO_LIMITS,
 ) -> SandboxPolicy | None:
     """The policy for one build, or None without a sandbox. Paths are bound by their real path:
     bwrap follows a symlink at a mount point, so a protected name that is a symlink has its target
     bound read-only (the link itself, in the writable root, is watched by the fingerprint). Missing
     paths are not bound: a bind would create them on the host; their creation is what the
-    fingerprint catches."""
+    fingerprint catches. `cache`: the project's own toolchain cache (builds/toolchains.py), writable
+    like a sandbox_writable path and checked as one; `env`: the variables pointing tools at it."""
     if not sandbox.active or sandbox.bwrap is None:
         return None
     # Checked again at each build: an earlier build may have planted a symlink in a writable path.
-    problems = [problem for p in writable if (problem := writable_problem(p, root, writable)) is not None]
+    every = [*writable, *([str(cache)] if cache is not None else [])]
+    problems = [f"sandbox_writable: {problem}" for p in writable if (problem := writable_problem(p, root, every))]
+    if cache is not None and (problem := writable_problem(str(cache), root, every)):
+        problems.append(f"the project's sandbox cache: {problem}")
+    problems += [f"sandbox_readable: {problem}" for p in readable if (problem := readable_problem(p, root, every))]
     if problems:
-        raise BuildTampered([f"sandbox_writable: {problem}" for problem in problems])
+        raise BuildTampered(problems)
     return SandboxPolicy(
         sandbox.bwrap,
         Path(os.path.realpath(root)),
         network,
-        writable_paths(writable),
+        writable_paths(every),
         _existing_real(protected),
         _existing_real(hidden),
+        tuple(Path(os.path.normpath(os.path.expanduser(p))) for p in readable),  # as named: bwrap binds there
+        tuple(env),
+        tuple(stand_ins),
+        limits,
     )
+
+
+def describe_policy(
+    policy: SandboxPolicy, home: Path | None = None, cache: Path | None = None
+) -> list[tuple[str, str]]:
+    """What a build may touch under `policy`, in words, one (what, where) pair a line: for `check`.
+    `cache`: the project's toolchain cache, among the writable paths."""
+
+    def shown(path: Path) -> str:
+        if home is not None and (path == home or home in path.parents):
+            return "~/" + path.relative_to(home).as_posix() if path != home else "~"
+        return str(path)
+
+    root = policy.root
+    protected = sorted({p.relative_to(root).as_posix() for p in policy.read_only if root in p.parents})
+    hidden = [shown(p) + ("/" if p.is_dir() else "") for p in policy.hidden]
+    cached = "the project's toolchain cache"
+    writable = [f"{shown(p)} ({cached if p == cache else 'sandbox_writable'})" for p in policy.writable]
+    lines = [
+        ("network", "on (sandbox_network)" if policy.network else "off (sandbox_network = true turns it on)"),
+        ("writable", f"the project, {root}, but {_some(protected) or 'nothing'} in it"),
+        *[("writable", text) for text in writable],
+        ("read-only", "everything else, your home folder included"),
+        *[("read-only", f"{shown(path)} (sandbox_readable), under the host's /tmp") for path in policy.readable],
+        ("hidden", f"the host's {PRIVATE_TMP} (the build gets its own, empty), {', '.join(hidden)}"),
+    ]
+    if policy.env:
+        variables = [f"{name}={shown(Path(value)) if value.startswith('/') else value}" for name, value in policy.env]
+        lines.append(("toolchains", ", ".join(variables)))
+    return lines
+
+
+def _some(names: list[str], most: int = 6) -> str:
+    more = f" and {len(names) - most} more" if len(names) > most else ""
+    return ", ".join(names[:most]) + more
 
 
 def _existing_real(paths: Sequence[Path]) -> tuple[Path, ...]:

@@ -62,6 +62,7 @@ def _guarded(action: Any, quiet: bool = False, verbose: bool = False, json_repor
     started = time.monotonic()
     console = Console.for_terminal(quiet=quiet, verbose=verbose)
     try:
+        _distrust_build_folders()
         return int(action(console))
     except (CodeCommitError, Stopped) as exc:
         error: Ending = exc
@@ -76,6 +77,18 @@ def _guarded(action: Any, quiet: bool = False, verbose: bool = False, json_repor
     if json_report is not None:
         _stdout(console.redact(json_report(error, time.monotonic() - started)))
     return exit_code_for(error)
+
+
+def _distrust_build_folders() -> None:
+    """Before any command's first git call, whatever the command (`demo` and `init` included): the
+    project around the current folder, and the paths its settings let a build write, are where an
+    earlier build may have planted a `git`; code-commit never looks up its own programs there. A
+    command that finds the project or loads the settings does the same again (git/env.py)."""
+    from code_commit.config.project_root import find_project_root
+    from code_commit.config.settings import load_settings
+
+    with contextlib.suppress(OSError, CodeCommitError):  # the command itself reports a bad setup
+        load_settings(find_project_root(Path.cwd()).path)
 
 
 def _json_of(record: RunRecord) -> JsonReport:
@@ -322,29 +335,48 @@ def rollup(
 
 
 @app.command()
-def init(ctx: typer.Context) -> None:
-    """Set up the current directory for code-commit; never overwrites anything.
+def init(
+    ctx: typer.Context,
+    no_check: Annotated[
+        bool, typer.Option("--no-check", help="Do not run build.sh at the end (code-commit check runs it).")
+    ] = False,
+) -> None:
+    """Set up the project for code-commit; never overwrites anything.
 
-    Creates agent-config/ with a query.txt template and a config.toml listing every setting at its
-    default, adds /agent-config to .gitignore (creating it if needed), and writes build.sh and
-    codeRollup.sh templates where they are absent. Then prints the next steps.
+    The project is the one a run from here would use: the nearest folder up with agent-config/,
+    else the top of the git repository, else the current folder. Creates agent-config/ with a
+    query.txt template and a config.toml listing every setting at its default (and the sandbox
+    settings the project's toolchain needs), adds /agent-config to .gitignore (creating it if
+    needed), and writes build.sh, guessed from the project's real test runner, and codeRollup.sh
+    where they are absent. Then runs build.sh as `code-commit check` does, in the sandbox, and
+    says whether it passes and how many tests it ran, and prints the next steps.
     """
 
     def action(console: Any) -> int:
+        from code_commit.cli.check import init_check
+        from code_commit.cli.commit_advice import untracked
+        from code_commit.cli.config_report import toml_value
         from code_commit.cli.scaffold import init_project, next_steps
-        from code_commit.config.project_root import check_init_here
+        from code_commit.config.project_root import find_project_root
 
-        root = Path.cwd()
-        check_init_here(root)
-        result = init_project(root)
+        found = find_project_root(Path.cwd())
+        if found.found:
+            console.info(f"setting up {found.path}: {found.found}, the project a run from here would use")
+        result = init_project(found.path)
         for name in result.created:
             console.info(f"created  {name}")
         for name in result.appended:
             console.info(f"added    /agent-config to {name}")
         for name in result.kept:
             console.info(f"kept     {name} (it exists; left as it is)")
+        for name, (value, why) in result.settings.items():
+            console.info(f"sandbox  {name} = {toml_value(value)}: {why}")
+        placeholder = result.build is not None and result.build.commands is None  # it fails until written
+        if not no_check and not placeholder:
+            result.checked = init_check(console, found.path)
+        result.untracked = untracked(found.path)
         console.info("next steps:")
-        for number, step in enumerate(next_steps(root, result), 1):
+        for number, step in enumerate(next_steps(result), 1):
             console.info(f"  {number}. {step}")
         return EXIT.OK
 
@@ -400,7 +432,7 @@ def config(
 
         root = _project_root(console)[0]
         loaded = load_settings(root, flags=flags)
-        secrets = collect_secrets(root, redact_env=loaded.settings.redact_env)
+        secrets = collect_secrets(root, redact_env=loaded.settings.redact_env, urls=[loaded.settings.base_url])
         key = problem = None
         try:
             if loaded.settings.provider in CLOUD_PROVIDERS:
@@ -455,6 +487,40 @@ def apply_command(
         return command(console, root, answer, record, flags=flags, build=build, as_json=as_json)
 
     raise typer.Exit(_guarded(action, *_console_flags(ctx), _json_of(record) if as_json else None))
+
+
+@app.command(
+    "check",
+    help=f"""Run ./build.sh exactly as a run would: no model call, no key needed.
+
+The same sandbox, environment, time limits, output capture and tamper check as a run, under
+the project's lock, logged under agent-config/logs/<run-id>/. Prints where the build runs (the
+sandbox, the network, what it may write, what is hidden), its output, the verdict with how many
+tests its output says ran, and, when the sandbox or the setup keeps it from running, the cause
+and the fix. Setting flags given before `check` count, as for a run: --sandbox-network,
+--sandbox-writable, --sandbox-readable, --build-timeout...
+
+\b
+{help_text("check")}
+""",
+)
+def check_command(
+    ctx: typer.Context,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the check's record as JSON.")] = False,
+) -> None:
+    flags = _before(ctx).flags
+    from code_commit.cli.check import Checked  # only now that `check` is the command
+
+    checked = Checked()
+
+    def action(console: Any) -> int:
+        from code_commit.cli.check import command
+        from code_commit.config.settings import load_settings
+
+        root = _project_root(console)[0]
+        return command(console, root, load_settings(root, flags=flags).settings, as_json, checked)
+
+    raise typer.Exit(_guarded(action, *_console_flags(ctx), _json_of(checked.record) if as_json else None))
 
 
 @app.command()

@@ -165,7 +165,7 @@ def _plan(orchestrator: Orchestrator, text: str, fmt: str) -> Checked | None:
         return None
     guard = Guard(root, settings.protected_patterns)
     try:
-        plan = checked_plan(root, text, settings, fmt=fmt, guard=guard, need_edits=True)
+        plan = checked_plan(root, text, settings, fmt=fmt, guard=guard, need_edits=True, secrets=orchestrator.redact)
         weakened = orchestrator.judge_tests(plan, 1)
     except AnswerRefused as refusal:
         record.problems = list(refusal.problems)

@@ -1,21 +1,26 @@
 """The build.sh `code-commit init` guesses from the project's files, or why it cannot guess one.
 
-The guess must run as written, offline, on the machine init runs on: a tool the project names but
-that is not installed (uv, tox, nox, hatch, pnpm, yarn) is named in a note, not put in the script.
+The guess runs the project's real test runner, not a target that only builds or runs a demo, and
+must run as written, offline, in the sandbox, on the machine init runs on: a tool the project names
+but that is not installed (uv, tox, nox, hatch, pnpm, yarn) is named in a note, not put in the script.
 
-- Python (pyproject.toml, setup.py, setup.cfg): pytest (it runs unittest tests too), with the
-  project's virtualenv (.venv/ or venv/) when there is one, else `uv run` when uv.lock is there and
-  uv is installed, else python3; a src layout gets PYTHONPATH=src, since an uninstalled package
-  under src/ cannot be imported otherwise.
+- Python (pyproject.toml, setup.py, setup.cfg): `uv run` when uv.lock is there and uv is installed
+  (uv keeps the environment in step with the lock); else the project's virtualenv (.venv/ or venv/);
+  else python3. pytest when the environment has it or the project names it (it runs unittest tests
+  too), else unittest. A src layout gets PYTHONPATH=src, since an uninstalled package under src/
+  cannot be imported otherwise.
 - Node (package.json): its `test` script, else its `build` script, run by the package manager its
-  lock file names (npm, pnpm, yarn, bun); the dependencies are installed first if node_modules/ is
-  missing.
-- Rust (Cargo.toml), Go (go.mod), Maven (pom.xml), Gradle (build.gradle, build.gradle.kts).
-- A Makefile: `make test` when it has a test target, else `make`.
+  packageManager field (corepack) or lock file names (npm, pnpm, yarn, bun); the dependencies are
+  installed first if node_modules/ is missing.
+- Rust (Cargo.toml), Go (go.mod), Maven (pom.xml, offline: the sandbox has no network), Gradle.
+- CMake with tests registered (enable_testing, add_test, a CTest module): configure, build, ctest;
+  before a Makefile, whose `test` target may run a demo (cJSON's does).
+- A Makefile: `make check` or `make test` when it has the target, else `make`.
 """
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import re
@@ -32,9 +37,19 @@ Which = Callable[[str], str | None]
 MAX_READ = 4 * 2**20
 PYTHON_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg")
 MAKEFILES = ("GNUmakefile", "makefile", "Makefile")
+CMAKE_BUILD_DIR = "build"
+MAX_CMAKE_FILES = 200  # CMakeLists.txt files read to find registered tests, at most...
+MAX_CMAKE_FOLDERS = 2000  # ...and folders looked into for them (a node_modules/ has tens of thousands)
+SKIPPED_FOLDERS = frozenset({"node_modules", "target", CMAKE_BUILD_DIR, "third_party", "vendor", "external"})
 # What `npm init` writes as the test script: a placeholder that always fails.
 NPM_PLACEHOLDER_TEST = re.compile(r"no test specified")
-_MAKE_TEST_TARGET = re.compile(r"^test\s*:", re.MULTILINE)
+_MAKE_TARGET = r"^{}\s*:(?!=)"
+_CTEST = re.compile(r"^\s*(?:enable_testing|add_test|include\s*\(\s*CTest|gtest_discover_tests|catch_discover_tests)\b",
+                    re.MULTILINE | re.IGNORECASE)  # fmt: skip
+_PYTEST_NAMED = re.compile(r"\bpytest\b")
+# Without its cache: pytest would create .pytest_cache/.gitignore, a new ignore file, which stops the
+# run (the tamper check) unless the project ignores .pytest_cache/; a gate has no use for the cache.
+PYTEST = "pytest -q -p no:cacheprovider"
 # (lock file, package manager, install when node_modules/ is missing)
 NODE_MANAGERS = (
     ("pnpm-lock.yaml", "pnpm", "pnpm install --frozen-lockfile"),
@@ -43,6 +58,28 @@ NODE_MANAGERS = (
     ("bun.lock", "bun", "bun install --frozen-lockfile"),
     ("package-lock.json", "npm", "npm ci"),
 )
+NODE_INSTALLS = {manager: install for _, manager, install in NODE_MANAGERS} | {"npm": "npm ci"}
+# What each toolchain needs so that its build runs in the sandbox (no network, the home folder
+# read-only), for build.sh's comment.
+SANDBOX_NEEDS = {
+    "uv": "uv: run `uv sync` once outside the sandbox; in it, uv gets a cache of the project's own (UV_CACHE_DIR) "
+    "and runs offline",
+    "venv": "the virtualenv is made outside the sandbox (a fresh clone needs `python3 -m venv` and a pip install "
+    "first): the build has no network to install",
+    "npm": "npm reads its cache (~/.npm) read-only: a package it lacks needs the network, so run the install once "
+    "outside the sandbox",
+    "pnpm": "pnpm must register the project in its store once: run `pnpm install` outside the sandbox first",
+    "yarn": "yarn reads its cache read-only: run `yarn install` once outside the sandbox first",
+    "bun": "bun reads its cache read-only: run `bun install` once outside the sandbox first",
+    "cargo": "cargo runs offline (CARGO_NET_OFFLINE) from the crates ~/.cargo has: run `cargo fetch` once outside "
+    "the sandbox after adding a dependency",
+    "go": "Go gets a build cache of the project's own (GOCACHE) and no module proxy: run `go mod download` once "
+    "outside the sandbox after adding a module",
+    "mvn": "Maven runs offline (-o) from ~/.m2, read-only: run the build once outside the sandbox (`mvn -B test`) "
+    "so ~/.m2 has every plugin and dependency",
+    "gradle": "Gradle needs the network and a writable ~/.gradle: consider sandbox_network and sandbox_writable",
+    "cmake": f"CMake builds in {CMAKE_BUILD_DIR}/, inside the project, which the build may write",
+}
 
 
 @dataclass(frozen=True)
@@ -50,17 +87,20 @@ class Guess:
     commands: str | None  # None: no guess; `why` says why
     why: str  # what the guess came from, or why there is none
     notes: list[str] = field(default_factory=list)  # what the user should know (a tool not installed, ...)
+    tools: tuple[str, ...] = ()  # the programs build.sh runs: init looks for one the sandbox would hide
+    sandbox: str = ""  # what the toolchain needs to run in the sandbox, for build.sh's comment
+    runner: str = ""  # the test runner it runs (pytest, ctest, ...), to say whether tests ran
 
 
 def guess_build(root: Path, which: Which = shutil.which) -> Guess:
-    for guesser in (_python, _node, _simple, _make):
+    for guesser in (_python, _node, _simple, _cmake, _make):
         guess = guesser(root, which)
         if guess is not None:
             return guess
     return Guess(
         None,
         "no file says how the project builds (looked for pyproject.toml, setup.py, setup.cfg, package.json, "
-        "Cargo.toml, go.mod, pom.xml, build.gradle and a Makefile)",
+        "Cargo.toml, go.mod, pom.xml, build.gradle, CMakeLists.txt and a Makefile)",
     )
 
 
@@ -74,18 +114,27 @@ def _python(root: Path, which: Which) -> Guess | None:
     if _src_layout(root):
         prefix = "PYTHONPATH=src "
         found.append("a src layout (PYTHONPATH=src: the tests import the package without installing it)")
+    config = _text(root, "pyproject.toml") + _text(root, "setup.cfg") + _text(root, "tox.ini")
+    named = bool(_PYTEST_NAMED.search(config + _requirements(root))) or any(
+        (root / place / "conftest.py").exists() for place in (".", "tests")
+    )
     venv = next((name for name in (".venv", "venv") if (root / name / "bin" / "python").exists()), None)
-    if venv is not None:
-        runner = f"{venv}/bin/python -m pytest -q"
-        found.append(f"the project's virtualenv {venv}/")
-    elif (root / "uv.lock").is_file() and which("uv"):
-        runner = "uv run pytest -q"
-        found.append("uv.lock (uv run creates .venv/ and installs the locked dependencies the first time)")
+    if (root / "uv.lock").is_file() and which("uv"):
+        pytest = named or (venv is not None and _has_pytest(root / venv))
+        runner, tools, needs = f"uv run {_test_command('', pytest, root)}", ("uv",), SANDBOX_NEEDS["uv"]
+        found.append("uv.lock (uv run keeps the project's environment in step with the lock)")
+    elif venv is not None:
+        pytest = _has_pytest(root / venv)
+        runner = _test_command(f"{venv}/bin/python -m ", pytest, root)
+        tools, needs = (f"{venv}/bin/python",), SANDBOX_NEEDS["venv"]
+        found.append(f"the project's virtualenv {venv}/" + ("" if pytest else ", which has no pytest: unittest runs"))
+        if named and not pytest:
+            notes.append(f"the project names pytest, but {venv}/ does not have it: install it there to use it")
     else:
-        runner = "python3 -m pytest -q"
+        pytest, tools, needs = True, ("python3",), ""
+        runner = _test_command("python3 -m ", True, root)
         if (root / "uv.lock").is_file():
             notes.append("uv.lock is there but uv is not installed: the build runs python3 as it is")
-    config = _text(root, "pyproject.toml") + _text(root, "setup.cfg") + _text(root, "tox.ini")
     for tool, marker, command in (
         ("tox", (root / "tox.ini").is_file() or "[tool.tox" in config, "tox"),
         ("nox", (root / "noxfile.py").is_file(), "nox"),
@@ -94,11 +143,44 @@ def _python(root: Path, which: Which) -> Guess | None:
         if marker:
             notes.append(
                 f"the project uses {tool}: `{command}` runs its whole test matrix, but it installs "
-                f"environments{'' if which(tool) else f' and {tool} is not installed'}; build.sh runs pytest directly"
+                f"environments{'' if which(tool) else f' and {tool} is not installed'}; build.sh runs the tests "
+                "directly"
             )
-    if "pytest" not in config and not (root / "conftest.py").exists() and not (root / "tests" / "conftest.py").exists():
+    if pytest and not named:
         notes.append("pytest is not named by the project; it runs unittest tests too, if it is installed")
-    return Guess(f"{prefix}{runner}", "guessed from " + ", ".join(found), notes)
+    return Guess(
+        f"{prefix}{runner}", "guessed from " + ", ".join(found), notes, tools, needs, "pytest" if pytest else "unittest"
+    )
+
+
+def _test_command(python: str, pytest: bool, root: Path) -> str:
+    """pytest, or unittest's discovery: of tests/ when there is one (from the root when it is a package)."""
+    if pytest:
+        return f"{python}{PYTEST}" if python else PYTEST
+    python = python or "python -m "
+    if not (root / "tests").is_dir():
+        return f"{python}unittest"
+    top = " -t ." if (root / "tests" / "__init__.py").is_file() else ""
+    return f"{python}unittest discover -s tests{top}"
+
+
+def _has_pytest(venv: Path) -> bool:
+    """pytest in the virtualenv's site-packages, or in a folder one of its .pth files adds."""
+    for site in list(venv.glob("lib/python3*/site-packages"))[:4]:
+        places = [site]
+        for pth in sorted(site.glob("*.pth"))[:50]:
+            places += [Path(line) for line in _text(pth.parent, pth.name).splitlines()[:20] if line.startswith("/")]
+        if any((place / "pytest" / "__init__.py").is_file() for place in places):
+            return True
+    return False
+
+
+REQUIREMENTS = ("requirements-dev.txt", "requirements_dev.txt", "dev-requirements.txt", "requirements-test.txt",
+                "test-requirements.txt")  # fmt: skip
+
+
+def _requirements(root: Path) -> str:
+    return "".join(_text(root, name) for name in REQUIREMENTS)
 
 
 def _src_layout(root: Path) -> bool:
@@ -122,10 +204,16 @@ def _node(root: Path, which: Which) -> Guess | None:
         return Guess(None, f"package.json cannot be read as JSON ({exc})")
     except RecursionError:
         return Guess(None, "package.json cannot be read as JSON (it is nested too deeply)")
-    scripts = data.get("scripts") if isinstance(data, dict) else None
+    data = data if isinstance(data, dict) else {}
+    scripts = data.get("scripts")
     scripts = scripts if isinstance(scripts, dict) else {}
-    locked = [(manager, install) for lock, manager, install in NODE_MANAGERS if (root / lock).is_file()]
-    manager, install = locked[0] if locked else ("npm", "npm install")
+    manager, source = _node_manager(root, data)
+    install, installed = NODE_INSTALLS[manager], "node_modules"
+    pinned = data.get("packageManager")
+    if manager == "yarn" and ((root / ".yarnrc.yml").is_file() or re.match(r"yarn@[2-9]", str(pinned))):
+        install = "yarn install --immutable"  # yarn 2+: Plug'n'Play keeps no node_modules/ unless told to
+        if not re.search(r"^nodeLinker:\s*[\"']?node-modules", _text(root, ".yarnrc.yml"), re.MULTILINE):
+            installed = ".pnp.cjs"
     test = scripts.get("test")
     if isinstance(test, str) and test.strip() and not NPM_PLACEHOLDER_TEST.search(test):
         run, which_script = (f"{manager} run test" if manager == "bun" else f"{manager} test"), "test"
@@ -136,25 +224,104 @@ def _node(root: Path, which: Which) -> Guess | None:
         return Guess(None, f"package.json has no test script{placeholder} and no build script")
     notes = [] if which(manager) else [f"{manager} is not installed"]
     lines = [run]
-    if (data.get("dependencies") or data.get("devDependencies")) and not (root / "node_modules").is_dir():
-        lines.insert(0, f"[ -d node_modules ] || {install}")
-        notes.append(f"node_modules/ is missing: the first build runs `{install}`, which needs the network")
-    return Guess("\n".join(lines), f"guessed from package.json: its {which_script} script, run by {manager}", notes)
+    if (data.get("dependencies") or data.get("devDependencies")) and not (root / installed).exists():
+        lines.insert(0, f"[ -e {installed} ] || {install}")
+        notes.append(
+            f"{installed} is missing: the first build runs `{install}`, which in the sandbox finds only what "
+            f"your cache has (no network); run `{install}` once yourself first"
+        )
+    return Guess(
+        "\n".join(lines),
+        f"guessed from package.json: its {which_script} script, run by {manager} ({source})",
+        notes,
+        (manager,),
+        SANDBOX_NEEDS[manager],
+        which_script,
+    )
+
+
+def _node_manager(root: Path, data: dict[str, object]) -> tuple[str, str]:
+    """The package manager: packageManager's name (corepack's pin) if it is a known one, else the lock
+    file's, else npm. Only a known name ever reaches build.sh."""
+    pinned = data.get("packageManager")
+    if isinstance(pinned, str):
+        name = pinned.split("@", 1)[0].strip()
+        if name in NODE_INSTALLS:
+            return name, "its packageManager field"
+    for lock, manager, _ in NODE_MANAGERS:
+        if (root / lock).is_file():
+            return manager, lock
+    return "npm", "no lock file"
 
 
 def _simple(root: Path, which: Which) -> Guess | None:
     gradle = "./gradlew build" if (root / "gradlew").is_file() else "gradle build"
-    for marker, commands, tool in (
-        ("Cargo.toml", "cargo build --quiet\ncargo test --quiet", "cargo"),
-        ("go.mod", "go build ./...\ngo test ./...", "go"),
-        ("pom.xml", "mvn -q -B verify", "mvn"),
-        ("build.gradle", gradle, None),
-        ("build.gradle.kts", gradle, None),
+    for marker, commands, tool, runner in (
+        ("Cargo.toml", "cargo build --quiet\ncargo test --quiet", "cargo", "cargo test"),
+        ("go.mod", "go build ./...\ngo test ./...", "go", "go test"),
+        ("pom.xml", "mvn -o -B test", "mvn", "Maven"),
+        ("build.gradle", gradle, "gradle", "Gradle"),
+        ("build.gradle.kts", gradle, "gradle", "Gradle"),
     ):
         if (root / marker).is_file():
-            notes = [f"{tool} is not installed"] if tool and not which(tool) else []
-            return Guess(commands, f"guessed from {marker}", notes)
+            notes = [f"{tool} is not installed"] if tool != "gradle" and not which(tool) else []
+            tools = (commands.split()[0],) if tool != "gradle" else ()
+            return Guess(commands, f"guessed from {marker}", notes, tools, SANDBOX_NEEDS[tool], runner)
     return None
+
+
+def _cmake(root: Path, which: Which) -> Guess | None:
+    """CMake when the project registers tests with CTest: configure, build and run them. Without
+    registered tests, only when there is no Makefile (whose test target may run them)."""
+    if not (root / "CMakeLists.txt").is_file():
+        return None
+    tested = _ctest_registered(root)
+    if not tested and any((root / name).is_file() for name in MAKEFILES):
+        return None
+    build = f"cmake -S . -B {CMAKE_BUILD_DIR}\ncmake --build {CMAKE_BUILD_DIR} --parallel"
+    notes = [] if which("cmake") else ["cmake is not installed"]
+    if not tested:
+        notes.append("no CMakeLists.txt registers a test (enable_testing, add_test): build.sh only builds")
+        return Guess(build, "guessed from CMakeLists.txt", notes, ("cmake",), SANDBOX_NEEDS["cmake"], "")
+    return Guess(
+        f"{build}\n(cd {CMAKE_BUILD_DIR} && ctest --output-on-failure)",
+        "guessed from CMakeLists.txt: it registers tests with CTest, which runs them",
+        notes,
+        ("cmake", "ctest"),
+        SANDBOX_NEEDS["cmake"],
+        "ctest",
+    )
+
+
+def _ctest_registered(root: Path) -> bool:
+    """Whether a CMakeLists.txt (the root's, or one up to three folders down) registers tests. Bounded:
+    at most MAX_CMAKE_FOLDERS folders looked into (and as many entries of each), MAX_CMAKE_FILES files
+    read; hidden folders, build
+    outputs and vendored code are not looked into."""
+    files: list[Path] = []
+    level, seen = [root], 0
+    for _ in range(4):
+        below: list[Path] = []
+        for folder in level:
+            seen += 1
+            if seen > MAX_CMAKE_FOLDERS or len(files) >= MAX_CMAKE_FILES:
+                break
+            try:
+                with os.scandir(folder) as listing:
+                    entries = list(itertools.islice(listing, MAX_CMAKE_FOLDERS))
+            except OSError:
+                continue
+            for entry in entries:
+                if entry.name == "CMakeLists.txt" and entry.is_file(follow_symlinks=False):
+                    files.append(Path(entry.path))
+                elif (
+                    entry.is_dir(follow_symlinks=False)
+                    and not entry.name.startswith(".")
+                    and (entry.name not in SKIPPED_FOLDERS)
+                ):
+                    below.append(Path(entry.path))
+        level = below
+    return any(_CTEST.search(_text(path.parent, path.name)) for path in files[:MAX_CMAKE_FILES])
 
 
 def _make(root: Path, which: Which) -> Guess | None:
@@ -162,9 +329,12 @@ def _make(root: Path, which: Which) -> Guess | None:
     if makefile is None:
         return None
     notes = [] if which("make") else ["make is not installed"]
-    if _MAKE_TEST_TARGET.search(_text(root, makefile)):
-        return Guess("make test", f"guessed from {makefile}: its test target", notes)
-    return Guess("make", f"guessed from {makefile} (it has no test target: build.sh runs its default one)", notes)
+    text = _text(root, makefile)
+    for target in ("check", "test"):
+        if re.search(_MAKE_TARGET.format(target), text, re.MULTILINE):
+            return Guess(f"make {target}", f"guessed from {makefile}: its {target} target", notes, ("make",), "", "")
+    why = f"guessed from {makefile} (it has no check or test target: build.sh runs its default one)"
+    return Guess("make", why, notes, ("make",), "", "")
 
 
 def _text(root: Path, name: str) -> str:

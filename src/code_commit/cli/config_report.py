@@ -43,13 +43,18 @@ def toml_value(value: Any) -> str:
     return json.dumps(value)
 
 
-def template() -> str:
-    """The documented config file: every setting at its default, commented out."""
+def template(chosen: Mapping[str, tuple[Any, str]] | None = None) -> str:
+    """The documented config file: every setting at its default, commented out; a setting in `chosen`
+    (name -> value, why) set, with a comment saying why."""
+    chosen = chosen or {}
     parts = [HEADER]
     for f in dataclasses.fields(Settings):
         default = f.default_factory() if f.default_factory is not dataclasses.MISSING else f.default
         parts.append(f"\n# {f.metadata['doc']}\n")
-        if default is None:
+        if f.name in chosen:
+            value, why = chosen[f.name]
+            parts.append(f"# code-commit init set this: {why}\n{f.name} = {toml_value(value)}\n")
+        elif default is None:
             parts.append(f"# Unset by default. For example:\n# {f.name} = {toml_value(f.metadata['example'])}\n")
         else:
             if f.metadata.get("example") is not None:

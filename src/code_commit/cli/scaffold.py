@@ -8,15 +8,23 @@ which code-commit requires anyway.
 from __future__ import annotations
 
 import os
+import shutil
+import textwrap
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
-from code_commit.cli.build_guess import Guess, guess_build
+from code_commit.builds.toolchains import hidden_folders
+from code_commit.cli.build_guess import Guess, Which, guess_build
+from code_commit.cli.check import Checked
+from code_commit.cli.commit_advice import Untracked, add_command, ignore_lines
 from code_commit.cli.config_report import template as config_template
+from code_commit.cli.config_report import toml_value
 from code_commit.config.paths import CONFIG_DIR, CONFIG_FILE, IGNORE_LINES, QUERY_FILE
+from code_commit.config.protected import BUILD_SCRIPT, GIT_FILES, ROLLUP_SCRIPT
 from code_commit.errors import SetupError
 from code_commit.files.owner_only import FILE_MODE, make_private_dirs
-from code_commit.files.setup_files import read_regular
+from code_commit.files.setup_files import IGNORE_FILE_BYTES, read_regular
 from code_commit.run.workspace import QUERY_PLACEHOLDER, gitignore_problems
 
 QUERY_TEMPLATE = f"""{QUERY_PLACEHOLDER}
@@ -35,23 +43,33 @@ BUILD_TEMPLATE = """#!/bin/sh
 # API keys in its environment, kills it (and everything it started) after build_timeout seconds
 # (30 minutes by default), and shows its output to the model when it fails. The model can never
 # change this file.
+# {sandbox}
 set -eu
 cd "$(dirname "$0")"
 
 {commands}
 """
+SANDBOX_NOTE = (
+    "In the sandbox it may write the project only: your home folder and the rest of the system are\n"
+    "# read-only, /tmp is its own and empty, there is no network; `code-commit check` runs it so.\n"
+    f"# sandbox_network, sandbox_writable and sandbox_readable in {CONFIG_DIR}/{CONFIG_FILE} change that."
+)
 
 
 @dataclass
 class Scaffold:
+    root: Path
     created: list[str] = field(default_factory=list)
     kept: list[str] = field(default_factory=list)
     appended: list[str] = field(default_factory=list)
     build: Guess | None = None  # how build.sh was guessed, when init wrote it
+    settings: dict[str, tuple[Any, str]] = field(default_factory=dict)  # the sandbox's, with why
+    untracked: Untracked | None = None  # after init (and its check): what git neither tracks nor ignores
+    checked: Checked | None = None  # init's check of build.sh; None when it did not run it
 
 
-def init_project(root: Path) -> Scaffold:
-    result = Scaffold()
+def init_project(root: Path, which: Which = shutil.which) -> Scaffold:
+    result = Scaffold(root)
     try:
         make_private_dirs(root / CONFIG_DIR)
     except FileExistsError:  # exist_ok covers a folder: something else is there
@@ -59,18 +77,36 @@ def init_project(root: Path) -> Scaffold:
             f"{CONFIG_DIR} exists and is not a directory: code-commit keeps its inputs, keys and logs in "
             f"{CONFIG_DIR}/; move it away and run code-commit init again."
         ) from None
+    guess = guess_build(root, which)
+    result.settings = sandbox_settings(root, guess, which)
     _create(root, QUERY_FILE, QUERY_TEMPLATE, FILE_MODE, result)
-    _create(root, f"{CONFIG_DIR}/{CONFIG_FILE}", config_template(), FILE_MODE, result)
+    _create(root, f"{CONFIG_DIR}/{CONFIG_FILE}", config_template(result.settings), FILE_MODE, result)
     _ignore_agent_config(root, result)
-    guess = guess_build(root)
-    _create(root, "build.sh", BUILD_TEMPLATE.format(commands=_build_commands(guess)), 0o755, result)
+    _create(
+        root, "build.sh", BUILD_TEMPLATE.format(sandbox=SANDBOX_NOTE, commands=_build_commands(guess)), 0o755, result
+    )
     if "build.sh" in result.created:
         result.build = guess
     _create(root, "codeRollup.sh", rollup_script(), 0o755, result)
     return result
 
 
-def next_steps(root: Path, result: Scaffold) -> list[str]:
+def sandbox_settings(root: Path, guess: Guess, which: Which) -> dict[str, tuple[Any, str]]:
+    """The settings the guessed toolchain needs in the sandbox, with why: a folder to show builds
+    read-only for each tool under the host's /tmp (never a writable one: see builds/toolchains.py)."""
+    hidden = hidden_folders(root, guess.tools, which)
+    if not hidden:
+        return {}
+    tools = ", ".join(f"{tool} is in {folder}" for tool, folder in hidden)
+    why = (
+        f"{tools}, under the host's /tmp, which builds cannot see (they get an empty /tmp of their own); "
+        "shown to them read-only"
+    )
+    return {"sandbox_readable": ([str(folder) for _, folder in hidden], why)}
+
+
+def next_steps(result: Scaffold) -> list[str]:
+    root = result.root
     steps = []
     if not (root / ".git").exists():
         steps.append("git init   (code-commit works in a git repository: review its changes with git diff)")
@@ -81,19 +117,59 @@ def next_steps(root: Path, result: Scaffold) -> list[str]:
         )
     elif result.build is not None:
         notes = "".join(f"; note: {note}" for note in result.build.notes)
+        steps.append(f"check build.sh, {result.build.why}{notes}")
+    if result.settings and f"{CONFIG_DIR}/{CONFIG_FILE}" not in result.created:
+        for name, (value, why) in result.settings.items():
+            steps.append(f"add {name} = {toml_value(value)} to {CONFIG_DIR}/{CONFIG_FILE}: {why}")
+    steps += _check_steps(result)
+    if result.untracked is not None and result.untracked.built:
         steps.append(
-            f"check build.sh, {result.build.why}{notes}. Run ./build.sh: it must pass now, and exit non-zero "
-            "when a test fails"
+            f"add to .gitignore the build's outputs, which git does not ignore: {ignore_lines(result.untracked.built)}"
+            "   (so that no commit takes them and the model never sees them)"
         )
+    steps.append(_commit_step(result))
     steps += [
-        "git add -A && git commit   (the model may change only files git tracks: commit the project's files, "
-        "build.sh and codeRollup.sh first)",
         f"write the change you want in {QUERY_FILE}",
         "./codeRollup.sh   (writes agent-config/codeRollup.txt, the codebase the model sees; rerun it after changes)",
         "export ANTHROPIC_API_KEY=...   (or put the key in agent-config/anthropic-api-key)",
         "code-commit   (or code-commit --dry-run first, to see the proposed diff without applying it)",
     ]
     return steps
+
+
+def _check_steps(result: Scaffold) -> list[str]:
+    """What the check said to do: nothing when build.sh passes and ran tests."""
+    record = None if result.checked is None else result.checked.record
+    again = "code-commit check   (runs ./build.sh as a run will, in the sandbox"
+    if record is None:
+        return [f"{again}: it must pass now, and fail when a test fails)"]
+    if record.diagnosis is not None:
+        return [f"{record.diagnosis.fix}; then {again})"]
+    if record.error is not None:
+        return [f"{again}; it could not run now: {record.message})"]
+    if not record.passed:
+        return [
+            "build.sh fails now: if that is the change you want made, a run will repair it; if not, fix build.sh "
+            f"or the project first, then {again})"
+        ]
+    if record.ran_tests is None:
+        return [f"make build.sh run your tests: its output shows no test runner's summary; then {again})"]
+    return []
+
+
+IGNORE_FILE = GIT_FILES[0]  # .gitignore
+
+
+def _commit_step(result: Scaffold) -> str:
+    """Commit what init made and the project's own untracked files, by name; never the build's outputs."""
+    ours = (IGNORE_FILE, BUILD_SCRIPT, ROLLUP_SCRIPT)
+    made: list[str] = [name for name in ours if name in result.created + result.appended]
+    found = result.untracked
+    files = made + ([name for name in found.own if name not in made] if found is not None else [])
+    why = "(the model may change only files git tracks)"
+    if not files:
+        return f"git commit what you changed {why}"
+    return f"{add_command(files)}   {why}"
 
 
 def rollup_script() -> str:
@@ -108,8 +184,11 @@ def rollup_script() -> str:
 def _build_commands(guess: Guess) -> str:
     if guess.commands is None:
         return f"# No build could be guessed: {guess.why}.\n{BUILD_PLACEHOLDER}"
-    notes = "".join(f"# Note: {note}.\n" for note in guess.notes)
-    return f"# {guess.why[0].upper()}{guess.why[1:]}; adjust as needed.\n{notes}{guess.commands}"
+    lines = [f"{guess.why[0].upper()}{guess.why[1:]}; adjust as needed.", *(f"Note: {note}." for note in guess.notes)]
+    if guess.sandbox:
+        lines.append(f"In the sandbox: {guess.sandbox}.")
+    comments = "".join(textwrap.fill(line, 100, initial_indent="# ", subsequent_indent="#   ") + "\n" for line in lines)
+    return comments + guess.commands
 
 
 def _create(root: Path, name: str, text: str, mode: int, result: Scaffold) -> None:
@@ -133,7 +212,7 @@ def _ignore_agent_config(root: Path, result: Scaffold) -> None:
         return
     try:
         # Not through a symlink, which git does not read, nor from a FIFO, which would block.
-        text = read_regular(path, follow=False).decode("utf-8", "surrogateescape")
+        text = read_regular(path, IGNORE_FILE_BYTES, follow=False).decode("utf-8", "surrogateescape")
     except OSError as exc:
         why = "it is a symlink, which git does not read" if os.path.islink(path) else exc.strerror
         raise SetupError(

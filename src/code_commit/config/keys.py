@@ -10,7 +10,7 @@ from pathlib import Path
 
 from code_commit.config.paths import CONFIG_DIR
 from code_commit.config.settings import Settings
-from code_commit.credentials import KEY_ENV, KEY_FILES
+from code_commit.credentials import KEY_ENV, KEY_FILE_BYTES, KEY_FILES
 from code_commit.errors import SetupError
 from code_commit.files.setup_files import read_setup_file
 
@@ -46,7 +46,7 @@ def resolve_api_key(root: Path, provider: str, env: Mapping[str, str] | None = N
     env = os.environ if env is None else env
     var = KEY_ENV[provider]
     key_file = root / CONFIG_DIR / KEY_FILES[provider]
-    raw = None if env.get(var, "").strip() else read_setup_file(key_file, "the key file")
+    raw = None if env.get(var, "").strip() else read_setup_file(key_file, "the key file", KEY_FILE_BYTES)
     if env.get(var, "").strip():
         key = ApiKey(env[var].strip(), f"environment variable {var}")
     elif raw is not None:

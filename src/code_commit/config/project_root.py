@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from code_commit.config.paths import CONFIG_DIR
-from code_commit.errors import SetupError
+from code_commit.git.env import distrust
 
 
 @dataclass(frozen=True)
@@ -32,6 +32,14 @@ class ProjectRoot:
 
 
 def find_project_root(cwd: Path) -> ProjectRoot:
+    """The project around `cwd`. From now on no program code-commit runs itself (git, bwrap) is looked
+    up inside it: a build writes there (`.venv/bin`, `node_modules/.bin` are often on PATH)."""
+    root = _find(cwd)
+    distrust(root.path)
+    return root
+
+
+def _find(cwd: Path) -> ProjectRoot:
     for folder in (cwd, *cwd.parents):
         if (folder / CONFIG_DIR).is_dir() if folder == cwd else _users_own(folder / CONFIG_DIR):
             return ProjectRoot(folder, None if folder == cwd else f"the nearest folder above with {CONFIG_DIR}/")
@@ -48,14 +56,3 @@ def _users_own(folder: Path) -> bool:
     except OSError:
         return False
     return stat.S_ISDIR(st.st_mode) and st.st_uid == os.geteuid()
-
-
-def check_init_here(cwd: Path) -> None:
-    """init must not create an agent-config/ inside a project that has one further up: a command run
-    from here would find this one, and the root's /agent-config line would not ignore it."""
-    root = find_project_root(cwd)
-    if root.path != cwd and (root.path / CONFIG_DIR).is_dir():
-        raise SetupError(
-            f"this folder is inside the code-commit project at {root.path}, which has {CONFIG_DIR}/ already; "
-            f"run code-commit from anywhere in it (it finds {root.path}), or run code-commit init there"
-        )

@@ -35,6 +35,10 @@ class Redactor:
         forms = {form for s in secrets if s for form in _escaped_forms(s)}
         return cls(tuple(sorted(forms, key=len, reverse=True)))
 
+    def found_in(self, text: str) -> frozenset[str]:
+        """The secrets `text` holds, each in whichever of its forms it is there."""
+        return frozenset(secret for secret in self.secrets if secret in text)
+
     def __call__(self, text: str) -> str:
         for secret in self.secrets:
             if secret in text:

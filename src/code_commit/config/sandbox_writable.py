@@ -1,4 +1,5 @@
-"""The `sandbox_writable` setting's paths: which folders outside the project a build may write.
+"""The `sandbox_writable` and `sandbox_readable` settings' paths: which folders outside the project
+a build may write, and which under the host's /tmp it may read.
 
 Checked when the settings load and again before each build (a build can change what is on disk).
 """
@@ -8,6 +9,8 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from pathlib import Path
+
+PRIVATE_TMP = Path("/tmp")  # the sandbox gives each build its own, empty: the host's is hidden
 
 
 def writable_problem(path: str, root: Path, writable: Sequence[str] = ()) -> str | None:
@@ -25,6 +28,39 @@ def writable_problem(path: str, root: Path, writable: Sequence[str] = ()) -> str
         return f"{path!r} is inside the project, which is writable already (and agent-config/ never is)"
     if real in project.parents:
         return f"{path!r} contains the project: its protected files (.git, build.sh, agent-config/) would be writable"
+    return _through_writable_link(path, expanded, project, writable)
+
+
+def readable_problem(path: str, root: Path, writable: Sequence[str] = ()) -> str | None:
+    """Why a path cannot be shown read-only to builds, or None. It must be under the host's /tmp,
+    which is all the sandbox hides that a tool may live in (elsewhere everything is readable already),
+    and not /tmp itself: its other users' files and sockets (an ssh-agent's) must stay hidden. A
+    symlink on the way inside a writable path is refused as for sandbox_writable."""
+    expanded = Path(os.path.normpath(os.path.expanduser(path)))
+    if not expanded.is_absolute():
+        return f"{path!r} is not an absolute path (or ~/...)"
+    if expanded == PRIVATE_TMP or PRIVATE_TMP not in expanded.parents:
+        return (
+            f"{path!r} is not a folder under {PRIVATE_TMP}/: only the host's {PRIVATE_TMP} is hidden from builds "
+            f"(everything else is readable already), and all of {PRIVATE_TMP} would show its sockets and other "
+            "users' files; name the tool's own folder"
+        )
+    project = Path(os.path.realpath(root))
+    real = Path(os.path.realpath(expanded))
+    if real == project or project in real.parents:
+        return f"{path!r} is inside the project, which builds can read already"
+    try:
+        owner = os.stat(expanded).st_uid
+    except OSError:
+        owner = None  # not there (yet): bwrap skips it
+    if owner is not None and owner not in (os.geteuid(), 0):
+        return f"{path!r} belongs to another user: in the shared {PRIVATE_TMP}, only your own folders can be shown"
+    return _through_writable_link(path, expanded, project, writable)
+
+
+def _through_writable_link(path: str, expanded: Path, project: Path, writable: Sequence[str]) -> str | None:
+    """A symlink on the way to `expanded` inside the project or another writable path: a build can
+    repoint it (`<cache>/pip -> /`), and bwrap, which follows it, would bind wherever it points."""
     places = [project, *(Path(os.path.realpath(os.path.expanduser(w))) for w in writable if w != path)]
     for link in _symlinks_on(expanded):
         if any(link == place or place in link.parents for place in places):

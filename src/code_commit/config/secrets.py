@@ -5,16 +5,22 @@ The run, `code-commit apply` and `code-commit config` censor the same set, whate
 - every provider key and token variable (`PROVIDER_ENV`) and every key file in agent-config/,
   in use or not: with --provider openai, an ANTHROPIC_API_KEY in the rollup is still a secret;
 - the value of every environment variable whose name looks secret (`*_TOKEN`, `*_SECRET`,
-  `*_KEY`, `*PASSWORD*`, and TOKEN, SECRET, PASS or APIKEY as any `_`-separated word, ignoring case): CI puts
-  GITHUB_TOKEN and the job's other secrets there, and a build that prints one would send it to
-  the model;
-- the variables the `redact_env` setting names.
+  `*_KEY`, `*_AUTH`, `*PASSWORD*`, and TOKEN, SECRET, PASS, APIKEY, PAT, JWT, CREDENTIAL(S) or
+  PRIVATE as any `_`-separated word, ignoring case): CI puts GITHUB_TOKEN, GH_PAT, CI_JOB_JWT and
+  the job's other secrets there, and a build that prints one would send it to the model;
+- the credentials of every URL that carries a password (`https://user:pass@gateway/`), in any
+  variable (`DATABASE_URL`, `ANTHROPIC_BASE_URL`) or in the `base_url` setting: the password, and
+  the URL's `//user:pass@host`, so even a short password is censored where the URL shows;
+- the variables the `redact_env` setting names;
+- for the provider keys, their hex and percent-encoded forms too, as a service's error may quote
+  the key it was sent.
 
 A value shorter than `MIN_SECRET_LENGTH` is not a secret one can censor (`FOO_TOKEN=1` would
 censor every 1), nor is the path of an existing file or folder (`SSH_KEY=/home/me/.ssh/id`, a
 path to a secret, not one). A multi-line value (a PEM key) is censored whole and line by line.
-The limit: only these exact strings are recognised, not an encoded form of them (base64, URL
-escapes, split across lines by the program printing it).
+The limit: only these exact strings are recognised, not another encoded form of them (base64,
+split across lines by the program printing it). The build never gets any of them
+(`builds.withheld`), which is what keeps them from a hostile build.
 """
 
 from __future__ import annotations
@@ -24,16 +30,23 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import quote
 
 from code_commit.config.paths import CONFIG_DIR
 from code_commit.config.redaction import Redactor
-from code_commit.credentials import KEY_FILES, PROVIDER_ENV
+from code_commit.credentials import KEY_FILE_BYTES, KEY_FILES, PROVIDER_ENV
 from code_commit.errors import SetupError
 from code_commit.files.setup_files import read_regular
 
-# *_TOKEN, *_SECRET, *_KEY, *PASSWORD*; and TOKEN, SECRET, PASS or APIKEY as any word (SECRET_KEY_BASE,
-# GITLAB_TOKEN_RW, DB_PASS, OPENAI_APIKEY).
-SECRET_NAME = re.compile(r"(?:^|_)(?:TOKEN|SECRET|PASS|APIKEY)(?:_|$)|_KEY$|^KEY$|PASSWORD|PASSWD", re.IGNORECASE)
+# *_TOKEN, *_SECRET, *_KEY, *_AUTH, *PASSWORD*; and TOKEN, SECRET, PASS, APIKEY, PAT, JWT, CREDENTIAL(S)
+# or PRIVATE as any word (SECRET_KEY_BASE, GITLAB_TOKEN_RW, DB_PASS, OPENAI_APIKEY, GH_PAT, CI_JOB_JWT,
+# NPM_AUTH). Not SSH_AUTH_SOCK, TOKENIZER, SECRETARY, PATH.
+SECRET_NAME = re.compile(
+    r"(?:^|_)(?:TOKEN|SECRET|PASS|APIKEY|PAT|JWT|CREDENTIALS?|PRIVATE)(?:_|$)|(?:^|_)(?:KEY|AUTH)$|PASSWORD|PASSWD",
+    re.IGNORECASE,
+)
+# A URL's user:password@ (RFC 3986 userinfo); a user name alone is no secret.
+URL_CREDENTIALS = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:(//([^/?#@\s:]*):([^/?#@\s]*)@([^/?#\s]*))")
 MIN_SECRET_LENGTH = 8
 
 
@@ -42,23 +55,58 @@ class Secrets:
     values: tuple[str, ...]
     sources: tuple[str, ...]  # where each came from, for `code-commit config`: names, never values
 
-    def redactor(self, *more: str) -> Redactor:
-        return Redactor.of([*self.values, *more])
+    def redactor(self, *keys: str) -> Redactor:
+        """Censors these secrets and `keys` (the key in use), in every form they are known in."""
+        return Redactor.of([*self.values, *keys, *(form for key in keys if key for form in encoded_forms(key))])
 
 
-def collect_secrets(root: Path, env: Mapping[str, str] | None = None, redact_env: Iterable[str] = ()) -> Secrets:
-    """The secrets of a run in `root`; SetupError if a variable `redact_env` names is too short to censor."""
+def looks_secret(name: str) -> bool:
+    """Whether a variable's name says it holds a secret."""
+    return name in PROVIDER_ENV or SECRET_NAME.search(name) is not None
+
+
+def url_credentials(value: str) -> list[str]:
+    """What censors the credentials of each URL in `value` that carries a password: its
+    `//user:pass@host` (distinct enough to censor whatever the password's length), the password
+    and `user:pass` where long enough to censor alone."""
+    forms = []
+    for match in URL_CREDENTIALS.finditer(value):
+        authority, user, password, _ = match.groups()
+        if password:
+            forms.append(authority)
+            forms += [form for form in (password, f"{user}:{password}") if len(form) >= MIN_SECRET_LENGTH]
+    return forms
+
+
+def encoded_forms(secret: str) -> list[str]:
+    """A key as a service's error may quote it: hex, and percent-encoded byte by byte or as needed."""
+    data = secret.encode("utf-8", "surrogatepass")
+    percent = "".join(f"%{b:02X}" for b in data)
+    return [data.hex(), data.hex().upper(), percent, percent.lower(), quote(secret, safe="")]
+
+
+def collect_secrets(
+    root: Path, env: Mapping[str, str] | None = None, redact_env: Iterable[str] = (), urls: Iterable[str | None] = ()
+) -> Secrets:
+    """The secrets of a run in `root`; SetupError if a variable `redact_env` names is too short to censor.
+    `urls`: URLs from the settings (base_url), whose credentials are censored."""
     env = os.environ if env is None else env
     named = set(redact_env)
     values: list[str] = []
     sources: list[str] = []
 
-    def add(value: str, source: str) -> None:
+    def add(value: str, source: str, key: bool = False) -> None:
         forms = {value.strip(), *(line.strip() for line in value.splitlines())}
         forms = {form for form in forms if len(form) >= MIN_SECRET_LENGTH}
+        if key:  # a service's error may quote the key it was sent, encoded
+            forms |= {encoded for form in forms for encoded in encoded_forms(form)}
         if forms:
             values.extend(sorted(forms))
             sources.append(source)
+
+    def url_forms(value: str, source: str) -> None:
+        values.extend(url_credentials(value))
+        sources.append(source)
 
     for name in sorted(named):
         value = env.get(name, "").strip()
@@ -69,14 +117,19 @@ def collect_secrets(root: Path, env: Mapping[str, str] | None = None, redact_env
             )
     for name in sorted(env):
         value = env[name]
-        if name in named or name in PROVIDER_ENV or (SECRET_NAME.search(name) and not _names_a_path(value)):
-            add(value, f"environment variable {name}")
+        if name in named or name in PROVIDER_ENV or (looks_secret(name) and not _names_a_path(value)):
+            add(value, f"environment variable {name}", key=name in PROVIDER_ENV)
+        if url_credentials(value):
+            url_forms(value, f"the URL in environment variable {name}")
+    for url in urls:
+        if url and url_credentials(url):
+            url_forms(url, "the URL in the base_url setting")
     for name in sorted(KEY_FILES.values()):
         try:
-            text = read_regular(root / CONFIG_DIR / name).decode("utf-8", "replace")
+            text = read_regular(root / CONFIG_DIR / name, KEY_FILE_BYTES).decode("utf-8", "replace")
         except OSError:
             continue  # absent or unreadable: the provider that needs it says so
-        add(text, f"key file {CONFIG_DIR}/{name}")
+        add(text, f"key file {CONFIG_DIR}/{name}", key=True)
     return Secrets(tuple(values), tuple(sources))
 
 

@@ -18,10 +18,12 @@ from pathlib import Path
 from typing import Any
 
 from code_commit.config.paths import CONFIG_DIR, CONFIG_FILE
-from code_commit.credentials import PROVIDERS
+from code_commit.credentials import CHILD_SCRUBBED_ENV, PROVIDERS
 from code_commit.errors import SetupError
 from code_commit.files.setup_files import read_setup_file
+from code_commit.git.env import distrust
 
+CONFIG_FILE_BYTES = 1 << 20  # config.toml is read up to this much: a few KiB of settings
 ENV_PREFIX = "CODE_COMMIT_"
 
 MAX_CONTINUATIONS = 3  # requests that continue an answer cut off at max_tokens, after the first
@@ -60,7 +62,8 @@ CONFIG_TABLES = ("models",)  # llm/catalog.py: model prices and context windows
 # itself, and `config` honours every setting's flag, as it shows every setting. A setting with no
 # flag is set in config.toml or the environment only. cli/flags.py makes the typer options from this.
 RUN = ("run",)
-RUN_AND_APPLY = ("run", "apply")
+RUN_AND_APPLY = ("run", "apply")  # the commands that apply answers
+BUILDING = ("run", "apply", "check")  # the commands that run build.sh
 
 
 @dataclass(frozen=True)
@@ -111,6 +114,37 @@ def _writable(paths: list[str], loaded: Loaded) -> str | None:
     from code_commit.config.sandbox_writable import writable_problem
 
     return next((p for path in paths if (p := writable_problem(path, loaded.root, paths)) is not None), None)
+
+
+def _readable(paths: list[str], loaded: Loaded) -> str | None:
+    from code_commit.config.sandbox_writable import readable_problem
+
+    writable = loaded.settings.sandbox_writable
+    return next((p for path in paths if (p := readable_problem(path, loaded.root, writable)) is not None), None)
+
+
+def _home_paths(hides: bool) -> Rule:
+    """A rule for sandbox_hidden (`hides`) or sandbox_visible: each path absolute (or ~/...), and
+    what is hidden may not hold the project (the build would lose it)."""
+
+    def problem(paths: list[str], loaded: Loaded) -> str | None:
+        project = os.path.join(os.path.realpath(loaded.root), "")
+        for path in paths:
+            expanded = os.path.expanduser(path)
+            if not os.path.isabs(expanded):
+                return f"{path!r} is not an absolute path (or ~/...)"
+            if hides and project.startswith(os.path.join(os.path.realpath(expanded), "")):
+                return f"{path!r} holds the project, which the build must see"
+        return None
+
+    return problem
+
+
+def _passable(name: str) -> str | None:
+    """A variable build_env may pass: never a provider's credential or a setting."""
+    if name in CHILD_SCRUBBED_ENV or name.upper().startswith(ENV_PREFIX):
+        return f"{name} is never given to the build: the model's code must not get the key"
+    return None
 
 
 def _needs_a_model(provider: str, loaded: Loaded) -> str | None:
@@ -201,7 +235,7 @@ class Settings:
         rules=(_check(lambda n: 0 <= n <= 3, "must be between 0 and 3"),),
     )
     build_timeout: float = _setting(
-        1800.0, "Seconds before build.sh's whole process group is killed.", flag=RUN_AND_APPLY, rules=(POSITIVE,)
+        1800.0, "Seconds before build.sh's whole process group is killed.", flag=BUILDING, rules=(POSITIVE,)
     )
     build_output_cap: int = _setting(
         60000,
@@ -277,6 +311,18 @@ class Settings:
     request_timeout: float = _setting(
         120.0, "Seconds without any data from the model service before an attempt fails.", rules=(POSITIVE,)
     )
+    stream_idle_timeout: float = _setting(
+        300.0,
+        "Seconds an answer may stream without a byte of its output (keep-alive pings, or a byte of an event at "
+        "a time) before the attempt fails; then it is retried within retry_time.",
+        rules=(POSITIVE,),
+    )
+    stream_min_rate: float = _setting(
+        1.0,
+        "Bytes of output (answer or thinking) a second an answer must average over each minute once it has "
+        "begun; a slower one fails as stalled (0 turns this off: a very slow local model).",
+        rules=(_check(lambda value: value >= 0, "must be 0 (no minimum) or a number of bytes a second"),),
+    )
     build_linger: float = _setting(
         2.0,
         "Seconds build.sh's background children may keep its output open after it exits; then they are killed.",
@@ -287,7 +333,7 @@ class Settings:
         "Seconds the whole run may take, lock wait included (exit 5); 0 means no limit; unset means no limit "
         "at a terminal, and unattended_timeout without one.",
         3600,
-        flag=RUN_AND_APPLY,
+        flag=BUILDING,
         rules=(NO_LIMIT_OR_SECONDS,),
     )
     unattended_timeout: float = _setting(
@@ -299,7 +345,7 @@ class Settings:
     wait_lock: float = _setting(
         0.0,
         "Seconds to wait for another run's lock; 0 gives up at once (exit 4).",
-        flag=("run", "apply", "recover"),
+        flag=(*BUILDING, "recover"),
         rules=(NOT_NEGATIVE,),
     )
     keep_runs: int = _setting(
@@ -397,18 +443,62 @@ class Settings:
         "auto",
         "Where build.sh runs: auto (in bubblewrap when it works here, else unsandboxed with a warning), "
         "require (no working sandbox is a setup error, exit 2: for cron and CI), off (with your full rights).",
-        flag=RUN_AND_APPLY,
+        flag=BUILDING,
         rules=(_one_of(SANDBOX_MODES),),
     )
     sandbox_network: bool = _setting(
-        False, "Whether a sandboxed build may use the network (to fetch dependencies).", flag=RUN_AND_APPLY
+        False, "Whether a sandboxed build may use the network (to fetch dependencies).", flag=BUILDING
     )
     sandbox_writable: list[str] = _setting(
         [],
         "Extra paths a sandboxed build may write (absolute or ~/...), outside the project: caches.",
         ["~/.cache/pip", "~/.npm"],
-        flag=RUN_AND_APPLY,
+        flag=BUILDING,
         rules=(_writable,),
+    )
+    sandbox_readable: list[str] = _setting(
+        [],
+        "Folders under the host's /tmp a sandboxed build may read (read-only): a tool or virtualenv kept there, "
+        "which the build's own empty /tmp hides. Name the tool's folder, never /tmp: a folder shown shows its "
+        "sockets too.",
+        ["/tmp/tools/bin"],
+        flag=BUILDING,
+        rules=(_readable,),
+    )
+    build_max_processes: int = _setting(
+        4096,
+        "Processes and threads a sandboxed build may run at once, all of them together (a fork bomb stops "
+        "there); 0: no limit. In a cgroup where code-commit can make one, else a resource limit.",
+        rules=(_check(lambda n: n == 0 or n >= 16, "must be 0 (no limit) or at least 16: a shell, tools, threads"),),
+    )
+    build_max_memory: int | None = _setting(
+        None,
+        "MiB of memory a sandboxed build may use, all its processes together, in a cgroup where code-commit "
+        "can make one (else per process, RLIMIT_DATA); unset means three quarters of the machine's memory, "
+        "with a cgroup only; 0: no limit.",
+        8192,
+        rules=(_check(lambda n: n == 0 or n >= 64, "must be 0 (no limit) or at least 64 MiB"),),
+    )
+    sandbox_hidden: list[str] = _setting(
+        [],
+        "More paths (absolute or ~/..., globs allowed) hidden from a sandboxed build, besides the home "
+        "directory's credential stores (~/.ssh, ~/.aws, ~/.netrc, ~/.npmrc...: SECURITY.md).",
+        ["~/.config/my-cloud", "~/secrets/*.json"],
+        rules=(_home_paths(hides=True),),
+    )
+    sandbox_visible: list[str] = _setting(
+        [],
+        "Credential stores a sandboxed build sees after all (absolute or ~/...): one it cannot do without, such as "
+        "the registry settings in ~/.npmrc or ~/.m2/settings.xml.",
+        ["~/.m2/settings.xml"],
+        rules=(_home_paths(hides=False),),
+    )
+    build_env: list[str] = _setting(
+        [],
+        "Environment variables the build gets although they look secret (a token its registry needs): passed on "
+        "purpose. Every other secret variable is withheld; a provider key or a CODE_COMMIT_ setting never passes.",
+        ["NPM_TOKEN"],
+        rules=(_each(_variable_name), _each(_passable)),
     )
 
     @property
@@ -482,7 +572,7 @@ def load_settings(root: Path, env: Mapping[str, str] | None = None, flags: Flags
     hints = typing.get_type_hints(Settings)
 
     path = config_path(root)
-    raw = read_setup_file(path, "the settings file")
+    raw = read_setup_file(path, "the settings file", CONFIG_FILE_BYTES)
     if raw is not None:
         import tomllib  # only when there is a file to read: it costs ~10 ms of every start
 
@@ -510,6 +600,8 @@ def load_settings(root: Path, env: Mapping[str, str] | None = None, flags: Flags
 
     settings = Settings(**values)
     _validate(settings, sources, root)
+    # Every folder a build may write, known now: no program code-commit runs itself is looked up there.
+    distrust(root, *settings.sandbox_writable)
     return LoadedSettings(settings, sources)
 
 

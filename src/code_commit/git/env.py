@@ -5,13 +5,17 @@ nearest `.git` above the root. Variables that point git at another repository, i
 store (a git hook sets GIT_DIR and GIT_INDEX_FILE; a user may export them) would give git a
 different view: the guard would read one repository's index while it looks at another's files,
 and call an untracked file tracked. So they are removed from every git call code-commit makes,
-and git sees what the layout discovery sees. The build gets the environment as it is: it is
-the user's to run.
+and git sees what the layout discovery sees.
+
+Nor is git (or bwrap) looked up where a build could have planted one: `distrust` names the folders
+a build may write, and `trusted_path` leaves them out of the PATH code-commit's own commands are
+found on.
 """
 
 from __future__ import annotations
 
 import os
+import shutil
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -38,27 +42,44 @@ REPOSITORY_VARIABLES = (
 )
 
 
-# Projects whose builds ran or will run here: a build may write inside them (an activated
-# `.venv/bin` first on PATH), so code-commit's own commands are never looked up there.
-_DISTRUSTED: set[str] = set()  # real paths, each ending in "/"
+# Every folder a build may write: the project (its `.venv/bin` and `node_modules/.bin` are often on
+# PATH) and the `sandbox_writable` paths. No program code-commit runs itself is looked up there.
+_DISTRUSTED: set[str] = set()  # each spelled as a real path and as given, ending in "/"
 
 
-def distrust(root: Path) -> None:
-    """From now on, no command code-commit runs itself (git, bwrap) is looked up inside `root`."""
-    _DISTRUSTED.add(os.path.join(os.path.realpath(root), ""))
+def distrust(*folders: Path | str) -> None:
+    """From now on, no command code-commit runs itself (git, bwrap) is looked up inside `folders`.
+    Called wherever the project or the writable paths become known (finding the project root,
+    loading the settings), so every command, present or future, gets it before its first git call."""
+    for folder in folders:
+        absolute = os.path.abspath(os.path.expanduser(folder))
+        _DISTRUSTED.update(os.path.join(spelling, "") for spelling in (absolute, os.path.realpath(absolute)))
 
 
 def trusted_path(value: str) -> str:
-    """PATH without relative entries (they resolve against the project) and without entries inside
-    a project whose build may have written there: a `git` the build planted would run on the host."""
-    kept = []
-    for entry in value.split(os.pathsep):
-        if not os.path.isabs(entry):
-            continue
-        real = os.path.join(os.path.realpath(entry), "")
-        if not any(real.startswith(root) for root in _DISTRUSTED):
-            kept.append(entry)
-    return os.pathsep.join(kept)
+    """PATH without relative or empty entries (they resolve against the current folder, the project)
+    and without entries inside a folder a build may write, whether the entry is spelled inside it or
+    leads there through a symlink: a `git` the build planted there would run on the host."""
+    return os.pathsep.join(entry for entry in value.split(os.pathsep) if _trusted(entry))
+
+
+def untrusted_path_entries(value: str) -> list[str]:
+    """The entries `trusted_path` leaves out: where a program found by name could be one a build
+    planted (relative ones are relative to wherever the program is run from)."""
+    return [entry for entry in dict.fromkeys(value.split(os.pathsep)) if not _trusted(entry)]
+
+
+def _trusted(entry: str) -> bool:
+    if not os.path.isabs(entry):
+        return False
+    spellings = (os.path.join(os.path.normpath(entry), ""), os.path.join(os.path.realpath(entry), ""))
+    return not any(spelling.startswith(folder) for spelling in spellings for folder in _DISTRUSTED)
+
+
+def find_program(name: str, env: Mapping[str, str] | None = None) -> str | None:
+    """Where code-commit's own `name` (git, bwrap) is: on the trusted part of PATH only."""
+    source = os.environ if env is None else env
+    return shutil.which(name, path=trusted_path(source.get("PATH", os.defpath)))
 
 
 def git_env(env: Mapping[str, str] | None = None, **extra: str) -> dict[str, str]:

@@ -34,7 +34,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from code_commit.files.setup_files import SPECIAL, NotRegularFile, read_regular
+from code_commit.files.setup_files import IGNORE_FILE_BYTES, SPECIAL, NotRegularFile, read_regular
 from code_commit.git.env import GIT_TIMEOUT, git_env
 from code_commit.git.layout import find_git_layout
 
@@ -265,7 +265,7 @@ class IgnoreRules:
 
     def _look_at(self, path: Path, name: str, follow: bool) -> None:
         try:
-            data = read_regular(path, follow=follow)  # never waits on a FIFO planted as an ignore file
+            data = read_regular(path, IGNORE_FILE_BYTES, follow=follow)  # never waits on a FIFO planted there
         except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
             return
         except NotRegularFile:

@@ -27,12 +27,17 @@ from pathlib import Path
 
 from code_commit.config import protected
 from code_commit.errors import SetupError
-from code_commit.git.config_files import global_git_files
+from code_commit.git.config_files import git_files
 from code_commit.git.ignore import IgnoreMatch, IgnoreRules, ProtectedPatterns, fold
 from code_commit.git.layout import GitSetup, find_git_layout, read_git_setup
 
 MAX_SEGMENT_BYTES = 255
 MAX_PATH_BYTES = 4096
+# Folders a path may lie below. Each folder on the way is looked at (is it a symlink, a nested
+# repository, does it hold an ignore file), so a path's cost grows with the square of its depth:
+# 450 paths 2,041 folders deep took 90 s and 2 GB. A real project's deepest source files are a few
+# dozen folders down (a Java package), far from this.
+MAX_DEPTH = 100
 
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
@@ -120,6 +125,8 @@ def syntax_refusal(path: str) -> str | None:
         return "the path ends with a slash (a directory, not a file)"
     if len(path.encode("utf-8")) > MAX_PATH_BYTES:
         return f"the path is longer than {MAX_PATH_BYTES} bytes"
+    if path.count("/") > MAX_DEPTH:
+        return f"the path is more than {MAX_DEPTH} folders deep"
     for segment in path.split("/"):
         if segment == "":
             return "the path has an empty segment (//)"
@@ -177,7 +184,7 @@ class Guard:
         # git's answers per path: the deciding line, None, or why git could not answer.
         self._protected_by: dict[str, IgnoreMatch | str | None] = {}
         self._ignored_by: dict[str, IgnoreMatch | str | None] = {}
-        self._git_reads: frozenset[str] | None = None  # see _git_config_refusal
+        self._git_reads: dict[str, str] | None = None  # see _git_config_refusal
 
     @property
     def warnings(self) -> list[str]:
@@ -252,19 +259,57 @@ class Guard:
         return Refusal(path, rule) if rule else None
 
     def _git_config_refusal(self, path: str) -> str | None:
-        """A file of the project that git reads as its configuration: one `.git/config` includes (a
-        team's shared config is often tracked), or the excludes or attributes file it names. A line
-        written there (`core.fsmonitor`, `core.hooksPath`) makes the user's next git command run a
-        program, or hides files from git status. Asked of git once per guard, on the first path."""
+        """A file of the project that git reads as its configuration (one `.git/config` includes, a
+        team's shared config is often tracked; the excludes or attributes file it names) or runs as
+        a program (a filter, textconv, diff or merge driver, editor, pager or credential helper the
+        configuration names; a hook in the folder core.hooksPath names, or one husky's runs). A line
+        written there makes the user's next git command run a program, or hides files from git
+        status. Asked of git once per guard, on the first path."""
         if self._git_reads is None:
-            reads = (os.path.relpath(p, self.root) for p in global_git_files(self.root))
-            self._git_reads = frozenset(fold(p) for p in reads if not p.startswith(".."))
-        if fold(path) in self._git_reads:
-            return (
-                f"{path} is a file git reads as configuration (an include of .git/config, or the excludes or "
-                "attributes file it names): a line there could make git run a program or hide changes"
+            self._git_reads = self._files_git_uses()
+        folded = fold(path)
+        rule = self._git_reads.get(folded)
+        if rule is None:
+            rule = next((why for folder, why in self._git_reads.items() if folded.startswith(folder + "/")), None)
+        return f"{path} {rule}" if rule else None
+
+    def _files_git_uses(self) -> dict[str, str]:
+        """Each file (or hooks folder) of the project git reads as configuration or runs, folded,
+        with why."""
+        layout = self.ignore.layout
+        found = git_files(self.root, layout.top)
+        named: dict[str, str] = {}
+
+        def add(path: Path, why: str) -> None:
+            relative = os.path.relpath(path, self.root)
+            if not relative.startswith(".."):
+                named.setdefault(fold(relative), why)
+
+        for path in found.config:
+            add(
+                path,
+                "is a file git reads as configuration (an include of .git/config, or the excludes or "
+                "attributes file it names): a line there could make git run a program or hide changes",
             )
-        return None
+        for path, key in found.programs:
+            add(
+                path,
+                f"is a program git runs ({key} in git's configuration names it): the user's next git "
+                "command would run what the answer wrote",
+            )
+        for path in found.husky_hooks:
+            add(
+                path,
+                "is a git hook (husky's hooks folder, core.hooksPath, runs it): the user's next git "
+                "command would run what the answer wrote",
+            )
+        for folder in found.hook_folders:
+            add(
+                folder,
+                "is inside the folder git runs hooks from (core.hooksPath): the user's next git "
+                "command would run what the answer wrote",
+            )
+        return named
 
     def _untracked(self, path: str) -> bool:
         """An existing file that git's index does not have and this run did not create. Outside a

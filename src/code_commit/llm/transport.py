@@ -22,6 +22,12 @@ Here:
   times that many bytes whatever they hold (an event that never ends, endless pings), so memory stays flat;
 - a thinking model's thinking is kept apart from the answer (`Attempt.thinking`), never joined to it,
   up to the same number of bytes (past them it is no longer kept, and the answer goes on).
+- an answer's pace is bounded too: `request_timeout` ends an attempt that gets no byte at all for that
+  long, but a server that drips a byte at a time, or sends keep-alive pings forever, never lets it fire.
+  So each chunk of a response body is also a check of the attempt's progress in output (answer text or thinking)
+  (`Attempt.check`): none for `stream_idle_timeout` seconds, or less than `stream_min_rate` bytes a
+  second over any minute once it has begun, and the attempt fails as a stalled stream (retried within
+  `retry_time`, like any other).
 """
 
 from __future__ import annotations
@@ -31,6 +37,7 @@ import random
 import time
 from collections import Counter
 from collections.abc import Callable, Mapping
+from contextvars import ContextVar
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any
@@ -48,6 +55,7 @@ ANSWER_TOO_LARGE = "answer_too_large"  # the stop reason of an answer read up to
 # around the text (about 100 bytes an event, an event every few tokens) and for escaped characters.
 RAW_BYTES_PER_ANSWER_BYTE = 8
 BACKOFF_BASE = 1.0  # seconds before the second attempt, doubling after each failure (then jittered)
+RATE_WINDOW = 60.0  # seconds over which an answer's pace is measured against stream_min_rate
 
 # Never retried, whatever the headers say: the same request would fail the same way.
 NEVER_RETRY = frozenset({400, 401, 403, 404, 413})
@@ -102,10 +110,13 @@ def bounded_responses(httpx: Any, cap: int) -> dict[str, list[Callable[[Any], No
 
         def __iter__(self) -> Any:
             read = 0
+            watched = _ATTEMPT.get()  # the attempt reading this body, whose pace each chunk checks
             for chunk in self.inner:
                 read += len(chunk)
                 if read > cap:
                     raise AnswerTooLarge(f"the response passed {cap:,} bytes")
+                if watched is not None:
+                    watched.check()
                 yield chunk
 
         def close(self) -> None:
@@ -123,13 +134,24 @@ class Attempt:
     Anthropic's message_start and message_delta, an OpenAI usage chunk), so that an attempt that breaks
     off can still say what it used (`used`)."""
 
-    def __init__(self, on_text: Callable[[str], None] | None, byte_cap: int | None = None) -> None:
+    def __init__(
+        self,
+        on_text: Callable[[str], None] | None,
+        byte_cap: int | None = None,
+        idle: float | None = None,
+        min_rate: float = 0.0,
+    ) -> None:
         self._on_text = on_text
         self.chars = 0  # characters of answer text received
         self.bytes = 0  # the same, in UTF-8 bytes
         self._byte_cap = byte_cap  # past this many bytes of text the attempt raises AnswerTooLarge
         self._reported: Usage | None = None
         self._chars_reported = 0  # characters received when the service last reported its counts
+        self._idle = idle  # seconds without output after which the attempt is stalled (None: never)
+        self._min_rate = min_rate  # bytes of output a second, at least, over each RATE_WINDOW (0: any)
+        self._output = 0  # bytes of output so far: answer text and thinking
+        self._last_output = clock()
+        self._window: tuple[float, int] | None = None  # since the first output: (when it began, bytes then)
         self._thinking: list[str] = []
         self._thinking_bytes = 0
         self.thinking_dropped = 0  # bytes of thinking past the cap, not kept
@@ -137,6 +159,7 @@ class Attempt:
     def thinking(self, piece: str) -> None:
         """A piece of the model's thinking: kept apart from the answer, up to the answer's byte cap."""
         size = len(piece.encode("utf-8", "surrogatepass"))
+        self._progressed(size)  # a model thinking for minutes before it answers is not stalled
         if self._byte_cap is not None and self._thinking_bytes + size > self._byte_cap:
             self.thinking_dropped += size
             return
@@ -152,12 +175,44 @@ class Attempt:
         return text
 
     def text(self, piece: str) -> None:
+        size = len(piece.encode("utf-8", "surrogatepass"))
         self.chars += len(piece)
-        self.bytes += len(piece.encode("utf-8", "surrogatepass"))
+        self.bytes += size
         if self._byte_cap is not None and self.bytes > self._byte_cap:
             raise AnswerTooLarge(f"the answer passed {self._byte_cap:,} bytes")
+        self._progressed(size)
         if self._on_text:
             self._on_text(piece)
+
+    def _progressed(self, size: int) -> None:
+        self._output += size
+        self._last_output = clock()
+        if self._window is None:
+            self._window = (self._last_output, self._output - size)
+
+    def check(self) -> None:
+        """Raise Transient if the answer has stalled: no output (answer text or thinking) for `idle`
+        seconds, whatever else came (keep-alive pings, a byte of an event at a time), or, once it has
+        begun, less than `min_rate` bytes of it a second over the last RATE_WINDOW seconds."""
+        now = clock()
+        if self._idle is not None and now - self._last_output > self._idle:
+            raise Transient(
+                "stream stalled",
+                f"no answer text for {now - self._last_output:.0f} s, only keep-alives or a trickle of bytes "
+                "(stream_idle_timeout)",
+            )
+        if self._window is None or not self._min_rate:
+            return
+        began, bytes_then = self._window
+        if now - began >= RATE_WINDOW:
+            rate = (self._output - bytes_then) / (now - began)
+            if rate < self._min_rate:
+                raise Transient(
+                    "stream too slow",
+                    f"{rate:.2f} bytes of answer a second over {now - began:.0f} s, under stream_min_rate "
+                    f"({self._min_rate:g})",
+                )
+            self._window = (now, self._output)
 
     def reported(self, usage: Usage) -> None:
         self._reported = usage
@@ -177,6 +232,11 @@ class Attempt:
         if self.chars > self._chars_reported:
             usage = replace(usage, output_tokens=max(usage.output_tokens, tokens_at_most(self.chars)))
         return usage
+
+
+# The attempt now reading a response body, for bounded_responses' chunk-by-chunk check of its pace:
+# the providers' HTTP clients need not know of it.
+_ATTEMPT: ContextVar[Attempt | None] = ContextVar("code_commit_attempt", default=None)
 
 
 class _Call:
@@ -406,7 +466,8 @@ class StreamingProvider:
             remaining = settings.retry_time - (clock() - started)
             timeout = max(0.001, min(settings.request_timeout, remaining))
             call.count(requests=1, retries=1 if faults else 0)
-            progress = Attempt(on_text, byte_cap)
+            progress = Attempt(on_text, byte_cap, settings.stream_idle_timeout, settings.stream_min_rate)
+            watching = _ATTEMPT.set(progress)  # bounded_responses checks its pace chunk by chunk
             try:
                 return replace(self.send(prompt, continuation, timeout, progress), thinking=progress.thought)
             except BaseException as exc:
@@ -415,6 +476,8 @@ class StreamingProvider:
                 if isinstance(exc, Transient):
                     faults.append(exc)
                 raise
+            finally:
+                _ATTEMPT.reset(watching)
 
         def wait(state: tenacity.RetryCallState) -> float:
             fault = state.outcome.exception() if state.outcome else None

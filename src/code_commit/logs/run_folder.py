@@ -22,7 +22,8 @@ FINAL_PATCH = "final.patch"  # --revert-on-failure: the proposal the revert took
 
 # One of each a model call (or apply's one answer), as NN-name: RunLog.path(call, name).
 QUERY = "query.txt"  # the prompt sent
-RESPONSE = "response.txt"  # the answer received
+RESPONSE = "response.txt"  # the answer received, every control character shown as a symbol
+RAW_RESPONSE = "response.raw"  # the answer byte for byte, when it holds a control character
 THINKING = "thinking.txt"  # the model's thinking before its answer, apart from it
 USAGE = "usage.txt"  # the call's tokens, cost, requests
 REVIEW = "review.txt"  # --review's decisions

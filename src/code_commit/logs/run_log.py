@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from code_commit.config.paths import LOGS_DIR
 from code_commit.config.redaction import Redactor
+from code_commit.console.printable import visible_lines
 from code_commit.files.owner_only import FOLDER_MODE, make_private_dir, make_private_dirs, open_private
 from code_commit.logs.run_folder import CONFLICTS, JOURNAL_SUFFIX, MANIFEST, RUN_ID, RUN_LOG, TRACEBACK_FILE
 
@@ -70,6 +71,17 @@ class RunLog:
         target = self.path(call, name)
         _write_text(target, self.redact(text))
         return target
+
+    def write_shown(self, call: int, name: str, text: str, raw: str | None = None) -> Path:
+        """Write `NN-name` as `write` does, with every control character shown as a symbol: text from
+        outside (an answer, a prompt holding the project's files and a build's output) printed by
+        `cat NN-name` cannot drive the terminal (clear it, rewrite a line, set the clipboard). Where
+        that changed a character and `raw` names a file, the text byte for byte goes there too (an
+        answer `code-commit apply` can re-apply exactly)."""
+        shown = visible_lines(text)
+        if raw is not None and shown != text:
+            self.write(call, raw, text)
+        return self.write(call, name, shown)
 
     def write_file(self, name: str, text: str) -> Path:
         """Write an unnumbered file of the run (redacted)."""

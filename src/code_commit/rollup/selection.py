@@ -83,7 +83,7 @@ from code_commit.credentials import KEY_FILES
 from code_commit.errors import SetupError
 from code_commit.exits import EXIT
 from code_commit.files.owner_only import FILE_MODE, make_private_dirs
-from code_commit.files.setup_files import read_regular
+from code_commit.files.setup_files import INPUT_BYTES, read_regular
 from code_commit.git.env import git_env
 from code_commit.llm.catalog import CHARS_PER_TOKEN_HIGH_ESTIMATE, tokens_at_most
 from code_commit.rollup.outline import MAX_OUTLINE_BYTES, Outline, outline
@@ -201,7 +201,7 @@ def write_rollup(
     `env` (default: os.environ) is where the secrets no included file may hold are found; the files
     relevant to `query` (the text of agent-config/query.txt) come first."""
     settings = settings or Settings()
-    secrets = tuple(v.encode() for v in collect_secrets(root, env, settings.redact_env).values)
+    secrets = tuple(v.encode() for v in collect_secrets(root, env, settings.redact_env, [settings.base_url]).values)
     from code_commit.git.ignore import PathPatterns
 
     exclude = PathPatterns(settings.rollup_exclude, "rollup_exclude")
@@ -256,7 +256,7 @@ def read_query(root: Path) -> str | None:
     """The query's text, when agent-config/query.txt is a readable UTF-8 file; the rollup is written
     without it otherwise (a run checks the query and says what is wrong with it)."""
     try:
-        return read_regular(root / QUERY_FILE).decode("utf-8")
+        return read_regular(root / QUERY_FILE, INPUT_BYTES).decode("utf-8")
     except (OSError, UnicodeDecodeError):
         return None
 

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from code_commit.answer.plan import AnswerRefused, Plan
 from code_commit.answer.planning import checked_plan
+from code_commit.builds.changes import Before
 from code_commit.builds.output import output_for_prompt
 from code_commit.config.keys import ApiKey
 from code_commit.config.redaction import Redactor
@@ -42,7 +43,7 @@ from code_commit.run.model_calls import Caller, CallMeter, check_fits, report_to
 from code_commit.run.orchestrator import Orchestrator
 from code_commit.run.preflight import stale_rollup, untracked_in_rollup, untracked_warning
 from code_commit.run.record import RunRecord
-from code_commit.run.revert import Originals
+from code_commit.run.revert import Originals, build_originals
 from code_commit.run.signals import TimeLimit
 from code_commit.run.workspace import Workspace
 
@@ -161,8 +162,9 @@ def execute(
         def finish(log: RunLog) -> None:
             state.into(record)
             orchestrator.survive(lambda: report_totals(record, log, console))
-            if options.revert_on_failure and not record.passed and state.originals.files:
-                orchestrator.survive(lambda: _revert(workspace, orchestrator, state.originals))
+            built = orchestrator.watch.originals if orchestrator.watch else {}
+            if options.revert_on_failure and not record.passed and (state.originals.files or built):
+                orchestrator.survive(lambda: _revert(workspace, orchestrator, state.originals, built))
 
         # No live view with --review: the review owns the terminal.
         with orchestrator.session(live=not settings.review, begin=begin, finish=finish) as log:
@@ -241,7 +243,7 @@ def apply_answer(run: RunContext, completion: Completion, call: int) -> Approved
     root, settings = orchestrator.root, orchestrator.settings
     guard = Guard(root, settings.protected_patterns, created=state.originals.created())
     try:
-        plan = accept_answer(root, completion, settings, guard)
+        plan = accept_answer(root, completion, settings, guard, secrets=orchestrator.redact)
         weakened = orchestrator.judge_tests(plan, call)  # before the review: no one reviews a refused answer
         orchestrator.warn_whole_over_dirty(plan, call)  # before the review, which shows it the user first
         approved = approve(root, plan, call, settings, run.log, orchestrator.console)
@@ -283,7 +285,7 @@ def dry_run(run: RunContext) -> None:
     completion = run.caller.ask(run.initial_prompt(), 1, 1)
     root, log = orchestrator.root, run.log
     try:
-        plan = accept_answer(root, completion, run.settings, need_blocks=True)
+        plan = accept_answer(root, completion, run.settings, need_blocks=True, secrets=orchestrator.redact)
         orchestrator.tests_let_through(orchestrator.judge_tests(plan, 1), 1)
     except AnswerRefused as refusal:
         orchestrator.refuse(refusal, 1)
@@ -325,7 +327,12 @@ def listed(reasons: Sequence[str], cap: int, separator: str = "") -> str:
 
 
 def accept_answer(
-    root: Path, completion: Completion, settings: Settings, guard: Guard | None = None, need_blocks: bool = False
+    root: Path,
+    completion: Completion,
+    settings: Settings,
+    guard: Guard | None = None,
+    need_blocks: bool = False,
+    secrets: Redactor | None = None,
 ) -> Plan:
     """Parse and guard an answer; raise AnswerRefused if any part of it cannot be applied (or, with
     `need_blocks`, if it has no block at all: prose alone is no answer to a dry run)."""
@@ -347,7 +354,7 @@ def accept_answer(
         raise AnswerRefused.of(
             "declined", "the model declined to answer (stop reason: refusal), so nothing was applied"
         )
-    return checked_plan(root, completion.text, settings, guard=guard, need_edits=need_blocks)
+    return checked_plan(root, completion.text, settings, guard=guard, need_edits=need_blocks, secrets=secrets)
 
 
 def _applied(run: RunContext, plan: Plan, call: int) -> None:
@@ -390,13 +397,31 @@ def current_files(root: Path, paths: set[str], cap: int) -> dict[str, str | None
     return current
 
 
-def _revert(workspace: Workspace, orchestrator: Orchestrator, originals: Originals) -> None:
+def _revert(
+    workspace: Workspace, orchestrator: Orchestrator, originals: Originals, built: Mapping[str, Before]
+) -> None:
+    """Every file the answers changed back as it was, and every file git shows that a build changed
+    (beyond the answers) back as it was before the run's first build; the proposal saved first."""
     log, console, record = orchestrator.log, orchestrator.console, orchestrator.record
     proposal = originals.patch(workspace.root, log.redact)  # bytes: byte for byte
     record.patch = write_patch(log.folder / FINAL_PATCH, proposal, log.redact)
-    problems = originals.restore(workspace.root)
+    by_builds, unrestorable = build_originals(workspace.root, built, originals.files)
+    created = Originals({path: o for path, o in by_builds.files.items() if o.content is None})
+    for path in created.files:
+        del by_builds.files[path]
+    problems = originals.restore(workspace.root) + by_builds.restore(workspace.root) + unrestorable
+    if problems and created.files:  # one may hold what a file left unrestored held (a build's `mv`)
+        problems.append(
+            f"{', '.join(sorted(created.files))}: the builds created them; left in place, as not "
+            "every file could be put back"
+        )
+    else:
+        problems += created.restore(workspace.root)
     record.reverted = not problems
     for problem in problems:
         console.error(f"could not revert {problem}")
-    log.event(f"reverted {count(len(originals.files), 'file')}; the proposal is in {FINAL_PATCH}")
+    what = count(len(originals.files), "file")
+    if by_builds.files or unrestorable:
+        what += f" the answers changed and {count(len(by_builds.files), 'file')} the builds changed"
+    log.event(f"reverted {what}; the proposal is in {FINAL_PATCH}")
     console.info(f"reverted the run's changes; its final proposal is saved in {record.patch}")

@@ -14,7 +14,7 @@ from code_commit.errors import CodeCommitError, ServiceError, SetupError, Stoppe
 from code_commit.llm import Completion, Hooks, Provider, Tally, Usage
 from code_commit.llm.catalog import Budget, ModelInfo, prompt_too_long, tokens_at_least
 from code_commit.llm.prompts import Prompt
-from code_commit.logs.run_folder import QUERY, RESPONSE, THINKING, USAGE
+from code_commit.logs.run_folder import QUERY, RAW_RESPONSE, RESPONSE, THINKING, USAGE
 from code_commit.logs.run_log import RunLog
 from code_commit.run.record import CallRecord, RunRecord
 
@@ -92,7 +92,7 @@ class Caller:
     def ask(self, prompt: Prompt, call: int, calls: int) -> Completion:
         """One model call, logged and recorded as soon as it returns, or fails."""
         settings, log, console = self.settings, self.meter.log, self.meter.console
-        log.write(call, QUERY, prompt.render())
+        log.write_shown(call, QUERY, prompt.render())
         kind = "initial query" if call == 1 else f"repair {call - 1} of {settings.max_repairs}"
         console.attempt(call, calls)
         console.step(f"call {call}/{calls} ({kind}): asking {settings.model}", f"asking {settings.model}")
@@ -128,9 +128,9 @@ class Caller:
             completion.continuations,
         )
         self.record.calls.append(record)
-        log.write(call, RESPONSE, completion.text)
+        log.write_shown(call, RESPONSE, completion.text, raw=RAW_RESPONSE)
         if completion.thinking:
-            log.write(call, THINKING, completion.thinking)
+            log.write_shown(call, THINKING, completion.thinking)
         log.write(call, USAGE, _usage_file(record))
         log.event(_usage_line(record))
         console.info(f"call {call}: {usage_summary(record.usage, record.cost_usd)}, {record.duration:.1f} s")

@@ -3,16 +3,9 @@ is written (secrets, git's index, the sandbox), the session (lock, run folder, r
 limit), then the steps the command takes in it (an answer's shielded apply, its refusal, a build),
 and the record written on every ending.
 
-A run (run/loop.py) and `code-commit apply` (cli/apply.py) are its users. So is `code-commit check`
-to come (build.sh run exactly as a run runs it: same sandbox, environment, time limit, output
-capture and tamper check, with no model and no key), in a few lines:
-
-    orchestrator = Orchestrator(root, settings, console, RunRecord("check"), limit)
-    orchestrator.prepare(builds=True)
-    with orchestrator.session():
-        orchestrator.record.passed = orchestrator.build(1).passed
-
-`check` then joins `record.EVERY` (its JSON keys), exits.COMMANDS and the exit table's rows.
+A run (run/loop.py), `code-commit apply` (cli/apply.py) and `code-commit check` (cli/check.py:
+build.sh run exactly as a run runs it, with no model and no key) are its users. A build the
+sandbox or the setup kept from running ends each of them the same way (BuildBlocked, exit 11).
 """
 
 from __future__ import annotations
@@ -25,6 +18,7 @@ from pathlib import Path
 
 from code_commit.answer.plan import AnswerRefused, Plan, Problem
 from code_commit.apply.transaction import apply_plan
+from code_commit.builds.changes import MAX_FILES, BuildWatch
 from code_commit.builds.gate import checked_build, own_change
 from code_commit.builds.runner import BuildResult
 from code_commit.builds.sandbox import Sandbox, choose
@@ -34,7 +28,7 @@ from code_commit.config.secrets import collect_secrets
 from code_commit.config.settings import Settings
 from code_commit.console.output import Console
 from code_commit.console.plural import count
-from code_commit.errors import InternalError
+from code_commit.errors import BuildBlocked, InternalError
 from code_commit.files.owner_only import make_private_dirs
 from code_commit.git.layout import GitSetup
 from code_commit.git.stash import GitFailed
@@ -71,6 +65,7 @@ class Orchestrator:
     limit: TimeLimit  # computed once, when the command started its watch
     redact: Redactor = field(default_factory=Redactor)
     sandbox: Sandbox | None = None  # what builds run under; None: this command builds nothing
+    watch: BuildWatch | None = None  # the files git shows, whose changes by each build are reported
     warned: set[str] = field(default_factory=set)  # notes and warnings already shown, once a command
     started: float = field(default_factory=time.monotonic)
     _log: RunLog | None = None
@@ -90,13 +85,14 @@ class Orchestrator:
         readable (the guard fails closed without it), and, when the command builds, the sandbox probed:
         `require` without a working one is a setup error here, before anything is written. Returns
         what git's index says (None outside a repository)."""
-        secrets = collect_secrets(self.root, redact_env=self.settings.redact_env)
+        secrets = collect_secrets(self.root, redact_env=self.settings.redact_env, urls=[self.settings.base_url])
         self.redact = self.console.redact = secrets.redactor(*censored)
         git = check_git_index(self.root)
         self._repository = git is not None
         if builds:
             self.sandbox = choose(self.settings.sandbox, root=self.root)
             self.record.sandbox = self.sandbox.describe()
+            self.watch = BuildWatch(self.root)
         return git
 
     @contextlib.contextmanager
@@ -205,22 +201,49 @@ class Orchestrator:
 
     def build(self, call: int) -> BuildResult:
         """build.sh, sandboxed and fingerprinted (builds/gate.py), its output in NN-build.txt; the
-        record keeps it as the last build."""
-        assert self.sandbox is not None, "prepare(builds=True) chooses the sandbox"
+        record keeps it as the last build. What it changed in the files git shows is never silent:
+        on the console, in run.log and in the record's `build_changed`, however the build ended.
+        Raises BuildBlocked when the sandbox or the setup kept it from running (builds/diagnosis.py):
+        no answer can help, so nothing more goes to the model."""
+        assert self.sandbox is not None and self.watch is not None, "prepare(builds=True) chooses the sandbox"
         self.console.step("running build.sh")
         log = self.log
-        result = self.record.last_build = checked_build(
-            self.root,
-            log.folder,
-            log.path(call, BUILD_LOG),
-            log.redact,
-            self.settings,
-            self.sandbox,
-            on_output=self.console.build_output,
-            on_note=lambda note: self.warn_once(note, note),
-        )
+        try:
+            result = self.record.last_build = checked_build(
+                self.root,
+                log.folder,
+                log.path(call, BUILD_LOG),
+                log.redact,
+                self.settings,
+                self.sandbox,
+                on_output=self.console.build_output,
+                on_note=lambda note: self.warn_once(note, note),
+                watch=self.watch,
+            )
+        finally:
+            self._report_changes(call, self.watch)
         self.event(call, result.describe())
+        if result.diagnosis is not None:
+            self.record.diagnosis = result.diagnosis
+            self.event(call, f"kept from running: {result.diagnosis.line()}")
+            self.event(call, f"read from this line of its output: {result.diagnosis.evidence}")
+            raise BuildBlocked(result.diagnosis)
         return result
+
+    def _report_changes(self, call: int, watch: BuildWatch) -> None:
+        self.record.build_changed = [str(change) for change in watch.net()]
+        if watch.truncated:
+            self.warn_once(
+                "the build's changes are looked for in the first files git lists only: there are more",
+                f"only the first {MAX_FILES:,} files git shows are watched for changes a build makes",
+            )
+        if watch.last:
+            changed = ", ".join(str(change) for change in watch.last)
+            self.event(call, f"the build changed files git shows, beyond the answer: {changed}")
+            self.console.warn(
+                f"the build changed {count(len(watch.last), 'file')} git shows, beyond the answer: {changed}"
+            )
+            watch.last = []
 
     def judge_tests(self, plan: Plan, call: int, *, shown: bool = True) -> list[Finding]:
         """What applying `plan` would do to the tests, under the `tests` setting. protect: an answer

@@ -36,7 +36,8 @@ def untracked_in_rollup(root: Path, setup: GitSetup | None, codebase: str) -> li
         raise SetupError(
             f"git tracks no file of {where}, and code-commit lets the model change only files git tracks "
             "(git diff must be able to show every change), so every answer would be refused: add and commit "
-            "the project's files first (git add -A && git commit -m 'Initial commit'), then run code-commit."
+            "the project's own files first (git add <them> && git commit; code-commit init's next steps name "
+            "them, and the build's outputs to leave out), then run code-commit."
         )
     shown = dict.fromkeys(shown_paths(codebase))
     candidates = [path for path in shown if prefix + path not in setup.tracked and _project_file(root, path)]

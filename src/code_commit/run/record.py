@@ -20,14 +20,18 @@ from pathlib import Path
 from typing import Any
 
 from code_commit.answer.plan import Problem
+from code_commit.builds.diagnosis import Diagnosis
+from code_commit.builds.ran_tests import RanTests
 from code_commit.builds.runner import BuildResult
 from code_commit.errors import BuildTampered, Ending, exit_code_for
 from code_commit.exits import EXIT, REFUSED_OUTCOME, outcome_name
 from code_commit.llm.base import Usage
 
+FIRST_ERROR = 300  # characters of the first error line the record's `error` quotes
 RUN = frozenset({"run"})  # `demo` runs the real loop: its record is a run's
 APPLY = frozenset({"apply"})
-EVERY = RUN | APPLY  # `check`, when it comes, joins here and picks its fields with `shown=`
+CHECK = frozenset({"check"})  # build.sh run as a run runs it, with no model
+EVERY = RUN | APPLY | CHECK
 
 
 def fact(default: Any = None, *, shown: frozenset[str] = EVERY, keys: dict[str, str] | None = None) -> Any:
@@ -98,13 +102,14 @@ class RunRecord:
     passed: bool = internal(False)  # the build passes; --dry-run: the answer is acceptable; apply: applied (or valid)
     error: Ending | None = internal()  # what ended the command early, if anything did
     refusal: str | None = internal()  # a run's: why its answers were refused, while none has been applied
-    dry_run: bool = fact(False, keys={"apply": "checked_only"})  # --dry-run; apply's --check
+    dry_run: bool = fact(False, shown=RUN | APPLY, keys={"apply": "checked_only"})  # --dry-run; apply's --check
     files_changed: set[str] = fact(set(), shown=RUN)  # the net change to the tree: from the loop's state
     files_deleted: set[str] = fact(set(), shown=RUN)
     calls: list[CallRecord] = fact([], shown=RUN)
     duration: float = fact(0.0, keys={"run": "duration_s", "apply": "duration_s"})
     log_dir: Path | None = fact()  # None when the command ended before it had a run folder
     last_build: BuildResult | None = fact(keys={"apply": "build"})
+    build_changed: list[str] = fact([])  # the files git shows that the builds changed: "path (kind)"
     reverted: bool = fact(False, shown=RUN)
     patch: Path | None = fact(shown=RUN)  # the proposal as a patch: final.patch, dry-run.patch
     diff: str | None = fact(shown=RUN)  # --dry-run: what the answer would change
@@ -112,6 +117,8 @@ class RunRecord:
     model: str | None = fact(shown=RUN)
     endpoint_host: str | None = fact(shown=RUN)  # host[:port]; None when no network service was used
     sandbox: str | None = fact()  # what builds run under (Sandbox.describe); None: no build can run
+    diagnosis: Diagnosis | None = fact()  # exit 11: what kept the build from running, and the fix
+    ran_tests: RanTests | None = fact(shown=CHECK)  # check: the tests its output says ran (None: none seen)
     applied: bool = fact(False, shown=APPLY)  # apply: the answer was applied
     source: str | None = fact(shown=APPLY)  # apply: the answer's file, or "standard input"
     format: str | None = fact(shown=APPLY)  # apply: "caret" or "json" ("auto" if never read)
@@ -144,10 +151,32 @@ class RunRecord:
 
     @property
     def message(self) -> str | None:
-        """The JSON's `error`: the error's message; for a refused run, why."""
+        """The JSON's `error`, never None when the command did not pass: the error's message; for a
+        refused run, why; for a build that still fails, how, and its first error line."""
         if self.error is not None:
             return str(self.error)
-        return self.refusal if self.refused else None
+        if self.refused:
+            return self.refusal or self._refused_because()
+        if self.passed:
+            return None
+        build = self.last_build
+        if build is None:
+            return "no build ran" if self.command != "apply" else "the answer was not applied"
+        if self.command == "run":
+            repairs = max(len(self.calls) - 1, 0)
+            what = f"the build still fails after {repairs} repair{'' if repairs == 1 else 's'}"
+        else:
+            what = "the build fails"
+        first = first_error(build)
+        return f"{what}: {build.describe()}; see {build.log_path}" + (f"; first error: {first}" if first else "")
+
+    def _refused_because(self) -> str:
+        """apply's refusal in one line: its first problem, and how many more (the report lists them)."""
+        first = self.problems[0].message.split("\n", 1)[0] if self.problems else "no reason given"
+        more = len(self.problems) - 1
+        return f"the answer was refused, nothing was applied: {first}" + (
+            f" (and {more} more problem{'' if more == 1 else 's'})" if more else ""
+        )
 
     @property
     def attempts(self) -> int:
@@ -195,6 +224,16 @@ class RunRecord:
         if self.error is None:
             self.error, self.duration = error, duration
         return self
+
+
+def first_error(build: BuildResult) -> str | None:
+    """The first line of the build's output shaped like a diagnostic (else mentioning an error), on one
+    line and shortened: enough to say what failed without opening the log."""
+    for kept in (build.output.diagnostics, build.output.mentions):
+        for _, line in kept.first[:1]:
+            text = " ".join(line.split())
+            return text if len(text) <= FIRST_ERROR else text[: FIRST_ERROR - 5] + " [...]"
+    return None
 
 
 def plain(value: Any) -> Any:

@@ -1,9 +1,11 @@
 """What the run found on disk before it first touched each file, so `--revert-on-failure` can
 put the tree back exactly, and save the run's final proposal as a patch first.
 
-Only the files the run's answers wrote or deleted are recorded and restored: the tree is not
-snapshotted, so a supervisor's own uncommitted work elsewhere is never touched. What build.sh
-itself writes (build outputs, caches) is not the run's change and is left as it is.
+The files the run's answers wrote or deleted are recorded here, and restored; so are the files git
+shows that a build changed (`build_originals`, from `builds.changes.BuildWatch`: a formatter's edit,
+a test the model's code rewrote), each as it was before the run's first build changed it. What
+build.sh writes where git does not look (ignored build outputs, caches) is left as it is, and so is
+a supervisor's own uncommitted work that no build touched.
 
 The build runs model-written code between the apply and the revert, and it can replace a folder
 with a symlink to anywhere. So every read and write here goes through `tree.Tree`, which walks
@@ -16,11 +18,13 @@ from __future__ import annotations
 import contextlib
 import secrets
 import stat
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from code_commit.answer.plan import ApplyFailed, Plan
 from code_commit.apply.journal import describe_error
+from code_commit.builds.changes import Before
 from code_commit.files.confined import Tree
 from code_commit.review.diffs import Redact, change_patch, object_format
 from code_commit.review.hunks import file_change
@@ -116,6 +120,29 @@ class Originals:
                     tree.rmdir(directory)
             tree.sync()
         return problems
+
+
+def build_originals(
+    root: Path, befores: Mapping[str, Before], skip: Collection[str] = ()
+) -> tuple[Originals, list[str]]:
+    """The state before the run's builds of each file they changed (but those in `skip`: the run's
+    answers', whose originals are older), for a revert to restore; and, for each that cannot be put
+    back (no copy kept within the budget, a symlink), the problem to report."""
+    originals = Originals()
+    problems = []
+    for path, before in sorted(befores.items()):
+        if path in skip:
+            continue
+        content = before.read(root) if before.known else None
+        if before.symlink:
+            problems.append(f"{path}: the build changed it, and it was a symlink: left as it is")
+        elif not before.known or (before.blob is not None and content is None):
+            problems.append(
+                f"{path}: the build changed it, and no copy of it was kept (over the budget): left as it is"
+            )
+        else:
+            originals.files[path] = Original(path, content, before.mode)
+    return originals, problems
 
 
 def _original(tree: Tree, path: str) -> Original:

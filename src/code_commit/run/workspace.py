@@ -22,7 +22,7 @@ from code_commit.config.protected import BUILD_SCRIPT
 from code_commit.config.settings import Settings
 from code_commit.credentials import CLOUD_PROVIDERS, KEY_FILES
 from code_commit.errors import SetupError
-from code_commit.files.setup_files import SPECIAL, NotRegularFile, read_regular
+from code_commit.files.setup_files import IGNORE_FILE_BYTES, INPUT_BYTES, SPECIAL, NotRegularFile, read_regular
 from code_commit.git.env import git_env
 from code_commit.logs.run_folder import JOURNAL_SUFFIX, RUN_LOG, SAVED_ORIGINAL
 
@@ -135,7 +135,7 @@ def _kind(path: Path) -> str | None:
 
 def _read_input(root: Path, name: str, fix: str, problems: list[str]) -> str | None:
     try:
-        text = read_regular(root / name).decode("utf-8")  # a FIFO there would block a plain open forever
+        text = read_regular(root / name, INPUT_BYTES).decode("utf-8")  # a FIFO would block a plain open forever
     except FileNotFoundError:
         problems.append(f"{name} is missing: {fix}.")
         return None
@@ -183,7 +183,7 @@ def gitignore_problems(root: Path) -> list[str]:
     fix = IGNORE_FIX
     path = root / ".gitignore"
     try:
-        data = read_regular(path, follow=False)  # a FIFO never blocks the check
+        data = read_regular(path, IGNORE_FILE_BYTES, follow=False)  # a FIFO never blocks the check
     except FileNotFoundError:
         return [f".gitignore is missing: create it and {fix}."]
     except IsADirectoryError:

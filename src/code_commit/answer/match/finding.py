@@ -12,6 +12,8 @@ text in a repetitive file has thousands of places, each thousands of lines long.
 from __future__ import annotations
 
 import dataclasses
+import itertools
+import operator
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -28,8 +30,13 @@ STAGE_NAMES = {
 
 
 TAB_WIDTHS = (4, 8, 2)
+# Places of a search text found at most: two already make it ambiguous, and a line repeated all over
+# a 500,000-line file would otherwise be 500,000 places to list, report and look around.
+MAX_PLACES = 1000
 # Items compared at C speed per item of both sequences before occurrences turns to a linear search.
 MATCH_WORK_PER_ITEM = 32
+# Places of a search text's first line jumped to one by one before occurrences turns to one pass.
+MAX_JUMPS = 1000
 
 
 @dataclass(frozen=True)
@@ -50,9 +57,11 @@ class Work:
     read it; one may be passed to many calls, which add to it."""
 
     compared: int = 0  # items compared to find where a search text is: its lines, then its indentation steps
+    jumps: int = 0  # places of a search text's first line looked at one by one, a step of a Python loop each
     measured: int = 0  # lines whose indentation was measured, once per tab width tried
     scored: int = 0  # lines made into a similarity key for a no-match's closest lines (the search text's too)
     scored_chars: int = 0  # the characters of those keys
+    word_scanned: int = 0  # lines of the file searched for a no-match's words, a regex each
     hashed: int = 0  # windows of lines hashed to find an ambiguous match's unique windows
     min_context: int = 0  # windows of lines hashed to work out min_context
 
@@ -64,8 +73,11 @@ def split_lines(text: str) -> list[str]:
     """Lines as git sees them, each with its "\\n" (the last one may have none); "" has no lines."""
     if not text:
         return []
+    lines = text.splitlines(keepends=True)  # at C speed; it also breaks at \r, \v, \f, \x1c-\x1e, \x85...
+    if len(lines) == text.count("\n") + (not text.endswith("\n")):  # ... unless there were none of those
+        return lines
     pieces = text.split("\n")
-    lines = [piece + "\n" for piece in pieces[:-1]]
+    lines = list(map(operator.add, pieces[:-1], itertools.repeat("\n")))
     return [*lines, pieces[-1]] if pieces[-1] else lines
 
 
@@ -113,10 +125,12 @@ def stage_keys(lines: Sequence[str], stage: str) -> list[str]:
     return list(map(_key(stage), lines))
 
 
-def find(file_lines: list[str], keys: list[str], search: list[str], stage: str, work: Work) -> list[int]:
-    """Where every place `search` matches in the file at `stage` starts; `keys` are the file's
-    lines as that stage sees them."""
-    starts = occurrences(keys, stage_keys(search, stage), work)
+def find(
+    file_lines: list[str], keys: list[str], search: list[str], stage: str, work: Work, limit: int = MAX_PLACES
+) -> list[int]:
+    """Where every place `search` matches in the file at `stage` starts, the first `limit` of them;
+    `keys` are the file's lines as that stage sees them."""
+    starts = occurrences(keys, stage_keys(search, stage), work, limit=limit)
     if stage != INDENTATION or not starts or sum(not is_blank(line) for line in search) == 1:
         # One non-blank line has no indentation step to compare: any shift of it is uniform.
         return starts
@@ -124,38 +138,78 @@ def find(file_lines: list[str], keys: list[str], search: list[str], stage: str, 
     return [start for start in starts if shifts.at(start) is not None]
 
 
-def occurrences(items: list[Any], wanted: list[Any], work: Work, work_per_item: int = MATCH_WORK_PER_ITEM) -> list[int]:
-    """Where `wanted` (not empty) occurs in `items`, in order, with work linear in both.
+def occurrences(
+    items: list[Any],
+    wanted: list[Any],
+    work: Work,
+    work_per_item: int = MATCH_WORK_PER_ITEM,
+    limit: int | None = None,
+    max_jumps: int = MAX_JUMPS,
+) -> list[int]:
+    """Where `wanted` (not empty) occurs in `items`, in order, with work linear in both; only the
+    first `limit` places, if given, and no work past the last of them.
 
     `list.index` jumps to each place the first item of `wanted` is at, and the window there is
     compared whole, both at C speed: a Python loop over every line of the file would be the work
     of a pass per search text (an answer may have a thousand). But a long search text in a
-    repetitive file has thousands of places, each compared over thousands of lines: once the
-    comparing passes `work_per_item` items per item of both, the rest is found with
-    Knuth-Morris-Pratt, a Python loop, but linear.
+    repetitive file has thousands of places, each compared over thousands of lines, and a line
+    repeated all over a long file is thousands of jumps, each a step of a Python loop: once the
+    comparing passes `work_per_item` items per item of both, or the jumps pass `max_jumps`, the rest
+    is found in one pass, at C speed for lines (`_joined_search`), else with Knuth-Morris-Pratt.
     """
     n = len(wanted)
     work_left = work_per_item * (len(items) + n)
     starts: list[int] = []
     end = max(0, len(items) - n + 1)  # no window starts at or after it
     start = 0
-    while True:
+    for jump in range(len(items) + 1):
+        if limit is not None and len(starts) >= limit:
+            break
         try:
             start = items.index(wanted[0], start, end)
         except ValueError:
-            return starts
+            break
         work_left -= n
-        if work_left < 0:
-            work.compared += len(items) - start + n  # each item once, and the borders of `wanted`
-            return starts + _knuth_morris_pratt(items, wanted, start)
+        if work_left < 0 or jump >= max_jumps:
+            left = None if limit is None else limit - len(starts)
+            search = _joined_search if isinstance(wanted[0], str) else _knuth_morris_pratt  # lines, or steps
+            more, stop = search(items, wanted, start, left)
+            work.compared += stop - start + n  # each item looked at once, and the borders of `wanted`
+            return starts + more
         work.compared += n
+        work.jumps += 1
         if items[start : start + n] == wanted:
             starts.append(start)
         start += 1
+    return starts
 
 
-def _knuth_morris_pratt(items: list[Any], wanted: list[Any], begin: int) -> list[int]:
-    """Where `wanted` (not empty) occurs in `items` from `begin` on, in time linear in both."""
+def _joined_search(items: list[Any], wanted: list[Any], begin: int, limit: int | None = None) -> tuple[list[int], int]:
+    """_knuth_morris_pratt for lines, at C speed: the lines from `begin` on joined with NUL between
+    them, and the search text's joined alike, found with `str.find`; a place's line is the count of
+    NULs before it, counted on from the last place. A line holding a NUL of its own would throw the
+    count off: then Knuth-Morris-Pratt does it."""
+    text = "\0" + "\0".join(items[begin:]) + "\0"
+    if text.count("\0") != len(items) - begin + 1:
+        return _knuth_morris_pratt(items, wanted, begin, limit)
+    needle = "\0" + "\0".join(wanted) + "\0"
+    found: list[int] = []
+    at, counted, nuls = text.find(needle), 0, 0  # nuls: the NULs in text[:counted]
+    while at != -1:
+        nuls += text.count("\0", counted, at)
+        counted = at
+        found.append(begin + nuls)  # the line after the NUL at `at`
+        if len(found) == limit:
+            return found, begin + nuls + len(wanted)
+        at = text.find(needle, at + 1)
+    return found, len(items)
+
+
+def _knuth_morris_pratt(
+    items: list[Any], wanted: list[Any], begin: int, limit: int | None = None
+) -> tuple[list[int], int]:
+    """Where `wanted` (not empty) occurs in `items` from `begin` on, in time linear in both (the
+    first `limit` places, if given), and where the search stopped."""
     # border[i]: the longest proper prefix of wanted[: i + 1] that is also a suffix of it, its length
     border, k = [0] * len(wanted), 0
     for i in range(1, len(wanted)):
@@ -172,8 +226,10 @@ def _knuth_morris_pratt(items: list[Any], wanted: list[Any], begin: int) -> list
             k += 1
         if k == len(wanted):
             found.append(i - k + 1)
+            if len(found) == limit:
+                return found, i + 1
             k = border[k - 1]
-    return found
+    return found, len(items)
 
 
 def found_at(file_lines: list[str], search: list[str], stage: str, start: int, work: Work) -> Found | None:

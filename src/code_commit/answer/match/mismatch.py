@@ -17,6 +17,7 @@ from itertools import pairwise
 
 from code_commit.answer.match.finding import (
     INDENTATION,
+    MAX_PLACES,
     STAGE_NAMES,
     WHITESPACE,
     Lines,
@@ -41,6 +42,12 @@ VOTE_BUDGET = 20_000  # votes cast at most (the rarest lines and words first)
 MAX_LOCATIONS_SHOWN = 20  # an ambiguous search text's locations named in the message (all are in the data)
 MAX_EXTRA_CONTEXT = 100  # lines added around a location, at most, when looking for a unique window
 UNIQUE_WINDOW_WORK = 500_000  # windows of the file hashed at most when looking for them (see unique_around)
+# The advice on an ambiguous search text (unique windows, min_context) hashes every line of the file,
+# a step of a Python loop each: a file over this many lines gets none (500,000 lines took seconds).
+ADVICE_LINES = 100_000
+# A no-match's candidate windows come from lines equal to the search text's, and from lines sharing
+# words with them, which costs a regex per line: a file over this many lines gets the first only.
+WORD_VOTE_LINES = 100_000
 # The failing search texts of an answer whose report includes the parts that cost more than the
 # matching itself: a no-match's closest lines, an ambiguous match's unique windows and min_context.
 EXPLAINED_FAILURES = 3
@@ -129,10 +136,12 @@ class AmbiguousMatch(MatchFailure):
         locations: tuple[Lines, ...],
         unique_around: tuple[Lines | None, ...],
         min_context: int | None,
+        too_long: bool = False,
     ) -> None:
         super().__init__("ambiguous")
+        self.too_long = too_long  # the advice was not worked out: the file has over ADVICE_LINES lines
         self.stage = stage
-        self.locations = locations
+        self.locations = locations  # the first MAX_PLACES: more are not looked for
         # For each of the first MAX_LOCATIONS_SHOWN locations, the smallest unique window containing
         # it (None: none within the extra lines tried, see Windows.unique_around); () when not worked out.
         self.unique_around = unique_around
@@ -140,18 +149,25 @@ class AmbiguousMatch(MatchFailure):
 
     def describe(self, path: str) -> str:
         shown = [str(lines) for lines in self.locations[:MAX_LOCATIONS_SHOWN]]
+        more = len(self.locations) >= MAX_PLACES  # more places were not looked for
         if len(self.locations) > MAX_LOCATIONS_SHOWN:
-            shown.append(f"{len(self.locations) - MAX_LOCATIONS_SHOWN} more")
+            shown.append(f"{'at least ' if more else ''}{len(self.locations) - MAX_LOCATIONS_SHOWN} more")
         hints = "; ".join(
             f"for {where}, a search text of {wider} would be unique"
             for where, wider in zip(self.locations, self.unique_around, strict=False)
             if wider is not None
         )
         advice = f": {hints}" if hints else ""
+        many = f"at least {MAX_PLACES:,}" if more else str(len(self.locations))
         text = (
-            f"the search text matches {len(self.locations)} places in {path} ({STAGE_NAMES[self.stage]}): "
+            f"the search text matches {many} places in {path} ({STAGE_NAMES[self.stage]}): "
             f"{_join(shown)}. It must match exactly one, so add unchanged lines around the change{advice}."
         )
+        if self.min_context is None and self.too_long:
+            return text + (
+                f" ({path} has over {ADVICE_LINES:,} lines: too many for code-commit to work out the lines that make "
+                "a search text unique.)"
+            )
         if self.min_context is None:
             return text + (
                 f" (The lines that make a search text unique are worked out for the first {EXPLAINED_FAILURES} "
@@ -254,18 +270,18 @@ class Windows:
         return low
 
     def unique_around(
-        self, starts: Sequence[int], n: int, largest: int, blank: Sequence[bool], core_at: Sequence[int]
+        self, starts: Sequence[int], n: int, largest: int, blank: Sequence[bool], core_at: Sequence[int] | None
     ) -> tuple[Lines | None, ...]:
         """For each location [start, start+n), the smallest window of at most `largest` lines
         containing it that occurs once in the file and neither starts nor ends with a blank line
         (the matcher would try it without those too); None if there is none that small, or if
         finding it would hash more than UNIQUE_WINDOW_WORK windows.
 
-        `core_at` is every place the lines of a location occur. A window equal to one around a
-        location has them at the same offset, so it starts at one of those places, minus the
-        offset: where they are few, only the windows there are compared (a search text at two
-        places in a long file); where they are many, every window of the size is counted, a pass
-        over the file.
+        `core_at` is every place the lines of a location occur (None: more than MAX_PLACES). A
+        window equal to one around a location has them at the same offset, so it starts at one of
+        those places, minus the offset: where they are few, only the windows there are compared (a
+        search text at two places in a long file); where they are many, every window of the size is
+        counted, a pass over the file.
         """
         found: dict[int, Lines] = {}
         work_left = UNIQUE_WINDOW_WORK
@@ -273,12 +289,12 @@ class Windows:
             pending = [start for start in starts if start not in found]
             if not pending:
                 break
-            compared = len(pending) * (size - n + 1) * len(core_at)  # at most, window by window
             every = len(self.ids) - size + 1
+            compared = every + 1 if core_at is None else len(pending) * (size - n + 1) * len(core_at)  # at most
             work_left -= min(compared, every)
             if work_left < 0:
                 break
-            table = self._table(size) if every < compared else None
+            table = self._table(size) if every < compared or core_at is None else None
             for start in pending:
                 for s in self._around(start, n, size, blank):
                     if self._occurs_once(s, size, start - s, core_at, table):
@@ -302,7 +318,12 @@ class Windows:
         return hashes, Counter(hashes)
 
     def _occurs_once(
-        self, s: int, size: int, offset: int, core_at: Sequence[int], table: tuple[list[int], Counter[int]] | None
+        self,
+        s: int,
+        size: int,
+        offset: int,
+        core_at: Sequence[int] | None,
+        table: tuple[list[int], Counter[int]] | None,
     ) -> bool:
         """Whether the window [s, s+size), whose location's lines are at `offset` in it, occurs
         nowhere else: by the `table` of every window's hash if given, else by the windows at the
@@ -310,6 +331,7 @@ class Windows:
         if table is not None:
             hashes, counts = table
             return counts[hashes[s]] == 1
+        assert core_at is not None  # unique_around counts every window when the places are too many to list
         window = self.of(s, size)
         last = len(self.ids) - size
         others = (q - offset for q in core_at)
@@ -338,13 +360,15 @@ def ambiguous(
             break
     n = len(core)
     locations = tuple(Lines(s + 1, s + n) for s in places)
-    if not explain:
-        return AmbiguousMatch(stage, locations, (), None)
+    if not explain or len(file_lines) > ADVICE_LINES:
+        return AmbiguousMatch(stage, locations, (), None, too_long=explain)
     keys = stage_keys(file_lines, INDENTATION)
     windows = Windows(keys, work)
     # Every place the core's lines are, whatever their indentation (`places` leaves out the ones
     # whose shift is not uniform): a window equal to one around a place is at one of these.
-    core_at = occurrences(keys, stage_keys(core, INDENTATION), work)
+    core_at: list[int] | None = occurrences(keys, stage_keys(core, INDENTATION), work, limit=MAX_PLACES)
+    if core_at is not None and len(core_at) >= MAX_PLACES:
+        core_at = None  # too many to compare window by window: unique_around counts every window
     # Not capped at min_context: a window of that size may have to grow past blank lines at its ends.
     blank = [not k for k in keys]
     around = windows.unique_around(places[:MAX_LOCATIONS_SHOWN], n, n + MAX_EXTRA_CONTEXT, blank, core_at)
@@ -382,7 +406,7 @@ def no_match(file_lines: list[str], search: list[str], replace: list[str], expla
     if wanted_replace:
         ends = blank_ends(replace) or (0, 0)
         core_replace = replace[ends[0] : len(replace) - ends[1]]
-        found = find(file_lines, stage_keys(file_lines, WHITESPACE), core_replace, WHITESPACE, work)
+        found = find(file_lines, stage_keys(file_lines, WHITESPACE), core_replace, WHITESPACE, work, limit=2)
         if len(found) == 1:
             already = Lines(found[0] + 1, found[0] + len(core_replace))
     core = [line.strip() for line in search]
@@ -398,7 +422,7 @@ def no_match(file_lines: list[str], search: list[str], replace: list[str], expla
     if not n:
         return NoMatch(first, (), 0.0, already)
     compared = core[: min(n, COMPARED_LINES)]
-    starts = _candidate_starts(keys, compared, len(keys) - n + 1)
+    starts = _candidate_starts(keys, compared, len(keys) - n + 1, work)
     wanted = [_grams(line, work) for line in compared]
     grams: dict[int, frozenset[tuple[str, str]]] = {}
 
@@ -431,11 +455,12 @@ def no_match(file_lines: list[str], search: list[str], replace: list[str], expla
     return NoMatch(first, closest, min(best_score, 0.99), already)
 
 
-def _candidate_starts(keys: list[str], compared: list[str], count: int) -> list[int]:
+def _candidate_starts(keys: list[str], compared: list[str], count: int, work: Work) -> list[int]:
     """Window starts worth scoring, in order: the CANDIDATES that most lines of the search text
     vote for (a file line equal to a search line, or sharing a word with it, votes for the window
-    that would align the two; the rarest first, at most VOTE_BUDGET votes), then SAMPLED windows
-    spread evenly over the file, in case no line is alike at all."""
+    that would align the two; the rarest first, at most VOTE_BUDGET votes; words only in a file of
+    at most WORD_VOTE_LINES lines), then SAMPLED windows spread evenly over the file, in case no
+    line is alike at all."""
     lines_wanted: dict[str, list[int]] = {}
     words_wanted: dict[str, list[int]] = {}
     weight: list[float] = []
@@ -448,7 +473,13 @@ def _candidate_starts(keys: list[str], compared: list[str], count: int) -> list[
         weight.append(1 / len(words) if words else 0.0)
     line_hits: dict[str, list[int]] = {}
     word_hits: dict[str, list[int]] = {}
-    for index, key in enumerate(keys):
+    if len(keys) > WORD_VOTE_LINES:  # equal lines only, each found at C speed; one too common never votes
+        words_wanted.clear()
+        for line, offsets in lines_wanted.items():
+            if keys.count(line) * len(offsets) <= VOTE_BUDGET:
+                line_hits[line] = occurrences(keys, [line], Work())
+    work.word_scanned += len(keys) if words_wanted else 0
+    for index, key in enumerate(keys if words_wanted else ()):
         if key in lines_wanted:
             line_hits.setdefault(key, []).append(index)
         for word in words_wanted.keys() & _WORD.findall(key[:COMPARED_CHARS]):

@@ -19,7 +19,7 @@ from code_commit.config.paths import QUERY_FILE
 from code_commit.config.settings import Settings
 from code_commit.console.output import Console
 from code_commit.errors import SetupError
-from code_commit.git.env import git_env
+from code_commit.git.env import distrust, find_program, git_env
 
 HERE = Path(__file__).resolve().parent
 PROJECT = HERE / "project"
@@ -86,7 +86,7 @@ def command_name(argv0: str | None = None) -> str:
 
 def prepare(target: Path | None) -> Path:
     """Copy the bundled project to `target` (new or empty) or a new temporary directory, commit it and roll it up."""
-    if shutil.which("git") is None:
+    if find_program("git") is None:
         raise SetupError("the demo needs git (code-commit works in git repositories); install git and try again")
     if target is None:
         root = Path(tempfile.mkdtemp(prefix="code-commit-demo-"))
@@ -95,6 +95,7 @@ def prepare(target: Path | None) -> Path:
         if root.exists() and (not root.is_dir() or any(root.iterdir())):
             raise SetupError(f"{root} is not an empty directory; give the demo a new or empty one")
         root.mkdir(parents=True, exist_ok=True)
+    distrust(root)  # its build writes there: no git of its own runs on the host
     # copyfile, not copy2: an installed package's files may be read-only; the copy must not be.
     shutil.copytree(
         PROJECT, root, dirs_exist_ok=True, ignore=shutil.ignore_patterns("__pycache__"), copy_function=shutil.copyfile

@@ -1,0 +1,268 @@
+"""What each build changed in the files `git status` shows: every tracked file, and every untracked
+one git does not ignore.
+
+A build runs the model's code, and often tools that rewrite sources (a formatter, a code
+generator). That is no error by itself, but it is never silent: a build that edited README.md (an
+encoded token in a comment) and the tests left a record naming only the answer's file. So around
+each build `BuildWatch` lists those files (`git ls-files --cached --others --exclude-standard`) and
+their lstat stamps (mode, size, mtime, ctime, inode: no unprivileged process can set ctime back);
+afterwards a path whose stamp moved, or that appeared or went, is read and compared with what it
+held before, and a real change is reported (a rewrite to the same bytes is not).
+
+What a file held before is known without copying the tree: a tracked file git sees unchanged
+(`git diff` names only those that differ from the index) held its index blob, read back with
+`git cat-file` when needed; the others (the user's uncommitted edits, the answer's files, untracked
+files) are copied into memory before the build, up to KEEP_BYTES in all. What the builds of a run
+first changed keeps its original here, so `--revert-on-failure` can put it back; a file past the
+budget is reported as changed, with no original to put back.
+
+Bounded: at most MAX_FILES paths are watched (the rest named as not watched), a file is read up to
+READ_BYTES to compare it, and KEEP_BYTES of originals are held.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import stat
+import subprocess
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from code_commit.config.paths import CONFIG_DIR
+from code_commit.files.confined import Tree
+from code_commit.git.env import git_env
+
+MAX_FILES = 200_000  # paths watched around one build
+KEEP_BYTES = 64 << 20  # originals held in memory for a run, at most
+READ_BYTES = 16 << 20  # a file larger than this is compared by its stamp alone
+GIT_TIMEOUT = 120.0  # one git call; only bounds a hung git
+
+CREATED, CHANGED, DELETED = "created", "changed", "deleted"
+Stamp = tuple[int, int, int, int, int]  # mode, size, mtime_ns, ctime_ns, inode
+
+
+@dataclass(frozen=True)
+class Before:
+    """A file as it was before the run's builds first changed it."""
+
+    content: bytes | None  # None: it did not exist, or it is the index blob `blob`
+    mode: int = 0o644
+    known: bool = True  # False: over the budget, or unreadable: reported, but no original to put back
+    symlink: bool = False  # a symlink: reported, never written back
+    blob: str | None = None  # a tracked file git saw unchanged: its content is this index blob
+
+    def read(self, root: Path) -> bytes | None:
+        """The original content (from git for a blob); None if it did not exist or is unknown."""
+        if self.blob is None:
+            return self.content
+        try:
+            done = _git(root, "cat-file", "blob", self.blob)
+        except (OSError, subprocess.TimeoutExpired):
+            return None
+        return done.stdout if done.returncode == 0 else None
+
+
+@dataclass(frozen=True)
+class Change:
+    path: str
+    kind: str  # CREATED, CHANGED or DELETED
+
+    def __str__(self) -> str:
+        return f"{self.path} ({self.kind})"
+
+
+@dataclass
+class BuildWatch:
+    """The files git shows, watched around each build of one run (working state: the run keeps it)."""
+
+    root: Path
+    keep_bytes: int = KEEP_BYTES
+    max_files: int = MAX_FILES
+    originals: dict[str, Before] = field(default_factory=dict)  # every path a build changed, first sight
+    last: list[Change] = field(default_factory=list)  # what the last build changed
+    truncated: bool = False  # a listing passed max_files: the rest was not watched
+    _net: dict[str, str] = field(default_factory=dict)  # each path's change across the builds so far
+    _stamps: dict[str, Stamp | None] = field(default_factory=dict)
+    _kept: dict[str, tuple[Stamp, Before]] = field(default_factory=dict)  # copies, by the stamp they were taken at
+    _kept_bytes: int = 0
+    _clean: dict[str, str] = field(default_factory=dict)  # tracked files git sees unchanged: their index blob
+    _object_format: str = ""  # the repository's hash: sha1 or sha256
+
+    def before(self) -> None:
+        """Before a build: every watched path's stamp, and a copy of each one whose content git could
+        not give back (not a clean tracked file), while the budget lasts."""
+        paths = self._listing()
+        blobs = _index_blobs(self.root)
+        dirty = _dirty(self.root)
+        self._object_format = self._object_format or _object_format(self.root)
+        self._clean = {path: blob for path, blob in blobs.items() if path not in dirty}
+        with Tree(self.root) as tree:
+            self._stamps = {path: _stamp(tree, path) for path in paths}
+            for path, stamp in self._stamps.items():
+                if stamp is None or path in self._clean:
+                    continue
+                if path in self._kept and self._kept[path][0] == stamp:
+                    continue  # copied already, unchanged since
+                self._keep(tree, path, stamp)
+
+    def after(self) -> list[Change]:
+        """After the build: what it changed, in name order; the first original of each is recorded."""
+        paths = [*self._stamps, *(p for p in self._listing() if p not in self._stamps)]
+        changes = []
+        with Tree(self.root) as tree:
+            for path in paths:
+                old, new = self._stamps.get(path), _stamp(tree, path)
+                if old == new:
+                    continue
+                before = self._before(path, old)  # just before this build
+                if old is not None and new is not None and self._same(tree, path, before, new):
+                    continue  # rewritten with the very bytes and mode it had
+                kind = CREATED if old is None else DELETED if new is None else CHANGED
+                changes.append(Change(path, kind))
+                self.originals.setdefault(path, before)  # the first stands: what the run found
+                self._merge(path, kind)
+        self._stamps = {}
+        self.last = sorted(changes, key=lambda change: change.path)
+        return self.last
+
+    def net(self) -> list[Change]:
+        """What the builds of the run changed, all told, in name order: a file one build created and a
+        later one changed was created; one created and deleted again is no change."""
+        return [Change(path, kind) for path, kind in sorted(self._net.items())]
+
+    def _merge(self, path: str, kind: str) -> None:
+        earlier = self._net.get(path)
+        if earlier == CREATED and kind == DELETED:
+            del self._net[path]
+        elif earlier is None or kind == DELETED:
+            self._net[path] = kind
+        elif earlier == DELETED:  # it existed before the run, was deleted, and is back
+            self._net[path] = CHANGED
+
+    def _listing(self) -> list[str]:
+        """Tracked files and untracked ones git does not ignore, relative to the root; never
+        agent-config/ (code-commit's own, ignored in any case)."""
+        try:
+            done = _git(self.root, "ls-files", "-z", "--cached", "--others", "--exclude-standard")
+        except (OSError, subprocess.TimeoutExpired):
+            return []
+        names = dict.fromkeys(os.fsdecode(n) for n in done.stdout.split(b"\0") if n)
+        paths = [p for p in names if not (p == CONFIG_DIR or p.startswith(CONFIG_DIR + "/"))]
+        if len(paths) > self.max_files:
+            self.truncated = True
+        return paths[: self.max_files]
+
+    def _keep(self, tree: Tree, path: str, stamp: Stamp) -> None:
+        mode, size = stamp[0], stamp[1]
+        previous = self._kept.pop(path, None)
+        if previous is not None and previous[1].content is not None:
+            self._kept_bytes -= len(previous[1].content)
+        if stat.S_ISLNK(mode):
+            self._kept[path] = (stamp, Before(None, mode, known=False, symlink=True))
+            return
+        if not stat.S_ISREG(mode) or self._kept_bytes + size > self.keep_bytes:
+            self._kept[path] = (stamp, Before(None, stat.S_IMODE(mode), known=False))
+            return
+        try:
+            content = tree.read(path, size + 1)
+        except OSError:
+            content = None
+        if content is None or len(content) != size:  # unreadable, or changing under us: no true copy
+            self._kept[path] = (stamp, Before(None, stat.S_IMODE(mode), known=False))
+            return
+        self._kept_bytes += size
+        self._kept[path] = (stamp, Before(content, stat.S_IMODE(mode)))
+
+    def _before(self, path: str, old: Stamp | None) -> Before:
+        """What `path` held before this build."""
+        if old is None:
+            return Before(None)
+        if stat.S_ISLNK(old[0]):
+            return Before(None, old[0], known=False, symlink=True)
+        if path in self._clean:
+            return Before(None, stat.S_IMODE(old[0]), blob=self._clean[path])
+        kept = self._kept.get(path)
+        return kept[1] if kept is not None and kept[0] == old else Before(None, stat.S_IMODE(old[0]), known=False)
+
+    def _same(self, tree: Tree, path: str, before: Before, new: Stamp) -> bool:
+        """Whether the file holds what it held before, mode included (a rewrite to the same bytes)."""
+        if not before.known or not stat.S_ISREG(new[0]) or stat.S_IMODE(new[0]) != before.mode:
+            return False
+        if new[1] > READ_BYTES or (before.blob is None and (before.content is None or new[1] != len(before.content))):
+            return False
+        try:
+            now = tree.read(path, new[1] + 1)
+        except OSError:
+            return False
+        if before.blob is not None:  # compared as git would store it, without reading the blob back
+            return blob_id(now, self._object_format) == before.blob
+        return now == before.content
+
+
+def _stamp(tree: Tree, path: str) -> Stamp | None:
+    """The path's lstat stamp; None when it is missing, or lies through a symlink (as git sees it)."""
+    try:
+        info = tree.lstat(path)
+    except OSError:
+        return None
+    if info is None:
+        return None
+    return (info.st_mode, info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino)
+
+
+def _git(root: Path, *args: str, stdin: bytes | None = None) -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run(
+        ["git", *args],
+        cwd=root,
+        env=git_env(GIT_OPTIONAL_LOCKS="0"),  # never refresh (write) the index while looking
+        input=stdin,
+        stdin=None if stdin is not None else subprocess.DEVNULL,
+        capture_output=True,
+        timeout=GIT_TIMEOUT,
+        check=False,
+    )
+
+
+def _index_blobs(root: Path) -> dict[str, str]:
+    """Each tracked regular file's blob in the index (stage 0), by path relative to the root."""
+    try:
+        done = _git(root, "ls-files", "-z", "--stage")
+    except (OSError, subprocess.TimeoutExpired):
+        return {}
+    blobs = {}
+    for record in done.stdout.split(b"\0"):
+        meta, _, name = record.partition(b"\t")
+        fields = meta.split()
+        if len(fields) == 3 and fields[2] == b"0" and fields[0] in (b"100644", b"100755"):
+            blobs[os.fsdecode(name)] = fields[1].decode()
+    return blobs
+
+
+def _dirty(root: Path) -> set[str]:
+    """Tracked files whose content differs from the index (git compares by stat, hashing only the
+    files whose stat changed), relative to the root."""
+    try:
+        done = _git(root, "diff", "--name-only", "-z", "--no-ext-diff", "--no-textconv", "--relative")
+    except (OSError, subprocess.TimeoutExpired):
+        return set()
+    if done.returncode != 0:
+        return set()
+    return {os.fsdecode(n) for n in done.stdout.split(b"\0") if n}
+
+
+def _object_format(root: Path) -> str:
+    try:
+        done = _git(root, "rev-parse", "--show-object-format")
+    except (OSError, subprocess.TimeoutExpired):
+        return "sha1"
+    named = done.stdout.decode().strip() if done.returncode == 0 else ""
+    return named or "sha1"
+
+
+def blob_id(content: bytes, object_format: str = "sha1") -> str:
+    """The id git gives `content` as a blob."""
+    digest = hashlib.new("sha256" if object_format == "sha256" else "sha1")
+    digest.update(b"blob %d\0" % len(content))
+    digest.update(content)
+    return digest.hexdigest()

@@ -1,0 +1,133 @@
+"""What a build is never given: the secrets in code-commit's environment, and the credential stores
+in the home directory. One declaration each: the runner reads the first, the sandbox the second.
+
+The build runs the model's code, and everything it prints goes to the model in the next repair
+prompt; censoring recognises a secret only as the exact string (and a few encodings), never a
+reversed or base64-encoded one. So a secret must not reach the build at all:
+
+- its environment holds no variable the secrets collector recognises (`config.secrets`: the
+  provider keys and the clouds' credentials, names like `*_TOKEN`, `*_SECRET`, `*_KEY`,
+  `*PASSWORD*`, `GH_PAT`, `CI_JOB_JWT`, `NPM_AUTH`, the ones `redact_env` names, and any value
+  that is a URL carrying a password, such as a `DATABASE_URL` or a base URL), no agent socket that
+  signs or decrypts for it (`SSH_AUTH_SOCK`), and no `CODE_COMMIT_*` setting, unless `build_env`
+  names the variable on purpose (a provider key or a setting, never);
+- in the sandbox, each credential store below that exists is hidden: a folder becomes an empty
+  tmpfs, a file an empty file, or, where a tool refuses an empty one (Maven's settings.xml), the
+  least it parses. `sandbox_hidden` adds more, `sandbox_visible` shows one of these after all
+  (a registry's settings a build cannot do without).
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from code_commit.config.secrets import looks_secret, url_credentials
+from code_commit.credentials import CHILD_SCRUBBED_ENV, cloud_credential_folders
+
+SETTINGS_PREFIX = "CODE_COMMIT_"
+# Variables that hand the build a credential without holding one: an agent that signs or decrypts
+# with the user's keys for whoever asks.
+CREDENTIAL_CHANNELS = ("SSH_AUTH_SOCK", "GPG_AGENT_INFO")
+
+
+@dataclass(frozen=True)
+class Store:
+    """A credential store, as a path under the home directory (a glob: `~/.cargo/credentials*`)."""
+
+    pattern: str
+    stand_in: str = ""  # what a hidden file reads as: empty, or the least its tool parses
+
+
+# The home directory's credential stores, hidden from every sandboxed build. The first pattern that
+# names a path decides its stand-in.
+CREDENTIAL_STORES = (
+    Store("~/.ssh"),
+    Store("~/.gnupg"),
+    Store("~/.aws"),
+    Store("~/.azure"),
+    Store("~/.config/gcloud"),
+    Store("~/.config/gh"),
+    Store("~/.config/hub"),
+    Store("~/.kube"),
+    Store("~/.docker"),
+    Store("~/.netrc"),
+    Store("~/.git-credentials"),
+    Store("~/.config/git/credentials"),
+    Store("~/.pypirc"),
+    Store("~/.npmrc"),
+    Store("~/.yarnrc.yml"),
+    Store("~/.gem/credentials"),
+    Store("~/.cargo/credentials*"),
+    Store("~/.m2/settings-security.xml", "<settingsSecurity/>\n"),
+    Store("~/.m2/settings*.xml", "<settings/>\n"),
+    Store("~/.gradle/gradle.properties"),
+    Store("~/.vault-token"),
+)
+
+
+@dataclass(frozen=True)
+class Hidden:
+    """What a sandboxed build sees in place of the credential stores that exist (real paths)."""
+
+    folders: tuple[Path, ...] = ()  # each an empty tmpfs
+    files: tuple[tuple[Path, str], ...] = ()  # each an empty file (or its stand-in), read-only
+
+
+def build_environment(env: Mapping[str, str], passed: Iterable[str] = (), named: Iterable[str] = ()) -> dict[str, str]:
+    """The build's environment: `env` without the variables above, but those `passed` (build_env)
+    names; `named` (redact_env): more variables to withhold. NO_COLOR=1: a model reads the output."""
+    passed, named = frozenset(passed), frozenset(named)
+    kept = {name: value for name, value in env.items() if not withheld(name, value, passed, named)}
+    return {**kept, "NO_COLOR": "1"}
+
+
+def withheld(name: str, value: str, passed: frozenset[str] = frozenset(), named: frozenset[str] = frozenset()) -> bool:
+    if name in CHILD_SCRUBBED_ENV or name.startswith(SETTINGS_PREFIX):
+        return True  # never, whatever build_env says (settings refuses such a build_env)
+    if name in passed:
+        return False
+    return name in named or name in CREDENTIAL_CHANNELS or looks_secret(name) or bool(url_credentials(value))
+
+
+def hidden_stores(
+    extra: Sequence[str] = (), visible: Sequence[str] = (), home: str | None = None, keep: Sequence[Path] = ()
+) -> Hidden:
+    """The credential stores that exist, and the `extra` paths (sandbox_hidden), by their real paths,
+    but those at or inside a `visible` path (sandbox_visible), and those holding a `keep` path (the
+    project, a writable path: a tmpfs there would hide it from the build). A symlinked store is
+    hidden where it leads, which is what reading the link reaches."""
+    home = os.path.expanduser("~") if home is None else home
+    shown = [_real(path, home) for path in visible]
+    kept = [Path(os.path.realpath(path)) for path in keep]
+    folders: dict[Path, None] = {}
+    files: dict[Path, str] = {}
+    clouds = (Store(glob.escape(str(folder))) for folder in cloud_credential_folders({**os.environ, "HOME": home}))
+    for store in (*CREDENTIAL_STORES, *clouds, *(Store(path) for path in extra)):
+        for match in sorted(glob.glob(_expand(store.pattern, glob.escape(home)))):
+            real = Path(os.path.realpath(match))
+            if any(real == s or s in real.parents for s in shown) or any(k == real or real in k.parents for k in kept):
+                continue
+            if real.is_dir():
+                folders.setdefault(real)
+            elif real.is_file():
+                files.setdefault(real, store.stand_in)
+
+    def outside_folders(path: Path) -> bool:  # what a hidden folder holds is hidden with it
+        return not any(folder in path.parents for folder in folders)
+
+    return Hidden(
+        tuple(f for f in folders if outside_folders(f)),
+        tuple((path, stand_in) for path, stand_in in files.items() if outside_folders(path)),
+    )
+
+
+def _expand(path: str, home: str) -> str:
+    return home + path[1:] if path == "~" or path.startswith("~/") else path
+
+
+def _real(path: str, home: str) -> Path:
+    return Path(os.path.realpath(_expand(path, home)))
