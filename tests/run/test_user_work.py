@@ -89,6 +89,10 @@ def test_a_clean_tree_saves_nothing_and_an_edit_block_over_an_edit_warns_of_noth
 
 
 def test_revert_on_failure_puts_back_the_users_own_uncommitted_content(edited: Project, api: FakeAPI, cli) -> None:
+    # The build rewrites the user's edited file too, after each answer: what the run found comes back.
+    edited.build_script("echo 'the build was here' >> app.txt\ntest -f fixed.txt\n")
+    git(edited.root, "add", "build.sh")
+    git(edited.root, "commit", "-q", "-m", "build", "--", "build.sh")
     for n in range(4):
         api.reply(f"^^^app.txt\nattempt {n}\n^^^end\n^^^both.txt\n^^^delete\n")
     result = cli("--json", "--revert-on-failure")
@@ -96,6 +100,12 @@ def test_revert_on_failure_puts_back_the_users_own_uncommitted_content(edited: P
     assert edited.read("app.txt") == "hello, my uncommitted edit\n", "not the committed hello"
     assert edited.read("both.txt") == "staged both, then edited\n"
     assert git(edited.root, "show", ":both.txt") == "staged both\n"
+    # And the saved entry is there too, beside the revert: the same edit, reachable through git.
+    first, *later = record(result)["saved_work"]
+    (run,) = edited.run_dirs()
+    assert git(edited.root, "stash", "list").splitlines()[-1] == f"stash@{{{len(later)}}}: code-commit {run.name}"
+    assert git(edited.root, "show", f"{first['commit']}:app.txt") == "hello, my uncommitted edit\n"
+    assert git(edited.root, "show", f"{first['commit']}:both.txt") == "staged both, then edited\n"
 
 
 def test_content_a_build_wrote_is_saved_before_a_later_answer_writes_over_it(
