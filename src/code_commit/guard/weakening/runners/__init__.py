@@ -63,6 +63,11 @@ def _by_name(path: str) -> Callable[[str, bytes | None, bytes | None], list[Find
     return None
 
 
+def is_runner_config(path: str) -> bool:
+    """Whether `path` names a file whose test settings `config_findings` reads."""
+    return _by_name(path) is not None
+
+
 def config_findings(path: str, before: bytes | None, after: bytes | None) -> list[Finding] | None:
     """How a change to a test runner's configuration file narrows the tests; None if `path` is not
     one the readers know. A file the runner could not read after the change is no narrowing (the
