@@ -62,7 +62,6 @@ CONFIG_TABLES = ("models",)  # llm/catalog.py: model prices and context windows
 # itself, and `config` honours every setting's flag, as it shows every setting. A setting with no
 # flag is set in config.toml or the environment only. cli/flags.py makes the typer options from this.
 RUN = ("run",)
-RUN_AND_APPLY = ("run", "apply")  # the commands that apply answers
 BUILDING = ("run", "apply", "check")  # the commands that run build.sh
 
 
@@ -371,9 +370,9 @@ class Settings:
         "protect",
         "What an answer or a build may do to the tests. protect: weakening them (a test file deleted, a test "
         "removed, skipped or emptied of its assertions, a hook or runner setting that changes what runs) refuses "
-        "the answer, and fails the run if the build did it. report: allowed, and named in the console, run.log "
-        "and the record. free: not checked.",
-        flag=RUN_AND_APPLY,
+        "the answer; a build that deletes, rewrites or weakens them is no pass and stops the run (exit 12). "
+        "report: allowed, and named in the console, run.log and the record. free: not checked.",
+        flag=BUILDING,
         rules=(_one_of(TESTS_MODES),),
     )
     test_patterns: list[str] = _setting(

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from code_commit.answer.plan import AnswerRefused, Plan, Problem
 from code_commit.apply.transaction import apply_plan
-from code_commit.builds.changes import MAX_FILES, BuildWatch
+from code_commit.builds.changes import CREATED, DELETED, MAX_FILES, Before, BuildWatch
 from code_commit.builds.gate import checked_build, own_change
 from code_commit.builds.runner import BuildResult
 from code_commit.builds.sandbox import Sandbox, choose
@@ -28,13 +28,13 @@ from code_commit.config.secrets import collect_secrets
 from code_commit.config.settings import Settings
 from code_commit.console.output import Console
 from code_commit.console.plural import count
-from code_commit.errors import BuildBlocked, InternalError
+from code_commit.errors import BuildBlocked, BuildChangedTests, InternalError
 from code_commit.files.owner_only import make_private_dirs
 from code_commit.git.layout import GitSetup
 from code_commit.git.stash import GitFailed
 from code_commit.guard.policy import check_git_index
 from code_commit.guard.weakening import Finding, TestPaths
-from code_commit.guard.weakening.judging import judge_proposed
+from code_commit.guard.weakening.judging import Touched, judge_build, judge_proposed
 from code_commit.logs.run_folder import BUILD_LOG, JOURNAL, REFUSED, SUMMARY_FILE
 from code_commit.logs.run_log import RunLog, internal_error
 from code_commit.run import signals
@@ -44,6 +44,7 @@ from code_commit.run.signals import TimeLimit
 from code_commit.run.user_work import UserWork
 
 TESTS_WEAKENED = "tests_weakened"  # the kind of problem of an answer refused for weakening the tests
+SHOWN_FINDINGS = 10  # what the tests setting found, named on the console at most (run.log has all)
 
 
 def weakening_refused(finding: Finding) -> str:
@@ -203,11 +204,14 @@ class Orchestrator:
         """build.sh, sandboxed and fingerprinted (builds/gate.py), its output in NN-build.txt; the
         record keeps it as the last build. What it changed in the files git shows is never silent:
         on the console, in run.log and in the record's `build_changed`, however the build ended.
-        Raises BuildBlocked when the sandbox or the setup kept it from running (builds/diagnosis.py):
-        no answer can help, so nothing more goes to the model."""
+        What it did to the tests is judged (the tests setting): under protect, a build that deleted,
+        rewrote or weakened them raises BuildChangedTests, whatever its verdict: its code is the
+        model's, so no pass, and nothing more goes to the model. Raises BuildBlocked when the sandbox
+        or the setup kept it from running (builds/diagnosis.py): no answer can help either."""
         assert self.sandbox is not None and self.watch is not None, "prepare(builds=True) chooses the sandbox"
         self.console.step("running build.sh")
         log = self.log
+        weakened: list[Finding] = []
         try:
             result = self.record.last_build = checked_build(
                 self.root,
@@ -221,8 +225,11 @@ class Orchestrator:
                 watch=self.watch,
             )
         finally:
+            weakened = self._tests_by_build(call, self.watch)  # recorded however the build ended
             self._report_changes(call, self.watch)
         self.event(call, result.describe())
+        if weakened and self.settings.tests == "protect":
+            raise BuildChangedTests([str(finding) for finding in weakened])
         if result.diagnosis is not None:
             self.record.diagnosis = result.diagnosis
             self.event(call, f"kept from running: {result.diagnosis.line()}")
@@ -245,6 +252,49 @@ class Orchestrator:
             )
             watch.last = []
 
+    def _tests_by_build(self, call: int, watch: BuildWatch) -> list[Finding]:
+        """What the last build did to the tests, under the `tests` setting (free: nothing is read):
+        into the record and run.log, and under report on the console; the findings."""
+        mode = self.settings.tests
+        if mode == "free" or not watch.last:
+            return []
+        touched = [
+            Touched(
+                c.path,
+                c.kind != CREATED,
+                c.kind != DELETED,
+                c.before.size if c.before else 0,
+                _reader(self.root, c.before),
+            )
+            for c in watch.last
+        ]
+        judgement = judge_build(self.root, touched, self.test_paths)
+        if judgement.unanswered is not None:
+            self.note_once(
+                f"git could not say which files are tests ({judgement.unanswered}): every file a build changes "
+                "is judged as a test"
+            )
+        if judgement.unread:
+            self.note_once(
+                f"{count(judgement.unread, 'file')} the build changed that can hold tests or test settings could not "
+                "be judged for what it did to the tests (past the read budget, or what they held was not kept)"
+            )
+        findings = list(judgement.findings)
+        allowed = mode == "report"
+        self._record_tests(findings, call, "build", allowed=allowed)
+        for finding in findings:
+            self.event(call, f"the build changed the tests{' (tests = report)' if allowed else ''}: {finding}")
+        if findings and allowed:
+            self.console.warn(f"the build changed the tests; tests = report lets it through:{_listing(findings)}")
+        return findings
+
+    @property
+    def test_paths(self) -> TestPaths:
+        """Which files are tests: made once a command, when a change is first judged."""
+        if self._test_paths is None:
+            self._test_paths = TestPaths(self.settings.test_patterns, self.settings.test_patterns_mode)
+        return self._test_paths
+
     def judge_tests(self, plan: Plan, call: int, *, shown: bool = True) -> list[Finding]:
         """What applying `plan` would do to the tests, under the `tests` setting. protect: an answer
         that weakens them is refused (AnswerRefused, one problem per finding, each in the record);
@@ -253,9 +303,7 @@ class Orchestrator:
         mode = self.settings.tests
         if mode == "free" or not plan.changes:
             return []
-        if self._test_paths is None:
-            self._test_paths = TestPaths(self.settings.test_patterns, self.settings.test_patterns_mode)
-        judgement = judge_proposed(self.root, {c.path: c.content for c in plan.changes}, self._test_paths)
+        judgement = judge_proposed(self.root, {c.path: c.content for c in plan.changes}, self.test_paths)
         if judgement.unanswered is not None:
             self.note_once(
                 f"git could not say which files are tests ({judgement.unanswered}): every file an answer "
@@ -270,8 +318,7 @@ class Orchestrator:
                 self.event(call, f"refused: it weakens the tests ({count(len(findings), 'finding')})")
             raise AnswerRefused([Problem(TESTS_WEAKENED, weakening_refused(f), f.path) for f in findings])
         if shown:
-            listing = "".join(f"\n- {finding}" for finding in findings)
-            self.console.warn(f"the answer weakens the tests; tests = report lets it through:{listing}")
+            self.console.warn(f"the answer weakens the tests; tests = report lets it through:{_listing(findings)}")
         return findings
 
     def tests_let_through(self, findings: Sequence[Finding], call: int) -> None:
@@ -320,3 +367,15 @@ class Orchestrator:
             else:  # the first error's traceback stays; this one is only noted, if the disk lets us
                 with contextlib.suppress(Exception):
                     self.log.event(f"while ending: {type(exc).__name__}: {exc}")
+
+
+def _reader(root: Path, before: Before | None) -> Callable[[], bytes | None]:
+    """What a file held before the build, read when asked (from git, for a clean tracked file)."""
+    return lambda: before.read(root) if before is not None else None
+
+
+def _listing(findings: Sequence[Finding]) -> str:
+    """Findings for the console, one a line, up to SHOWN_FINDINGS of them."""
+    shown = "".join(f"\n- {finding}" for finding in findings[:SHOWN_FINDINGS])
+    more = len(findings) - SHOWN_FINDINGS
+    return shown + (f"\n- and {more} more (run.log and the record list them all)" if more > 0 else "")
