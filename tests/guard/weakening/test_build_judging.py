@@ -93,11 +93,14 @@ def test_created_test_data_is_no_weakening_but_created_test_code_and_configurati
         "tests/conftest.py": b"import calc\n\ncalc.add = lambda a, b: 5\n",  # no hook, but it runs first
         "tests/test_zz.py": b"import calc\n\ncalc.add = lambda a, b: a + b\n",  # imported before any test runs
         "pytest.ini": b"[pytest]\n",  # takes the place of pyproject.toml's settings
+        "tests/tox.ini": b"[pytest]\n",  # so does this one, for `pytest tests`
+        "tests/CTestTestfile.cmake": b"subdirs(unit)\n",  # written by CMake configuring in the tree
     }
     assert sorted((path, what) for path, what, _ in judged(root, {}, created)) == [
         ("pytest.ini", "NARROWED"),
         ("tests/conftest.py", "HOOK"),
         ("tests/test_zz.py", "HOOK"),
+        ("tests/tox.ini", "NARROWED"),
     ]
 
 
@@ -136,20 +139,21 @@ def test_the_reads_are_bounded_a_test_file_past_them_counts_and_other_files_are_
     root: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(judging, "MAX_BUILD_FILES", 2)
-    before = {f"tests/test_{n}.py": TEST for n in range(4)} | {"a.rs": b"fn a() {}\n"}
-    after = {path: content + b"\n# more\n" for path, content in before.items()}
+    sources = {f"src/{n}.rs": b"fn a() {}\n" for n in range(3)}  # named first, read last
+    before = sources | {f"tests/test_{n}.py": TEST for n in range(3)} | {"package.json": b"{}\n"}
+    after = {path: content + b"\n\n" for path, content in before.items()}  # layout: no finding when read
     reads = []
     touched = [
         Touched(t.path, t.existed, t.exists, t.size, lambda t=t: reads.append(t.path) or t.held())
         for t in built(root, before, after)
     ]
     judgement = judge_build(root, touched, TestPaths())
-    assert len(reads) == 2, "no more originals are read than the budget allows"
+    assert reads == ["tests/test_0.py", "tests/test_1.py"], "test files first, and no more than the budget"
     assert [(f.path, f.what) for f in judgement.findings] == [
         ("tests/test_2.py", What.UNCHECKED),
-        ("tests/test_3.py", What.UNCHECKED),
+        ("package.json", What.UNCHECKED),  # test settings, unread: past checking too
     ]
-    assert judgement.unread == 1  # a.rs could hold tests, but was not read
+    assert judgement.unread == 3  # the sources could hold tests, but were not read
     big = Touched("tests/test_big.py", True, True, 9 << 20, lambda: pytest.fail("a file over the limit is read"))
     ((finding,),) = [judge_build(root, [big], TestPaths()).findings]
     assert (finding.what, finding.detail) == (What.UNCHECKED, "not read: over 8 MiB")

@@ -19,10 +19,12 @@ from code_commit.guard.weakening.findings import Finding, What
 from code_commit.guard.weakening.languages import BY_SUFFIX, suffix
 from code_commit.guard.weakening.layout import same_code
 from code_commit.guard.weakening.paths import TestPaths, may_hold_tests
-from code_commit.guard.weakening.runners import is_runner_config
+from code_commit.guard.weakening.runners import is_found_by_runner, is_runner_config
 
-# What one build's changes are read for, at most: files, and their bytes before and after. A test
-# file past either is a test changed past checking; any other file is left unread (and counted).
+# What one build's changes are read for, at most: files, and their bytes before and after. Test
+# files are read first, then settings files, then sources that may hold tests; a test file or a
+# settings file the build changed past either bound is a test changed past checking, the rest is
+# left unread (and counted).
 MAX_BUILD_FILES = 1_000
 MAX_BUILD_BYTES = 64 << 20
 
@@ -94,13 +96,14 @@ def judge_build(root: Path, touched: Sequence[Touched], paths: TestPaths) -> Jud
     test settings or tests (pyproject.toml, package.json, a Rust or TypeScript source), and judged
     as in an answer. Bounded: MAX_BUILD_FILES files and MAX_BUILD_BYTES read at most."""
     tests, unanswered = _tests(paths, [item.path for item in touched])
+    ranked = sorted(((_rank(item, tests), item) for item in touched), key=lambda pair: pair[0])
     changes: list[Change] = []
     found: list[Finding] = []
     unread = spent = 0
     with Tree(root) as tree:
-        for item in touched:
-            path, test = item.path, item.path in tests
-            if not (test or is_runner_config(path) or may_hold_tests(path)):
+        for rank, item in ranked:
+            path, test = item.path, rank == 0
+            if rank == UNREAD:
                 continue
             if test and not item.exists:  # whatever it held, and wherever its tests went
                 found.append(Finding(path, What.DELETED, "", "by the build"))
@@ -118,7 +121,7 @@ def judge_build(root: Path, touched: Sequence[Touched], paths: TestPaths) -> Jud
                 elif why is None:
                     changes.append(Change(path, before, after, test))
                     continue
-            if test:
+            if rank <= SETTINGS:  # what decides the tests, unread: changed past checking
                 found.append(Finding(path, What.UNCHECKED, "", why or "not read"))
             else:
                 unread += 1
@@ -129,12 +132,23 @@ def judge_build(root: Path, touched: Sequence[Touched], paths: TestPaths) -> Jud
     return Judgement(tuple(findings + found), unanswered, unread)
 
 
+TEST, SETTINGS, NEW_SETTINGS, SOURCE, UNREAD = range(5)  # the order a build's changes are read in
+
+
+def _rank(item: Touched, tests: set[str]) -> int:
+    if item.path in tests:
+        return TEST
+    if is_runner_config(item.path):  # one a build made (a generated CMake file) is no test's to fail on
+        return SETTINGS if item.existed else NEW_SETTINGS
+    return SOURCE if may_hold_tests(item.path) else UNREAD
+
+
 def _beyond(change: Change) -> Finding | None:
     """What a build did to a test file in which no weakening shows, if it counts all the same."""
     path, before, after = change.path, change.before, change.after
     if before is not None and after is not None:
         return None if same_code(path, before, after) else Finding(path, What.REWRITTEN, "", "")
-    if before is None and is_runner_config(path):
+    if before is None and is_found_by_runner(path):
         return Finding(path, What.NARROWED, "", "created by the build: the runner reads it, maybe in place of yours")
     if before is None and (suffix(path) == ".py" or suffix(path) in BY_SUFFIX):
         return Finding(path, What.HOOK, "", "created by the build: test code the runner loads with the tests")
