@@ -80,6 +80,13 @@ def test_a_formatter_that_only_lays_a_test_out_anew_is_no_change_to_the_tests(
     assert judged(root, {path: before}, {path: after}) == []
 
 
+def test_python_s_bytecode_cache_beside_a_test_is_no_test(root: Path) -> None:
+    """Where git shows `__pycache__/`, pytest rewrites it whenever a test changes (its assertion rewriting)."""
+    cache = "tests/__pycache__/test_calc.cpython-311-pytest-9.0.3.pyc"
+    assert judged(root, {cache: b"\x00old"}, {cache: b"\x00new"}) == []
+    assert judged(root, {"tests/data.bin": b"\x00old"}, {"tests/data.bin": b"\x00new"}) != [], "test data is"
+
+
 def test_a_line_break_that_ends_a_statement_is_code_not_layout() -> None:
     assert not same_code("a.test.js", b"return expect(add(2, 3)).toBe(5)\n", b"return\nexpect(add(2, 3)).toBe(5)\n")
     assert same_code("a_test.rs", b"fn t() { assert_eq!(add(2,3), 5); }", b"fn t() {\n    assert_eq!(add(2, 3), 5);\n}")

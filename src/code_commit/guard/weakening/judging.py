@@ -133,9 +133,12 @@ def judge_build(root: Path, touched: Sequence[Touched], paths: TestPaths) -> Jud
 
 
 TEST, SETTINGS, NEW_SETTINGS, SOURCE, UNREAD = range(5)  # the order a build's changes are read in
+BYTECODE = "__pycache__"  # a cache, not a test: where git shows it, every run of the tests rewrites it
 
 
 def _rank(item: Touched, tests: set[str]) -> int:
+    if BYTECODE in item.path.split("/"):  # Python rewrites these whenever a test changes
+        return UNREAD
     if item.path in tests:
         return TEST
     if is_runner_config(item.path):  # one a build made (a generated CMake file) is no test's to fail on
