@@ -211,7 +211,6 @@ class Orchestrator:
         assert self.sandbox is not None and self.watch is not None, "prepare(builds=True) chooses the sandbox"
         self.console.step("running build.sh")
         log = self.log
-        weakened: list[Finding] = []
         try:
             result = self.record.last_build = checked_build(
                 self.root,

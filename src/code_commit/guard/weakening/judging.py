@@ -85,6 +85,20 @@ def judge_proposed(root: Path, proposed: Mapping[str, bytes | None], paths: Test
     return Judgement(judgement.findings + tuple(unreadable), judgement.unanswered)
 
 
+TEST, SETTINGS, NEW_SETTINGS, SOURCE, UNREAD = range(5)  # the order a build's changes are read in
+BYTECODE = "__pycache__"  # a cache, not a test: where git shows it, every run of the tests rewrites it
+
+
+def _rank(item: Touched, tests: set[str]) -> int:
+    if BYTECODE in item.path.split("/"):  # Python rewrites these whenever a test changes
+        return UNREAD
+    if item.path in tests:
+        return TEST
+    if is_runner_config(item.path):  # one a build made (a generated CMake file) is no test's to fail on
+        return SETTINGS if item.existed else NEW_SETTINGS
+    return SOURCE if may_hold_tests(item.path) else UNREAD
+
+
 def judge_build(root: Path, touched: Sequence[Touched], paths: TestPaths) -> Judgement:
     """What a build did to the tests: its changes judged as an answer's are, and held to more, since
     a build has no reason to touch a test. Each test file it deleted counts, even if its tests turn
@@ -102,7 +116,7 @@ def judge_build(root: Path, touched: Sequence[Touched], paths: TestPaths) -> Jud
     unread = spent = 0
     with Tree(root) as tree:
         for rank, item in ranked:
-            path, test = item.path, rank == 0
+            path, test = item.path, rank == TEST
             if rank == UNREAD:
                 continue
             if test and not item.exists:  # whatever it held, and wherever its tests went
@@ -130,20 +144,6 @@ def judge_build(root: Path, touched: Sequence[Touched], paths: TestPaths) -> Jud
     beyond = (_beyond(change) for change in changes if change.test_file and change.path not in flagged)
     found += [finding for finding in beyond if finding is not None]
     return Judgement(tuple(findings + found), unanswered, unread)
-
-
-TEST, SETTINGS, NEW_SETTINGS, SOURCE, UNREAD = range(5)  # the order a build's changes are read in
-BYTECODE = "__pycache__"  # a cache, not a test: where git shows it, every run of the tests rewrites it
-
-
-def _rank(item: Touched, tests: set[str]) -> int:
-    if BYTECODE in item.path.split("/"):  # Python rewrites these whenever a test changes
-        return UNREAD
-    if item.path in tests:
-        return TEST
-    if is_runner_config(item.path):  # one a build made (a generated CMake file) is no test's to fail on
-        return SETTINGS if item.existed else NEW_SETTINGS
-    return SOURCE if may_hold_tests(item.path) else UNREAD
 
 
 def _beyond(change: Change) -> Finding | None:
