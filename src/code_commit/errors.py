@@ -13,6 +13,7 @@
       BuildError                       the build cannot be believed
         BuildTampered       exit 10    it changed what the run's integrity rests on
         BuildBlocked        exit 11    the sandbox or the setup kept it from running: no answer can help
+        BuildChangedTests   exit 12    it deleted, rewrote or weakened the tests (tests = "protect")
       InternalError         exit 9     nothing expected it: a bug, or the environment (a full disk)
     Stopped                            ended from outside (a BaseException, as KeyboardInterrupt is)
       Interrupted           exit 130   SIGINT or SIGTERM (a bare Ctrl-C outside a run, too)
@@ -105,6 +106,29 @@ class BuildBlocked(BuildError):
         self.diagnosis = diagnosis
 
 
+class BuildChangedTests(BuildError):
+    """The build deleted, rewrote or weakened the tests, under `tests = "protect"`: the model's code
+    (or build.sh) did it while it ran, so its verdict is no pass, and the run stops before its next
+    paid call. `findings`: what was done, one line each (guard/weakening's Finding)."""
+
+    NAMED = 10  # findings the message names; run.log and the record have them all
+
+    def __init__(self, findings: list[str]) -> None:
+        named = findings[: self.NAMED]
+        if len(findings) > self.NAMED:
+            named.append(f"and {len(findings) - self.NAMED} more (run.log and the record list them all)")
+        super().__init__(
+            "the build changed the tests (tests = protect), so it does not count as a pass, and a run stops "
+            "there, before another call to the model: "
+            + "; ".join(named)
+            + ". The model's code, or build.sh, did it while the build ran: check those files (git status, "
+            "git diff) and put them back (git checkout -- <file>, or run with --revert-on-failure) before "
+            "running again. A build.sh that rewrites tests on purpose (a snapshot update, a formatter that "
+            "writes) runs with --tests report."
+        )
+        self.findings = list(findings)
+
+
 class InternalError(CodeCommitError):
     """An exception nothing else expected: a bug in code-commit, or its environment (a full disk,
     permissions). The last line of defence turns it into this, so that the run still ends with its
@@ -142,6 +166,7 @@ EXIT_CODES: dict[type[BaseException], int] = {
     RestoreFailed: EXIT.RESTORE_FAILED,
     BuildTampered: EXIT.TAMPERED,
     BuildBlocked: EXIT.BUILD_BLOCKED,
+    BuildChangedTests: EXIT.BUILD_CHANGED_TESTS,
     InternalError: EXIT.INTERNAL,
     Interrupted: EXIT.INTERRUPTED,
     RunTimeout: EXIT.TIMEOUT,

@@ -157,6 +157,27 @@ TABLE: tuple[ExitCode, ...] = (
         "names the cause and the fix",
         check="the sandbox or the setup keeps `build.sh` from running; the message names the cause and the fix",
     ),
+    ExitCode(
+        12,
+        "BUILD_CHANGED_TESTS",
+        "build_changed_tests",
+        'the build deleted, rewrote or weakened the tests (`tests = "protect"`): it is no pass, and the run '
+        "stopped before its next call; the message names each file and what was done",
+        BUILDING,
+        detail="The model's code runs in the build, and a build has no reason to touch a test: a test file it "
+        "deletes or changes (more than its layout) counts, and so does test code or a runner's configuration it "
+        "creates (a `conftest.py`, a `pytest.ini`) or a change to the test settings of `pyproject.toml`, "
+        "`package.json` and their kin that narrows what runs; a new snapshot does not. Nothing more went to the "
+        "model: a model whose code rewrites the tests is not asked again. `run.log` and the record's "
+        '`tests_weakened` (`by: "build"`) name each file; the files are left as the build left them (`git diff` '
+        "shows them; `--revert-on-failure` puts them back). With `--tests report` the run goes on and may pass, "
+        "and they are named",
+        apply="with `--build`: applied, but the build deleted, rewrote or weakened the tests (`tests = "
+        '"protect"`): it is no pass; the message names each file and what was done',
+        check='the build deleted, rewrote or weakened the tests (`tests = "protect"`), so a run would stop '
+        "there; usually a `build.sh` that writes tests (a snapshot update, a formatter that writes): make it check, "
+        "or use `--tests report`",
+    ),
     ExitCode(130, "INTERRUPTED", "interrupted", "interrupted (SIGINT or SIGTERM)", EVERY_COMMAND),
 )
 
@@ -180,6 +201,7 @@ class Codes:
     INTERNAL: int
     TAMPERED: int
     BUILD_BLOCKED: int
+    BUILD_CHANGED_TESTS: int
     INTERRUPTED: int
 
 

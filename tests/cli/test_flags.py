@@ -126,7 +126,7 @@ SANDBOX = {"--sandbox", "--sandbox-network", "--sandbox-writable", "--sandbox-re
 HONOURED = {
     "config": set(SETTING_FLAGS),  # it shows every setting, so every setting's flag counts
     "apply": {"--build-timeout", "--timeout", "--wait-lock", "--tests"} | SANDBOX,
-    "check": {"--build-timeout", "--timeout", "--wait-lock"} | SANDBOX,
+    "check": {"--build-timeout", "--timeout", "--wait-lock", "--tests"} | SANDBOX,
     "recover": {"--wait-lock"},
     "rollup": set(),
     "init": set(),

@@ -16,7 +16,14 @@ from code_commit.config.settings import Settings
 from support import Project
 
 FLAGGED = [f for f in dataclasses.fields(Settings) if f.metadata["flag"]]
-TEXT = {"provider": "openai", "model": "claude-x", "prompt_order": "cache", "sandbox": "off", "tests": "report"}
+TEXT = {
+    "provider": "openai",
+    "model": "claude-x",
+    "prompt_order": "cache",
+    "sandbox": "off",
+    "tests": "report",
+    "stale_rollup": "refuse",
+}
 LISTS = {"sandbox_readable": ["/tmp/tools-a", "/tmp/tools-b"]}  # only folders under /tmp can be shown
 
 

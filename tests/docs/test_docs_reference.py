@@ -13,6 +13,7 @@ import typer
 from code_commit import exits
 from code_commit.cli.app import app
 from code_commit.config.settings import Settings
+from code_commit.guard.weakening import What
 from code_commit.run.record import RunRecord
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
@@ -44,6 +45,13 @@ def test_every_flag_of_a_run_is_documented() -> None:
             assert f"`{opt}" in rows, opt
     for name in command.commands:  # type: ignore[attr-defined]
         assert f"`code-commit {name}" in rows or f"code-commit [SETTING FLAGS] {name}" in rows, name
+
+
+def test_every_kind_of_test_weakening_the_record_names_is_documented() -> None:
+    rows = table_rows("unattended.md", "## The JSON record").splitlines()
+    (row,) = [row for row in rows if row.startswith("| `tests_weakened` |")]
+    for what in What:
+        assert f"`{what.name.lower()}`" in row, what
 
 
 def test_every_field_and_outcome_of_the_json_record_is_documented() -> None:

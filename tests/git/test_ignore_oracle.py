@@ -54,7 +54,12 @@ def test_one_git_call_for_a_whole_answer(project: Project, cli, git_calls: Path)
     result = cli("apply", "-", input=ANSWER)
     assert result.exit_code == 0, result.output
     assert (project.root / "src/d3/new39.py").read_text() == "x = 39\n"
-    assert len(asked(git_calls)) == 1, "one batch for 40 paths, not one process per path"
+    calls = asked(git_calls)
+    # One batch for 40 paths, not one process per path; and one of the test guard's own (which are tests).
+    assert len(calls) == 2 and sum("--git-dir=" in call for call in calls) == 1, calls
+    git_calls.write_text("")
+    assert cli("--tests", "free", "apply", "-", input=ANSWER.replace("new", "other")).exit_code == 0
+    assert len(asked(git_calls)) == 1, "with tests = free, the guard's one call alone"
 
 
 def test_protected_patterns_add_one_call_of_their_own(project: Project, cli, git_calls: Path) -> None:

@@ -160,3 +160,36 @@ def test_keeping_part_of_a_change_to_a_file_that_is_not_utf8(files: Project, api
     assert run.finish() == 0
     assert (files.root / "latin.txt").read_bytes() == old.replace(b"end\n", b"END\n")
     assert "--- FILE REPLACEMENT [latin.txt] ---\ncaf\ufffd\npad\n" in api.requests[1].prompt_text
+
+
+CALC = "def test_add():\n    assert 1 + 1 == 2\n\n\ndef test_sub():\n    assert 2 - 1 == 1\n"
+ADD_ONLY = "def test_add():\n    assert 1 + 1 == 2\n"
+SUB_ONLY = "def test_sub():\n    assert 2 - 1 == 1\n"
+
+
+def test_the_user_sees_a_rewrite_of_their_edit_first_and_what_the_review_kept_is_judged_for_the_tests(
+    files: Project, api: FakeAPI
+) -> None:
+    """A whole-file answer over an uncommitted edit is named before the review starts; an answer that
+    moves a test is no weakening, but keeping the removal and rejecting the new file is: refused."""
+    files.write("tests/test_calc.py", CALC)
+    files.commit_all()
+    files.write("old.txt", "old, and my uncommitted edit\n")
+    api.reply(
+        f"^^^old.txt\nold, from the rollup\n^^^end\n^^^tests/test_calc.py\n{ADD_ONLY}^^^end\n"
+        f"^^^tests/test_sub.py\n{SUB_ONLY}^^^end\n"
+    )
+    api.reply(FIX)
+    run = Session(files, NO_COLOR="1")
+    run.expect("the answer rewrites 1 file whole that has uncommitted changes of yours: old.txt")
+    run.expect("(1/3) Accept this hunk")
+    run.keys(("a", "(2/3) Accept this hunk"), ("a", "(3/3) Create this file"), ("r", "every hunk is decided"))
+    run.child.send("q")
+    run.expect("tests/test_calc.py: test_sub: removed a test")
+    run.expect("(1/1) Create this file")
+    run.keys(("a", "every hunk is decided"))
+    run.child.send("q")
+    run.expect("build passes")
+    assert run.finish() == 0
+    assert files.read("tests/test_calc.py") == CALC and files.read("old.txt") == "old, and my uncommitted edit\n"
+    assert "fix the code, not the test" in api.requests[1].prompt_text

@@ -53,12 +53,13 @@ def test_what_the_build_changed_beyond_the_answer_is_in_the_record_the_log_and_t
     tree.commit_all()
     api.reply(FIX)
 
-    result = cli("--json", "--sandbox", sandbox)
+    result = cli("--json", "--sandbox", sandbox, "--tests", "report")  # protect stops a build that hollows a test
 
     assert result.exit_code == 0, result.stderr
     record = json.loads(result.stdout)
     changed = ["README.md (changed)", "notes.txt (created)", "tests/test_app.py (changed)"]
     assert record["build_changed"] == changed
+    assert [(w["path"], w["by"]) for w in record["tests_weakened"]] == [("tests/test_app.py", "build")]
     assert record["files_changed"] == ["fixed.txt"]  # the answer's, apart
     (run,) = tree.run_dirs()
     log = (run / "run.log").read_text()
@@ -79,7 +80,7 @@ def test_revert_on_failure_puts_back_what_the_build_changed_and_keeps_the_user_s
 
     result = cli("--json", "--revert-on-failure")
 
-    assert result.exit_code == 1, result.stderr
+    assert result.exit_code == 12, result.stderr  # the build hollowed out a test: the run stopped there
     record = json.loads(result.stdout)
     assert record["reverted"] is True
     assert record["build_changed"] == [

@@ -26,6 +26,7 @@ class Plan:
     final: dict[str, bytes | None]  # the answer's last word on every path it named (None: removed)
     changes: tuple[Change, ...]  # the part of `final` that differs from disk
     missing_deletes: tuple[str, ...] = ()  # deletes of files that do not exist: no-ops, logged
+    whole: frozenset[str] = frozenset()  # paths a whole-file block wrote (not edit blocks alone)
 
 
 @dataclass(frozen=True)
@@ -33,7 +34,7 @@ class Problem:
     """One reason an answer is refused, structured for `code-commit apply --check`."""
 
     # guard, delete_disabled, exists, elided, not_utf8, missing_file, not_text, blank_search, no_match,
-    # ambiguous, file_and_folder, unreadable
+    # ambiguous, file_and_folder, unreadable, tests_weakened
     kind: str
     message: str  # the whole reason, as the model and the user read it
     path: str | None = None

@@ -134,6 +134,7 @@ def plan_changes(
     work = MatchWork() if work is None else work
     problems: list[Problem] = []
     final: dict[str, bytes | None] = {}
+    whole: set[str] = set()  # written by a whole-file block
     guard.prepare(edit.path for edit in edits)  # one git call for the whole answer, not one per path
     on_disk: dict[str, frozenset[str]] = {}  # each file's lines, read once for the elision check
     for block, edit in enumerate(edits, start=1):
@@ -172,6 +173,7 @@ def plan_changes(
             continue
         else:
             content = _encode(edit.path, edit.content, block, problems)
+            whole.add(edit.path)
         if content is not None:
             final[edit.path] = content
     if work.unchecked:
@@ -200,7 +202,7 @@ def plan_changes(
             changes.append(Change(path, content))
     if problems:
         raise AnswerRefused(problems)
-    return Plan(final, tuple(changes), tuple(missing))
+    return Plan(final, tuple(changes), tuple(missing), frozenset(path for path in whole if final.get(path) is not None))
 
 
 def _unchecked(work: MatchWork, limits: MatchLimits) -> Problem:

@@ -51,6 +51,7 @@ class Before:
     known: bool = True  # False: over the budget, or unreadable: reported, but no original to put back
     symlink: bool = False  # a symlink: reported, never written back
     blob: str | None = None  # a tracked file git saw unchanged: its content is this index blob
+    size: int = 0  # its size on disk then, in bytes
 
     def read(self, root: Path) -> bytes | None:
         """The original content (from git for a blob); None if it did not exist or is unknown."""
@@ -67,6 +68,7 @@ class Before:
 class Change:
     path: str
     kind: str  # CREATED, CHANGED or DELETED
+    before: Before | None = field(default=None, compare=False)  # what it held just before this build
 
     def __str__(self) -> str:
         return f"{self.path} ({self.kind})"
@@ -121,7 +123,7 @@ class BuildWatch:
                 if old is not None and new is not None and self._same(tree, path, before, new):
                     continue  # rewritten with the very bytes and mode it had
                 kind = CREATED if old is None else DELETED if new is None else CHANGED
-                changes.append(Change(path, kind))
+                changes.append(Change(path, kind, before))
                 self.originals.setdefault(path, before)  # the first stands: what the run found
                 self._merge(path, kind)
         self._stamps = {}
@@ -167,31 +169,33 @@ class BuildWatch:
         if previous is not None and previous[1].content is not None:
             self._kept_bytes -= len(previous[1].content)
         if stat.S_ISLNK(mode):
-            self._kept[path] = (stamp, Before(None, mode, known=False, symlink=True))
+            self._kept[path] = (stamp, Before(None, mode, known=False, symlink=True, size=size))
             return
         if not stat.S_ISREG(mode) or self._kept_bytes + size > self.keep_bytes:
-            self._kept[path] = (stamp, Before(None, stat.S_IMODE(mode), known=False))
+            self._kept[path] = (stamp, Before(None, stat.S_IMODE(mode), known=False, size=size))
             return
         try:
             content = tree.read(path, size + 1)
         except OSError:
             content = None
         if content is None or len(content) != size:  # unreadable, or changing under us: no true copy
-            self._kept[path] = (stamp, Before(None, stat.S_IMODE(mode), known=False))
+            self._kept[path] = (stamp, Before(None, stat.S_IMODE(mode), known=False, size=size))
             return
         self._kept_bytes += size
-        self._kept[path] = (stamp, Before(content, stat.S_IMODE(mode)))
+        self._kept[path] = (stamp, Before(content, stat.S_IMODE(mode), size=size))
 
     def _before(self, path: str, old: Stamp | None) -> Before:
         """What `path` held before this build."""
         if old is None:
             return Before(None)
         if stat.S_ISLNK(old[0]):
-            return Before(None, old[0], known=False, symlink=True)
+            return Before(None, old[0], known=False, symlink=True, size=old[1])
         if path in self._clean:
-            return Before(None, stat.S_IMODE(old[0]), blob=self._clean[path])
+            return Before(None, stat.S_IMODE(old[0]), blob=self._clean[path], size=old[1])
         kept = self._kept.get(path)
-        return kept[1] if kept is not None and kept[0] == old else Before(None, stat.S_IMODE(old[0]), known=False)
+        if kept is not None and kept[0] == old:
+            return kept[1]
+        return Before(None, stat.S_IMODE(old[0]), known=False, size=old[1])
 
     def _same(self, tree: Tree, path: str, before: Before, new: Stamp) -> bool:
         """Whether the file holds what it held before, mode included (a rewrite to the same bytes)."""

@@ -8,7 +8,7 @@ import contextlib
 import dataclasses
 import os
 import stat
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from code_commit.builds.changes import BuildWatch
@@ -136,6 +136,25 @@ def tool_ignore_file(change: str, watch: BuildWatch, protected: ProtectedPaths) 
     if any(hooks == absolute or hooks in absolute.parents for hooks in protected.hook_folders):
         return False
     return watch.showed_nothing_in(folder)
+
+
+@contextlib.contextmanager
+def own_change(root: Path, run_folder: Path) -> Iterator[None]:
+    """code-commit itself changes a watched path between two builds (git's refs: a stash entry of
+    the user's work). Nothing else may have changed since the last build, as `checked_build` would
+    find; what the block changes is then part of the state the next build starts from."""
+    last = _LAST_AFTER.get(run_folder)
+    if last is None:  # no build yet: the first one's fingerprint is taken after this
+        yield
+        return
+    changed = changed_paths(last, Fingerprint.take(protected_paths(root), skip=run_folder))
+    if changed:
+        del _LAST_AFTER[run_folder]
+        raise BuildTampered(changed)
+    try:
+        yield
+    finally:
+        _LAST_AFTER[run_folder] = Fingerprint.take(protected_paths(root), skip=run_folder)
 
 
 def sandbox_policy(

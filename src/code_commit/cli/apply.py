@@ -14,18 +14,19 @@ The model SDK is never imported here.
 from __future__ import annotations
 
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 from code_commit.answer.applydir import looks_like_json
 from code_commit.answer.plan import AnswerRefused, Plan, Problem
 from code_commit.answer.planning import checked_plan
-from code_commit.config.redaction import Redactor
-from code_commit.config.settings import Flags, Settings, load_settings
+from code_commit.config.settings import Flags, load_settings
 from code_commit.console.output import Console, to_stdout
 from code_commit.console.plural import count
 from code_commit.console.printable import visible
 from code_commit.errors import SetupError
 from code_commit.guard.policy import Guard
+from code_commit.guard.weakening import Finding
 from code_commit.llm.catalog import load_catalog, with_output_limit
 from code_commit.logs.run_folder import ANSWER_FILE
 from code_commit.logs.run_log import RunLog
@@ -80,13 +81,16 @@ def command(
 
 
 def _check_or_apply(orchestrator: Orchestrator, source: str, build: bool) -> None:
-    root, settings, record = orchestrator.root, orchestrator.settings, orchestrator.record
+    settings, record = orchestrator.settings, orchestrator.record
     orchestrator.prepare(builds=build)
     text = _read_answer(source, settings.answer_byte_cap)
     given = record.format or "auto"
     fmt = record.format = given if given != "auto" else ("json" if looks_like_json(text) else "caret")
     if record.dry_run:  # --check: nothing is written, no lock is taken
-        record.passed = _plan(root, text, fmt, settings, record, orchestrator.redact) is not None
+        checked = _plan(orchestrator, text, fmt)
+        if checked is not None:
+            orchestrator.tests_let_through(checked.weakened, 1)
+        record.passed = checked is not None
         for warning in record.warnings:
             orchestrator.console.warn(warning)
     else:
@@ -102,13 +106,16 @@ def _check_or_apply(orchestrator: Orchestrator, source: str, build: bool) -> Non
 
 
 def _apply(orchestrator: Orchestrator, text: str, fmt: str, build: bool) -> None:
-    root, settings, record = orchestrator.root, orchestrator.settings, orchestrator.record
-    plan = _plan(root, text, fmt, settings, record, orchestrator.redact)
+    record = orchestrator.record
+    plan = _plan(orchestrator, text, fmt)
     for warning in record.warnings:
         orchestrator.warn_once(f"apply: {warning}", warning)
     if plan is not None:
+        orchestrator.warn_whole_over_dirty(plan.plan, 1)
         try:
-            orchestrator.apply(plan, 1)
+            with signals.shielded():  # applied and recorded as applied: one step
+                orchestrator.apply(plan.plan, 1)
+                orchestrator.tests_let_through(plan.weakened, 1)
         except AnswerRefused as failure:
             record.problems = list(failure.problems)
         else:
@@ -141,8 +148,16 @@ def _read_answer(source: str, cap: int) -> str:
         raise SetupError(f"the answer {source} is not UTF-8 text ({exc.reason} at byte {exc.start})") from exc
 
 
-def _plan(root: Path, text: str, fmt: str, settings: Settings, record: RunRecord, secrets: Redactor) -> Plan | None:
-    """Parse and check the answer; the plan, or None with `record.problems` saying why."""
+@dataclass(frozen=True)
+class Checked:
+    plan: Plan
+    weakened: list[Finding]  # what it does to the tests, which tests = report lets through
+
+
+def _plan(orchestrator: Orchestrator, text: str, fmt: str) -> Checked | None:
+    """Parse and check the answer, its effect on the tests included; the plan, or None with
+    `record.problems` saying why."""
+    root, settings, record = orchestrator.root, orchestrator.settings, orchestrator.record
     cap = settings.answer_byte_cap
     if len(text.encode("utf-8", "surrogatepass")) > cap:
         why = f"the answer is over {cap:,} bytes (max_answer_bytes): nothing past that was read"
@@ -150,7 +165,8 @@ def _plan(root: Path, text: str, fmt: str, settings: Settings, record: RunRecord
         return None
     guard = Guard(root, settings.protected_patterns)
     try:
-        plan = checked_plan(root, text, settings, fmt=fmt, guard=guard, need_edits=True, secrets=secrets)
+        plan = checked_plan(root, text, settings, fmt=fmt, guard=guard, need_edits=True, secrets=orchestrator.redact)
+        weakened = orchestrator.judge_tests(plan, 1)
     except AnswerRefused as refusal:
         record.problems = list(refusal.problems)
         return None
@@ -158,7 +174,7 @@ def _plan(root: Path, text: str, fmt: str, settings: Settings, record: RunRecord
         record.warnings = list(guard.warnings)  # invalid ignore lines, skipped as git skips them
     record.changes = [FileChange(c.path, "delete" if c.content is None else "write") for c in plan.changes]
     record.missing_deletes = list(plan.missing_deletes)
-    return plan
+    return Checked(plan, weakened)
 
 
 def _as_text(record: RunRecord) -> str:

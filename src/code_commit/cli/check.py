@@ -5,6 +5,9 @@ output capture and tamper check, under the project's lock, logged in a run folde
 the build ran (the sandbox, the network, what it may write, what is hidden), the build's output as
 a repair prompt would carry it, the verdict, how many tests the output says ran, and, when the
 sandbox or the setup kept the build from running, the cause and the fix (builds/diagnosis.py).
+What the build did to the tests is judged as in a run (the tests setting): under protect a build
+that deleted, rewrote or weakened them is no pass (exit 12), as a run would stop there; under
+report it is named under the verdict.
 
 The report goes to stdout (the JSON record with `--json`); progress to stderr. The model SDK is
 never imported here.
@@ -23,8 +26,9 @@ from code_commit.builds.sandbox import BUBBLEWRAP, Sandbox, choose, describe_pol
 from code_commit.builds.toolchains import cache_folder
 from code_commit.config.settings import Settings, load_settings
 from code_commit.console.output import Console, to_stdout
-from code_commit.console.printable import visible_lines
-from code_commit.errors import CodeCommitError, SetupError, Stopped
+from code_commit.console.printable import visible, visible_lines
+from code_commit.errors import BuildChangedTests, CodeCommitError, SetupError, Stopped
+from code_commit.guard.weakening import What
 from code_commit.run import signals
 from code_commit.run.orchestrator import Orchestrator
 from code_commit.run.record import RunRecord
@@ -101,6 +105,13 @@ def report(checked: Checked, settings: Settings) -> str:
     out.append(verdict(record) + "\n")
     if record.diagnosis is not None:
         out.append(f"  read from the build's output: {record.diagnosis.evidence}\n")
+    allowed = [w for w in record.tests_weakened if w.allowed]
+    if allowed:
+        out.append("the build changed the tests (tests = report lets it through; a run would go on):\n")
+        for change in allowed:
+            where = f" {change.where}:" if change.where else ""
+            detail = f" ({change.detail})" if change.detail else ""
+            out.append(f"  - {visible(change.path)}:{where} {What[change.what.upper()].value}{detail}\n")
     return "".join(out)
 
 
@@ -127,6 +138,8 @@ def verdict(record: RunRecord) -> str:
     build = record.last_build
     if record.diagnosis is not None:
         return f"kept from running by the sandbox or the setup: {record.diagnosis.line()}"
+    if isinstance(record.error, BuildChangedTests):
+        return f"no pass: {record.message}"
     if record.error is not None or build is None:
         return f"no verdict: {record.message}"
     if not build.passed:

@@ -49,6 +49,7 @@ TEST_PATTERNS_MODES = (
     "extend",
     "replace",
 )  # guard/weakening/paths.py: test_patterns add to the defaults or replace them
+STALE_ROLLUP_MODES = ("warn", "refuse", "refresh")  # rollup/freshness.py: a rollup older than the files
 MIN_ROLLUP_BUDGET = 1000  # tokens: below this not even a small project's main files fit
 # bytes: the rollup reads a file whole to judge it, and a model's whole context is a few MiB; a sparse
 # file of 100 GiB under a bigger cap would be read into memory.
@@ -61,7 +62,6 @@ CONFIG_TABLES = ("models",)  # llm/catalog.py: model prices and context windows
 # itself, and `config` honours every setting's flag, as it shows every setting. A setting with no
 # flag is set in config.toml or the environment only. cli/flags.py makes the typer options from this.
 RUN = ("run",)
-RUN_AND_APPLY = ("run", "apply")  # the commands that apply answers
 BUILDING = ("run", "apply", "check")  # the commands that run build.sh
 
 
@@ -370,9 +370,9 @@ class Settings:
         "protect",
         "What an answer or a build may do to the tests. protect: weakening them (a test file deleted, a test "
         "removed, skipped or emptied of its assertions, a hook or runner setting that changes what runs) refuses "
-        "the answer, and fails the run if the build did it. report: allowed, and named in the console, run.log "
-        "and the record. free: not checked.",
-        flag=RUN_AND_APPLY,
+        "the answer; a build that deletes, rewrites or weakens them is no pass and stops the run (exit 12). "
+        "report: allowed, and named in the console, run.log and the record. free: not checked.",
+        flag=BUILDING,
         rules=(_one_of(TESTS_MODES),),
     )
     test_patterns: list[str] = _setting(
@@ -394,6 +394,14 @@ class Settings:
         15000,
         "The prompt asks for edit blocks, not whole files, for files over this many bytes.",
         rules=(_at_least(1),),
+    )
+    stale_rollup: str = _setting(
+        "warn",
+        "What a run does when the rollup shows files that changed since it was made (each file it holds whole "
+        "is compared with the disk before the first call). warn: names them and goes on; refuse: stops before "
+        "any call (exit 2), for cron jobs; refresh: makes the rollup again with `code-commit rollup` first.",
+        flag=RUN,
+        rules=(_one_of(STALE_ROLLUP_MODES),),
     )
     rollup_budget: int = _setting(
         100_000,

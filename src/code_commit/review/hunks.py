@@ -168,4 +168,4 @@ def partial_plan(plan: Plan, changes: Sequence[FileChange], accepted: Mapping[st
         else:
             final[change.path] = content
             kept.append(Change(change.path, content))
-    return Plan(final, tuple(kept), plan.missing_deletes)
+    return Plan(final, tuple(kept), plan.missing_deletes, plan.whole)

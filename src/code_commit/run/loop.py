@@ -12,7 +12,7 @@ its traceback in the run folder, and the record is still written.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from code_commit.answer.plan import AnswerRefused, Plan
@@ -41,7 +41,7 @@ from code_commit.rollup.selection import shown_paths
 from code_commit.run import signals
 from code_commit.run.model_calls import Caller, CallMeter, check_fits, report_totals
 from code_commit.run.orchestrator import Orchestrator
-from code_commit.run.preflight import untracked_in_rollup, untracked_warning
+from code_commit.run.preflight import stale_rollup, untracked_in_rollup, untracked_warning
 from code_commit.run.record import RunRecord
 from code_commit.run.revert import Originals, build_originals
 from code_commit.run.signals import TimeLimit
@@ -131,6 +131,13 @@ def execute(
     state = LoopState()
     try:
         git = orchestrator.prepare(censored=key.censored if key else (), builds=not options.dry_run)
+        stale, fresh = stale_rollup(workspace.root, git, workspace.codebase, workspace.query, settings)
+        if fresh is not None:
+            workspace = replace(workspace, codebase=fresh)
+        if stale and fresh is None:
+            console.warn(stale)
+        elif stale:
+            console.info(stale)
         system = load_system_prompts(settings=settings)
         model = load_catalog(workspace.root).lookup(settings.model)
         settings = orchestrator.settings = with_output_limit(settings, model)  # max_tokens: the model's, if unset
@@ -147,6 +154,8 @@ def execute(
             for note in model_notes(model, settings):
                 log.event(note)
                 console.info(note)
+            if stale:
+                log.event(stale if fresh is not None else f"warning: {stale}")
             if untracked:
                 log.event(f"warning: {untracked}")
 
@@ -235,7 +244,11 @@ def apply_answer(run: RunContext, completion: Completion, call: int) -> Approved
     guard = Guard(root, settings.protected_patterns, created=state.originals.created())
     try:
         plan = accept_answer(root, completion, settings, guard, secrets=orchestrator.redact)
+        weakened = orchestrator.judge_tests(plan, call)  # before the review: no one reviews a refused answer
+        orchestrator.warn_whole_over_dirty(plan, call)  # before the review, which shows it the user first
         approved = approve(root, plan, call, settings, run.log, orchestrator.console)
+        if approved.plan is not plan:  # what the supervisor kept of it may weaken what the whole did not
+            weakened = orchestrator.judge_tests(approved.plan, call, shown=False)
         with signals.shielded():  # the originals, the apply and their record: one step a stop cannot split
             recorded = state.originals.remember(root, approved.plan)
             try:
@@ -244,6 +257,7 @@ def apply_answer(run: RunContext, completion: Completion, call: int) -> Approved
                 state.originals.forget(recorded)
                 raise
             _applied(run, approved.plan, call)
+            orchestrator.tests_let_through(weakened, call)
         return approved
     finally:
         for warning in guard.warnings:  # invalid ignore lines, once a run
@@ -272,6 +286,7 @@ def dry_run(run: RunContext) -> None:
     root, log = orchestrator.root, run.log
     try:
         plan = accept_answer(root, completion, run.settings, need_blocks=True, secrets=orchestrator.redact)
+        orchestrator.tests_let_through(orchestrator.judge_tests(plan, 1), 1)
     except AnswerRefused as refusal:
         orchestrator.refuse(refusal, 1)
         cap = run.settings.build_output_cap

@@ -16,10 +16,10 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from code_commit.answer.plan import AnswerRefused, Plan
+from code_commit.answer.plan import AnswerRefused, Plan, Problem
 from code_commit.apply.transaction import apply_plan
-from code_commit.builds.changes import MAX_FILES, BuildWatch
-from code_commit.builds.gate import checked_build
+from code_commit.builds.changes import CREATED, DELETED, MAX_FILES, Before, BuildWatch
+from code_commit.builds.gate import checked_build, own_change
 from code_commit.builds.runner import BuildResult
 from code_commit.builds.sandbox import Sandbox, choose
 from code_commit.config.paths import CONFIG_DIR
@@ -28,16 +28,31 @@ from code_commit.config.secrets import collect_secrets
 from code_commit.config.settings import Settings
 from code_commit.console.output import Console
 from code_commit.console.plural import count
-from code_commit.errors import BuildBlocked
+from code_commit.errors import BuildBlocked, BuildChangedTests, InternalError
 from code_commit.files.owner_only import make_private_dirs
 from code_commit.git.layout import GitSetup
+from code_commit.git.stash import GitFailed
 from code_commit.guard.policy import check_git_index
+from code_commit.guard.weakening import Finding, TestPaths
+from code_commit.guard.weakening.judging import Touched, judge_build, judge_proposed
 from code_commit.logs.run_folder import BUILD_LOG, JOURNAL, REFUSED, SUMMARY_FILE
 from code_commit.logs.run_log import RunLog, internal_error
 from code_commit.run import signals
-from code_commit.run.record import RunRecord
+from code_commit.run.record import RunRecord, SavedWork, TestWeakening
 from code_commit.run.session import Session, session
 from code_commit.run.signals import TimeLimit
+from code_commit.run.user_work import UserWork
+
+TESTS_WEAKENED = "tests_weakened"  # the kind of problem of an answer refused for weakening the tests
+SHOWN_FINDINGS = 10  # what the tests setting found, named on the console at most (run.log has all)
+
+
+def weakening_refused(finding: Finding) -> str:
+    """Why an answer that weakens a test is refused: for the model (fix the code) and the user (the setting)."""
+    return (
+        f"{finding}: the tests are protected, so the answer was refused; fix the code, not the test "
+        '(a user who wants such a change lets it through with --tests report, or tests = "report")'
+    )
 
 
 @dataclass
@@ -55,6 +70,9 @@ class Orchestrator:
     warned: set[str] = field(default_factory=set)  # notes and warnings already shown, once a command
     started: float = field(default_factory=time.monotonic)
     _log: RunLog | None = None
+    _test_paths: TestPaths | None = None  # made once a command, when an answer is first judged
+    _work: UserWork | None = None  # the user's uncommitted work, saved before the command writes over it
+    _repository: bool = True  # the project is in a git repository (prepare says)
 
     @property
     def log(self) -> RunLog:
@@ -71,6 +89,7 @@ class Orchestrator:
         secrets = collect_secrets(self.root, redact_env=self.settings.redact_env, urls=[self.settings.base_url])
         self.redact = self.console.redact = secrets.redactor(*censored)
         git = check_git_index(self.root)
+        self._repository = git is not None
         if builds:
             self.sandbox = choose(self.settings.sandbox, root=self.root)
             self.record.sandbox = self.sandbox.describe()
@@ -92,6 +111,9 @@ class Orchestrator:
 
         def started(log: RunLog) -> None:
             self._log = log
+            self._work = UserWork(
+                self.root, f"code-commit {log.folder.name}", self._repository, lambda: own_change(self.root, log.folder)
+            )
             self.record.log_dir = log.folder
             self.console.info(f"run log: {log.folder.relative_to(self.root)}")
             if begin is not None:
@@ -126,11 +148,53 @@ class Orchestrator:
         """All of `plan` or none of it (AnswerRefused: it failed and everything was put back), under
         a shield: a stop that comes meanwhile waits until the apply is complete or rolled back."""
         with signals.shielded():
+            self._save_work(plan, call)
             apply_plan(self.root, plan, self.log.path(call, JOURNAL))
+            self.work.wrote(plan)
         done = ", ".join(f"{'deleted' if c.content is None else 'wrote'} {c.path}" for c in plan.changes)
         self.event(call, f"applied {done or 'nothing (every file already had that content)'}")
         for path in plan.missing_deletes:  # a delete of a file that never existed removed nothing
             self.event(call, f"delete of {path} skipped: the file does not exist")
+
+    @property
+    def work(self) -> UserWork:
+        """The user's uncommitted work: only inside the session."""
+        assert self._work is not None, "no writes outside the session"
+        return self._work
+
+    def _save_work(self, plan: Plan, call: int) -> None:
+        """The user's uncommitted work, into git's stash before `plan` writes over any of it: where, and
+        how to get it back, on the console, in run.log and in the record."""
+        try:
+            saved = self.work.before_write(plan, call)
+        except GitFailed as exc:
+            raise InternalError(
+                f"your uncommitted changes could not be saved in git's stash before the answer was written "
+                f"({exc}), so nothing was written: commit or stash them yourself, then run again"
+            ) from exc
+        if saved is None:
+            return
+        files = ", ".join(saved.files[:5]) + (f" and {len(saved.files) - 5} more" if len(saved.files) > 5 else "")
+        note = (
+            f"your uncommitted changes to {count(len(saved.files), 'file')} ({files}) are saved in git's stash as "
+            f"{saved.commit[:12]} ({saved.message!r} in `git stash list`): {saved.restore}"
+        )
+        self.record.saved_work.append(SavedWork(saved.commit, saved.message, list(saved.files), saved.restore))
+        self.event(call, f"saved: {note}")
+        self.console.info(note)
+
+    def warn_whole_over_dirty(self, plan: Plan, call: int) -> None:
+        """Before an answer is reviewed or applied: the files it rewrites whole over uncommitted changes."""
+        if self._work is None:
+            return
+        paths = self.work.whole_over_dirty(plan)
+        if paths:
+            self.note_once(
+                f"call {call}: the answer rewrites {count(len(paths), 'file')} whole that "
+                f"{'has' if len(paths) == 1 else 'have'} uncommitted changes of yours: {', '.join(paths)}. "
+                "It was written against the rollup, not against your edits, which it may undo; they are saved "
+                "in git's stash before it is written (see `git stash list`)"
+            )
 
     def refuse(self, refusal: AnswerRefused, call: int) -> None:
         """The refusal's every reason in NN-refused.txt (a prompt or the console gets them capped)."""
@@ -140,8 +204,10 @@ class Orchestrator:
         """build.sh, sandboxed and fingerprinted (builds/gate.py), its output in NN-build.txt; the
         record keeps it as the last build. What it changed in the files git shows is never silent:
         on the console, in run.log and in the record's `build_changed`, however the build ended.
-        Raises BuildBlocked when the sandbox or the setup kept it from running (builds/diagnosis.py):
-        no answer can help, so nothing more goes to the model."""
+        What it did to the tests is judged (the tests setting): under protect, a build that deleted,
+        rewrote or weakened them raises BuildChangedTests, whatever its verdict: its code is the
+        model's, so no pass, and nothing more goes to the model. Raises BuildBlocked when the sandbox
+        or the setup kept it from running (builds/diagnosis.py): no answer can help either."""
         assert self.sandbox is not None and self.watch is not None, "prepare(builds=True) chooses the sandbox"
         self.console.step("running build.sh")
         log = self.log
@@ -158,8 +224,11 @@ class Orchestrator:
                 watch=self.watch,
             )
         finally:
+            weakened = self._tests_by_build(call, self.watch)  # recorded however the build ended
             self._report_changes(call, self.watch)
         self.event(call, result.describe())
+        if weakened and self.settings.tests == "protect":
+            raise BuildChangedTests([str(finding) for finding in weakened])
         if result.diagnosis is not None:
             self.record.diagnosis = result.diagnosis
             self.event(call, f"kept from running: {result.diagnosis.line()}")
@@ -181,6 +250,96 @@ class Orchestrator:
                 f"the build changed {count(len(watch.last), 'file')} git shows, beyond the answer: {changed}"
             )
             watch.last = []
+
+    def _tests_by_build(self, call: int, watch: BuildWatch) -> list[Finding]:
+        """What the last build did to the tests, under the `tests` setting (free: nothing is read):
+        into the record and run.log, and under report on the console; the findings."""
+        mode = self.settings.tests
+        if mode == "free" or not watch.last:
+            return []
+        touched = [
+            Touched(
+                c.path,
+                c.kind != CREATED,
+                c.kind != DELETED,
+                c.before.size if c.before else 0,
+                _reader(self.root, c.before),
+            )
+            for c in watch.last
+        ]
+        judgement = judge_build(self.root, touched, self.test_paths)
+        if judgement.unanswered is not None:
+            self.note_once(
+                f"git could not say which files are tests ({judgement.unanswered}): every file a build changes "
+                "is judged as a test"
+            )
+        if judgement.unread:
+            self.note_once(
+                f"{count(judgement.unread, 'file')} the build changed that can hold tests or test settings could not "
+                "be judged for what it did to the tests (past the read budget, or what they held was not kept)"
+            )
+        findings = list(judgement.findings)
+        allowed = mode == "report"
+        self._record_tests(findings, call, "build", allowed=allowed)
+        for finding in findings:
+            self.event(call, f"the build changed the tests{' (tests = report)' if allowed else ''}: {finding}")
+        if findings and allowed:
+            self.console.warn(f"the build changed the tests; tests = report lets it through:{_listing(findings)}")
+        return findings
+
+    @property
+    def test_paths(self) -> TestPaths:
+        """Which files are tests: made once a command, when a change is first judged."""
+        if self._test_paths is None:
+            self._test_paths = TestPaths(self.settings.test_patterns, self.settings.test_patterns_mode)
+        return self._test_paths
+
+    def judge_tests(self, plan: Plan, call: int, *, shown: bool = True) -> list[Finding]:
+        """What applying `plan` would do to the tests, under the `tests` setting. protect: an answer
+        that weakens them is refused (AnswerRefused, one problem per finding, each in the record);
+        report: the findings, named on the console (`shown`), for `tests_let_through` once applied;
+        free: nothing is read."""
+        mode = self.settings.tests
+        if mode == "free" or not plan.changes:
+            return []
+        judgement = judge_proposed(self.root, {c.path: c.content for c in plan.changes}, self.test_paths)
+        if judgement.unanswered is not None:
+            self.note_once(
+                f"git could not say which files are tests ({judgement.unanswered}): every file an answer "
+                "changes is judged as a test"
+            )
+        findings = list(judgement.findings)
+        if not findings:
+            return []
+        if mode == "protect":
+            self._record_tests(findings, call, "answer", allowed=False)
+            if self._log is not None:
+                self.event(call, f"refused: it weakens the tests ({count(len(findings), 'finding')})")
+            raise AnswerRefused([Problem(TESTS_WEAKENED, weakening_refused(f), f.path) for f in findings])
+        if shown:
+            self.console.warn(f"the answer weakens the tests; tests = report lets it through:{_listing(findings)}")
+        return findings
+
+    def tests_let_through(self, findings: Sequence[Finding], call: int) -> None:
+        """Weakenings `tests = report` let through in an applied (or, checking only, acceptable) answer:
+        into the record, and run.log."""
+        self._record_tests(findings, call, "answer", allowed=True)
+        if self._log is not None:
+            for finding in findings:
+                self.event(call, f"weakens the tests (tests = report): {finding}")
+
+    def _record_tests(self, findings: Sequence[Finding], call: int, by: str, *, allowed: bool) -> None:
+        self.record.tests_weakened += [
+            TestWeakening(f.path, f.what.name.lower(), f.where, f.detail, by, call, allowed) for f in findings
+        ]
+
+    def note_once(self, note: str) -> None:
+        """A warning once a command, in run.log too once there is one."""
+        if note not in self.warned:
+            self.warned.add(note)
+            if self._log is not None:
+                self._log.event(f"warning: {note}")
+            self.console.warn(note)
 
     def elapsed(self) -> float:
         return time.monotonic() - self.started
@@ -207,3 +366,15 @@ class Orchestrator:
             else:  # the first error's traceback stays; this one is only noted, if the disk lets us
                 with contextlib.suppress(Exception):
                     self.log.event(f"while ending: {type(exc).__name__}: {exc}")
+
+
+def _reader(root: Path, before: Before | None) -> Callable[[], bytes | None]:
+    """What a file held before the build, read when asked (from git, for a clean tracked file)."""
+    return lambda: before.read(root) if before is not None else None
+
+
+def _listing(findings: Sequence[Finding]) -> str:
+    """Findings for the console, one a line, up to SHOWN_FINDINGS of them."""
+    shown = "".join(f"\n- {finding}" for finding in findings[:SHOWN_FINDINGS])
+    more = len(findings) - SHOWN_FINDINGS
+    return shown + (f"\n- and {more} more (run.log and the record list them all)" if more > 0 else "")

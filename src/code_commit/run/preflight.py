@@ -1,9 +1,11 @@
-"""Before the first paid call: could any answer be applied at all?
+"""Before the first paid call: could any answer be applied at all, and does the rollup show the
+files as they are?
 
 The guard refuses every change to a file git does not track (git diff could not show it, and its
 content would be lost), so in a project with no tracked file every answer that changes an existing
 file is refused, call after call. That is a setup error, found before any call. Untracked files the
-rollup shows the model are worth a warning: the model may well try to change them.
+rollup shows the model are worth a warning: the model may well try to change them. So is a stale
+rollup (rollup/freshness.py), which `stale_rollup` may also refuse, or refresh.
 """
 
 from __future__ import annotations
@@ -11,9 +13,11 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from code_commit.config.settings import Settings
 from code_commit.errors import SetupError
 from code_commit.git.layout import GitSetup, find_git_layout
-from code_commit.rollup.selection import list_paths, shown_paths
+from code_commit.rollup.freshness import check_freshness
+from code_commit.rollup.selection import list_paths, shown_paths, write_rollup
 
 NAMED = 3  # untracked files named in the warning; the rest are counted
 
@@ -60,3 +64,23 @@ def untracked_warning(paths: list[str]) -> str | None:
         f"the rollup shows {len(paths)} {files} git does not track, which the model will not be allowed to "
         f"change: {named}{more}; git add (or commit) what the task may need changed"
     )
+
+
+def stale_rollup(
+    root: Path, setup: GitSetup | None, codebase: str, query: str, settings: Settings
+) -> tuple[str | None, str | None]:
+    """The rollup checked against the disk, as `stale_rollup` says: (a warning, or None; the rollup
+    made again, or None). Raises SetupError under refuse, and when the refresh fails. In a repository
+    only the files git lists are compared (see `untracked_in_rollup` on forged headers)."""
+    listed = None if setup is None else {p.decode("utf-8", "surrogateescape") for p in list_paths(root)}
+    warning = check_freshness(root, codebase, listed).message()
+    if warning is None:
+        return None, None
+    if settings.stale_rollup == "refuse":
+        raise SetupError(f"{warning}. Nothing was sent (stale_rollup = refuse)")
+    if settings.stale_rollup == "warn":
+        return warning, None
+    made = write_rollup(root, settings=settings, query=query)  # as `code-commit rollup` makes it
+    fresh = (root / made.output).read_text(encoding="utf-8")
+    note = f"{warning.split('. The model', 1)[0]}; made again with `code-commit rollup` (stale_rollup = refresh): "
+    return note + made.summary(), fresh

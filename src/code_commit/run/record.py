@@ -68,6 +68,31 @@ class FileChange:
     action: str  # "write" or "delete"
 
 
+@dataclass(frozen=True)
+class TestWeakening:
+    """One thing an answer or a build did to the tests (guard/weakening's `Finding`, and where it came from)."""
+
+    __test__ = False  # a class named Test* that pytest must not collect
+
+    path: str
+    what: str  # the kind, `What`'s name in lower case: "deleted", "skipped", "checks_removed", ...
+    where: str  # the test, hook or setting concerned; "" for the whole file
+    detail: str  # what exactly, e.g. "@pytest.mark.skip" or "3 -> 1 assertions"
+    by: str  # "answer" or "build"
+    attempt: int  # the model call whose answer, or whose answer's build, did it
+    allowed: bool  # tests = report let it through; false: the answer was refused, or the run failed for it
+
+
+@dataclass(frozen=True)
+class SavedWork:
+    """The user's uncommitted changes, saved in git's stash before a write (git/stash.py's `Saved`)."""
+
+    commit: str  # the stash entry's commit
+    message: str  # its line in `git stash list`
+    files: list[str]  # the project's files whose uncommitted changes it holds
+    restore: str  # how to get them back
+
+
 @dataclass
 class RunRecord:
     """What a command did and how it ended. The JSON's derived keys (outcome, exit_code, ok, error,
@@ -101,6 +126,8 @@ class RunRecord:
     missing_deletes: list[str] = fact([], shown=APPLY)  # deletes of files that do not exist: no-ops
     warnings: list[str] = fact([], shown=APPLY)  # invalid ignore lines, skipped as git skips them
     problems: list[Problem] = fact([], shown=APPLY)  # why the answer was refused (a run: its last one)
+    saved_work: list[SavedWork] = fact([])  # where the user's uncommitted changes were saved before a write
+    tests_weakened: list[TestWeakening] = fact([])  # what answers and builds did to the tests (tests setting)
 
     @property
     def refused(self) -> bool:

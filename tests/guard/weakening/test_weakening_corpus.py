@@ -31,5 +31,6 @@ def test_the_corpus_has_both_kinds_of_edit_in_every_language() -> None:
     for file in ("python.txt", "javascript.txt", "rust.txt", "go.txt", "java.txt"):
         assert weakening[file] >= 10 and legitimate[file] >= 4, (file, weakening[file], legitimate[file])
     every_kind = {kind for case in CASES for kind, _ in case.expect}
-    assert every_kind == {what.name for what in What} - {"UNCHECKED"}  # 8 MiB files: test_weakening_changes.py
+    # UNCHECKED: 8 MiB files (test_weakening_changes.py); REWRITTEN: a build's alone (test_build_judging.py)
+    assert every_kind == {what.name for what in What} - {"UNCHECKED", "REWRITTEN"}
     print(f"\ncorpus: {sum(weakening.values())} weakening edits, {sum(legitimate.values())} legitimate ones")

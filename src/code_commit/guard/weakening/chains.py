@@ -195,11 +195,22 @@ def form(
             out.append("?" if blank and text in LITERAL_WORDS else text)
         elif token.kind in (STR, NUM):
             out.append("?" if blank else _unquoted(token.text))
+        elif blank and _sign(tokens, j, start, cut):
+            continue  # -1 is one literal: `toBe(5)` to `toBe(-1)` changes an expected value, not the form
         else:
             out.append(token.text)
     if cut < end:
         out.append("...")
     return " ".join(out)
+
+
+def _sign(tokens: Sequence[Token], j: int, start: int, end: int) -> bool:
+    """Whether tokens[j] is the sign of a number: a unary - or + (no operand before it) just before one."""
+    token = tokens[j]
+    if token.kind != PUNCT or token.text not in ("-", "+") or j + 1 >= end or tokens[j + 1].kind != NUM:
+        return False
+    before = tokens[j - 1] if j > start else None
+    return before is None or (before.kind == PUNCT and before.text not in (")", "]", "}"))
 
 
 def messages(tokens: Sequence[Token], partner: Sequence[int], chain: Chain, least: int = 3) -> list[tuple[int, int]]:

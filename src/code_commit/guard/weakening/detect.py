@@ -14,7 +14,7 @@ from code_commit.guard.weakening.brace import brace_facts
 from code_commit.guard.weakening.compare import Candidates, Judged, judge
 from code_commit.guard.weakening.facts import FileFacts
 from code_commit.guard.weakening.findings import Finding, What
-from code_commit.guard.weakening.languages import BY_SUFFIX
+from code_commit.guard.weakening.languages import BY_SUFFIX, suffix
 from code_commit.guard.weakening.paths import holds_tests
 from code_commit.guard.weakening.python import python_facts
 from code_commit.guard.weakening.runners import config_findings
@@ -111,7 +111,7 @@ def _judge_file(change: Change) -> _Result:
     if before == after:
         return result
     if language is None:
-        if configured is None and _suffix(path) not in DOC_SUFFIXES:
+        if configured is None and suffix(path) not in DOC_SUFFIXES:
             result.judged.findings.append(Finding(path, What.DATA_CHANGED, "", ""))
         return result
     if len(before) > MAX_READ or len(after) > MAX_READ:
@@ -126,22 +126,17 @@ def _judge_file(change: Change) -> _Result:
 
 
 def _language(path: str) -> str | None:
-    suffix = _suffix(path)
-    if suffix == ".py":
+    ending = suffix(path)
+    if ending == ".py":
         return "python"
-    rules = BY_SUFFIX.get(suffix)
+    rules = BY_SUFFIX.get(ending)
     if rules is None:
         return None
     return "javascript" if rules.name in ("JavaScript", "TypeScript") else rules.name
 
 
 def _facts(path: str, content: bytes) -> FileFacts:
-    suffix = _suffix(path)
-    if suffix == ".py":
+    ending = suffix(path)
+    if ending == ".py":
         return python_facts(content)
-    return brace_facts(content.decode("utf-8", "replace"), BY_SUFFIX[suffix])
-
-
-def _suffix(path: str) -> str:
-    name = path.rsplit("/", 1)[-1]
-    return "." + name.rsplit(".", 1)[-1].lower() if "." in name else ""
+    return brace_facts(content.decode("utf-8", "replace"), BY_SUFFIX[ending])

@@ -21,7 +21,8 @@ class What(enum.Enum):
     NARROWED = "narrowed what the test runner collects or fails on"
     DATA_CHANGED = "changed expected data (a snapshot, golden file or fixture)"
     UNREADABLE = "made a test file unreadable to its runner"
-    UNCHECKED = "changed a test file too large to check"
+    UNCHECKED = "changed a test file past checking"
+    REWRITTEN = "rewrote a test file's code (a build has no reason to; more than its layout changed)"
 
 
 @dataclass(frozen=True)

@@ -465,3 +465,9 @@ BY_SUFFIX = {
         (".rb", ".ex", ".exs", ".cr", ".coffee", ".pl", ".pm", ".t", ".r", ".jl", ".nim", ".sh", ".bash"), GENERIC_HASH
     ),
 }
+
+
+def suffix(path: str) -> str:
+    """The file name's last suffix, in lower case, dot included ("" for none): how BY_SUFFIX is keyed."""
+    name = path.rsplit("/", 1)[-1]
+    return "." + name.rsplit(".", 1)[-1].lower() if "." in name else ""

@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from code_commit.config.settings import TEST_PATTERNS_MODES
-from code_commit.guard.weakening.languages import BY_SUFFIX, JS, RUST, TS
+from code_commit.guard.weakening.languages import BY_SUFFIX, JS, RUST, TS, suffix
 from code_commit.guard.weakening.lexer import ID, PUNCT, brackets, code, lex
 
 SOURCE = "test_patterns"
@@ -134,13 +134,17 @@ class TestPaths:
         return f"{pattern} ({'default' if line <= self.defaults else SOURCE})"
 
 
+def may_hold_tests(path: str) -> bool:
+    """Whether a file of this name can hold tests whatever its path (`holds_tests` reads it to say)."""
+    return BY_SUFFIX.get(suffix(path)) in (RUST, JS, TS)
+
+
 def holds_tests(path: str, content: bytes | None) -> bool:
     """Whether a source file holds tests whatever its path: Rust `#[test]`/`#[cfg(test)]`, in-source
     Vitest (`import.meta.vitest`). Read as tokens, so a comment or string saying so does not count."""
     if content is None:
         return False
-    suffix = "." + path.rsplit(".", 1)[-1].lower() if "." in path.rsplit("/", 1)[-1] else ""
-    rules = BY_SUFFIX.get(suffix)
+    rules = BY_SUFFIX.get(suffix(path))
     if rules is RUST:
         if b"test" not in content:
             return False

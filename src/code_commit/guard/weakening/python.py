@@ -633,6 +633,8 @@ def _fingerprint(node: ast.AST, names: dict[str, str], blank: bool = False) -> s
             out.append(item)
         elif isinstance(item, ast.Constant):
             out.append("?" if blank else repr(item.value))
+        elif blank and _signed(item):
+            out.append("?")
         elif isinstance(item, ast.Name):
             out.append(names.get(item.id, item.id))
         elif isinstance(item, ast.arg):
@@ -650,6 +652,15 @@ def _fingerprint(node: ast.AST, names: dict[str, str], blank: bool = False) -> s
         else:
             out.append(repr(item))
     return "".join(out)
+
+
+def _signed(item: object) -> bool:
+    """-1 and +1: one literal, so `== 5` to `== -1` changes an expected value, not the form."""
+    return (
+        isinstance(item, ast.UnaryOp)
+        and isinstance(item.op, ast.USub | ast.UAdd)
+        and isinstance(item.operand, ast.Constant)
+    )
 
 
 def _push(stack: list[object], value: object) -> None:

@@ -63,6 +63,23 @@ def _by_name(path: str) -> Callable[[str, bytes | None, bytes | None], list[Find
     return None
 
 
+# Build tools' files, which their tools (and code generators) also write: their test settings count
+# when read, not their mere presence.
+_BUILD_TOOL_FILES = frozenset({"pom.xml", "build.gradle", "build.gradle.kts", "Cargo.toml", "CMakeLists.txt"})
+
+
+def is_runner_config(path: str) -> bool:
+    """Whether `path` names a file whose test settings `config_findings` reads."""
+    return _by_name(path) is not None
+
+
+def is_found_by_runner(path: str) -> bool:
+    """Whether a test runner takes up a file of this name wherever it appears, in place of settings
+    elsewhere (a pytest.ini or a tox.ini in the folder pytest starts from, a jest.config.js)."""
+    name = path.rsplit("/", 1)[-1]
+    return is_runner_config(path) and name not in _BUILD_TOOL_FILES and not name.endswith(".cmake")
+
+
 def config_findings(path: str, before: bytes | None, after: bytes | None) -> list[Finding] | None:
     """How a change to a test runner's configuration file narrows the tests; None if `path` is not
     one the readers know. A file the runner could not read after the change is no narrowing (the
