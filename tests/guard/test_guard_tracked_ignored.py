@@ -1,4 +1,4 @@
-"""SECURITY.md's conservative choice: an ignore rule refuses a file even when git tracks it."""
+"""A conservative choice (docs/security-tests.md): an ignore rule refuses a file even when git tracks it."""
 
 from __future__ import annotations
 

@@ -39,7 +39,7 @@ USERNS_FIX = (
 OFF_FIX = 'or set sandbox = "off" to run builds with your full rights knowingly'
 
 # The namespaces and mounts every sandboxed build gets (and the probe tries). Taken from Codex CLI's
-# and Claude Code's (sandbox-runtime) bubblewrap pipelines: see SECURITY.md.
+# and Claude Code's (sandbox-runtime) bubblewrap pipelines: see docs/architecture.md.
 BASE_ARGS = (
     "--ro-bind", "/", "/",
     "--dev", "/dev",

@@ -3,7 +3,7 @@
 Pure, given what is on disk: `Guard` asks git what it ignores (one `git check-ignore` for all the
 paths of an answer, see git/ignore.py), reads git's index and lstat()s path components, but never
 writes. Every refusal names the path and the rule, so the model can
-be told precisely. SECURITY.md lists each rule with the test that shows it.
+be told precisely. docs/security-tests.md lists each rule with the test that shows it.
 
 A path passes only if it is a plain relative path (no `.`/`..`, no empty segments, no
 backslashes, drive letters or control characters, within the length limits), it is not a
