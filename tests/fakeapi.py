@@ -82,6 +82,7 @@ USAGE_KEYS = ("input_tokens", "output_tokens", "cache_creation_input_tokens", "c
 
 # A streamed answer is split into this many text deltas (fewer if the text is shorter).
 STREAM_PIECES = 4
+DRIP_SECONDS = 0.005  # between two events of a drip
 ENDLESS_SAFETY_STOP = 1 << 26  # bytes: an endless() stream ends here even if the client never stops reading
 
 # Errors that only mean the client went away (timed out, was closed, or we cut it off on purpose).
@@ -631,8 +632,11 @@ class _Handler(http.server.BaseHTTPRequestHandler):
             }.get(step.pace, b"x" * 65536 if step.one_line else dialect.text_event(step.text) * 64)
             if step.one_line:
                 self._send_chunk(b'data: {"text": "', 0.0)
+            # A drip is a drip in real time too: one event every few milliseconds, so a client's read
+            # finds one or a few, never the thousands a flood would pile up in the socket meanwhile.
+            delay = DRIP_SECONDS if step.pace == "drip" else 0.0
             while sent < ENDLESS_SAFETY_STOP and not self.server.api._stopping.is_set():
-                self._send_chunk(repeated, 0.0)
+                self._send_chunk(repeated, delay)
                 self.wfile.flush()
                 sent += len(repeated)
                 chunks += 1

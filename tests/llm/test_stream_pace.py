@@ -67,11 +67,13 @@ def test_a_server_that_drips_its_answer_is_given_up_on(
     project: Project, api: FakeAPI, cli, stepped_clock: list[int], provider: str
 ) -> None:
     """Text keeps coming, so the idle limit never fires, but at a byte every few looks: under
-    stream_min_rate over a minute. With the default retry_time, the one retry allowed drips too."""
+    stream_min_rate over a minute. The retry drips too. (Two attempts, and no retry_time to count
+    against this clock: how much of it the first attempt used up depends on how the drips happen to
+    arrive, and a retry left no time ends as a plain timeout.)"""
     for _ in range(3):
         api.endless("x", pace="drip")
 
-    result = run(cli, api, provider)
+    result = run(cli, api, provider, env={"CODE_COMMIT_RETRY_ATTEMPTS": "2", "CODE_COMMIT_RETRY_TIME": "100000"})
 
     assert result.exit_code == 3, result.stderr
     record = json.loads(result.stdout)
