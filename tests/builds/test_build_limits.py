@@ -97,8 +97,11 @@ def test_no_cgroup_is_left_behind(project: Project, api: FakeAPI, cli) -> None:
 
 
 def _cgroups() -> set[Path]:
+    """This process's build cgroups (`code-commit-<pid>-<n>`): another test process's builds run
+    alongside (pytest-xdist), each with its own."""
     root = limits.CGROUP_ROOT
-    return {p for pattern in ("code-commit-*", "*/code-commit-*") for p in root.glob(pattern)}
+    mine = f"code-commit-{os.getpid()}-*"
+    return {p for pattern in (mine, f"*/{mine}") for p in root.glob(pattern)}
 
 
 def test_the_defaults_bound_processes_and_a_cgroup_s_memory(monkeypatch: pytest.MonkeyPatch) -> None:

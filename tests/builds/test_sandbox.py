@@ -284,6 +284,8 @@ def test_a_test_runners_cache_with_its_own_ignore_file_is_no_tampering(project: 
     project.write("test_app.py", "def test_fixed():\n    assert open('fixed.txt').read() == 'fixed\\n'\n")
     project.build_script(f"{sys.executable} -m pytest -q -p cacheprovider test_app.py\n")
     project.commit_all()
+    if Path(sys.prefix).is_relative_to("/tmp"):  # a checkout under /tmp: its venv is shown as a user would
+        project.write("agent-config/config.toml", f'sandbox_readable = ["{sys.prefix}"]\n')
     api.reply(FIX)
 
     result = cli("--json")
