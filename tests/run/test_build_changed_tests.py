@@ -231,3 +231,27 @@ def test_check_says_what_the_build_did_to_the_tests(calc: Project, cli) -> None:
     assert [(w["path"], w["by"], w["allowed"]) for w in summary["tests_weakened"]] == [
         ("tests/test_calc.py", "build", True)
     ]
+
+
+def test_a_tampered_gate_is_reported_even_when_judging_the_tests_fails(
+    project: Project, api: FakeAPI, cli, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What a build did is judged however it ended, but a failure to judge (a disk error) never hides
+    the ending: a build that rewrote build.sh is still exit 10, naming it."""
+    from code_commit.run import orchestrator
+
+    def broken(*args: object, **kwargs: object) -> None:
+        raise OSError(5, "Input/output error")
+
+    monkeypatch.setattr(orchestrator, "judge_build", broken)
+    project.write("tests/test_app.py", "def test_app():\n    assert True\n")
+    project.build_script("echo '# rewritten' >> build.sh\nprintf 'x\\n' >> tests/test_app.py\ntest -f fixed.txt\n")
+    project.commit_all()
+    api.reply("^^^fixed.txt\nfixed\n^^^end\n")
+
+    result = cli("--json", "--sandbox", "off")
+
+    assert result.exit_code == 10, result.stderr
+    record = json.loads(result.stdout)
+    assert record["outcome"] == "tampered" and "build.sh (changed)" in record["tampered"]
+    assert "tests/test_app.py (changed)" in record["build_changed"]

@@ -223,9 +223,16 @@ class Orchestrator:
                 on_note=lambda note: self.warn_once(note, note),
                 watch=self.watch,
             )
-        finally:
-            weakened = self._tests_by_build(call, self.watch)  # recorded however the build ended
-            self._report_changes(call, self.watch)
+        except BaseException:
+            # What the build did is recorded however it ended, but the ending itself (a tampered
+            # gate, a stop) is what the command reports: a failure to judge or report never hides it.
+            with contextlib.suppress(Exception):
+                self._tests_by_build(call, self.watch)
+            with contextlib.suppress(Exception):
+                self._report_changes(call, self.watch)
+            raise
+        weakened = self._tests_by_build(call, self.watch)
+        self._report_changes(call, self.watch)
         self.event(call, result.describe())
         if weakened and self.settings.tests == "protect":
             raise BuildChangedTests([str(finding) for finding in weakened])
