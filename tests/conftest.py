@@ -13,6 +13,8 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 import pytest
+import typer.main
+import typer.testing
 from typer.testing import CliRunner, Result
 
 from code_commit.cli.app import app
@@ -58,6 +60,16 @@ def _isolated_environment(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pyt
 
 
 @pytest.fixture(autouse=True)
+def _one_commands_distrust(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The folders no program is looked up in start empty for each test, as for each code-commit
+    process: a test process runs hundreds of commands, and the set would hold every one's project,
+    checked against every PATH entry at every git call."""
+    from code_commit.git import env
+
+    monkeypatch.setattr(env, "_DISTRUSTED", set())
+
+
+@pytest.fixture(autouse=True)
 def retry_waits(monkeypatch: pytest.MonkeyPatch) -> list[float]:
     """No test sleeps out a retry's backoff: the model transport's waits are recorded here instead, and
     its clock moves on by them, so its retry time limit still counts them."""
@@ -95,7 +107,11 @@ def with_build_txt(project: Project) -> Project:
 
 
 @pytest.fixture
-def cli() -> Iterator[object]:
+def cli(monkeypatch: pytest.MonkeyPatch) -> Iterator[object]:
+    # typer builds the click command from the app's type hints at every invoke; the real CLI does
+    # it once a process, and so do the tests (10 ms of every in-process run).
+    command = typer.main.get_command(app)
+    monkeypatch.setattr(typer.testing, "_get_command", lambda _: command)
     runner = CliRunner()
 
     def invoke(*args: str, env: Mapping[str, str | None] | None = None, input: str | bytes | None = None) -> Result:

@@ -7,6 +7,7 @@ where each value came from so `code-commit config` can show it.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 import os
 import re
@@ -563,12 +564,18 @@ def config_path(root: Path) -> Path:
     return root / CONFIG_DIR / CONFIG_FILE
 
 
+@functools.cache
+def _hints() -> dict[str, Any]:
+    """Each setting's type, resolved from its annotation once a process (a few ms each time)."""
+    return typing.get_type_hints(Settings)
+
+
 def load_settings(root: Path, env: Mapping[str, str] | None = None, flags: Flags | None = None) -> LoadedSettings:
     """Layer the sources; raise SetupError naming the source of any bad value."""
     env = os.environ if env is None else env
     values: dict[str, Any] = {}
     sources = {name: "default" for name in SETTING_NAMES}
-    hints = typing.get_type_hints(Settings)
+    hints = _hints()
 
     path = config_path(root)
     raw = read_setup_file(path, "the settings file", CONFIG_FILE_BYTES)
