@@ -278,6 +278,33 @@ def test_a_new_ignore_file_that_would_hide_the_users_untracked_work_stops_the_ru
     assert json.loads(result.stdout)["tampered"] == ["notes/.gitignore (created)"]
 
 
+@pytest.mark.parametrize(
+    ("script", "created"),
+    [
+        # A plain folder: pytest collects a conftest.py there, which git (and the test guard) never sees.
+        (
+            "mkdir -p tests/helpers && printf '*\\n' > tests/helpers/.gitignore\n"
+            "printf 'import pytest\\n' > tests/helpers/conftest.py\n",
+            "tests/helpers/.gitignore (created)",
+        ),
+        # A dot folder, but an ignore file that hides some files and not others.
+        ("mkdir -p .cache-x && printf '*\\n!keep.py\\n' > .cache-x/.gitignore\n", ".cache-x/.gitignore (created)"),
+    ],
+    ids=["plain-folder", "other-patterns"],
+)
+def test_a_new_ignore_file_that_is_no_tools_cache_stops_the_run(
+    project: Project, api: FakeAPI, cli, script: str, created: str
+) -> None:
+    project.build_script(script + "test -f fixed.txt\n")
+    project.commit_all()
+    api.reply(FIX)
+
+    result = cli("--json")
+
+    assert result.exit_code == 10, result.stderr
+    assert json.loads(result.stdout)["tampered"] == [created]
+
+
 def test_a_test_runners_cache_with_its_own_ignore_file_is_no_tampering(project: Project, api: FakeAPI, cli) -> None:
     """pytest makes .pytest_cache/ with a .gitignore holding `*` on its first run (ruff and mypy do the
     same): a folder of the build's own, whose ignore file hides only what the build made there."""

@@ -33,6 +33,7 @@ from code_commit.config.settings import Settings
 from code_commit.errors import BuildTampered
 from code_commit.git.env import distrust
 
+TOOL_IGNORE_BYTES = 4096  # a tool's own .gitignore is a line or two
 OUTPUT_HEAD = 64 << 10  # bytes of a failed build's log a diagnosis reads from its start...
 OUTPUT_TAIL = 256 << 10  # ...and from its end
 SCRIPT_READ = 64 << 10  # bytes of build.sh a diagnosis reads (does it name the missing program?)
@@ -120,22 +121,45 @@ def checked_build(
 
 
 def tool_ignore_file(change: str, watch: BuildWatch, protected: ProtectedPaths) -> bool:
-    """A `.gitignore` the build created in a folder of the work tree where git showed nothing before
-    it (pytest's `.pytest_cache/.gitignore`): what it hides there, the build itself made. One in a
-    folder that held a file git showed (the user's untracked work among them) is tampering: it would
-    hide them; so is one in git's folders, agent-config/ or a hooks folder, which no tool's cache is."""
+    """A tool's cache, as pytest, ruff and mypy make one: a `.gitignore` holding only `*`, created in
+    a dot folder where git showed nothing before the build (`.pytest_cache/.gitignore`). What it hides
+    there, the build itself made, and test runners do not look into dot folders. Any other new ignore
+    file is tampering: one in a folder that held a file git showed would hide the user's untracked
+    work; one in a plain folder would hide from the test guard a `conftest.py` pytest still runs; one
+    with other patterns could hide some files and not others; and git's folders, agent-config/ and a
+    hooks folder hold no tool's cache."""
     if not change.endswith(CREATED):
         return False
     path = change.removesuffix(CREATED)
     folder, _, name = path.rpartition("/")
-    if name != ".gitignore" or not folder or folder.split("/")[0] == CONFIG_DIR:
+    parts = folder.split("/")
+    if name != ".gitignore" or not folder or parts[0] == CONFIG_DIR or not parts[-1].startswith("."):
         return False
-    if any(part.casefold() == GIT_DIR for part in folder.split("/")):
+    if any(part.casefold() == GIT_DIR for part in parts):
         return False
     absolute = protected.root / path
     if any(hooks == absolute or hooks in absolute.parents for hooks in protected.hook_folders):
         return False
-    return watch.showed_nothing_in(folder)
+    return _ignores_all(absolute) and watch.showed_nothing_in(folder)
+
+
+def _ignores_all(path: Path) -> bool:
+    """Whether the ignore file is a regular file whose one pattern is `*` (comments and blank lines
+    aside), read up to a few KiB, never through a symlink."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        return False
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return False
+        data = os.read(fd, TOOL_IGNORE_BYTES + 1)
+    finally:
+        os.close(fd)
+    if len(data) > TOOL_IGNORE_BYTES:
+        return False
+    lines = [line.strip() for line in data.decode("utf-8", "replace").splitlines()]
+    return [line for line in lines if line and not line.startswith("#")] == ["*"]
 
 
 @contextlib.contextmanager
