@@ -131,7 +131,8 @@ TABLE: tuple[ExitCode, ...] = (
         "stopped at once; the message names each changed path",
         BUILDING,
         detail="What the run watches: `build.sh`, `codeRollup.sh`, an ignore or attributes file (a new one "
-        "too, but for a tool's cache: a `.gitignore` of `*` in a new dot folder, such as `.pytest_cache/`), "
+        "too, but for a tool's cache: a `.gitignore` of `*` in a new `.pytest_cache/`, `.ruff_cache/` or "
+        "`.mypy_cache/`), "
         "`.git/config`, `.git/hooks/`, `.git/info/` (a submodule's too, and its `.git` file), git's index "
         "flags and refs, git's global and included config files, and anything in `agent-config/` but the "
         "run's own folder. Nothing more went to the model and the run never reports `passed`; `run.log` and "

@@ -287,10 +287,18 @@ def test_a_new_ignore_file_that_would_hide_the_users_untracked_work_stops_the_ru
             "printf 'import pytest\\n' > tests/helpers/conftest.py\n",
             "tests/helpers/.gitignore (created)",
         ),
-        # A dot folder, but an ignore file that hides some files and not others.
-        ("mkdir -p .cache-x && printf '*\\n!keep.py\\n' > .cache-x/.gitignore\n", ".cache-x/.gitignore (created)"),
+        # An editor's folder: its tasks run when the folder is opened, and git status would not show them.
+        (
+            "mkdir -p .vscode && printf '*\\n' > .vscode/.gitignore\nprintf '{}\\n' > .vscode/tasks.json\n",
+            ".vscode/.gitignore (created)",
+        ),
+        # A tool's cache, but an ignore file that hides some files and not others.
+        (
+            "mkdir -p .ruff_cache && printf '*\\n!keep.py\\n' > .ruff_cache/.gitignore\n",
+            ".ruff_cache/.gitignore (created)",
+        ),
     ],
-    ids=["plain-folder", "other-patterns"],
+    ids=["plain-folder", "editor-folder", "other-patterns"],
 )
 def test_a_new_ignore_file_that_is_no_tools_cache_stops_the_run(
     project: Project, api: FakeAPI, cli, script: str, created: str

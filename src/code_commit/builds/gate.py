@@ -33,6 +33,8 @@ from code_commit.config.settings import Settings
 from code_commit.errors import BuildTampered
 from code_commit.git.env import distrust
 
+# The caches whose tools write a `.gitignore` of `*` into them on their first run: pytest, ruff, mypy.
+TOOL_CACHES = (".pytest_cache", ".ruff_cache", ".mypy_cache")
 TOOL_IGNORE_BYTES = 4096  # a tool's own .gitignore is a line or two
 OUTPUT_HEAD = 64 << 10  # bytes of a failed build's log a diagnosis reads from its start...
 OUTPUT_TAIL = 256 << 10  # ...and from its end
@@ -122,18 +124,19 @@ def checked_build(
 
 def tool_ignore_file(change: str, watch: BuildWatch, protected: ProtectedPaths) -> bool:
     """A tool's cache, as pytest, ruff and mypy make one: a `.gitignore` holding only `*`, created in
-    a dot folder where git showed nothing before the build (`.pytest_cache/.gitignore`). What it hides
-    there, the build itself made, and test runners do not look into dot folders. Any other new ignore
-    file is tampering: one in a folder that held a file git showed would hide the user's untracked
-    work; one in a plain folder would hide from the test guard a `conftest.py` pytest still runs; one
-    with other patterns could hide some files and not others; and git's folders, agent-config/ and a
-    hooks folder hold no tool's cache."""
+    a new folder of one of TOOL_CACHES' names where git showed nothing before the build
+    (`.pytest_cache/.gitignore`). What it hides there, the build itself made, and test runners do not
+    look into it. Any other new ignore file is tampering: one in a folder that held a file git showed
+    would hide the user's untracked work; one in another folder could hide from the report and the
+    test guard a `conftest.py` pytest still runs, or an editor's `.vscode/tasks.json` that runs when
+    the folder is opened; one with other patterns could hide some files and not others; and git's
+    folders, agent-config/ and a hooks folder hold no tool's cache."""
     if not change.endswith(CREATED):
         return False
     path = change.removesuffix(CREATED)
     folder, _, name = path.rpartition("/")
     parts = folder.split("/")
-    if name != ".gitignore" or not folder or parts[0] == CONFIG_DIR or not parts[-1].startswith("."):
+    if name != ".gitignore" or not folder or parts[0] == CONFIG_DIR or parts[-1] not in TOOL_CACHES:
         return False
     if any(part.casefold() == GIT_DIR for part in parts):
         return False
