@@ -6,6 +6,7 @@ tests spawn `code-commit` only where the process boundary itself is under test.
 
 from __future__ import annotations
 
+import functools
 import os
 import subprocess
 import sys
@@ -106,12 +107,16 @@ def with_build_txt(project: Project) -> Project:
     return project
 
 
+@functools.cache
+def _command() -> object:
+    return typer.main.get_command(app)
+
+
 @pytest.fixture
 def cli(monkeypatch: pytest.MonkeyPatch) -> Iterator[object]:
     # typer builds the click command from the app's type hints at every invoke; the real CLI does
-    # it once a process, and so do the tests (10 ms of every in-process run).
-    command = typer.main.get_command(app)
-    monkeypatch.setattr(typer.testing, "_get_command", lambda _: command)
+    # it once a process, and so do the tests (15 ms of every in-process run).
+    monkeypatch.setattr(typer.testing, "_get_command", lambda _: _command())
     runner = CliRunner()
 
     def invoke(*args: str, env: Mapping[str, str | None] | None = None, input: str | bytes | None = None) -> Result:
