@@ -6,9 +6,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from code_commit.builds.changes import CHANGED, CREATED, DELETED, BuildWatch, Change, blob_id
+from code_commit.builds.changes import CHANGED, CREATED, DELETED, BuildWatch, Change
 from code_commit.builds.runner import run_build
 from code_commit.config.redaction import Redactor
+from code_commit.git.objects import blob_id
 
 from support import git
 

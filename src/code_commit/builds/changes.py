@@ -22,7 +22,6 @@ READ_BYTES to compare it, and KEEP_BYTES of originals are held.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import stat
 import subprocess
@@ -32,6 +31,7 @@ from pathlib import Path
 from code_commit.config.paths import CONFIG_DIR
 from code_commit.files.confined import Tree
 from code_commit.git.env import git_env
+from code_commit.git.objects import blob_id, object_format
 
 MAX_FILES = 200_000  # paths watched around one build
 KEEP_BYTES = 64 << 20  # originals held in memory for a run, at most
@@ -99,7 +99,7 @@ class BuildWatch:
         self.shown = frozenset(paths)
         blobs = _index_blobs(self.root)
         dirty = _dirty(self.root)
-        self._object_format = self._object_format or _object_format(self.root)
+        self._object_format = self._object_format or object_format(self.root)
         self._clean = {path: blob for path, blob in blobs.items() if path not in dirty}
         with Tree(self.root) as tree:
             self._stamps = {path: _stamp(tree, path) for path in paths}
@@ -261,20 +261,3 @@ def _dirty(root: Path) -> set[str]:
     if done.returncode != 0:
         return set()
     return {os.fsdecode(n) for n in done.stdout.split(b"\0") if n}
-
-
-def _object_format(root: Path) -> str:
-    try:
-        done = _git(root, "rev-parse", "--show-object-format")
-    except (OSError, subprocess.TimeoutExpired):
-        return "sha1"
-    named = done.stdout.decode().strip() if done.returncode == 0 else ""
-    return named or "sha1"
-
-
-def blob_id(content: bytes, object_format: str = "sha1") -> str:
-    """The id git gives `content` as a blob."""
-    digest = hashlib.new("sha256" if object_format == "sha256" else "sha1")
-    digest.update(b"blob %d\0" % len(content))
-    digest.update(content)
-    return digest.hexdigest()

@@ -14,7 +14,6 @@ refuses it), and what a build does to one is named after the build.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import shutil
 import subprocess
@@ -151,19 +150,3 @@ def blob_ids(root: Path, commit: str, paths: Iterable[str]) -> dict[str, str | N
         name, _, kind = answer.decode("utf-8", "replace").rpartition(" ")
         found[path] = name if kind == "blob" else None
     return found
-
-
-def object_format(root: Path) -> str:
-    try:
-        named = _git(root, "rev-parse", "--show-object-format").decode().strip()
-    except GitFailed:
-        return "sha1"
-    return named or "sha1"
-
-
-def blob_id(content: bytes, fmt: str = "sha1") -> str:
-    """The id git gives `content` as a blob."""
-    digest = hashlib.new("sha256" if fmt == "sha256" else "sha1")
-    digest.update(b"blob %d\0" % len(content))
-    digest.update(content)
-    return digest.hexdigest()

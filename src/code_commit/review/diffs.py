@@ -18,17 +18,14 @@ the hunks the diff has.
 from __future__ import annotations
 
 import base64
-import contextlib
-import hashlib
 import os
-import re
 import stat
 import zlib
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from code_commit.answer.plan import Plan
-from code_commit.git.layout import find_git_layout
+from code_commit.git.objects import blob_id, object_format
 from code_commit.review.hunks import FileChange, Hunk, file_change
 
 NO_NEWLINE = "\\ No newline at end of file\n"
@@ -115,10 +112,10 @@ def _binary_patch(change: FileChange, redact: Redact, object_format: str) -> byt
 
 
 def _object_id(data: bytes | None, object_format: str) -> str:
-    algorithm = hashlib.sha256 if object_format == "sha256" else hashlib.sha1
+    """A side's blob id; all zeros for a side that does not exist, as long as the hash's."""
     if data is None:
-        return "0" * algorithm().digest_size * 2
-    return algorithm(b"blob %d\0" % len(data) + data).hexdigest()
+        return "0" * len(blob_id(b"", object_format))
+    return blob_id(data, object_format)
 
 
 def _literal(data: bytes | None, redact: Redact) -> bytes:
@@ -138,18 +135,6 @@ def redact_bytes(data: bytes, redact: Redact) -> bytes:
     """`redact` applied to bytes. Latin-1 maps every byte to one character and back, so nothing
     else changes; the secrets (API keys) are ASCII, so they match their bytes exactly."""
     return redact(data.decode("latin-1")).encode("latin-1", "replace")
-
-
-def object_format(root: Path) -> str:
-    """The hash of the repository around `root`: "sha256" if it says so, else git's default "sha1"."""
-    layout = find_git_layout(root)
-    if layout.common_dir is None:
-        return "sha1"
-    with contextlib.suppress(OSError, UnicodeDecodeError):
-        config = (layout.common_dir / "config").read_text(encoding="utf-8")
-        if re.search(r"^\s*objectformat\s*=\s*sha256\s*$", config, re.IGNORECASE | re.MULTILINE):
-            return "sha256"
-    return "sha1"
 
 
 def patch_of(root: Path, changes: Iterable[FileChange], redact: Redact) -> bytes:

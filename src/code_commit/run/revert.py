@@ -26,7 +26,8 @@ from code_commit.answer.plan import ApplyFailed, Plan
 from code_commit.apply.journal import describe_error
 from code_commit.builds.changes import Before
 from code_commit.files.confined import Tree
-from code_commit.review.diffs import Redact, change_patch, object_format
+from code_commit.git.objects import object_format
+from code_commit.review.diffs import Redact, change_patch
 from code_commit.review.hunks import file_change
 
 

@@ -22,7 +22,8 @@ from pathlib import Path
 
 from code_commit.answer.plan import Plan
 from code_commit.files.confined import Tree
-from code_commit.git.stash import GitFailed, Saved, blob_id, blob_ids, head, object_format, save, uncommitted
+from code_commit.git.objects import blob_id, object_format
+from code_commit.git.stash import GitFailed, Saved, blob_ids, head, save, uncommitted
 
 
 @dataclass
