@@ -30,13 +30,12 @@ from pathlib import Path
 
 from code_commit.config.paths import CONFIG_DIR
 from code_commit.files.confined import Tree
-from code_commit.git.env import git_env
+from code_commit.git.env import GIT_TIMEOUT, git_env
 from code_commit.git.objects import blob_id, object_format
 
 MAX_FILES = 200_000  # paths watched around one build
 KEEP_BYTES = 64 << 20  # originals held in memory for a run, at most
 READ_BYTES = 16 << 20  # a file larger than this is compared by its stamp alone
-GIT_TIMEOUT = 120.0  # one git call; only bounds a hung git
 
 CREATED, CHANGED, DELETED = "created", "changed", "deleted"
 Stamp = tuple[int, int, int, int, int]  # mode, size, mtime_ns, ctime_ns, inode
@@ -223,13 +222,12 @@ def _stamp(tree: Tree, path: str) -> Stamp | None:
     return (info.st_mode, info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino)
 
 
-def _git(root: Path, *args: str, stdin: bytes | None = None) -> subprocess.CompletedProcess[bytes]:
+def _git(root: Path, *args: str) -> subprocess.CompletedProcess[bytes]:
     return subprocess.run(
         ["git", *args],
         cwd=root,
         env=git_env(GIT_OPTIONAL_LOCKS="0"),  # never refresh (write) the index while looking
-        input=stdin,
-        stdin=None if stdin is not None else subprocess.DEVNULL,
+        stdin=subprocess.DEVNULL,
         capture_output=True,
         timeout=GIT_TIMEOUT,
         check=False,

@@ -46,10 +46,6 @@ LOOK_BACK = 4  # lines before a read-only error that may name its path (cargo's 
 LOOK_AHEAD = 2  # indented lines after it that may (uv wraps `at path` onto the next one)
 NETWORK_ON = "sandbox_network = true"
 NETWORK_RISK = "which lets the build, the model's code, reach any host"
-OFF_RISK = (
-    'sandbox = "off" would run build.sh with your full rights: the model\'s code could read your keys and '
-    "files, use the network and change anything you can"
-)
 # The environment variables naming a tool's folder outside the project: a read-only error there is
 # the sandbox's doing.
 TOOL_VARS = (

@@ -15,9 +15,7 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-from code_commit.git.env import git_env, untrusted_path_entries
-
-CONFIG_TIMEOUT = 120.0  # seconds; only bounds a hung git
+from code_commit.git.env import GIT_TIMEOUT, git_env, untrusted_path_entries
 
 # Keys whose value is a command git runs (through the shell, or exec'd when it is a plain word),
 # lower-cased as `git config --list` prints section and variable names (githooks(5), git-config(1)).
@@ -68,7 +66,7 @@ def read_config(root: Path) -> list[ConfigEntry]:
             env=git_env(),
             stdin=subprocess.DEVNULL,
             capture_output=True,
-            timeout=CONFIG_TIMEOUT,
+            timeout=GIT_TIMEOUT,
             check=False,
         ).stdout
     except (OSError, subprocess.TimeoutExpired):
@@ -91,10 +89,6 @@ def git_files(root: Path, top: Path | None = None) -> GitFiles:
         _program_files(top, entries),
         *_hook_folders(top, entries),
     )
-
-
-def global_git_files(root: Path) -> tuple[Path, ...]:
-    return git_files(root).config
 
 
 def _config_files(root: Path, entries: list[ConfigEntry]) -> tuple[Path, ...]:

@@ -87,7 +87,6 @@ _HAS_EXT = re.compile(r"\.[A-Za-z][A-Za-z0-9+_-]{0,9}$")
 class Hit:
     path: str  # project-relative, tracked
     line: int | None
-    rule: str
 
 
 @dataclass(frozen=True)
@@ -146,7 +145,7 @@ def named_files(output: str, roots: tuple[str, ...], project: Project) -> list[H
     for mention in _mentions(output):
         path = _resolve(mention, roots, project)
         if path is not None and path not in seen:
-            seen[path] = Hit(path, mention.line, mention.rule)
+            seen[path] = Hit(path, mention.line)
     return list(seen.values())
 
 
