@@ -27,10 +27,11 @@ from code_commit.builds.sandbox import Sandbox, SandboxPolicy, policy
 from code_commit.builds.toolchains import Toolchains, cache_folder, prepare_cache, toolchain_env
 from code_commit.builds.withheld import hidden_stores
 from code_commit.config.paths import CONFIG_DIR
-from code_commit.config.protected import GIT_DIR
+from code_commit.config.protected import BUILD_SCRIPT, GIT_DIR
 from code_commit.config.redaction import Redactor
 from code_commit.config.settings import Settings
 from code_commit.errors import BuildTampered
+from code_commit.files.setup_files import read_regular
 from code_commit.git.env import distrust
 
 # The caches whose tools write a `.gitignore` of `*` into them on their first run: pytest, ruff, mypy.
@@ -150,16 +151,8 @@ def _ignores_all(path: Path) -> bool:
     """Whether the ignore file is a regular file whose one pattern is `*` (comments and blank lines
     aside), read up to a few KiB, never through a symlink."""
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+        data = read_regular(path, TOOL_IGNORE_BYTES, follow=False)
     except OSError:
-        return False
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            return False
-        data = os.read(fd, TOOL_IGNORE_BYTES + 1)
-    finally:
-        os.close(fd)
-    if len(data) > TOOL_IGNORE_BYTES:
         return False
     lines = [line.strip() for line in data.decode("utf-8", "replace").splitlines()]
     return [line for line in lines if line and not line.startswith("#")] == ["*"]
@@ -174,14 +167,15 @@ def own_change(root: Path, run_folder: Path) -> Iterator[None]:
     if last is None:  # no build yet: the first one's fingerprint is taken after this
         yield
         return
-    changed = changed_paths(last, Fingerprint.take(protected_paths(root), skip=run_folder))
+    protected = protected_paths(root, run_folder)  # what the block changes (refs) is no protected path
+    changed = changed_paths(last, Fingerprint.take(protected, skip=run_folder))
     if changed:
         del _LAST_AFTER[run_folder]
         raise BuildTampered(changed)
     try:
         yield
     finally:
-        _LAST_AFTER[run_folder] = Fingerprint.take(protected_paths(root), skip=run_folder)
+        _LAST_AFTER[run_folder] = Fingerprint.take(protected, skip=run_folder)
 
 
 def sandbox_policy(
@@ -219,7 +213,7 @@ def toolchains(root: Path, settings: Settings, sandbox: Sandbox) -> Toolchains:
 def diagnosed(root: Path, result: BuildResult, build_policy: SandboxPolicy | None) -> Diagnosis | None:
     """What kept a failed build from running, if the sandbox or the setup did (builds/diagnosis.py)."""
     env = {**os.environ, **dict(build_policy.env if build_policy else ())}
-    script = _head(root / "build.sh", SCRIPT_READ).decode("utf-8", "replace")
+    script = _head(root / BUILD_SCRIPT, SCRIPT_READ).decode("utf-8", "replace")
     host = Host.of(root, env, script)
     return diagnose(output_text(result), result.exit_code, build_policy, host, result.start_error)
 
