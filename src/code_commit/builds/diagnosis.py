@@ -183,12 +183,12 @@ def diagnose(
     evidence wins: the first thing that went wrong explains the rest."""
     if exit_code == 0:
         return None
+    view = _View(policy, host)
     if start_error is not None:
-        started = _start_error(start_error, _View(policy, host))
+        started = _start_error(start_error, view)
         if started is not None:
             return started
     lines = [line[:MAX_LINE] for line in output.splitlines()[-MAX_LINES:]]
-    view = _View(policy, host)
     rules: Sequence[Callable[[list[str], _View], Iterator[tuple[int, Diagnosis]]]] = (
         (_not_found,)
         if policy is None

@@ -25,13 +25,12 @@ from pathlib import Path
 
 from code_commit.files.confined import Tree
 from code_commit.llm.catalog import CHARS_PER_TOKEN_HIGH_ESTIMATE, tokens_at_most
-from code_commit.rollup.imports import Project, imported, subject
+from code_commit.rollup.imports import MAX_IMPORT_BYTES, Project, imported, subject
 from code_commit.rollup.named_files import named_files
 from code_commit.rollup.selection import excluded_dir, holds_secret, list_files, tool_dirs
 
 MAX_CANDIDATES = 48  # files read to follow their imports, or to be shown
 HOPS = 2
-MAX_IMPORT_READ = 256 * 1024  # bytes of a file read to follow its imports
 LOG_END = 2**20  # bytes of the build log's head and of its tail searched for file names
 # The section takes at most this share of the rest of the prompt, but at least CONTEXT_FLOOR characters
 # (a hand-made rollup may be small, and the failure's files are what the repair needs), and never more
@@ -99,7 +98,7 @@ def _candidates(named: list[str], project: Project, tree: Tree) -> list[str]:
             if last_hop and not _is_face(path):
                 continue
             try:
-                data = tree.read(path, MAX_IMPORT_READ)
+                data = tree.read(path, MAX_IMPORT_BYTES)
             except OSError:
                 continue
             for found in imported(path, data, project):

@@ -52,7 +52,7 @@ _JS_RESOLVE = ("", *_JS_SUFFIXES, *(f"/index{suffix}" for suffix in _JS_SUFFIXES
 _C_SOURCES = (".c", ".cc", ".cpp", ".cxx", ".m", ".mm")
 _RUST_NOT_CRATES = frozenset("std core alloc crate self super".split())
 _TEST_AFFIX = re.compile(r"^test_|_test$|_tests$|\.(?:test|spec)$|Tests?$")
-_GENERIC_STEMS = frozenset("__init__ index mod lib main conftest setup utils util common types test tests".split())
+GENERIC_STEMS = frozenset("__init__ index mod lib main conftest setup utils util common types test tests".split())
 
 
 @dataclass(frozen=True)
@@ -93,7 +93,7 @@ def subject(path: str) -> str:
     `lru.test.ts`, `LruTest.java` -> "lru"; "" for a name too generic to pair (`__init__`, `index`, `main`)."""
     stem = posixpath.basename(path).split(".", 1)[0]
     key = _TEST_AFFIX.sub("", stem).strip("_").lower()
-    return "" if key in _GENERIC_STEMS or stem.lower() in _GENERIC_STEMS else key
+    return "" if key in GENERIC_STEMS or stem.lower() in GENERIC_STEMS else key
 
 
 def imported(path: str, data: bytes, project: Project) -> list[str]:

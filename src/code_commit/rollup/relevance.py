@@ -30,7 +30,7 @@ from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from code_commit.rollup.imports import Project, imported, subject
+from code_commit.rollup.imports import GENERIC_STEMS, Project, imported, subject
 from code_commit.rollup.outline import outline
 from code_commit.rollup.rules import CODE_SUFFIXES
 
@@ -55,7 +55,6 @@ _STOP = frozenset(
     doesn don isn wrong instead still there their they them what which while where who why how has have had
     been being just like out off now after before see seems because fails failed failing error errors build""".split()
 )
-_GENERIC_STEMS = frozenset("__init__ index mod lib main conftest setup utils util common types test tests".split())
 
 
 @dataclass(frozen=True)
@@ -147,7 +146,7 @@ def _score_path(query: Query, path: str, found: Relevance) -> None:
     name = posixpath.basename(path)
     stem = name.split(".", 1)[0]
     named = any(path == p or path.endswith("/" + p) or name == p for p in query.paths)
-    if named or (stem in query.identifiers and stem.lower() not in _GENERIC_STEMS and len(stem) > 3):
+    if named or (stem in query.identifiers and stem.lower() not in GENERIC_STEMS and len(stem) > 3):
         found.score += NAMED
         found.strong = True
         found.reasons.append("named in the query")
