@@ -78,6 +78,13 @@ def url_credentials(value: str) -> list[str]:
     return forms
 
 
+def secret_forms(value: str) -> list[str]:
+    """What of `value` is censored: the value, and each line of a multi-line one (a PEM key), stripped,
+    long enough to censor; each once, in that order."""
+    forms = (value.strip(), *(line.strip() for line in value.splitlines()))
+    return list(dict.fromkeys(form for form in forms if len(form) >= MIN_SECRET_LENGTH))
+
+
 def encoded_forms(secret: str) -> list[str]:
     """A key as a service's error may quote it: hex, and percent-encoded byte by byte or as needed."""
     data = secret.encode("utf-8", "surrogatepass")
@@ -96,8 +103,7 @@ def collect_secrets(
     sources: list[str] = []
 
     def add(value: str, source: str, key: bool = False) -> None:
-        forms = {value.strip(), *(line.strip() for line in value.splitlines())}
-        forms = {form for form in forms if len(form) >= MIN_SECRET_LENGTH}
+        forms = set(secret_forms(value))
         if key:  # a service's error may quote the key it was sent, encoded
             forms |= {encoded for form in forms for encoded in encoded_forms(form)}
         if forms:

@@ -21,6 +21,7 @@ from pathlib import Path
 
 from code_commit.config.keys import ApiKey
 from code_commit.config.redaction import censor
+from code_commit.config.secrets import secret_forms
 from code_commit.config.settings import Settings
 from code_commit.errors import SetupError
 
@@ -32,7 +33,6 @@ PROJECT_ENV = (VERTEX_PROJECT_ENV, "GOOGLE_CLOUD_PROJECT", "GCLOUD_PROJECT")
 GOOGLE_CREDENTIALS_ENV = "GOOGLE_APPLICATION_CREDENTIALS"
 # The secret fields of Google's credential files: service account, authorized user, external account.
 GOOGLE_SECRET_FIELDS = ("private_key", "private_key_id", "refresh_token", "client_secret")
-MIN_SECRET_LENGTH = 8  # as config.secrets: a shorter value cannot be censored without censoring text
 # botocore's names for where credentials came from, in words.
 AWS_METHODS = {
     "env": "environment variables (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY)",
@@ -176,10 +176,4 @@ def _google_file(env: Mapping[str, str]) -> tuple[Path | None, str]:
 
 def _secrets(*values: str | None) -> tuple[str, ...]:
     """Each value, and each line of a multi-line one (a PEM key), long enough to censor."""
-    forms: list[str] = []
-    for value in values:
-        for form in (value or "", *(value or "").splitlines()):
-            form = form.strip()
-            if len(form) >= MIN_SECRET_LENGTH and form not in forms:
-                forms.append(form)
-    return tuple(forms)
+    return tuple(dict.fromkeys(form for value in values for form in secret_forms(value or "")))
