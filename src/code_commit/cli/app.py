@@ -425,23 +425,16 @@ def config(
     def action(console: Any) -> int:
         from code_commit.builds.sandbox import preview
         from code_commit.cli.config_report import as_json, report
-        from code_commit.config.keys import key_is_optional, resolve_api_key
         from code_commit.config.secrets import collect_secrets
         from code_commit.config.settings import load_settings
-        from code_commit.credentials import CLOUD_PROVIDERS
+        from code_commit.llm.cloud import credentials
 
         root = _project_root(console)[0]
         loaded = load_settings(root, flags=flags)
         secrets = collect_secrets(root, redact_env=loaded.settings.redact_env, urls=[loaded.settings.base_url])
         key = problem = None
         try:
-            if loaded.settings.provider in CLOUD_PROVIDERS:
-                from code_commit.llm.cloud import cloud_key
-
-                key = cloud_key(loaded.settings)
-            else:
-                optional = key_is_optional(loaded.settings, os.environ)
-                key = resolve_api_key(root, loaded.settings.provider, optional=optional)
+            key = credentials(root, loaded.settings)
         except CodeCommitError as exc:
             problem = str(exc)
         sandbox = preview(loaded.settings.sandbox)

@@ -19,10 +19,11 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
-from code_commit.config.keys import ApiKey
+from code_commit.config.keys import ApiKey, key_is_optional, resolve_api_key
 from code_commit.config.redaction import censor
 from code_commit.config.secrets import secret_forms
 from code_commit.config.settings import Settings
+from code_commit.credentials import CLOUD_PROVIDERS
 from code_commit.errors import SetupError
 
 PACKAGES = {"bedrock": ("boto3", "botocore"), "vertex": ("google.auth",)}
@@ -90,6 +91,15 @@ def vertex_project(settings: Settings, env: Mapping[str, str] | None = None) -> 
         return None
     project = info.get("project_id") or info.get("quota_project_id") if isinstance(info, dict) else None
     return str(project) if isinstance(project, str) and project else None
+
+
+def credentials(root: Path, settings: Settings, env: Mapping[str, str] | None = None) -> ApiKey:
+    """What a run would authenticate with: the cloud's credential chain for Bedrock and Vertex, else
+    the provider's key (none needed for a server of the user's choosing). SetupError when missing."""
+    env = os.environ if env is None else env
+    if settings.provider in CLOUD_PROVIDERS:
+        return cloud_key(settings, env)
+    return resolve_api_key(root, settings.provider, env, optional=key_is_optional(settings, env))
 
 
 def cloud_key(settings: Settings, env: Mapping[str, str] | None = None) -> ApiKey:

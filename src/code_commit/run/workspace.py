@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from code_commit.config.keys import ApiKey, key_is_optional, resolve_api_key
+from code_commit.config.keys import ApiKey
 from code_commit.config.paths import (
     CONFIG_DIR,
     CONFIG_FILE,
@@ -20,7 +20,7 @@ from code_commit.config.paths import (
 )
 from code_commit.config.protected import BUILD_SCRIPT
 from code_commit.config.settings import Settings
-from code_commit.credentials import CLOUD_PROVIDERS, KEY_FILES
+from code_commit.credentials import KEY_FILES
 from code_commit.errors import SetupError
 from code_commit.files.setup_files import IGNORE_FILE_BYTES, INPUT_BYTES, SPECIAL, NotRegularFile, read_regular
 from code_commit.git.env import git_env
@@ -50,12 +50,9 @@ def check_setup(root: Path, settings: Settings, env: Mapping[str, str]) -> tuple
     except SetupError as exc:
         problems.append(str(exc))
     try:
-        if settings.provider in CLOUD_PROVIDERS:  # the cloud's credential chain, not a key of ours
-            from code_commit.llm.cloud import cloud_key
+        from code_commit.llm.cloud import credentials
 
-            key = cloud_key(settings, env)
-        else:
-            key = resolve_api_key(root, settings.provider, env, optional=key_is_optional(settings, env))
+        key = credentials(root, settings, env)
     except SetupError as exc:
         problems.append(str(exc))
     if workspace is None or key is None:
