@@ -127,7 +127,7 @@ def _program_files(top: Path, entries: list[ConfigEntry]) -> tuple[tuple[Path, s
         command = _command_of(entry)
         if command is None:
             continue
-        words = _words(command)
+        words = split_command(command)
         while words and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*=.*", words[0]):  # VAR=value command ...
             words = words[1:]
         for n, word in enumerate(words):
@@ -158,7 +158,8 @@ def _command_of(entry: ConfigEntry) -> str | None:
     return value or None
 
 
-def _words(command: str) -> list[str]:
+def split_command(command: str) -> list[str]:
+    """A command's words as a shell splits them, comments dropped."""
     try:
         return shlex.split(command, comments=True)
     except ValueError:  # unbalanced quotes: git's shell would fail on it too; take its plain words

@@ -2,16 +2,12 @@
 
 from __future__ import annotations
 
-import shlex
 import tomllib
 from typing import Any
 
+from code_commit.git.config_files import split_command
 
-def split_command(text: str) -> list[str]:
-    try:
-        return shlex.split(text, comments=True)
-    except ValueError:
-        return text.split()
+__all__ = ["read_toml", "split_command", "text_of"]
 
 
 def read_toml(data: bytes | None) -> dict[str, Any] | None:
