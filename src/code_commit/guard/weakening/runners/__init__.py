@@ -63,9 +63,9 @@ def _by_name(path: str) -> Callable[[str, bytes | None, bytes | None], list[Find
     return None
 
 
-# Build tools' files, which their tools (and code generators) also write: their test settings count
-# when read, not their mere presence.
-_BUILD_TOOL_FILES = frozenset({"pom.xml", "build.gradle", "build.gradle.kts", "Cargo.toml", "CMakeLists.txt"})
+# Build tools' readers: their files are written by their tools (and code generators) too, so their
+# test settings count when read, not their mere presence.
+_BUILD_TOOL_READERS = (pom, gradle, cargo, cmake)
 
 
 def is_runner_config(path: str) -> bool:
@@ -76,8 +76,8 @@ def is_runner_config(path: str) -> bool:
 def is_found_by_runner(path: str) -> bool:
     """Whether a test runner takes up a file of this name wherever it appears, in place of settings
     elsewhere (a pytest.ini or a tox.ini in the folder pytest starts from, a jest.config.js)."""
-    name = path.rsplit("/", 1)[-1]
-    return is_runner_config(path) and name not in _BUILD_TOOL_FILES and not name.endswith(".cmake")
+    reader = _by_name(path)
+    return reader is not None and reader not in _BUILD_TOOL_READERS
 
 
 def config_findings(path: str, before: bytes | None, after: bytes | None) -> list[Finding] | None:
