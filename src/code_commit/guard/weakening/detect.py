@@ -89,7 +89,7 @@ def _judge_file(change: Change) -> _Result:
     configured = config_findings(path, before, after)
     if configured is not None:
         result.judged.findings += configured
-    language = _language(path)
+    language = language_of(path)
     tests_inside = change.test_file or holds_tests(path, before or after)
     if not tests_inside or (after is None and before is None):
         return result
@@ -125,7 +125,8 @@ def _judge_file(change: Change) -> _Result:
     return result
 
 
-def _language(path: str) -> str | None:
+def language_of(path: str) -> str | None:
+    """The language whose reader judges `path`'s tests (python, javascript, ...); None: none."""
     ending = suffix(path)
     if ending == ".py":
         return "python"

@@ -14,9 +14,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from code_commit.files.confined import Tree
-from code_commit.guard.weakening.detect import MAX_READ, Change, weakenings
+from code_commit.guard.weakening.detect import MAX_READ, Change, language_of, weakenings
 from code_commit.guard.weakening.findings import Finding, What
-from code_commit.guard.weakening.languages import BY_SUFFIX, suffix
 from code_commit.guard.weakening.layout import same_code
 from code_commit.guard.weakening.paths import TestPaths, may_hold_tests
 from code_commit.guard.weakening.runners import is_found_by_runner, is_runner_config
@@ -153,7 +152,7 @@ def _beyond(change: Change) -> Finding | None:
         return None if same_code(path, before, after) else Finding(path, What.REWRITTEN, "", "")
     if before is None and is_found_by_runner(path):
         return Finding(path, What.NARROWED, "", "created by the build: the runner reads it, maybe in place of yours")
-    if before is None and (suffix(path) == ".py" or suffix(path) in BY_SUFFIX):
+    if before is None and language_of(path) is not None:
         return Finding(path, What.HOOK, "", "created by the build: test code the runner loads with the tests")
     return None  # new test data: a snapshot, a golden file
 
