@@ -90,7 +90,7 @@ class _Reader:
         suites = _suites_of([c for c, _ in marking], [u for u in units if u.suite])
         for chain, kind in marking:
             where = suites.get(id(chain), "")
-            self.out.markers.append(Marker(kind, self._marker_form(chain), where, self._marker_shown(chain)))
+            self.out.markers.append(self._marker(kind, chain, where))
         for where, annotation in outer:
             marker = self._annotation_marker(annotation, where)
             if marker is not None:
@@ -254,7 +254,7 @@ class _Reader:
         for chain in self._body_chains(unit, nested):
             kind = rules.marker(chain)
             if kind is not None:
-                markers.append(Marker(kind, self._marker_form(chain), "", self._marker_shown(chain)))
+                markers.append(self._marker(kind, chain))
                 continue
             if rules.finder == "go" and chain.names[-1] == "Run" and chain.calls and len(chain.names) == 2:
                 runs += 1
@@ -465,9 +465,7 @@ class _Reader:
                 checks += self._checks_of(chain, {}, None)
         if self.rules.finder == "generic":
             self.out.markers = [
-                Marker(kind, self._marker_form(c), "", self._marker_shown(c))
-                for c in self.chains
-                if (kind := self.rules.marker(c)) is not None
+                self._marker(kind, c) for c in self.chains if (kind := self.rules.marker(c)) is not None
             ]
         if checks or tokens:
             self.out.tests[WHOLE_FILE] = TestUnit(WHOLE_FILE, WHOLE_FILE, tuple(checks))
@@ -475,17 +473,14 @@ class _Reader:
     def _is_exit(self, chain: Chain) -> bool:
         return any(chain.names[: len(e)] == e and len(chain.names) == len(e) for e in self.rules.exits)
 
-    def _marker_form(self, chain: Chain) -> str:
-        """A marker's form: its names and the condition it skips on (`it.skipIf(c)`, `Skip.If(c)`),
-        not the test's name and body nor a skip's reason, which can change and skip nothing more."""
-        return " ".join(
-            [".".join(chain.names), *(form(self.tokens, *g, {}, limit=MAX_FORM) for g in self._conditions(chain))]
-        )
-
-    def _marker_shown(self, chain: Chain) -> str:
-        return ".".join(chain.names) + "".join(
-            self._shown(open_, close + 1) for open_, close in self._conditions(chain)
-        )
+    def _marker(self, kind: str, chain: Chain, where: str = "") -> Marker:
+        """A marker, with its form: its names and the condition it skips on (`it.skipIf(c)`,
+        `Skip.If(c)`), not the test's name and body nor a skip's reason, which can change and skip
+        nothing more; and how it is shown, the condition's source text."""
+        names, conditions = ".".join(chain.names), self._conditions(chain)
+        form_ = " ".join([names, *(form(self.tokens, *g, {}, limit=MAX_FORM) for g in conditions)])
+        shown = names + "".join(self._shown(open_, close + 1) for open_, close in conditions)
+        return Marker(kind, form_, where, shown)
 
     def _conditions(self, chain: Chain) -> list[tuple[int, int]]:
         return [
