@@ -107,14 +107,7 @@ class RecordedRequest:
     @property
     def prompt_text(self) -> str:
         """Every text of the system prompt and the messages, joined by newlines (Anthropic and OpenAI shapes)."""
-        if not isinstance(self.json, dict):
-            return ""
-        texts: list[str] = []
-        _collect_texts(self.json.get("system"), texts)
-        for message in self.json.get("messages") or []:
-            if isinstance(message, dict):
-                _collect_texts(message.get("content"), texts)
-        return "\n".join(texts)
+        return _prompt_text(self.json) if isinstance(self.json, dict) else ""
 
 
 def _collect_texts(content: Any, texts: list[str]) -> None:
@@ -260,9 +253,7 @@ class FakeAPI:
         model's thinking, sent before the text (a thinking block; OpenAI-style, reasoning_content
         deltas); thinking_tokens: how many of the output tokens it counts (default: its length / 4)."""
         counts = _counts(text, usage)
-        spent = (len(thinking or "") // 4 if thinking_tokens is None else thinking_tokens) if thinking else 0
-        if thinking_tokens is not None and not thinking:
-            spent = thinking_tokens
+        spent = thinking_tokens if thinking_tokens is not None else len(thinking or "") // 4
         self._push(
             _Step(
                 "reply",
