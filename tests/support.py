@@ -11,6 +11,14 @@ import pytest
 TEST_KEY = "sk-ant-test-0123456789abcdef-TESTKEY-Zq"
 
 
+def write_file(root: Path, path: str, content: str | bytes) -> Path:
+    """`content` written at `path` under `root`, its folders made."""
+    target = root / path
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_bytes(content.encode() if isinstance(content, str) else content)
+    return target
+
+
 def git(root: Path, *args: str) -> str:
     return subprocess.run(["git", *args], cwd=root, check=True, capture_output=True, text=True).stdout
 

@@ -13,6 +13,8 @@ import pytest
 
 from code_commit.rollup import selection
 
+from support import git, write_file
+
 
 @pytest.fixture(autouse=True)
 def _written_files_are_tracked(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -25,3 +27,14 @@ def _written_files_are_tracked(request: pytest.FixtureRequest, monkeypatch: pyte
         return real(root)
 
     monkeypatch.setattr(selection, "list_files", list_files)
+
+
+@pytest.fixture
+def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A new git repository ignoring agent-config/, as the current directory."""
+    root = tmp_path / "repo"
+    root.mkdir()
+    git(root, "init", "-q")
+    write_file(root, ".gitignore", "/agent-config\n")
+    monkeypatch.chdir(root)
+    return root

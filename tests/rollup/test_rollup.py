@@ -24,6 +24,8 @@ from code_commit.errors import SetupError
 from code_commit.rollup import selection as rollup_module
 from code_commit.rollup.selection import DEFAULT_MAX_FILE_SIZE, command, write_rollup
 
+from support import write_file as write
+
 REPO_ROOT = Path(__file__).resolve().parents[2]
 VENV_BIN = Path(sys.executable).parent
 OUTPUT = "agent-config/codeRollup.txt"
@@ -46,15 +48,6 @@ def _isolated_git(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 
 def git(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(["git", *args], cwd=root, check=True, capture_output=True, text=True)
-
-
-def write(root: Path, path: str, content: str | bytes) -> Path:
-    target = root / path
-    target.parent.mkdir(parents=True, exist_ok=True)
-    if isinstance(content, str):
-        content = content.encode()
-    target.write_bytes(content)
-    return target
 
 
 def commit(root: Path) -> None:

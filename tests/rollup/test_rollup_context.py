@@ -13,25 +13,10 @@ from code_commit.rollup.rules import Kind, kind_of
 from code_commit.rollup.selection import outlined_paths, shown_paths, write_rollup
 
 from support import TEST_KEY, git
+from support import write_file as write
 
 OUTPUT = "agent-config/codeRollup.txt"
 Cli = Callable[..., Result]
-
-
-@pytest.fixture
-def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    root = tmp_path / "repo"
-    root.mkdir()
-    git(root, "init", "-q")
-    write(root, ".gitignore", "/agent-config\n")
-    monkeypatch.chdir(root)
-    return root
-
-
-def write(root: Path, path: str, content: str) -> None:
-    target = root / path
-    target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text(content)
 
 
 def text(root: Path) -> str:

@@ -20,26 +20,10 @@ from code_commit.rollup.rules import Kind, kind_of
 from code_commit.rollup.selection import listing, outlined_paths, write_rollup
 
 from shaped_projects import SHAPES, everything_share, make, own_share
-from support import git
+from support import write_file as write
 
 OUTPUT = "agent-config/codeRollup.txt"
 Cli = Callable[..., Result]
-
-
-@pytest.fixture
-def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    root = tmp_path / "repo"
-    root.mkdir()
-    git(root, "init", "-q")
-    write(root, ".gitignore", "/agent-config\n")
-    monkeypatch.chdir(root)
-    return root
-
-
-def write(root: Path, path: str, content: str | bytes) -> None:
-    target = root / path
-    target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_bytes(content.encode() if isinstance(content, str) else content)
 
 
 def rollup_text(root: Path) -> str:
