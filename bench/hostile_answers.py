@@ -17,7 +17,7 @@ from pathlib import Path
 
 from code_commit.config.settings import Settings
 
-from .harness import BIN, Command, Measure, Row, bench_env, side_by_side
+from .harness import BIN, Command, Measure, Row, bench_env, commit_fixture, side_by_side
 
 TARGET_SECONDS = 3.0
 BIG = 500_000  # lines: the audit's very large file
@@ -95,9 +95,8 @@ def run(repeat: int) -> list[Row]:
             root.mkdir()
             (root / ".gitignore").write_text("/agent-config\n")
             (root / "big.py").write_text(_file(kind, lines))
+            commit_fixture(root, "base")
             env = bench_env()
-            for argv in (["git", "init", "-q"], ["git", "add", "-A"], ["git", "commit", "-qm", "base"]):
-                subprocess.run(argv, cwd=root, env=env, check=True)
             path = Path(tmp) / "answer.txt"
             path.write_text(answer)
             argv = [str(BIN / "code-commit"), "apply", "--check", *flags, str(path)]
@@ -137,8 +136,7 @@ def _sparse_rollup(repeat: int) -> Row:
         with open(root / "agent-config" / "codeRollup.txt", "wb") as fh:
             fh.truncate(4 << 30)
         env = bench_env(ANTHROPIC_API_KEY="sk-ant-bench-0123456789", ANTHROPIC_BASE_URL="http://127.0.0.1:9")
-        for argv in (["git", "init", "-q"], ["git", "add", "-A"], ["git", "commit", "-qm", "base"]):
-            subprocess.run(argv, cwd=root, env=env, check=True)
+        commit_fixture(root, "base")
         command = Command([str(BIN / "code-commit"), "--dry-run", "--timeout", "60"], root, env=env, expect=2)
         best = side_by_side(repeat, {"ours": command})
     return _row("setup: a sparse 4 GiB codeRollup.txt", "4 GiB (sparse)", best, "exit 2, refused by its size")
