@@ -11,7 +11,6 @@ import dataclasses
 import functools
 import math
 import re
-import tomllib
 import types
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -164,6 +163,8 @@ def _prices(entry: Mapping[str, Any]) -> Price:
 @functools.cache
 def _shipped() -> Mapping[str, Mapping[str, Any]]:
     """The shipped table, checked: parsed once a process (10 ms of every run otherwise)."""
+    import tomllib  # only when a run needs the catalog: importing code_commit.llm stays light
+
     shipped = tomllib.loads(MODELS_FILE.read_text(encoding="utf-8"))[CONFIG_TABLE]
     for model, values in shipped.items():
         check_entry(f'{MODELS_FILE}: [{CONFIG_TABLE}."{model}"]', values)
@@ -172,6 +173,8 @@ def _shipped() -> Mapping[str, Mapping[str, Any]]:
 
 def load_catalog(root: Path) -> Catalog:
     """The shipped table with the project's overrides; SetupError names the file and key of a bad value."""
+    import tomllib
+
     entries: dict[str, dict[str, Any]] = {model: copy.deepcopy(dict(values)) for model, values in _shipped().items()}
     path = config_path(root)
     overrides: Any = {}
