@@ -342,11 +342,7 @@ class Orchestrator:
 
     def note_once(self, note: str) -> None:
         """A warning once a command, in run.log too once there is one."""
-        if note not in self.warned:
-            self.warned.add(note)
-            if self._log is not None:
-                self._log.event(f"warning: {note}")
-            self.console.warn(note)
+        self.warn_once(f"warning: {note}", note)
 
     def elapsed(self) -> float:
         return time.monotonic() - self.started
@@ -356,10 +352,12 @@ class Orchestrator:
         self.log.event(f"{'apply' if self.record.command == 'apply' else f'call {call}'}: {message}")
 
     def warn_once(self, event: str, note: str) -> None:
-        """`note` on the console and `event` in run.log, once a command however often it comes."""
+        """`note` on the console and `event` in run.log (once there is one), once a command however
+        often it comes."""
         if note not in self.warned:
             self.warned.add(note)
-            self.log.event(event)
+            if self._log is not None:
+                self._log.event(event)
             self.console.warn(note)
 
     def survive(self, step: Callable[[], object]) -> None:
