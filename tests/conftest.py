@@ -68,6 +68,7 @@ def _one_commands_distrust(monkeypatch: pytest.MonkeyPatch) -> None:
     from code_commit.git import env
 
     monkeypatch.setattr(env, "_DISTRUSTED", set())
+    monkeypatch.setattr(env, "_TRUSTED_PATHS", {})
 
 
 @pytest.fixture(autouse=True)

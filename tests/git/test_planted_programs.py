@@ -122,6 +122,31 @@ def test_the_demo_never_runs_a_planted_git(planted: Path, cli, tmp_path: Path) -
     assert ran(planted) == []
 
 
+def test_a_path_entry_a_build_repoints_through_a_symlink_is_looked_at_again(
+    project: Project, api: FakeAPI, cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Where each PATH entry leads is remembered between writes to the tree (resolving them at every
+    git call cost a millisecond each), and forgotten when a build ends: a build that repoints a
+    symlink in the project, on the way to an entry that led outside it, runs no git of its own on the host."""
+    markers = tmp_path / "markers"
+    markers.mkdir()
+    root = project.root
+    (tmp_path / "outside" / "bin").mkdir(parents=True)
+    plant(root / "planted" / "bin", "repointed", markers)
+    (root / "way").symlink_to(tmp_path / "outside")
+    (tmp_path / "entry").symlink_to(root / "way" / "bin")  # spelled outside, and leading outside
+    project.write(".gitignore", "/agent-config\n/way\n/planted\n")
+    project.build_script("rm way && ln -s planted way && test -f fixed.txt\n")
+    project.commit_all()
+    monkeypatch.setenv("PATH", os.pathsep.join([str(tmp_path / "entry"), os.environ["PATH"]]))
+    assert trusted_path(os.environ["PATH"]).startswith(str(tmp_path / "entry")), "trusted before the build"
+    api.reply(FIX)
+    result = cli()
+    assert result.exit_code == 0, result.stderr
+    assert os.path.realpath(tmp_path / "entry") == str(root / "planted" / "bin"), "the build repointed it"
+    assert ran(markers) == []
+
+
 def test_trusted_path_keeps_only_absolute_entries_outside_every_distrusted_folder(tmp_path: Path) -> None:
     project, cache, elsewhere = tmp_path / "p", tmp_path / "cache", tmp_path / "usr-bin"
     for folder in (project / ".venv" / "bin", cache / "bin", elsewhere):

@@ -14,6 +14,7 @@ from code_commit.answer.plan import ApplyFailed, Plan
 from code_commit.apply.journal import Journal, JournalError, close, describe_error, undo
 from code_commit.errors import RestoreFailed
 from code_commit.files.confined import Tree
+from code_commit.git.env import forget_resolved_paths
 
 
 def apply_plan(root: Path, plan: Plan, journal: Path) -> None:
@@ -25,6 +26,13 @@ def apply_plan(root: Path, plan: Plan, journal: Path) -> None:
     RestoreFailed if even the undo fails (the journal is then kept for `code-commit recover`)."""
     if not plan.changes:
         return
+    try:
+        _apply(root, plan, journal)
+    finally:
+        forget_resolved_paths()  # what the apply wrote could change where a PATH entry leads
+
+
+def _apply(root: Path, plan: Plan, journal: Path) -> None:
     with Tree(root) as tree:
         try:
             record = Journal.begin(tree, journal, plan.changes)

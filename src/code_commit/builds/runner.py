@@ -32,6 +32,7 @@ from code_commit.builds.sandbox import SandboxPolicy, wrap
 from code_commit.builds.withheld import build_environment
 from code_commit.config.redaction import Redactor
 from code_commit.config.settings import Settings
+from code_commit.git.env import forget_resolved_paths
 
 LINGER_SECONDS = Settings.build_linger  # after build.sh exits, how long children may keep the pipe open
 
@@ -177,8 +178,11 @@ def run_build(
     limits: contextlib.AbstractContextManager[list[str]] = (
         contextlib.nullcontext([]) if sandbox is None else limited(sandbox.limits)
     )
-    with limits as prefix:
-        return _run_build(root, log_path, redact, timeout, clean, on_output, linger, log_cap, sandbox, prefix)
+    try:
+        with limits as prefix:
+            return _run_build(root, log_path, redact, timeout, clean, on_output, linger, log_cap, sandbox, prefix)
+    finally:
+        forget_resolved_paths()  # the build could change where a PATH entry leads
 
 
 def _run_build(

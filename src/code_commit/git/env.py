@@ -45,22 +45,39 @@ REPOSITORY_VARIABLES = (
 # Every folder a build may write: the project (its `.venv/bin` and `node_modules/.bin` are often on
 # PATH) and the `sandbox_writable` paths. No program code-commit runs itself is looked up there.
 _DISTRUSTED: set[str] = set()  # each spelled as a real path and as given, ending in "/"
+# PATH values and their trusted part, as `trusted_path` found it. Resolving every entry's symlinks
+# at every git call cost a millisecond a call. What an entry resolves to changes only with a
+# symlink on its way, and one the project holds changes only when the tree does: the answers are
+# forgotten when a build ends or an answer is applied (`forget_resolved_paths`), and when the
+# distrusted folders change.
+_TRUSTED_PATHS: dict[str, str] = {}
 
 
 def distrust(*folders: Path | str) -> None:
     """From now on, no command code-commit runs itself (git, bwrap) is looked up inside `folders`.
     Called wherever the project or the writable paths become known (finding the project root,
     loading the settings), so every command, present or future, gets it before its first git call."""
+    known = len(_DISTRUSTED)
     for folder in folders:
         absolute = os.path.abspath(os.path.expanduser(folder))
         _DISTRUSTED.update(os.path.join(spelling, "") for spelling in (absolute, os.path.realpath(absolute)))
+    if len(_DISTRUSTED) != known:
+        forget_resolved_paths()
+
+
+def forget_resolved_paths() -> None:
+    """The tree changed (a build ran, an answer was applied): PATH entries are resolved afresh."""
+    _TRUSTED_PATHS.clear()
 
 
 def trusted_path(value: str) -> str:
     """PATH without relative or empty entries (they resolve against the current folder, the project)
     and without entries inside a folder a build may write, whether the entry is spelled inside it or
     leads there through a symlink: a `git` the build planted there would run on the host."""
-    return os.pathsep.join(entry for entry in value.split(os.pathsep) if _trusted(entry))
+    trusted = _TRUSTED_PATHS.get(value)
+    if trusted is None:
+        trusted = _TRUSTED_PATHS[value] = os.pathsep.join(e for e in value.split(os.pathsep) if _trusted(e))
+    return trusted
 
 
 def untrusted_path_entries(value: str) -> list[str]:
@@ -82,13 +99,16 @@ def find_program(name: str, env: Mapping[str, str] | None = None) -> str | None:
     return shutil.which(name, path=trusted_path(source.get("PATH", os.defpath)))
 
 
+_LEFT_OUT = frozenset((*REPOSITORY_VARIABLES, *CHILD_SCRUBBED_ENV))
+
+
 def git_env(env: Mapping[str, str] | None = None, **extra: str) -> dict[str, str]:
     """`env` (default: this process's) without the variables that would make git look elsewhere, and
     without the provider keys: git needs none, and execve makes a child dumpable again, so a process
     a build left behind could read a git process's /proc/<pid>/environ."""
 
     source = os.environ if env is None else env
-    clean = {k: v for k, v in source.items() if k not in REPOSITORY_VARIABLES and k not in CHILD_SCRUBBED_ENV}
+    clean = {k: v for k, v in source.items() if k not in _LEFT_OUT}
     if "PATH" in clean:
         clean["PATH"] = trusted_path(clean["PATH"])
     # core.fsmonitor names a command git runs for `git status` and even `git ls-files`: one from a
