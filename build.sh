@@ -7,4 +7,7 @@ PY=${PYTHON:-.venv/bin/python}
 "$PY" -m ruff check src tests
 "$PY" -m ruff format --check src tests
 "$PY" -m mypy  # --strict on src/code_commit, as [tool.mypy] in pyproject.toml says
+# The suite starts Python hundreds of times (the CLI, the builds' pytest): each would compile the SDK
+# again where the environment turns the bytecode cache off (as some CI images do).
+unset PYTHONDONTWRITEBYTECODE
 "$PY" -m pytest -q -n "${PYTEST_WORKERS:-auto}"  # pytest-xdist: one worker a core
