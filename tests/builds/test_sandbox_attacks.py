@@ -231,6 +231,27 @@ def test_a_build_cannot_hide_the_models_change_from_git_status_and_diff(
     assert "app.py" not in git(tmp_path, "status", "--porcelain")  # what the attack achieved, now caught
 
 
+def test_in_a_project_below_the_repository_s_top_its_own_index_entries_are_watched(tmp_path: Path) -> None:
+    """The project is a folder of a larger repository: a build that flags one of the project's files
+    is caught; the index entries of the rest of the repository (the user's `git add` elsewhere while
+    the build runs) are none of the check's business."""
+    (tmp_path / "elsewhere.txt").write_text("the user's\n")
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "app.py").write_text("original\n")
+    new_project(tmp_path, "")
+    for run, flagged, caught in (("run-1", "../elsewhere.txt", []), ("run-2", "app.py", [".git/index (changed)"])):
+        (project / "build.sh").write_text(f"#!/bin/sh\ngit update-index --assume-unchanged {flagged}\n")
+        run_folder = project / "agent-config" / "logs" / run
+        run_folder.mkdir(parents=True)
+        try:
+            build(project, run_folder, 1)
+        except BuildTampered as tampered:
+            assert tampered.paths == caught
+        else:
+            assert caught == []
+
+
 def test_code_commit_s_own_git_processes_never_carry_the_key(tmp_path: Path, monkeypatch) -> None:
     """Not dumpable keeps /proc/<code-commit>/environ closed to a same-user build, but execve makes a
     child dumpable again: every git process code-commit starts after a build (the tamper check's,

@@ -31,6 +31,7 @@ from pathlib import Path
 from code_commit.config.paths import CONFIG_DIR
 from code_commit.files.confined import Tree
 from code_commit.git.env import GIT_TIMEOUT, git_env
+from code_commit.git.layout import GitSetup, find_git_layout, read_git_setup
 from code_commit.git.objects import blob_id, object_format
 
 MAX_FILES = 200_000  # paths watched around one build
@@ -91,12 +92,19 @@ class BuildWatch:
     _clean: dict[str, str] = field(default_factory=dict)  # tracked files git sees unchanged: their index blob
     _object_format: str = ""  # the repository's hash: sha1 or sha256
 
-    def before(self) -> None:
+    def before(self, index: GitSetup | None = None) -> None:
         """Before a build: every watched path's stamp, and a copy of each one whose content git could
-        not give back (not a clean tracked file), while the budget lasts."""
+        not give back (not a clean tracked file), while the budget lasts. `index`: the repository's
+        index as just listed, if the caller has it (the tamper check does)."""
         paths = self._listing()
         self.shown = frozenset(paths)
-        blobs = _index_blobs(self.root)
+        layout = find_git_layout(self.root)
+        index = read_git_setup(layout.top) if index is None else index
+        blobs = {
+            path.removeprefix(layout.prefix): blob
+            for path, blob in index.blobs.items()
+            if path.startswith(layout.prefix)
+        }
         dirty = _dirty(self.root)
         self._object_format = self._object_format or object_format(self.root)
         self._clean = {path: blob for path, blob in blobs.items() if path not in dirty}
@@ -232,21 +240,6 @@ def _git(root: Path, *args: str) -> subprocess.CompletedProcess[bytes]:
         timeout=GIT_TIMEOUT,
         check=False,
     )
-
-
-def _index_blobs(root: Path) -> dict[str, str]:
-    """Each tracked regular file's blob in the index (stage 0), by path relative to the root."""
-    try:
-        done = _git(root, "ls-files", "-z", "--stage")
-    except (OSError, subprocess.TimeoutExpired):
-        return {}
-    blobs = {}
-    for record in done.stdout.split(b"\0"):
-        meta, _, name = record.partition(b"\t")
-        fields = meta.split()
-        if len(fields) == 3 and fields[2] == b"0" and fields[0] in (b"100644", b"100755"):
-            blobs[os.fsdecode(name)] = fields[1].decode()
-    return blobs
 
 
 def _dirty(root: Path) -> set[str]:

@@ -80,7 +80,7 @@ def checked_build(
         )
     build_policy = sandbox_policy(root, settings, sandbox, protected)
     if watch is not None:
-        watch.before()
+        watch.before(protected.index)
     try:
         result = run_build(
             root,

@@ -30,7 +30,7 @@ from code_commit.config.paths import CONFIG_DIR
 from code_commit.config.protected import GATE_FILES, GIT_DIR, GIT_FILES
 from code_commit.git.config_files import GitFiles, git_files
 from code_commit.git.env import git_env
-from code_commit.git.layout import GitLayout, find_git_layout, read_git_setup
+from code_commit.git.layout import GitLayout, GitSetup, find_git_layout, read_git_setup
 
 GIT_DIR_PARTS = ("config", "config.worktree", "hooks", "info")  # of the git dir and the common dir
 MAX_ENTRIES = 20_000  # paths listed by one fingerprint
@@ -50,6 +50,8 @@ class ProtectedPaths:
     git_config: tuple[Path, ...] = ()  # git's files outside .git: global ones, included ones (may not exist)
     configured: GitFiles = field(default_factory=GitFiles)  # the programs and hooks git's configuration names
     tree_truncated: bool = False  # the tree has more than TREE_ENTRIES entries: `.git` was not looked for past them
+    index: GitSetup = field(default_factory=GitSetup)  # the index as listed now, once for every reader
+    prefix: str = ""  # the root relative to the repository's top: where in the index the root's files are
 
     @property
     def programs(self) -> tuple[Path, ...]:
@@ -76,6 +78,7 @@ def protected_paths(root: Path, skip: Path | None = None, configured: GitFiles |
     files, truncated = _git_files(root)
     git_dirs = [root / GIT_DIR]
     layout = find_git_layout(root)
+    index = read_git_setup(layout.top)
     dot_git = layout.top / GIT_DIR
     if dot_git.is_file():  # a linked worktree or a submodule: its git dir is elsewhere
         git_dirs.append(dot_git)
@@ -87,7 +90,7 @@ def protected_paths(root: Path, skip: Path | None = None, configured: GitFiles |
     if layout.common_dir is not None:
         git_dirs.append(layout.common_dir)
     nested, tree_truncated = nested_dot_gits(root, skip)
-    for dot_git in (*_submodule_dot_gits(layout), *nested):
+    for dot_git in (*_submodule_dot_gits(layout, index), *nested):
         git_dirs.append(dot_git)
         named = _gitdir_of(dot_git) if dot_git.is_file() else None
         if named is not None:
@@ -95,7 +98,17 @@ def protected_paths(root: Path, skip: Path | None = None, configured: GitFiles |
     unique = list(dict.fromkeys(git_dirs))
     gate = tuple(root / name for name in GATE_FILES)
     configured = git_files(root, layout.top) if configured is None else configured
-    return ProtectedPaths(root, gate + files, tuple(unique), truncated, configured.config, configured, tree_truncated)
+    return ProtectedPaths(
+        root,
+        gate + files,
+        tuple(unique),
+        truncated,
+        configured.config,
+        configured,
+        tree_truncated,
+        index,
+        layout.prefix,
+    )
 
 
 def nested_dot_gits(root: Path, skip: Path | None = None) -> tuple[list[Path], bool]:
@@ -142,7 +155,7 @@ def _git(root: Path, *args: str) -> subprocess.CompletedProcess[bytes]:
     )
 
 
-def _submodule_dot_gits(layout: GitLayout) -> list[Path]:
+def _submodule_dot_gits(layout: GitLayout, index: GitSetup) -> list[Path]:
     """Each submodule's `.git` (a `gitdir:` file, or an old-style folder) below the root, from the
     index's gitlinks. `git status` in the project reads the config of the git dir it names and runs
     what that says (core.fsmonitor): a build that repointed it would run a command on the host,
@@ -150,7 +163,7 @@ def _submodule_dot_gits(layout: GitLayout) -> list[Path]:
     submodule, whose configuration is what is in doubt."""
     if layout.common_dir is None:
         return []
-    links = sorted(link for link in read_git_setup(layout.top).gitlinks if link.startswith(layout.prefix))
+    links = sorted(link for link in index.gitlinks if link.startswith(layout.prefix))
     return [layout.top / link / GIT_DIR for link in links][:MAX_ENTRIES]
 
 
@@ -216,7 +229,7 @@ class Fingerprint:
         for path in (*gate, *protected.git_config, *protected.programs):
             fp._add(path)
         if protected.git_dirs and len(fp.entries) < MAX_ENTRIES:
-            fp.entries.update(git_state(root))
+            fp.entries.update(git_state(protected))
         for git_dir in protected.git_dirs:
             if git_dir.name.lower() == GIT_DIR or git_dir.is_file() or git_dir.is_symlink() or not git_dir.exists():
                 fp._add(git_dir)  # a `.git` in the tree: one created is named alone, not its contents
@@ -324,19 +337,26 @@ def _inner_git_dirs(git_dir: Path) -> list[Path]:
     return sorted(found)
 
 
-def git_state(root: Path) -> dict[str, tuple[object, ...]]:
-    """What git's index and refs say about the tree, as digests: the staged files with their
+def git_state(protected: ProtectedPaths) -> dict[str, tuple[object, ...]]:
+    """What git's index and refs say about the tree, as digests: the root's staged files with their
     skip-worktree and assume-unchanged flags (never the stat data `git status` refreshes), and HEAD
     with every branch, tag and stash. A build that flags, commits or stashes the model's change hides
     it from `git status` and `git diff`."""
-    state: dict[str, tuple[object, ...]] = {}
-    for name, args in ((".git/index", ["ls-files", "--stage", "-v", "-z"]), (".git/refs", ["show-ref", "--head"])):
-        try:
-            done = _git(root, *args)
-        except (OSError, subprocess.TimeoutExpired) as exc:
-            state[name] = ("unreadable", str(exc))
-            continue
-        state[name] = (done.returncode, hashlib.sha256(done.stdout).hexdigest())
+    index = protected.index
+    if index.index_error is not None:
+        state: dict[str, tuple[object, ...]] = {".git/index": ("unreadable", index.index_error)}
+    else:
+        digest = hashlib.sha256()
+        for entry in index.entries:
+            if entry.partition("\t")[2].startswith(protected.prefix):
+                digest.update(entry.encode("utf-8", "surrogateescape") + b"\0")
+        state = {".git/index": ("listed", digest.hexdigest())}
+    try:
+        done = _git(protected.root, "show-ref", "--head")
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        state[".git/refs"] = ("unreadable", str(exc))
+    else:
+        state[".git/refs"] = (done.returncode, hashlib.sha256(done.stdout).hexdigest())
     return state
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import contextlib
 import subprocess
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from code_commit.git.env import GIT_TIMEOUT, git_env
@@ -28,9 +28,14 @@ class GitSetup:
     tracked: frozenset[str] | None = None
     # Why git could not list the index of the repository around the project, if it could not.
     index_error: str | None = None
+    # Each regular file's blob at stage 0, by path relative to the top: what the index holds of it.
+    blobs: Mapping[str, str] = field(default_factory=dict)
+    # The entries as listed ("<tag> <mode> <object> <stage>\t<path>"): the index's state, flags included.
+    entries: tuple[str, ...] = ()
 
 
 _GITLINK_MODE = "160000"
+_REGULAR_MODES = ("100644", "100755")
 
 
 def read_git_setup(top: Path, env: Mapping[str, str] | None = None) -> GitSetup:
@@ -53,17 +58,21 @@ def read_git_setup(top: Path, env: Mapping[str, str] | None = None) -> GitSetup:
     hidden: set[str] = set()
     gitlinks: set[str] = set()
     tracked: set[str] = set()
-    for record in listed.stdout.decode("utf-8", "surrogateescape").split("\0"):
+    blobs: dict[str, str] = {}
+    records = [r for r in listed.stdout.decode("utf-8", "surrogateescape").split("\0") if r]
+    for record in records:
         entry, tab, path = record.partition("\t")  # "<tag> <mode> <object> <stage>\t<path>"
         if not tab or not path:
             continue
-        tag, _, rest = entry.partition(" ")
+        tag, *fields = entry.split(" ")
         tracked.add(path)
         if tag == "S" or tag.islower():  # S: skip-worktree; lower case: assume-unchanged
             hidden.add(path)
-        if rest.startswith(_GITLINK_MODE + " "):
+        if fields[:1] == [_GITLINK_MODE]:
             gitlinks.add(path)
-    return GitSetup(frozenset(hidden), frozenset(gitlinks), frozenset(tracked))
+        elif len(fields) == 3 and fields[0] in _REGULAR_MODES and fields[2] == "0":
+            blobs[path] = fields[1]
+    return GitSetup(frozenset(hidden), frozenset(gitlinks), frozenset(tracked), None, blobs, tuple(records))
 
 
 @dataclass(frozen=True)
