@@ -31,7 +31,7 @@ from pathlib import Path
 from code_commit.config.paths import CONFIG_DIR
 from code_commit.files.confined import Tree
 from code_commit.git.env import GIT_TIMEOUT, git_env
-from code_commit.git.layout import GitSetup, find_git_layout, read_git_setup
+from code_commit.git.layout import GitSetup, find_git_layout, read_git_setup, shown_files
 from code_commit.git.objects import blob_id, object_format
 
 MAX_FILES = 200_000  # paths watched around one build
@@ -92,11 +92,12 @@ class BuildWatch:
     _clean: dict[str, str] = field(default_factory=dict)  # tracked files git sees unchanged: their index blob
     _object_format: str = ""  # the repository's hash: sha1 or sha256
 
-    def before(self, index: GitSetup | None = None) -> None:
+    def before(self, index: GitSetup | None = None, shown: list[str] | None = None) -> None:
         """Before a build: every watched path's stamp, and a copy of each one whose content git could
-        not give back (not a clean tracked file), while the budget lasts. `index`: the repository's
-        index as just listed, if the caller has it (the tamper check does)."""
-        paths = self._listing()
+        not give back (not a clean tracked file), while the budget lasts. `index` and `shown`: the
+        repository's index and the files git shows, as just listed, if the caller has them (the
+        tamper check does)."""
+        paths = self._listing(shown)
         self.shown = frozenset(paths)
         layout = find_git_layout(self.root)
         index = read_git_setup(layout.top) if index is None else index
@@ -117,9 +118,10 @@ class BuildWatch:
                     continue  # copied already, unchanged since
                 self._keep(tree, path, stamp)
 
-    def after(self) -> list[Change]:
-        """After the build: what it changed, in name order; the first original of each is recorded."""
-        paths = [*self._stamps, *(p for p in self._listing() if p not in self._stamps)]
+    def after(self, shown: list[str] | None = None) -> list[Change]:
+        """After the build: what it changed, in name order; the first original of each is recorded.
+        `shown`: the files git shows now, if the caller has listed them."""
+        paths = [*self._stamps, *(p for p in self._listing(shown) if p not in self._stamps)]
         changes = []
         with Tree(self.root) as tree:
             for path in paths:
@@ -157,15 +159,11 @@ class BuildWatch:
         elif earlier == DELETED:  # it existed before the run, was deleted, and is back
             self._net[path] = CHANGED
 
-    def _listing(self) -> list[str]:
+    def _listing(self, shown: list[str] | None) -> list[str]:
         """Tracked files and untracked ones git does not ignore, relative to the root; never
         agent-config/ (code-commit's own, ignored in any case)."""
-        try:
-            done = _git(self.root, "ls-files", "-z", "--cached", "--others", "--exclude-standard")
-        except (OSError, subprocess.TimeoutExpired):
-            return []
-        names = dict.fromkeys(os.fsdecode(n) for n in done.stdout.split(b"\0") if n)
-        paths = [p for p in names if not (p == CONFIG_DIR or p.startswith(CONFIG_DIR + "/"))]
+        names = shown_files(self.root) if shown is None else shown
+        paths = [p for p in names or () if not (p == CONFIG_DIR or p.startswith(CONFIG_DIR + "/"))]
         if len(paths) > self.max_files:
             self.truncated = True
         return paths[: self.max_files]

@@ -33,6 +33,7 @@ from code_commit.config.settings import Settings
 from code_commit.errors import BuildTampered
 from code_commit.files.setup_files import read_regular
 from code_commit.git.env import distrust
+from code_commit.git.layout import shown_files
 
 # The caches whose tools write a `.gitignore` of `*` into them on their first run: pytest, ruff, mypy.
 TOOL_CACHES = (".pytest_cache", ".ruff_cache", ".mypy_cache")
@@ -59,7 +60,8 @@ def checked_build(
     was stopped (a signal, the run's time limit) before it ended. `watch`: the files git shows,
     whose changes by the build it records (`watch.last`), however the build ended."""
     distrust(root, *settings.sandbox_writable)  # as the settings did: no git a build plants ever runs here
-    protected = protected_paths(root, run_folder)
+    shown = shown_files(root) if watch is not None else None  # one listing for the watch and the check
+    protected = protected_paths(root, run_folder, shown=shown)
     configured = protected.configured  # the check after the build looks where this one did
     before = Fingerprint.take(protected, skip=run_folder)
     # Between two builds of a run only the guarded apply writes, and never a watched path: a change
@@ -80,7 +82,7 @@ def checked_build(
         )
     build_policy = sandbox_policy(root, settings, sandbox, protected)
     if watch is not None:
-        watch.before(protected.index)
+        watch.before(protected.index, shown)
     try:
         result = run_build(
             root,
@@ -95,18 +97,20 @@ def checked_build(
             withhold_env=settings.redact_env,
         )
     except BaseException as stopped:
+        shown = shown_files(root) if watch is not None else None
         if watch is not None:
             with contextlib.suppress(Exception):  # the stop is what ends the run; what is known still counts
-                watch.after()
+                watch.after(shown)
         changed = changed_paths(
-            before, Fingerprint.take(protected_paths(root, run_folder, configured), skip=run_folder)
+            before, Fingerprint.take(protected_paths(root, run_folder, configured, shown), skip=run_folder)
         )
         if changed:
             raise BuildTampered(changed) from stopped
         raise
+    shown = shown_files(root) if watch is not None else None
     if watch is not None:
-        watch.after()
-    after = Fingerprint.take(protected_paths(root, run_folder, configured), skip=run_folder)
+        watch.after(shown)
+    after = Fingerprint.take(protected_paths(root, run_folder, configured, shown), skip=run_folder)
     changed = changed_paths(before, after)
     own = [path for path in changed if watch is not None and tool_ignore_file(path, watch, protected)]
     if own and on_note is not None:

@@ -70,12 +70,15 @@ class ProtectedPaths:
         return (*self.files, *self.git_dirs, *self.git_config, *self.programs, *self.hook_folders)
 
 
-def protected_paths(root: Path, skip: Path | None = None, configured: GitFiles | None = None) -> ProtectedPaths:
+def protected_paths(
+    root: Path, skip: Path | None = None, configured: GitFiles | None = None, shown: list[str] | None = None
+) -> ProtectedPaths:
     """`skip`: a folder not to look for `.git` in (the current run's, which the run writes).
     `configured`: what git's configuration named before the build, for the check after it: a build
     that rewrote the configuration (`core.hooksPath = /`) is caught by the change to the file, and
-    must not choose what the check looks at."""
-    files, truncated = _git_files(root)
+    must not choose what the check looks at. `shown`: the files git shows (`shown_files`), if the
+    caller has just listed them."""
+    files, truncated = _git_files(root, shown)
     git_dirs = [root / GIT_DIR]
     layout = find_git_layout(root)
     index = read_git_setup(layout.top)
@@ -177,14 +180,15 @@ def _gitdir_of(dot_git: Path) -> Path | None:
     return Path(os.path.realpath(dot_git.parent / text[len("gitdir:") :].strip()))
 
 
-def _git_files(root: Path) -> tuple[tuple[Path, ...], bool]:
+def _git_files(root: Path, shown: list[str] | None = None) -> tuple[tuple[Path, ...], bool]:
     """Every .gitignore, .gitattributes and .gitmodules git would read in the tree: tracked ones,
-    untracked ones, and ignored ones (a .gitignore holding `*` ignores itself, and git still reads
-    it), but none inside an ignored folder, where git reads nothing. Without a repository (or git),
-    a bounded walk finds them."""
+    untracked ones (from `shown`, when given), and ignored ones (a .gitignore holding `*` ignores
+    itself, and git still reads it), but none inside an ignored folder, where git reads nothing.
+    Without a repository (or git), a bounded walk finds them."""
     pathspecs = ["--", *(f":(glob)**/{name}" for name in GIT_FILES)]
-    names: set[str] = set()
-    for listing in (["--cached", "--others"], ["--others", "--ignored", "--directory"]):
+    names = {name for name in shown if name.rpartition("/")[2] in GIT_FILES} if shown is not None else set()
+    listings = [["--cached", "--others"]] if shown is None else []
+    for listing in (*listings, ["--others", "--ignored", "--directory"]):
         try:
             listed = _git(root, "ls-files", "-z", "--exclude-standard", *listing, *pathspecs)
         except (OSError, subprocess.TimeoutExpired):

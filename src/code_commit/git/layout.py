@@ -1,10 +1,11 @@
 """Where the repository around a project root is (`find_git_layout`: the nearest `.git`, as git
-finds it, from the disk alone), and what its index says (`read_git_setup`: every tracked path, the
-ones whose changes git status hides, the submodules)."""
+finds it, from the disk alone), what its index says (`read_git_setup`: every tracked path, the
+ones whose changes git status hides, the submodules), and which files git shows (`shown_files`)."""
 
 from __future__ import annotations
 
 import contextlib
+import os
 import subprocess
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -73,6 +74,26 @@ def read_git_setup(top: Path, env: Mapping[str, str] | None = None) -> GitSetup:
         elif len(fields) == 3 and fields[0] in _REGULAR_MODES and fields[2] == "0":
             blobs[path] = fields[1]
     return GitSetup(frozenset(hidden), frozenset(gitlinks), frozenset(tracked), None, blobs, tuple(records))
+
+
+def shown_files(root: Path) -> list[str] | None:
+    """The files `git status` shows below `root`: tracked ones, and untracked ones git does not
+    ignore, relative to it, each once; None if git cannot say (no repository, no git)."""
+    try:
+        listed = subprocess.run(
+            ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+            cwd=root,
+            env=git_env(GIT_OPTIONAL_LOCKS="0"),  # never refresh (write) the index while looking
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            timeout=GIT_TIMEOUT,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    if listed.returncode != 0:
+        return None
+    return list(dict.fromkeys(os.fsdecode(name) for name in listed.stdout.split(b"\0") if name))
 
 
 @dataclass(frozen=True)
