@@ -113,18 +113,25 @@ class BuildChangedTests(BuildError):
 
     NAMED = 10  # findings the message names; run.log and the record have them all
 
-    def __init__(self, findings: list[str]) -> None:
+    def __init__(self, findings: list[str], reverted: bool = False) -> None:
+        """`reverted`: the command puts back what its builds changed (a run's --revert-on-failure)."""
         named = findings[: self.NAMED]
         if len(findings) > self.NAMED:
             named.append(f"and {len(findings) - self.NAMED} more (run.log and the record list them all)")
+        undo = (
+            "the run puts back the files its builds changed (--revert-on-failure); check the rest (git status, "
+            "git diff)"
+            if reverted
+            else "check those files (git status, git diff) and put them back (git checkout -- <file>; a run "
+            "with --revert-on-failure does it itself)"
+        )
         super().__init__(
             "the build changed the tests (tests = protect), so it does not count as a pass, and a run stops "
             "there, before another call to the model: "
             + "; ".join(named)
-            + ". The model's code, or build.sh, did it while the build ran: check those files (git status, "
-            "git diff) and put them back (git checkout -- <file>, or run with --revert-on-failure) before "
-            "running again. A build.sh that rewrites tests on purpose (a snapshot update, a formatter that "
-            "writes) runs with --tests report."
+            + f". The model's code, or build.sh, did it while the build ran: {undo} before running again. A "
+            "build.sh that rewrites tests on purpose (a snapshot update, a formatter that writes) runs with "
+            "--tests report."
         )
         self.findings = list(findings)
 

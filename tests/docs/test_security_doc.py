@@ -58,7 +58,7 @@ def test_every_test_named_in_the_docs_exists() -> None:
     for file, test in sorted(named, key=str):
         path = ROOT / file if "/" in file else files.get(file)
         found = path is not None and path.is_file()
-        if not found or (test and not re.search(rf"^def {test}\(", path.read_text(), re.MULTILINE)):
+        if path is None or not found or (test and not re.search(rf"^def {test}\(", path.read_text(), re.MULTILINE)):
             missing.append(f"{file}::{test}" if test else file)
     assert missing == []
 

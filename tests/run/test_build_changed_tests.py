@@ -121,6 +121,19 @@ def test_a_build_that_changes_the_tests_is_no_pass_and_the_model_is_not_asked_ag
     assert f"{path} (" in " ".join(document["build_changed"])  # left as the build left it, and said so
 
 
+@pytest.mark.parametrize("revert", [False, True], ids=["left", "reverted"])
+def test_the_message_says_who_puts_the_tests_back(calc: Project, api: FakeAPI, cli, revert: bool) -> None:
+    """With --revert-on-failure the run puts the test back itself, and says so; without it, the user
+    is told how to."""
+    api.reply(answer(ATTACKS["rewrites the assertion"][0]))
+    result = cli("--json", *(["--revert-on-failure"] if revert else []))
+    assert result.exit_code == EXIT_TESTS, result.stderr
+    error = record(result)["error"]
+    assert ("the run puts back the files its builds changed" in error) is revert
+    assert ("put them back (git checkout -- <file>" in error) is not revert
+    assert (calc.read("tests/test_calc.py") == TEST) is revert
+
+
 def test_a_test_rewritten_for_the_next_build_stops_the_run_before_that_build(calc: Project, api: FakeAPI, cli) -> None:
     """The model's code runs after the tests (a lint step): this build fails, the next would pass."""
     calc.build_script(f'status=0\n{RUN_TESTS}"{PYTHON}" calc.py\nexit $status\n')

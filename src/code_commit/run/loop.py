@@ -123,7 +123,7 @@ def execute(
     """
     options = options or RunOptions()
     record = RunRecord("run", dry_run=options.dry_run)
-    orchestrator = Orchestrator(workspace.root, settings, console, record, limit)
+    orchestrator = Orchestrator(workspace.root, settings, console, record, limit, reverts=options.revert_on_failure)
     console.redact = Redactor.of(key.censored if key else [])
     served_by = settings.provider if provider is None else str(getattr(provider, "name", type(provider).__name__))
     record.provider, record.model = served_by, settings.model

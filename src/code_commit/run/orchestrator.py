@@ -67,6 +67,7 @@ class Orchestrator:
     redact: Redactor = field(default_factory=Redactor)
     sandbox: Sandbox | None = None  # what builds run under; None: this command builds nothing
     watch: BuildWatch | None = None  # the files git shows, whose changes by each build are reported
+    reverts: bool = False  # the command puts back what its builds changed if it ends without a pass
     warned: set[str] = field(default_factory=set)  # notes and warnings already shown, once a command
     started: float = field(default_factory=time.monotonic)
     _log: RunLog | None = None
@@ -235,7 +236,7 @@ class Orchestrator:
         self._report_changes(call, self.watch)
         self.event(call, result.describe())
         if weakened and self.settings.tests == "protect":
-            raise BuildChangedTests([str(finding) for finding in weakened])
+            raise BuildChangedTests([str(finding) for finding in weakened], reverted=self.reverts)
         if result.diagnosis is not None:
             self.record.diagnosis = result.diagnosis
             self.event(call, f"kept from running: {result.diagnosis.line()}")
