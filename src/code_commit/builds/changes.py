@@ -110,7 +110,7 @@ class BuildWatch:
         self._object_format = self._object_format or object_format(self.root)
         self._clean = {path: blob for path, blob in blobs.items() if path not in dirty}
         with Tree(self.root) as tree:
-            self._stamps = {path: _stamp(tree, path) for path in paths}
+            self._stamps = {path: _stamp(info) for path, info in tree.lstat_each(paths)}
             for path, stamp in self._stamps.items():
                 if stamp is None or path in self._clean:
                     continue
@@ -124,8 +124,8 @@ class BuildWatch:
         paths = [*self._stamps, *(p for p in self._listing(shown) if p not in self._stamps)]
         changes = []
         with Tree(self.root) as tree:
-            for path in paths:
-                old, new = self._stamps.get(path), _stamp(tree, path)
+            for path, info in tree.lstat_each(paths):
+                old, new = self._stamps.get(path), _stamp(info)
                 if old == new:
                     continue
                 before = self._before(path, old)  # just before this build
@@ -217,12 +217,8 @@ class BuildWatch:
         return now == before.content
 
 
-def _stamp(tree: Tree, path: str) -> Stamp | None:
-    """The path's lstat stamp; None when it is missing, or lies through a symlink (as git sees it)."""
-    try:
-        info = tree.lstat(path)
-    except OSError:
-        return None
+def _stamp(info: os.stat_result | None) -> Stamp | None:
+    """A path's lstat stamp; None when it is missing, or lies through a symlink (as git sees it)."""
     if info is None:
         return None
     return (info.st_mode, info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino)

@@ -350,11 +350,10 @@ def git_state(protected: ProtectedPaths) -> dict[str, tuple[object, ...]]:
     if index.index_error is not None:
         state: dict[str, tuple[object, ...]] = {".git/index": ("unreadable", index.index_error)}
     else:
-        digest = hashlib.sha256()
-        for entry in index.entries:
-            if entry.partition("\t")[2].startswith(protected.prefix):
-                digest.update(entry.encode("utf-8", "surrogateescape") + b"\0")
-        state = {".git/index": ("listed", digest.hexdigest())}
+        prefix = protected.prefix
+        entries = [e for e in index.entries if e.partition("\t")[2].startswith(prefix)] if prefix else index.entries
+        digest = hashlib.sha256("\0".join(entries).encode("utf-8", "surrogateescape")).hexdigest()
+        state = {".git/index": ("listed", digest)}
     try:
         done = _git(protected.root, "show-ref", "--head")
     except (OSError, subprocess.TimeoutExpired) as exc:

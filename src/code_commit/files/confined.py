@@ -25,7 +25,7 @@ import os
 import stat
 import sys
 from collections import OrderedDict
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
@@ -169,6 +169,17 @@ class Tree:
                 return os.stat(name, dir_fd=fd, follow_symlinks=False)
         except (FileNotFoundError, NotADirectoryError):
             return None
+
+    def lstat_each(self, paths: Iterable[str]) -> Iterator[tuple[str, os.stat_result | None]]:
+        """Each path with its entry's lstat, or None where it or a parent is missing or cannot be
+        looked at (a parent that is a symlink included): `lstat` without its per-call overhead, for
+        the build watch, which stamps every file git shows twice a build."""
+        for path in paths:
+            parent, _, name = path.rpartition("/")
+            try:
+                yield path, os.stat(name, dir_fd=self._dir(parent), follow_symlinks=False)
+            except OSError:
+                yield path, None
 
     def read(self, path: str, limit: int = -1) -> bytes:
         """A regular file's bytes (at most `limit` of them, if given); OSError for anything else (a
