@@ -18,7 +18,7 @@ import traceback
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 
-from . import apply, build_output, hostile_answers, recall, rollup, startup, tokens
+from . import apply, build_output, gate, hostile_answers, recall, rollup, startup, tokens
 from .harness import Row, error_row, format_header, format_row
 
 Scenario = Callable[[int], Iterable[Row]]
@@ -29,6 +29,7 @@ SCENARIOS: dict[str, Scenario] = {
     "hostile": hostile_answers.run,
     "rollup": rollup.run,
     "build": build_output.run,
+    "gate": gate.run,
     "tokens": tokens.run,
     "recall": recall.run,
 }
