@@ -1,7 +1,7 @@
 """The fork server behind tests/terminal.py (read that first): a fresh interpreter that imports the
 CLI and the model SDK once, then forks a `python -m code_commit` on a new pseudo-terminal for each
-request. Run as a script by terminal.py; standard library only, so that what it imports is the CLI's
-own imports and these.
+request. Run as a script by terminal.py. Standard library only: a child finds imported what the
+interpreter's start-up imports, PRELOADED and what it imports, and the few standard modules below.
 
 Protocol, one JSON object a packet on the SOCK_SEQPACKET socket whose fd is argv[1]:
   server -> {"ready": [names]}  once, after the imports: the environment variables they read

@@ -1,8 +1,8 @@
 """`code-commit` on a real pseudo-terminal, forked from a server that imported the model SDK once.
 
 Why: every `python -m code_commit` that makes a model call imports the anthropic SDK, and its import
-costs about 2.4 s of CPU (pydantic builds its models as they are defined). The terminal tests spawn
-the CLI a dozen times; on the suite's 2 cores that was a quarter of its time. So, as multiprocessing's
+costs about 2.4 s of CPU (pydantic builds its models as they are defined): about half of what the
+terminal tests cost, spawn after spawn, on the suite's 2 cores. So, as multiprocessing's
 forkserver does, each test process starts one fresh interpreter (tests/forkserver.py: a new process,
 not a fork of pytest, so none of pytest's monkeypatches, captured fds or threads reach it) that imports
 the CLI and the SDK, and forks a child on a new pty for each `spawn`. The child sets the window size,
@@ -11,8 +11,9 @@ a fresh interpreter's, runs `code_commit`'s __main__ as `python -m` runs it, and
 Python would have. The master fd comes back over a Unix socket; pexpect drives it as it drives a
 spawn, and Ctrl-C is the terminal's VINTR character, turned into SIGINT by the line discipline.
 
-What differs from a spawn: nothing the CLI looks at. Modules are imported already (the CLI's start-up
-light and the SDK's); every child shares the server's string-hash seed and has it as its parent. What
+What differs from a spawn: nothing the CLI looks at. Modules are imported already (the CLI's light
+start-up modules, the SDK and what it imports); every child has the server as its parent and shares its
+string-hash seed (one random seed, as a fresh process would draw; `random` reseeds at fork). What
 the imports read of the environment would be the server's, so the server records each variable they
 read (ANTHROPIC_LOG, DEFER_PYDANTIC_BUILD, TYPER_USE_RICH...), and refuses a request whose environment
 differs from its own in one of those or in what the interpreter reads as it starts (PYTHON*, the
