@@ -23,6 +23,7 @@ from code_commit.cli.app import app
 
 from fakeapi import FakeAPI
 from support import TEST_KEY, Project, git
+from terminal import ForkServer, Spawner, spawner
 
 KEY_VARS = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_BASE_URL", "OPENAI_API_KEY")
 CLEARED_PREFIXES = ("CODE_COMMIT_", "ANTHROPIC_", "OPENAI_", "AWS_", "GOOGLE_", "CLOUDSDK_", "CLOUD_ML_", "GCE_")
@@ -142,6 +143,22 @@ def api(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeAPI]:
         monkeypatch.setenv("ANTHROPIC_BASE_URL", server.url)
         monkeypatch.setenv("ANTHROPIC_API_KEY", TEST_KEY)
         yield server
+
+
+@pytest.fixture(scope="session")
+def fork_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ForkServer]:
+    """One per test process, started at its first use: the SDK imported once (tests/terminal.py)."""
+    server = ForkServer(tmp_path_factory.mktemp("forkserver"))
+    yield server
+    server.close()
+
+
+@pytest.fixture
+def terminal(fork_server: ForkServer) -> Iterator[Spawner]:
+    """`terminal(args, env=..., cwd=..., dimensions=...)`: `python -m code_commit ARGS` on a new
+    pseudo-terminal, forked from the fork server; pexpect drives it as it drives a spawn."""
+    with spawner(fork_server) as spawn:
+        yield spawn
 
 
 @pytest.fixture(scope="session")

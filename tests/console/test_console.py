@@ -15,6 +15,7 @@ import pytest
 
 from fakeapi import FakeAPI
 from support import Project
+from terminal import Spawner, spawn_process
 
 FIX = "^^^fixed.txt\nfixed\n^^^end\n"
 COLOR = re.compile(r"\x1b\[(?:[0-9;]*;)?(?:3[0-9]|9[0-7]|38;[0-9;]+)m")  # SGR foreground colours
@@ -22,18 +23,11 @@ STAMPED = re.compile(r"^\d\d:\d\d:\d\d ")
 DIFF_LINE = re.compile(r"diff --git |--- |\+\+\+ |@@ |[ +-]")
 
 
-def demo_in_a_terminal(target: Path, **env: str) -> str:
+def demo_in_a_terminal(spawn: Spawner, target: Path, **env: str) -> str:
     """`code-commit demo` on a pseudo-terminal; returns everything it drew."""
     environment = {k: v for k, v in os.environ.items() if k not in ("CI", "NO_COLOR")}
     environment.update(TERM="xterm-256color", **env)
-    child = pexpect.spawn(
-        sys.executable,
-        ["-m", "code_commit", "demo", "--dir", str(target)],
-        env=environment,
-        dimensions=(40, 160),
-        timeout=120,
-        encoding="utf-8",
-    )
+    child = spawn(["demo", "--dir", str(target)], env=environment, dimensions=(40, 160), timeout=120, encoding="utf-8")
     child.expect(pexpect.EOF)
     child.close()
     assert child.exitstatus == 0, child.before
@@ -41,7 +35,8 @@ def demo_in_a_terminal(target: Path, **env: str) -> str:
 
 
 def test_a_terminal_gets_the_live_status_view_in_colour(tmp_path: Path) -> None:
-    drawn = demo_in_a_terminal(tmp_path / "demo")
+    """A real `python -m code_commit` process, not one forked from the fork server: start-up on a terminal."""
+    drawn = demo_in_a_terminal(spawn_process, tmp_path / "demo")
     # The status line: step, attempt n of 4, elapsed time, tokens and cost so far.
     assert re.search(r"running build\.sh · attempt 1 of 4 · \d\d:\d\d · [\d,]+ in / [\d,]+ out tokens · \$0\.00", drawn)
     assert "asking scripted-demo-model" in drawn and "attempt 2 of 4" in drawn
@@ -50,14 +45,14 @@ def test_a_terminal_gets_the_live_status_view_in_colour(tmp_path: Path) -> None:
     assert "the build passes" in drawn
 
 
-def test_no_color_turns_colour_off_in_the_live_view(tmp_path: Path) -> None:
-    drawn = demo_in_a_terminal(tmp_path / "demo", NO_COLOR="1")
+def test_no_color_turns_colour_off_in_the_live_view(tmp_path: Path, terminal: Spawner) -> None:
+    drawn = demo_in_a_terminal(terminal, tmp_path / "demo", NO_COLOR="1")
     assert "attempt 1 of 4" in drawn and "\x1b[2K" in drawn, "still the live view"
     assert not COLOR.search(drawn)
 
 
-def test_ci_gets_plain_timestamped_lines_even_on_a_terminal(tmp_path: Path) -> None:
-    drawn = demo_in_a_terminal(tmp_path / "demo", CI="true")
+def test_ci_gets_plain_timestamped_lines_even_on_a_terminal(tmp_path: Path, terminal: Spawner) -> None:
+    drawn = demo_in_a_terminal(terminal, tmp_path / "demo", CI="true")
     assert "\x1b[" not in drawn
     lines = [line for line in drawn.replace("\r\n", "\n").split("\n") if line]
     # Timestamped lines, indented details, and the diffs (--diff, on in the demo) verbatim.
@@ -147,19 +142,12 @@ def test_verbose_shows_the_answer_and_build_output_with_every_escape_visible(
     assert "  | out  red\n" in result.stderr, "build output: no escapes; CRLF ends the line"
 
 
-def test_the_live_view_shows_the_answer_with_every_escape_visible(project: Project) -> None:
+def test_the_live_view_shows_the_answer_with_every_escape_visible(project: Project, terminal: Spawner) -> None:
     env = {k: v for k, v in os.environ.items() if k not in ("CI", "NO_COLOR")} | {"TERM": "xterm-256color"}
     with FakeAPI() as api:
         api.reply(HOSTILE + FIX)
         env |= {"ANTHROPIC_BASE_URL": api.url, "ANTHROPIC_API_KEY": "sk-ant-test-live-view-0123456789"}
-        child = pexpect.spawn(
-            sys.executable,
-            ["-m", "code_commit", "-v"],
-            cwd=str(project.root),
-            env=env,
-            timeout=60,
-            dimensions=(40, 200),
-        )
+        child = terminal(["-v"], cwd=project.root, env=env, timeout=60, dimensions=(40, 200))
         child.expect(pexpect.EOF)
         child.close()
     drawn = child.before
@@ -169,14 +157,19 @@ def test_the_live_view_shows_the_answer_with_every_escape_visible(project: Proje
     assert "␛]52;c;ZWNobyBwd25lZA==␇".encode() in drawn
 
 
-def test_a_dry_run_diff_on_a_terminal_shows_escapes_but_a_piped_one_is_the_exact_patch(project: Project) -> None:
+def test_a_dry_run_diff_on_a_terminal_shows_escapes_but_a_piped_one_is_the_exact_patch(
+    project: Project, terminal: Spawner
+) -> None:
     answer = "^^^app.txt\nhello \x1b]52;c;ZWNobw==\x07 world\n^^^end\n"
     env = {k: v for k, v in os.environ.items() if k != "CI"} | {"TERM": "dumb"}
     with FakeAPI() as api:
         api.reply(answer)
         api.reply(answer)
         env |= {"ANTHROPIC_BASE_URL": api.url, "ANTHROPIC_API_KEY": "sk-ant-test-dry-run-0123456789"}
-        shown = pexpect.run(f"{sys.executable} -m code_commit --dry-run -q", cwd=str(project.root), env=env)
+        child = terminal(["--dry-run", "-q"], cwd=project.root, env=env)
+        child.expect(pexpect.EOF)
+        child.close()
+        shown = child.before
         piped = subprocess.run(
             [sys.executable, "-m", "code_commit", "--dry-run", "-q"],
             cwd=project.root,

@@ -1,12 +1,12 @@
-"""--review at a real terminal: `code-commit` spawned on a pseudo-terminal (pexpect) against the
-fake service, keys sent as a supervisor types them. Each spawn imports the SDK (over a second),
-so each test walks a whole run and checks everything it can on the way."""
+"""--review at a real terminal: `code-commit` on a pseudo-terminal (pexpect) against the fake
+service, keys sent as a supervisor types them. Each run is forked from the fork server
+(tests/terminal.py), which imported the SDK once; each test still walks a whole run and checks
+everything it can on the way."""
 
 from __future__ import annotations
 
 import io
 import os
-import sys
 import termios
 
 import pexpect
@@ -14,6 +14,7 @@ import pytest
 
 from fakeapi import FakeAPI
 from support import Project
+from terminal import Spawner
 
 TWENTY = "".join(f"line {n}\n" for n in range(1, 21))
 TWO_HUNKS = TWENTY.replace("line 2\n", "LINE 2\n").replace("line 18\n", "LINE 18\n")
@@ -30,13 +31,12 @@ def files(project: Project) -> Project:
 
 
 class Session:
-    def __init__(self, project: Project, **env: str) -> None:
+    def __init__(self, terminal: Spawner, project: Project, **env: str) -> None:
         environment = {k: v for k, v in os.environ.items() if k != "NO_COLOR"} | {"TERM": "xterm"} | env
         self.output = io.StringIO()
-        self.child = pexpect.spawn(
-            sys.executable,
-            ["-m", "code_commit", "--review"],
-            cwd=str(project.root),
+        self.child = terminal(
+            ["--review"],
+            cwd=project.root,
             env=environment,
             encoding="utf-8",
             timeout=60,  # only a guard against a hang; nothing here is timed
@@ -66,10 +66,10 @@ class Session:
         return self.child.exitstatus if self.child.signalstatus is None else -self.child.signalstatus
 
 
-def test_keep_some_hunks_then_accept_a_whole_repair(files: Project, api: FakeAPI) -> None:
+def test_keep_some_hunks_then_accept_a_whole_repair(files: Project, api: FakeAPI, terminal: Spawner) -> None:
     api.reply(f"^^^app.txt\n{TWO_HUNKS}^^^end\n^^^new.txt\nnew\n^^^end\n^^^old.txt\n^^^delete\n")
     api.reply(FIX)
-    run = Session(files)
+    run = Session(terminal, files)
 
     run.expect("(1/4) Accept this hunk [a,r,n,p,A,R,q,?]? ")
     assert run.cbreak()
@@ -106,10 +106,10 @@ def test_keep_some_hunks_then_accept_a_whole_repair(files: Project, api: FakeAPI
     assert "call 2: review: accepted fixed.txt new file" in events
 
 
-def test_quit_with_hunks_pending_then_reject_everything(files: Project, api: FakeAPI) -> None:
+def test_quit_with_hunks_pending_then_reject_everything(files: Project, api: FakeAPI, terminal: Spawner) -> None:
     api.reply(f"^^^app.txt\n{TWO_HUNKS}^^^end\n")
     api.reply(f"^^^app.txt\n{TWO_HUNKS}^^^end\n{FIX}")
-    run = Session(files, NO_COLOR="1")
+    run = Session(terminal, files, NO_COLOR="1")
 
     run.expect("(1/2) Accept this hunk")
     run.keys(("a", "(2/2) Accept this hunk"), ("q", "1 pending hunk not reviewed: counted as rejected"))
@@ -130,9 +130,11 @@ def test_quit_with_hunks_pending_then_reject_everything(files: Project, api: Fak
     assert "call 2: review: 0 accepted, 2 rejected" in events
 
 
-def test_ctrl_c_mid_review_writes_nothing_and_restores_the_terminal(files: Project, api: FakeAPI) -> None:
+def test_ctrl_c_mid_review_writes_nothing_and_restores_the_terminal(
+    files: Project, api: FakeAPI, terminal: Spawner
+) -> None:
     api.reply(f"^^^app.txt\n{TWO_HUNKS}^^^end\n")
-    run = Session(files)
+    run = Session(terminal, files)
     run.expect("(1/2) Accept this hunk")
     run.keys(("a", "(2/2) Accept this hunk"))
     run.child.sendintr()
@@ -143,14 +145,14 @@ def test_ctrl_c_mid_review_writes_nothing_and_restores_the_terminal(files: Proje
     assert "call 1: review interrupted; nothing of this answer was written" in (log / "run.log").read_text()
 
 
-def test_keeping_part_of_a_change_to_a_file_that_is_not_utf8(files: Project, api: FakeAPI) -> None:
+def test_keeping_part_of_a_change_to_a_file_that_is_not_utf8(files: Project, api: FakeAPI, terminal: Spawner) -> None:
     """The merged file keeps the original's non-UTF-8 bytes; the repair prompt shows them as U+FFFD."""
     old = "caf\xe9\n".encode("latin-1") + b"pad\n" * 20 + b"end\n"
     (files.root / "latin.txt").write_bytes(old)
     files.commit_all()
     api.reply("^^^latin.txt\ncafe\n" + "pad\n" * 20 + "END\n^^^end\n")
     api.reply(FIX)
-    run = Session(files)
+    run = Session(terminal, files)
     run.expect("(1/2) Accept this hunk")
     run.keys(("r", "(2/2) Accept this hunk"), ("a", "every hunk is decided"), ("q", "build fails"))
     run.expect("(1/1) Create this file")
@@ -168,7 +170,7 @@ SUB_ONLY = "def test_sub():\n    assert 2 - 1 == 1\n"
 
 
 def test_the_user_sees_a_rewrite_of_their_edit_first_and_what_the_review_kept_is_judged_for_the_tests(
-    files: Project, api: FakeAPI
+    files: Project, api: FakeAPI, terminal: Spawner
 ) -> None:
     """A whole-file answer over an uncommitted edit is named before the review starts; an answer that
     moves a test is no weakening, but keeping the removal and rejecting the new file is: refused."""
@@ -180,7 +182,7 @@ def test_the_user_sees_a_rewrite_of_their_edit_first_and_what_the_review_kept_is
         f"^^^tests/test_sub.py\n{SUB_ONLY}^^^end\n"
     )
     api.reply(FIX)
-    run = Session(files, NO_COLOR="1")
+    run = Session(terminal, files, NO_COLOR="1")
     run.expect("the answer rewrites 1 file whole that has uncommitted changes of yours: old.txt")
     run.expect("(1/3) Accept this hunk")
     run.keys(("a", "(2/3) Accept this hunk"), ("a", "(3/3) Create this file"), ("r", "every hunk is decided"))

@@ -1,0 +1,53 @@
+"""The fork server the terminal tests run code-commit from (tests/terminal.py): a forked run is what
+a spawned one is, it refuses what it could not stand for, and it leaves nothing behind."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pexpect
+import pytest
+
+from terminal import ForkServer, Spawner, spawn_process
+
+
+def test_a_forked_run_draws_what_a_spawned_one_draws(tmp_path: Path, terminal: Spawner) -> None:
+    """--help wraps at the terminal's width and names the program as `python -m` started it."""
+    env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES")}  # xdist sets them: 80x24
+    drawn = []
+    for spawn in (spawn_process, terminal):
+        child = spawn(["--help"], env=env, cwd=tmp_path, dimensions=(20, 50), encoding="utf-8")
+        child.expect(pexpect.EOF)
+        child.close()
+        assert child.exitstatus == 0
+        drawn.append(child.before)
+    assert drawn[0] == drawn[1]
+    assert drawn[0].startswith("Usage: python -m code_commit [OPTIONS] COMMAND")
+    usage_and_summary = drawn[0].split("\r\n\r\n")[:2]  # the paragraphs click wraps (not the exit codes' table)
+    assert all(len(line) <= 50 for text in usage_and_summary for line in text.splitlines())
+
+
+def test_what_the_imports_read_is_recorded_and_a_request_that_differs_there_is_refused(
+    fork_server: ForkServer, terminal: Spawner
+) -> None:
+    """The SDK sets its logging up from ANTHROPIC_LOG as it is imported: a child forked from the server
+    would log as the server's environment said, whatever its own says."""
+    assert "ANTHROPIC_LOG" in fork_server.read_at_import
+    with pytest.raises(RuntimeError, match="ANTHROPIC_LOG: read as the interpreter starts or as the preloaded"):
+        terminal(["--version"], env={**os.environ, "ANTHROPIC_LOG": "debug"})
+    other_seed = str(int(os.environ.get("PYTHONHASHSEED", "0")) + 1)
+    with pytest.raises(RuntimeError, match="PYTHONHASHSEED"):
+        terminal(["--version"], env={**os.environ, "PYTHONHASHSEED": other_seed})
+
+
+def test_a_run_leaves_no_process_and_no_fd(terminal: Spawner) -> None:
+    before = sorted(os.listdir("/proc/self/fd"))
+    child = terminal(["--version"], env=dict(os.environ), encoding="utf-8")
+    child.expect_exact("code-commit ")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0 and child.signalstatus is None
+    assert sorted(os.listdir("/proc/self/fd")) == before
+    with pytest.raises(ProcessLookupError):  # reaped: not even a zombie
+        os.kill(child.pid, 0)
