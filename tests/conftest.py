@@ -38,6 +38,10 @@ def _isolated_environment(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pyt
     for name in list(os.environ):
         if name in KEY_VARS or name.startswith(CLEARED_PREFIXES):
             monkeypatch.delenv(name)
+    # pytest-xdist sets COLUMNS=80 and LINES=24 in its workers: they would win over the size of the
+    # terminal a test gives the CLI, and make a run under -n differ from one without.
+    monkeypatch.delenv("COLUMNS", raising=False)
+    monkeypatch.delenv("LINES", raising=False)
     # The clouds' credential chains find nothing of the developer's, and never reach past the machine:
     # no instance metadata (169.254.169.254) for AWS, no metadata-server check for Google.
     cloud = tmp_path_factory.getbasetemp() / "no-cloud-config"

@@ -14,7 +14,7 @@ from terminal import ForkServer, Spawner, spawn_process
 
 def test_a_forked_run_draws_what_a_spawned_one_draws(tmp_path: Path, terminal: Spawner) -> None:
     """--help wraps at the terminal's width and names the program as `python -m` started it."""
-    env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES")}  # xdist sets them: 80x24
+    env = dict(os.environ)  # without COLUMNS and LINES, which xdist sets (conftest removes them)
     drawn = []
     for spawn in (spawn_process, terminal):
         child = spawn(["--help"], env=env, cwd=tmp_path, dimensions=(20, 50), encoding="utf-8")
