@@ -1,15 +1,17 @@
-"""The processes tests/test_kill.py kills: each applies a plan, or recovers, and can stop at any step.
+"""The processes tests/apply/test_kill.py kills: each applies a plan, or recovers, and can stop at any step.
 
 Started once per test module, this script imports the apply path (never the model SDK), then
 reads one JSON command per line on stdin and forks a fresh process for each, so every
 repetition is a real process killed by a real SIGKILL without paying for interpreter start-up.
 
 A command: {"mode": "apply" | "recover", "root": ..., "changes": [...], "journal": ...,
-"stop_at": n, "pause": bool}. The forked process counts the disk-changing calls (`tree.SYSCALLS`)
-and before call number `stop_at` writes "stop"; with `pause` it then blocks, so the kill lands
-exactly there, and without it runs on, so the kill lands wherever it has got to. Lines on stdout:
-"pid <pid>", then "stop" and/or "finished <calls>" from the forked process; after the parent
-sends "reap", "reaped <status>".
+"stop_at": n, "pause": bool, "stop_at_any": [[kind before, kind, n, pause], ...]}. The forked
+process counts the disk-changing calls (`tree.SYSCALLS`) and says "stop <kind before> <kind> <n>"
+before call number `stop_at`, or before the first call of `stop_at_any` it reaches: the n-th call
+of `kind` that follows one of `kind before` ("-" for none: the first call). With `pause` it then
+blocks, so the kill lands exactly there, and without it runs on, so the kill lands wherever it has
+got to. Lines on stdout: "pid <pid>", then "stop ..." and/or "finished <number of calls> <their
+names, comma-separated>" from the forked process; after the parent sends "reap", "reaped <status>".
 
 fsync is skipped: a killed process loses nothing the kernel already has (only a power loss
 would), and this is about process death, not about the disk.
@@ -20,6 +22,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+from collections import Counter
 from pathlib import Path
 
 from code_commit.answer.plan import Change, Plan
@@ -34,25 +37,35 @@ def say(line: str) -> None:
     os.write(1, (line + "\n").encode())  # unbuffered: nothing is duplicated by fork
 
 
-def instrument(stop_at: int, pause_fd: int | None) -> list[int]:
-    count = [0]
+def instrument(command: dict, pause_fd: int) -> list[str]:
+    """The names of the disk-changing calls made from now on, in order; "stop" said where `command` asks."""
+    calls: list[str] = []
+    seen: Counter[tuple[str, str]] = Counter()
+    aimed = {(before, name, n): pause for before, name, n, pause in command.get("stop_at_any", [])}
+    stopped = [False]
     for name in CALLS:
         real = getattr(tree.Syscalls, name)
 
         def call(*args, _real=real, _name=name, **kwargs):
-            if count[0] == stop_at:
-                say("stop")
-                if pause_fd is not None:
-                    os.read(pause_fd, 1)  # nothing is ever written: blocks until the SIGKILL
-            count[0] += 1
+            pair = (calls[-1] if calls else "", _name)
+            seen[pair] += 1
+            if not stopped[0]:
+                at_step = len(calls) == command.get("stop_at", -1)
+                pause = command["pause"] if at_step else aimed.get((*pair, seen[pair]))
+                if pause is not None:
+                    stopped[0] = True
+                    say(f"stop {pair[0] or '-'} {_name} {seen[pair]}")
+                    if pause:
+                        os.read(pause_fd, 1)  # nothing is ever written: blocks until the SIGKILL
+            calls.append(_name)
             return None if _name in ("fsync", "syncfs") else _real(*args, **kwargs)
 
         setattr(tree.SYSCALLS, name, call)
-    return count
+    return calls
 
 
 def run(command: dict, pause_fd: int) -> None:
-    count = instrument(command["stop_at"], pause_fd if command["pause"] else None)
+    calls = instrument(command, pause_fd)
     root = Path(command["root"])
     if command["mode"] == "apply":
         changes = tuple(
@@ -61,7 +74,7 @@ def run(command: dict, pause_fd: int) -> None:
         apply_plan(root, Plan({}, changes), Path(command["journal"]))
     else:
         recover(root)
-    say(f"finished {count[0]}")
+    say(f"finished {len(calls)} {','.join(calls)}")
 
 
 def main() -> None:

@@ -844,25 +844,39 @@ _SHAPES = ["a()", "b()", "if x:", "return 1", "c = [1,  2]"]
 _UNITS = ["    ", "\t", "  "]
 
 
+# The strategies _near_twins draws from, made once: a strategy made at each draw is validated again
+# each time, which was two thirds of the test's time.
+_SNIPPET = st.lists(st.tuples(st.integers(0, 2), st.sampled_from([*_SHAPES, ""])), min_size=1, max_size=4)
+_COPIES = st.integers(1, 4)
+_UNIT = st.sampled_from(_UNITS)
+_SHIFT = st.integers(0, 2)
+_FILE_EOL = st.sampled_from(["\n", "\n", "\r\n"])
+_TRAILING = st.sampled_from(["", "", " ", "\t"])
+_BLANK = st.sampled_from(["", "  "])
+_FILLERS = st.lists(st.sampled_from(["\n", "z()\n", "    a()\n", "  \n"]), max_size=2)
+_HOW = st.sampled_from(["as is", "dedent", "indent", "tabs", "spaces", "strip trailing", "blank ends"])
+_BLANK_BEFORE = st.sampled_from([[], [""]])
+_BLANK_AFTER = st.sampled_from([[], [""], ["", ""]])
+_SEARCH_EOL = st.sampled_from(["\n", "\r\n"])
+
+
 @st.composite
 def _near_twins(draw):
     """A file made of copies of one snippet, each re-indented, re-spaced or re-ended a little, between
     filler lines and blank lines; and a search text: a window of one copy, as a model might copy it."""
-    snippet = draw(st.lists(st.tuples(st.integers(0, 2), st.sampled_from([*_SHAPES, ""])), min_size=1, max_size=4))
+    snippet = draw(_SNIPPET)
     lines: list[str] = []
-    for _ in range(draw(st.integers(1, 4))):
-        unit, shift = draw(st.sampled_from(_UNITS)), draw(st.integers(0, 2))
-        eol = draw(st.sampled_from(["\n", "\n", "\r\n"]))
+    for _ in range(draw(_COPIES)):
+        unit, shift = draw(_UNIT), draw(_SHIFT)
+        eol = draw(_FILE_EOL)
         for level, shape in snippet:
-            trailing = draw(st.sampled_from(["", "", " ", "\t"]))
-            lines.append(
-                (unit * (level + shift) + shape if shape else draw(st.sampled_from(["", "  "]))) + trailing + eol
-            )
-        lines.extend(draw(st.lists(st.sampled_from(["\n", "z()\n", "    a()\n", "  \n"]), max_size=2)))
+            trailing = draw(_TRAILING)
+            lines.append((unit * (level + shift) + shape if shape else draw(_BLANK)) + trailing + eol)
+        lines.extend(draw(_FILLERS))
     start = draw(st.integers(0, len(lines) - 1))
     stop = draw(st.integers(start + 1, min(len(lines), start + 5)))
     window = [_oracle_body(line) for line in lines[start:stop]]
-    how = draw(st.sampled_from(["as is", "dedent", "indent", "tabs", "spaces", "strip trailing", "blank ends"]))
+    how = draw(_HOW)
     if how == "dedent":
         window = [line[4:] if line.startswith("    ") else line.lstrip("\t") for line in window]
     elif how == "indent":
@@ -874,8 +888,8 @@ def _near_twins(draw):
     elif how == "strip trailing":
         window = [line.rstrip() for line in window]
     elif how == "blank ends":
-        window = [*draw(st.sampled_from([[], [""]])), *window, *draw(st.sampled_from([[], [""], ["", ""]]))]
-    eol = draw(st.sampled_from(["\n", "\r\n"]))
+        window = [*draw(_BLANK_BEFORE), *window, *draw(_BLANK_AFTER)]
+    eol = draw(_SEARCH_EOL)
     return lines, [line + eol for line in window]
 
 

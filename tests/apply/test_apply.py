@@ -262,11 +262,11 @@ def test_a_failure_at_every_step_restores_everything(
     total = count_steps(root, monkeypatch, tmp_path_factory)
     assert total > 40, "the multi-file apply makes many steps; each one is a case"
     before = snapshot(root)
+    plan = multi_file_plan(root)  # every case is a copy of root, so this is each case's plan
     after = None
     outcomes = {"refused": 0, "applied": 0}
     for step in range(total + 1):
         case = fresh_root(tmp_path_factory, root)
-        plan = multi_file_plan(case)
         with monkeypatch.context() as patch:
             Faults(fail_at=step, error=ERRORS[step % len(ERRORS)]).install(patch)
             try:
@@ -289,11 +289,11 @@ def test_a_second_failure_while_undoing_is_finished_by_recover(
 ) -> None:
     commit = commit_step(record_steps(root, monkeypatch, tmp_path_factory))
     before = snapshot(root)
+    plan = multi_file_plan(root)  # every case is a copy of root, so this is each case's plan
     cases = 0
     for first in range(0, commit + 1, 3):
         for gap in (1, 2, 4, 8, 16):
             case = fresh_root(tmp_path_factory, root)
-            plan = multi_file_plan(case)
             with monkeypatch.context() as patch:
                 Faults(fail_at=first, fail_again_at=first + gap).install(patch)
                 try:
@@ -317,12 +317,12 @@ def test_an_undo_that_fails_leaves_no_temp_file_in_the_tree(
     it could not remove and left the others, `.code-commit-*.tmp` files git status shows, until a
     `recover`. Each one is removed whatever another does, and a failed removal is tried again."""
     commit = commit_step(record_steps(root, monkeypatch, tmp_path_factory))
+    plan = multi_file_plan(root)  # every case is a copy of root, so this is each case's plan
     stray: list[str] = []
     undos_that_failed = 0
     for first in range(commit + 1):
         for gap in (1, 2, 3, 4, 8, 16):
             case = fresh_root(tmp_path_factory, root)
-            plan = multi_file_plan(case)
             with monkeypatch.context() as patch:
                 Faults(fail_at=first, error=errno.EACCES, fail_again_at=first + gap).install(patch)
                 try:
@@ -353,7 +353,7 @@ def test_a_kill_at_every_step_is_undone_by_recover(
         with monkeypatch.context() as patch:
             Faults(freeze_at=step).install(patch)
             with contextlib.suppress(Killed):
-                apply_plan(case, multi_file_plan(case), journal_of(case))
+                apply_plan(case, plan, journal_of(case))
         # Killed mid-apply: each file is entirely old or entirely new, never partial.
         for rel, content in new.items():
             path = case / rel

@@ -9,6 +9,7 @@ Prose for people (a message, a help text: words with spaces) may name them."""
 from __future__ import annotations
 
 import ast
+import functools
 import re
 from pathlib import Path
 
@@ -30,10 +31,16 @@ def declared_names(module: object) -> set[str]:
     }
 
 
+@functools.cache
+def nodes(path: Path) -> list[ast.AST]:
+    """Every node of a module's syntax tree: parsed once for all the scans (parsing is their cost)."""
+    return list(ast.walk(ast.parse(path.read_text(encoding="utf-8"))))
+
+
 def literals(path: Path) -> list[tuple[int, str]]:
     """Every string (and bytes) literal of a module that reads as a value, not as prose."""
     found = []
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for node in nodes(path):
         if isinstance(node, ast.Constant) and isinstance(node.value, str | bytes):
             text = node.value.decode("utf-8", "replace") if isinstance(node.value, bytes) else node.value
             if not re.search(r"\s", text.strip()):
@@ -68,7 +75,7 @@ def lists_of(names: set[str], path: Path) -> list[str]:
     second declaration of them (one name alone is a use: opening .gitignore, running build.sh)."""
     folded = {name.casefold() for name in names}
     found = []
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for node in nodes(path):
         if isinstance(node, ast.Tuple | ast.List | ast.Set):
             held = [e.value for e in node.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)]
             if sum(value.casefold() in folded for value in held) >= 2:
