@@ -6,7 +6,6 @@ agent-config/config.toml override or add entries key by key. Nothing here talks 
 
 from __future__ import annotations
 
-import copy
 import dataclasses
 import functools
 import math
@@ -175,7 +174,9 @@ def load_catalog(root: Path) -> Catalog:
     """The shipped table with the project's overrides; SetupError names the file and key of a bad value."""
     import tomllib
 
-    entries: dict[str, dict[str, Any]] = {model: copy.deepcopy(dict(values)) for model, values in _shipped().items()}
+    # An override replaces an entry's keys, never a value inside one: the top level is copied (a deep
+    # copy of the whole table was 5 ms of every run), the nested tiers are the shipped table's.
+    entries: dict[str, dict[str, Any]] = {model: dict(values) for model, values in _shipped().items()}
     path = config_path(root)
     overrides: Any = {}
     if path.is_file():
