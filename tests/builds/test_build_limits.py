@@ -83,6 +83,19 @@ def test_a_runaway_allocation_stops_at_build_max_memory(project: Project, api: F
     assert "ALLOCATED 1024 MiB" not in log
 
 
+def test_without_a_cgroup_a_runaway_allocation_stops_at_its_resource_limit(
+    project: Project, api: FakeAPI, cli, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Where code-commit can make no cgroup (most users' case: not root), the helper sets
+    RLIMIT_DATA on itself before it starts bwrap, and every process of the build inherits it."""
+    monkeypatch.setattr(limits, "CGROUP_ROOT", tmp_path / "no-cgroups")
+    project.write("agent-config/config.toml", "build_max_memory = 128\n")
+    log = attacked(project, api, cli, MEMORY_HOG)
+    assert "ALLOCATION REFUSED" in log, log
+    allocated = [int(n) for n in re.findall(r"ALLOCATED (\d+) MiB", log)]
+    assert max(allocated, default=0) < 128, log
+
+
 def test_with_no_limit_the_same_build_runs_free(project: Project, api: FakeAPI, cli) -> None:
     """The attack's own bound: without build_max_processes it starts every child it asks for."""
     project.write("agent-config/config.toml", "build_max_processes = 0\n")
