@@ -184,10 +184,11 @@ class OutputLog:
     def _strip(self, text: str, final: bool) -> str:
         """`text` without escape sequences; one that may be cut off at its end is held back (in `_raw`)."""
         self._raw = ""
-        if not final:
-            last = max(text.rfind("\x1b"), text.rfind("\x9b"))
-            if last >= 0 and len(text) - last < MAX_ESCAPE and not _ESCAPE_WHOLE.match(text, last):
-                text, self._raw = text[:last], text[last:]
+        last = max(text.rfind("\x1b"), text.rfind("\x9b"))
+        if last < 0:
+            return text  # no escape anywhere: the regex would only walk the chunk (most builds' output)
+        if not final and len(text) - last < MAX_ESCAPE and not _ESCAPE_WHOLE.match(text, last):
+            text, self._raw = text[:last], text[last:]
         stripped, count = _ESCAPE.subn("", text)
         self._escapes += count
         return stripped
