@@ -30,6 +30,16 @@ CLEARED_PREFIXES = ("CODE_COMMIT_", "ANTHROPIC_", "OPENAI_", "AWS_", "GOOGLE_", 
 
 
 REPO = Path(__file__).resolve().parents[1]
+# Git as on a machine with no configuration but an identity: the guard honours git's global ignore
+# rules (core.excludesFile, ~/.config/git/ignore), and a developer's would change what tests see.
+GIT_ISOLATION = {
+    "GIT_AUTHOR_NAME": "Test",
+    "GIT_AUTHOR_EMAIL": "test@example.invalid",
+    "GIT_COMMITTER_NAME": "Test",
+    "GIT_COMMITTER_EMAIL": "test@example.invalid",
+    "GIT_CONFIG_GLOBAL": os.devnull,
+    "GIT_CONFIG_NOSYSTEM": "1",
+}
 
 
 @pytest.fixture(autouse=True)
@@ -50,13 +60,8 @@ def _isolated_environment(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pyt
     monkeypatch.setenv("AWS_EC2_METADATA_DISABLED", "true")
     monkeypatch.setenv("CLOUDSDK_CONFIG", str(cloud / "gcloud"))
     monkeypatch.setenv("NO_GCE_CHECK", "True")
-    monkeypatch.setenv("GIT_AUTHOR_NAME", "Test")
-    monkeypatch.setenv("GIT_AUTHOR_EMAIL", "test@example.invalid")
-    monkeypatch.setenv("GIT_COMMITTER_NAME", "Test")
-    monkeypatch.setenv("GIT_COMMITTER_EMAIL", "test@example.invalid")
-    # The guard honours git's global ignore rules (core.excludesFile, ~/.config/git/ignore).
-    monkeypatch.setenv("GIT_CONFIG_GLOBAL", os.devnull)
-    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    for name, value in GIT_ISOLATION.items():
+        monkeypatch.setenv(name, value)
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path_factory.getbasetemp() / "xdg-config"))
     # Sandboxed builds get a cache folder of the project's own there (builds/toolchains.py).
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path_factory.getbasetemp() / "xdg-cache"))
@@ -100,8 +105,11 @@ def _project_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     proj.write("agent-config/codeRollup.txt", "==> app.txt <==\nhello\n")
     proj.write("app.txt", "hello\n")
     proj.build_script("test -f fixed.txt\n")
-    git(root, "init", "-q")
-    proj.commit_all()
+    with pytest.MonkeyPatch.context() as patch:  # made before any test's own environment is set up
+        for name, value in GIT_ISOLATION.items():
+            patch.setenv(name, value)
+        git(root, "init", "-q")
+        proj.commit_all()
     return root
 
 

@@ -81,6 +81,7 @@ def toolbox() -> Iterator[Toolbox]:
             "XDG_CACHE_HOME": str(home / ".cache"),  # the project's sandbox cache goes there too
             "PATH": f"{bin_dir}:{os.environ['PATH']}",
             "RUSTUP_HOME": os.environ.get("RUSTUP_HOME") or str(real_home / ".rustup"),
+            "CARGO_HOME": str(home / ".cargo"),  # the user's, whatever CARGO_HOME the machine's CI sets
             "COREPACK_HOME": corepack,  # where corepack keeps pnpm and yarn: read-only to builds
             "COREPACK_ENABLE_DOWNLOAD_PROMPT": "0",
             "COREPACK_ENABLE_AUTO_PIN": "0",
