@@ -30,7 +30,7 @@ from pathlib import Path
 
 from code_commit.config.paths import CONFIG_DIR
 from code_commit.files.confined import Tree
-from code_commit.git.env import GIT_TIMEOUT, git_env
+from code_commit.git.env import NO_LOCKS, run_git
 from code_commit.git.layout import GitSetup, find_git_layout, read_git_setup, shown_files
 from code_commit.git.objects import blob_id, object_format
 
@@ -58,7 +58,7 @@ class Before:
         if self.blob is None:
             return self.content
         try:
-            done = _git(root, "cat-file", "blob", self.blob)
+            done = run_git(root, "cat-file", "blob", self.blob, extra=NO_LOCKS)
         except (OSError, subprocess.TimeoutExpired):
             return None
         return done.stdout if done.returncode == 0 else None
@@ -224,23 +224,13 @@ def _stamp(info: os.stat_result | None) -> Stamp | None:
     return (info.st_mode, info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino)
 
 
-def _git(root: Path, *args: str) -> subprocess.CompletedProcess[bytes]:
-    return subprocess.run(
-        ["git", *args],
-        cwd=root,
-        env=git_env(GIT_OPTIONAL_LOCKS="0"),  # never refresh (write) the index while looking
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        timeout=GIT_TIMEOUT,
-        check=False,
-    )
-
-
 def _dirty(root: Path) -> set[str]:
     """Tracked files whose content differs from the index (git compares by stat, hashing only the
     files whose stat changed), relative to the root."""
     try:
-        done = _git(root, "diff", "--name-only", "-z", "--no-ext-diff", "--no-textconv", "--relative")
+        done = run_git(
+            root, "diff", "--name-only", "-z", "--no-ext-diff", "--no-textconv", "--relative", extra=NO_LOCKS
+        )
     except (OSError, subprocess.TimeoutExpired):
         return set()
     if done.returncode != 0:

@@ -29,7 +29,7 @@ from pathlib import Path
 from code_commit.config.paths import CONFIG_DIR
 from code_commit.config.protected import GATE_FILES, GIT_DIR, GIT_FILES
 from code_commit.git.config_files import GitFiles, git_files
-from code_commit.git.env import git_env
+from code_commit.git.env import run_git
 from code_commit.git.layout import GitLayout, GitSetup, find_git_layout, read_git_setup
 
 GIT_DIR_PARTS = ("config", "config.worktree", "hooks", "info")  # of the git dir and the common dir
@@ -144,20 +144,6 @@ def nested_dot_gits(root: Path, skip: Path | None = None) -> tuple[list[Path], b
     return found, False
 
 
-def _git(root: Path, *args: str) -> subprocess.CompletedProcess[bytes]:
-    """One of the tamper check's git calls: git's clean environment, no input, bounded in time.
-    Raises OSError or subprocess.TimeoutExpired, which each caller answers in its own way."""
-    return subprocess.run(
-        ["git", *args],
-        cwd=root,
-        env=git_env(),
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        timeout=LIST_TIMEOUT,
-        check=False,
-    )
-
-
 def _submodule_dot_gits(layout: GitLayout, index: GitSetup) -> list[Path]:
     """Each submodule's `.git` (a `gitdir:` file, or an old-style folder) below the root, from the
     index's gitlinks. `git status` in the project reads the config of the git dir it names and runs
@@ -190,7 +176,7 @@ def _git_files(root: Path, shown: list[str] | None = None) -> tuple[tuple[Path, 
     listings = [["--cached", "--others"]] if shown is None else []
     for listing in (*listings, ["--others", "--ignored", "--directory"]):
         try:
-            listed = _git(root, "ls-files", "-z", "--exclude-standard", *listing, *pathspecs)
+            listed = run_git(root, "ls-files", "-z", "--exclude-standard", *listing, *pathspecs, timeout=LIST_TIMEOUT)
         except (OSError, subprocess.TimeoutExpired):
             break
         if listed.returncode != 0:
@@ -355,7 +341,7 @@ def git_state(protected: ProtectedPaths) -> dict[str, tuple[object, ...]]:
         digest = hashlib.sha256("\0".join(entries).encode("utf-8", "surrogateescape")).hexdigest()
         state = {".git/index": ("listed", digest)}
     try:
-        done = _git(protected.root, "show-ref", "--head")
+        done = run_git(protected.root, "show-ref", "--head", timeout=LIST_TIMEOUT)
     except (OSError, subprocess.TimeoutExpired) as exc:
         state[".git/refs"] = ("unreadable", str(exc))
     else:

@@ -15,7 +15,7 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-from code_commit.git.env import GIT_TIMEOUT, git_env, untrusted_path_entries
+from code_commit.git.env import run_git, untrusted_path_entries
 
 # Keys whose value is a command git runs (through the shell, or exec'd when it is a plain word),
 # lower-cased as `git config --list` prints section and variable names (githooks(5), git-config(1)).
@@ -60,15 +60,7 @@ class GitFiles:
 def read_config(root: Path) -> list[ConfigEntry]:
     """Every configuration entry git sees in `root` (system, global, the repository's, includes)."""
     try:
-        listed = subprocess.run(
-            ["git", "config", "-z", "--show-origin", "--list"],
-            cwd=root,
-            env=git_env(),
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            timeout=GIT_TIMEOUT,
-            check=False,
-        ).stdout
+        listed = run_git(root, "config", "-z", "--show-origin", "--list").stdout
     except (OSError, subprocess.TimeoutExpired):
         return []
     fields = [os.fsdecode(f) for f in listed.split(b"\0")]

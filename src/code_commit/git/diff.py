@@ -15,7 +15,7 @@ import subprocess
 import tempfile
 from dataclasses import dataclass
 
-from code_commit.git.env import git_env
+from code_commit.git.env import run_git
 
 # Settings that change the shape of git's output, pinned to git's defaults; the user's diff
 # algorithm and its heuristics are left as they are, as `git diff` would use them.
@@ -50,13 +50,7 @@ def git_hunks(old: bytes, new: bytes, context: int) -> list[GitHunk] | None:
             with open(path, "wb") as fh:
                 fh.write(data)
         try:
-            done = subprocess.run(
-                ["git", *_PINNED, "diff", *_OPTIONS, f"--unified={context}", "--", a, b],
-                capture_output=True,
-                env=git_env(),
-                check=False,
-                timeout=120,
-            )
+            done = run_git(folder, *_PINNED, "diff", *_OPTIONS, f"--unified={context}", "--", a, b)
         except (OSError, subprocess.SubprocessError):
             return None
     if done.returncode not in (0, 1):  # 1: the files differ

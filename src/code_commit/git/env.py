@@ -16,12 +16,14 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
 from collections.abc import Mapping
 from pathlib import Path
 
 from code_commit.credentials import CHILD_SCRUBBED_ENV
 
 GIT_TIMEOUT = 120  # seconds for one git call; 10,000 paths against 1,000 patterns take about one
+NO_LOCKS = {"GIT_OPTIONAL_LOCKS": "0"}  # a look at the tree never refreshes (writes) the index
 
 # Each one changes which repository, work tree, index or objects git uses, or where it stops
 # looking for `.git`: all of them would make git disagree with the layout found on disk.
@@ -121,3 +123,31 @@ def git_env(env: Mapping[str, str] | None = None, **extra: str) -> dict[str, str
         f"GIT_CONFIG_VALUE_{count}": "false",
     }
     return clean | extra
+
+
+def run_git(
+    cwd: Path | str,
+    *args: str,
+    input: bytes | None = None,
+    timeout: float = GIT_TIMEOUT,
+    extra: Mapping[str, str] | None = None,
+) -> subprocess.CompletedProcess[bytes]:
+    """One of code-commit's own git calls: git's clean environment with `extra` set, `input` or
+    none, output captured, bounded in time. Raises OSError or subprocess.TimeoutExpired, which each
+    caller answers in its own way; a non-zero exit is the caller's to read (`git_failure`)."""
+    return subprocess.run(
+        ["git", *args],
+        cwd=cwd,
+        env=git_env(None, **(extra or {})),
+        input=input,
+        stdin=subprocess.DEVNULL if input is None else None,
+        capture_output=True,
+        timeout=timeout,
+        check=False,
+    )
+
+
+def git_failure(done: subprocess.CompletedProcess[bytes]) -> str:
+    """Why a git call failed: the last line it wrote to stderr (git's `fatal:`), or its exit code."""
+    why = done.stderr.decode("utf-8", "replace").strip().splitlines()
+    return why[-1] if why else f"exit code {done.returncode}"

@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from code_commit.files.setup_files import IGNORE_FILE_BYTES, SPECIAL, NotRegularFile, read_regular
-from code_commit.git.env import GIT_TIMEOUT, git_env
+from code_commit.git.env import GIT_TIMEOUT, git_failure, run_git
 from code_commit.git.layout import find_git_layout
 
 GITIGNORE = ".gitignore"
@@ -71,29 +71,21 @@ def check_ignore(
     order = sorted(set(paths))  # neighbours share folders, whose ignore files git then keeps loaded
     if not order:
         return {}
-    command = ["git", *(arg for setting in config for arg in ("-c", setting))]
+    command = [arg for setting in config for arg in ("-c", setting)]
     if git_dir is not None:
         command += [f"--git-dir={git_dir}", f"--work-tree={cwd}"]
     command += ["check-ignore", "--no-index", "--stdin", "-z", "--verbose", "--non-matching"]
     asked = [b"./" + os.fsencode(path) for path in order]
     try:
-        done = subprocess.run(
-            command,
-            cwd=cwd,
-            input=b"".join(path + b"\0" for path in asked),
-            env=git_env(GIT_FLUSH="0"),  # one write at the end, not one per path
-            capture_output=True,
-            timeout=GIT_TIMEOUT,
-            check=False,
-        )
+        # GIT_FLUSH: one write at the end, not one per path
+        done = run_git(cwd, *command, input=b"".join(path + b"\0" for path in asked), extra={"GIT_FLUSH": "0"})
     except subprocess.TimeoutExpired:
         raise GitUnanswered(f"git check-ignore gave no answer within {GIT_TIMEOUT} s") from None
     except OSError as exc:
         raise GitUnanswered(f"git check-ignore could not run: {exc.strerror or exc}") from None
     fields = done.stdout.split(b"\0")
     if done.returncode not in (0, 1) or len(fields) != 4 * len(order) + 1:  # 1: nothing is ignored
-        why = done.stderr.decode("utf-8", "replace").strip().splitlines()
-        raise GitUnanswered(f"git check-ignore failed: {why[-1] if why else f'exit code {done.returncode}'}")
+        raise GitUnanswered(f"git check-ignore failed: {git_failure(done)}")
     verdicts: dict[str, IgnoreMatch | None] = {}
     for n, path in enumerate(order):
         source, line, pattern, echoed = fields[4 * n : 4 * n + 4]
@@ -115,18 +107,11 @@ def throwaway_git_dir(exclude: bytes = b"") -> Iterator[Path]:
     with tempfile.TemporaryDirectory(prefix="code-commit-git-") as tmp:
         git_dir = Path(tmp, "git")
         try:
-            done = subprocess.run(
-                ["git", "init", "-q", "--bare", "--template=", str(git_dir)],
-                env=git_env(),
-                capture_output=True,
-                timeout=GIT_TIMEOUT,
-                check=False,
-            )
+            done = run_git(tmp, "init", "-q", "--bare", "--template=", str(git_dir))
         except (OSError, subprocess.SubprocessError) as exc:
             raise GitUnanswered(f"git init could not run: {exc}") from None
         if done.returncode != 0:
-            why = done.stderr.decode("utf-8", "replace").strip().splitlines()
-            raise GitUnanswered(f"git init failed: {why[-1] if why else f'exit code {done.returncode}'}")
+            raise GitUnanswered(f"git init failed: {git_failure(done)}")
         (git_dir / "info").mkdir()
         (git_dir / "info" / "exclude").write_bytes(exclude)
         yield git_dir

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from code_commit.git.env import GIT_TIMEOUT, git_env
+from code_commit.git.env import NO_LOCKS, git_failure, run_git
 
 
 @dataclass(frozen=True)
@@ -39,23 +39,16 @@ _GITLINK_MODE = "160000"
 _REGULAR_MODES = ("100644", "100755")
 
 
-def read_git_setup(top: Path, env: Mapping[str, str] | None = None) -> GitSetup:
+def read_git_setup(top: Path) -> GitSetup:
     """What the index of the repository at `top` says: every tracked path, the hidden ones and the
     submodules (`git ls-files -s -v` gives each entry's tag, mode and path)."""
     try:
-        listed = subprocess.run(
-            ["git", "ls-files", "-s", "-v", "-z"],
-            cwd=top,
-            env=git_env(env),  # git sees the repository the layout was found in, not one the environment names
-            capture_output=True,
-            timeout=GIT_TIMEOUT,
-            check=False,
-        )
+        # git sees the repository the layout was found in, not one the environment names
+        listed = run_git(top, "ls-files", "-s", "-v", "-z")
     except (OSError, subprocess.SubprocessError) as exc:
         return GitSetup(index_error=f"git ls-files could not run: {exc}")
     if listed.returncode != 0:
-        why = listed.stderr.decode("utf-8", "replace").strip().splitlines()
-        return GitSetup(index_error=f"git ls-files failed: {why[0] if why else f'exit code {listed.returncode}'}")
+        return GitSetup(index_error=f"git ls-files failed: {git_failure(listed)}")
     hidden: set[str] = set()
     gitlinks: set[str] = set()
     tracked: set[str] = set()
@@ -80,15 +73,7 @@ def shown_files(root: Path) -> list[str] | None:
     """The files `git status` shows below `root`: tracked ones, and untracked ones git does not
     ignore, relative to it, each once; None if git cannot say (no repository, no git)."""
     try:
-        listed = subprocess.run(
-            ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-            cwd=root,
-            env=git_env(GIT_OPTIONAL_LOCKS="0"),  # never refresh (write) the index while looking
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            timeout=GIT_TIMEOUT,
-            check=False,
-        )
+        listed = run_git(root, "ls-files", "-z", "--cached", "--others", "--exclude-standard", extra=NO_LOCKS)
     except (OSError, subprocess.SubprocessError):
         return None
     if listed.returncode != 0:

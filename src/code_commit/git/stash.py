@@ -22,7 +22,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from code_commit.git.env import GIT_TIMEOUT, git_env
+from code_commit.git.env import NO_LOCKS, git_failure, run_git
 
 
 class GitFailed(OSError):
@@ -53,20 +53,11 @@ _NO_HOOKS = ("-c", "core.hooksPath=/dev/null")
 
 def _git(root: Path, *args: str, env: dict[str, str] | None = None, stdin: bytes = b"") -> bytes:
     try:
-        done = subprocess.run(
-            ["git", *_NO_HOOKS, *args],
-            cwd=root,
-            env=git_env(GIT_OPTIONAL_LOCKS="0") | (env or {}),  # never refresh (write) the index while looking
-            input=stdin,
-            capture_output=True,
-            timeout=GIT_TIMEOUT,
-            check=False,
-        )
+        done = run_git(root, *_NO_HOOKS, *args, input=stdin, extra={**NO_LOCKS, **(env or {})})
     except (OSError, subprocess.SubprocessError) as exc:
         raise GitFailed(f"git {args[0]} could not run: {exc}") from None
     if done.returncode != 0:
-        why = done.stderr.decode("utf-8", "replace").strip().splitlines()
-        raise GitFailed(f"git {args[0]} failed: {why[-1] if why else f'exit code {done.returncode}'}")
+        raise GitFailed(f"git {args[0]} failed: {git_failure(done)}")
     return done.stdout
 
 
