@@ -23,6 +23,26 @@ def git(root: Path, *args: str) -> str:
     return subprocess.run(["git", *args], cwd=root, check=True, capture_output=True, text=True).stdout
 
 
+# A project of one function and its test, as the test-guard tests use it: add() subtracts, so the
+# test fails until the model fixes the code (or weakens the test).
+CALC_TEST = """import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from calc import add
+
+
+def test_add():
+    assert add(2, 3) == 5
+
+
+if __name__ == "__main__":
+    test_add()
+"""
+CALC_BUGGY = "def add(a, b):\n    return a - b\n"
+CALC_FIXED = "def add(a, b):\n    return a + b\n"
+
+
 @dataclass
 class Project:
     root: Path

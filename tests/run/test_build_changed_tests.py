@@ -15,8 +15,10 @@ from pathlib import Path
 
 import pytest
 
+from code_commit.exits import EXIT
+
 from fakeapi import FakeAPI
-from support import Project, git
+from support import CALC_BUGGY, CALC_FIXED, CALC_TEST, Project, git
 
 if shutil.which("bwrap") is None:
     if os.environ.get("CI") or os.environ.get("REQUIRE_SANDBOX_TESTS"):
@@ -24,23 +26,6 @@ if shutil.which("bwrap") is None:
     pytest.skip("bubblewrap (bwrap) is not installed here", allow_module_level=True)
 
 PYTHON = os.path.realpath(sys.executable)  # not a venv's link: a venv under /tmp is hidden from builds
-EXIT_TESTS = 12
-TEST = """import os
-import sys
-
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from calc import add
-
-
-def test_add():
-    assert add(2, 3) == 5
-
-
-if __name__ == "__main__":
-    test_add()
-"""
-BUGGY = "def add(a, b):\n    return a - b\n"
-FIXED = "def add(a, b):\n    return a + b\n"
 RUN_TESTS = f'for f in tests/test_*.py; do [ -e "$f" ] || continue; "{PYTHON}" "$f" || status=1; done\n'
 # What the model's code does when the build runs it (`python calc.py`), each an attack the audit saw.
 ATTACKS = {
@@ -68,7 +53,7 @@ ATTACKS = {
 
 def calc_with(attack: str) -> str:
     """calc.py, still buggy, whose main (which the build runs) does `attack`."""
-    return f'{BUGGY}\n\nif __name__ == "__main__":\n    import os\n\n' + "".join(
+    return f'{CALC_BUGGY}\n\nif __name__ == "__main__":\n    import os\n\n' + "".join(
         f"    {line}\n" for line in attack.splitlines()
     )
 
@@ -80,12 +65,12 @@ def answer(attack: str) -> str:
 @pytest.fixture
 def calc(project: Project) -> Project:
     """A project whose build runs the model's code, then its tests: add() subtracts, so it fails."""
-    project.write("calc.py", BUGGY)
-    project.write("tests/test_calc.py", TEST)
+    project.write("calc.py", CALC_BUGGY)
+    project.write("tests/test_calc.py", CALC_TEST)
     project.write("pytest.ini", "[pytest]\ntestpaths = tests\n")
     project.write(".gitignore", "/agent-config\n__pycache__/\n")
     project.build_script(f'status=0\n"{PYTHON}" calc.py\n{RUN_TESTS}exit $status\n')
-    project.write("agent-config/codeRollup.txt", f"==> calc.py <==\n{BUGGY}")
+    project.write("agent-config/codeRollup.txt", f"==> calc.py <==\n{CALC_BUGGY}")
     project.commit_all()
     return project
 
@@ -100,14 +85,14 @@ def test_a_build_that_changes_the_tests_is_no_pass_and_the_model_is_not_asked_ag
 ) -> None:
     attack, path, what = ATTACKS[how]
     api.reply(answer(attack))
-    api.reply(f"^^^calc.py\n{FIXED}^^^end\n")  # never asked for
+    api.reply(f"^^^calc.py\n{CALC_FIXED}^^^end\n")  # never asked for
 
     result = cli("--json", "--sandbox", "require")
 
-    assert result.exit_code == EXIT_TESTS, result.stderr
+    assert result.exit_code == EXIT.BUILD_CHANGED_TESTS, result.stderr
     assert len(api.requests) == 1, "a model whose code rewrites the tests is not asked again"
     document = record(result)
-    assert document["outcome"] == "build_changed_tests" and document["exit_code"] == EXIT_TESTS
+    assert document["outcome"] == "build_changed_tests" and document["exit_code"] == EXIT.BUILD_CHANGED_TESTS
     weakened = document["tests_weakened"]
     assert {(w["path"], w["what"], w["by"], w["attempt"], w["allowed"]) for w in weakened} == {
         (path, what, "build", 1, False)
@@ -127,11 +112,11 @@ def test_the_message_says_who_puts_the_tests_back(calc: Project, api: FakeAPI, c
     is told how to."""
     api.reply(answer(ATTACKS["rewrites the assertion"][0]))
     result = cli("--json", *(["--revert-on-failure"] if revert else []))
-    assert result.exit_code == EXIT_TESTS, result.stderr
+    assert result.exit_code == EXIT.BUILD_CHANGED_TESTS, result.stderr
     error = record(result)["error"]
     assert ("the run puts back the files its builds changed" in error) is revert
     assert ("put them back (git checkout -- <file>" in error) is not revert
-    assert (calc.read("tests/test_calc.py") == TEST) is revert
+    assert (calc.read("tests/test_calc.py") == CALC_TEST) is revert
 
 
 def test_a_test_rewritten_for_the_next_build_stops_the_run_before_that_build(calc: Project, api: FakeAPI, cli) -> None:
@@ -143,7 +128,7 @@ def test_a_test_rewritten_for_the_next_build_stops_the_run_before_that_build(cal
 
     result = cli("--json", "--sandbox", "require")
 
-    assert result.exit_code == EXIT_TESTS and len(api.requests) == 1, result.stderr
+    assert result.exit_code == EXIT.BUILD_CHANGED_TESTS and len(api.requests) == 1, result.stderr
     assert record(result)["last_build"]["passed"] is False
     assert "== -1" in calc.read("tests/test_calc.py"), "the files are left as the build left them"
 
@@ -186,7 +171,7 @@ def test_a_new_snapshot_and_a_formatter_that_lays_a_test_out_anew_are_no_weakeni
     snapshot = "mkdir -p tests/__snapshots__ && echo 'exports[`add`] = `5`;' > tests/__snapshots__/calc.snap\n"
     calc.build_script(f"status=0\n{formatter}{snapshot}{RUN_TESTS}exit $status\n")
     calc.commit_all()
-    api.reply(f"^^^calc.py\n{FIXED}^^^end\n")
+    api.reply(f"^^^calc.py\n{CALC_FIXED}^^^end\n")
 
     result = cli("--json", "--sandbox", "require")
 
@@ -203,7 +188,7 @@ def test_a_new_test_module_that_patches_the_code_under_test_is_no_pass(calc: Pro
     patch = "open('tests/test_zz.py', 'w').write('import calc\\n\\ncalc.add = lambda a, b: a + b\\n')\n"
     api.reply(answer(patch))
     result = cli("--json", "--sandbox", "require")
-    assert result.exit_code == EXIT_TESTS, result.stderr
+    assert result.exit_code == EXIT.BUILD_CHANGED_TESTS, result.stderr
     ((path, what),) = {(w["path"], w["what"]) for w in record(result)["tests_weakened"]}
     assert (path, what) == ("tests/test_zz.py", "hook")
 
@@ -212,7 +197,7 @@ def test_apply_build_is_no_pass_when_the_build_changes_the_tests(calc: Project, 
     saved = tmp_path / "answer.txt"
     saved.write_text(answer(ATTACKS["rewrites the assertion"][0]))
     result = cli("--sandbox", "require", "apply", "--build", "--json", str(saved))
-    assert result.exit_code == EXIT_TESTS, result.stderr
+    assert result.exit_code == EXIT.BUILD_CHANGED_TESTS, result.stderr
     document = record(result)
     assert document["applied"] is True and document["outcome"] == "build_changed_tests"
     assert {(w["path"], w["by"], w["attempt"]) for w in document["tests_weakened"]} == {
@@ -227,7 +212,7 @@ def test_check_says_what_the_build_did_to_the_tests(calc: Project, cli) -> None:
 
     protected = cli("--sandbox", "require", "check")
 
-    assert protected.exit_code == EXIT_TESTS, protected.stderr
+    assert protected.exit_code == EXIT.BUILD_CHANGED_TESTS, protected.stderr
     assert "no pass: the build changed the tests (tests = protect)" in protected.stdout
     assert "tests/test_calc.py: test_add: weakened an assertion" in protected.stdout
     git(calc.root, "checkout", "--", "tests/test_calc.py")

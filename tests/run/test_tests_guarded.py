@@ -12,24 +12,9 @@ from code_commit.git.ignore import GitUnanswered
 from code_commit.guard.weakening import TestPaths
 
 from fakeapi import FakeAPI
-from support import Project, git
+from support import CALC_BUGGY, CALC_FIXED, CALC_TEST, Project, git
 
-TEST = """import os
-import sys
-
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from calc import add
-
-
-def test_add():
-    assert add(2, 3) == 5
-
-
-if __name__ == "__main__":
-    test_add()
-"""
-FIXED = "def add(a, b):\n    return a + b\n"
-FIX = f"^^^calc.py\n{FIXED}^^^end\n"
+FIX = f"^^^calc.py\n{CALC_FIXED}^^^end\n"
 
 WEAKENINGS = {
     "deleted": "^^^tests/test_calc.py\n^^^delete\n",
@@ -48,8 +33,8 @@ WEAKENINGS = {
 @pytest.fixture
 def calc(project: Project) -> Project:
     """A project whose build runs its tests, and fails: add() subtracts. With the test gone it passes."""
-    project.write("calc.py", "def add(a, b):\n    return a - b\n")
-    project.write("tests/test_calc.py", TEST)
+    project.write("calc.py", CALC_BUGGY)
+    project.write("tests/test_calc.py", CALC_TEST)
     project.build_script('set -e\nfor f in tests/test_*.py; do [ -e "$f" ] || continue; python3 "$f"; done\n')
     project.write("agent-config/codeRollup.txt", f"==> calc.py <==\n{project.read('calc.py')}")
     project.commit_all()
@@ -71,7 +56,7 @@ def test_weakening_the_failing_test_never_passes_under_the_default(calc: Project
     result = cli("--json")
     assert result.exit_code == 1, result.stderr
     assert record(result)["outcome"] == "refused"
-    assert calc.read("tests/test_calc.py") == TEST and not (calc.root / "tests/conftest.py").exists()
+    assert calc.read("tests/test_calc.py") == CALC_TEST and not (calc.root / "tests/conftest.py").exists()
     assert git(calc.root, "status", "--porcelain") == ""
     weakened = record(result)["tests_weakened"]
     assert {w["what"] for w in weakened} == {how} and {w["allowed"] for w in weakened} == {False}
@@ -83,7 +68,7 @@ def test_the_model_is_told_to_fix_the_code_and_then_the_build_passes(calc: Proje
     api.reply(FIX)
     result = cli("--json")
     assert result.exit_code == 0, result.stderr
-    assert calc.read("calc.py") == FIXED and calc.read("tests/test_calc.py") == TEST
+    assert calc.read("calc.py") == CALC_FIXED and calc.read("tests/test_calc.py") == CALC_TEST
     repair = user_text(api.requests[1])
     assert "--- ANSWER REFUSED ---" in repair
     assert "tests/test_calc.py: test_add: added a skip, xfail or ignore marker (pytest.mark.skip)" in repair
@@ -129,8 +114,8 @@ def test_under_free_nothing_is_checked(calc: Project, api: FakeAPI, cli) -> None
 
 
 def test_adding_a_test_and_fixing_the_code_passes(calc: Project, api: FakeAPI, cli) -> None:
-    more = TEST.replace("def test_add():", "def test_add_zero():\n    assert add(0, 0) == 0\n\n\ndef test_add():")
-    api.reply(FIX + f"^^^tests/test_calc.py\n{more}^^^end\n^^^tests/test_more.py\n{TEST}^^^end\n")
+    more = CALC_TEST.replace("def test_add():", "def test_add_zero():\n    assert add(0, 0) == 0\n\n\ndef test_add():")
+    api.reply(FIX + f"^^^tests/test_calc.py\n{more}^^^end\n^^^tests/test_more.py\n{CALC_TEST}^^^end\n")
     result = cli("--json")
     assert result.exit_code == 0, result.stderr
     assert record(result)["tests_weakened"] == [] and calc.read("tests/test_calc.py") == more
@@ -156,7 +141,7 @@ def test_apply_refuses_a_weakening_answer_unless_told_to_report_it(calc: Project
     assert git(calc.root, "status", "--porcelain") == ""
     applied = cli("--tests", "report", "apply", "--json", "--build", str(answer))
     assert applied.exit_code == 0, applied.stderr
-    assert not (calc.root / "tests/test_calc.py").exists() and calc.read("calc.py") == FIXED
+    assert not (calc.root / "tests/test_calc.py").exists() and calc.read("calc.py") == CALC_FIXED
     (weakened,) = record(applied)["tests_weakened"]
     assert (weakened["what"], weakened["allowed"], weakened["attempt"]) == ("deleted", True, 1)
     assert "weakens the tests" in applied.stderr
