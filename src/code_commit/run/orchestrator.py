@@ -276,11 +276,7 @@ class Orchestrator:
             for c in watch.last
         ]
         judgement = judge_build(self.root, touched, self.test_paths)
-        if judgement.unanswered is not None:
-            self.note_once(
-                f"git could not say which files are tests ({judgement.unanswered}): every file a build changes "
-                "is judged as a test"
-            )
+        self._unanswered(judgement.unanswered, "a build")
         if judgement.unread:
             self.note_once(
                 f"{count(judgement.unread, 'file')} the build changed that can hold tests or test settings could not "
@@ -311,11 +307,7 @@ class Orchestrator:
         if mode == "free" or not plan.changes:
             return []
         judgement = judge_proposed(self.root, {c.path: c.content for c in plan.changes}, self.test_paths)
-        if judgement.unanswered is not None:
-            self.note_once(
-                f"git could not say which files are tests ({judgement.unanswered}): every file an answer "
-                "changes is judged as a test"
-            )
+        self._unanswered(judgement.unanswered, "an answer")
         findings = list(judgement.findings)
         if not findings:
             return []
@@ -327,6 +319,12 @@ class Orchestrator:
         if shown:
             self.console.warn(f"the answer weakens the tests; tests = report lets it through:{_listing(findings)}")
         return findings
+
+    def _unanswered(self, why: str | None, who: str) -> None:
+        if why is not None:
+            self.note_once(
+                f"git could not say which files are tests ({why}): every file {who} changes is judged as a test"
+            )
 
     def tests_let_through(self, findings: Sequence[Finding], call: int) -> None:
         """Weakenings `tests = report` let through in an applied (or, checking only, acceptable) answer:
