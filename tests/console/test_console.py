@@ -6,7 +6,6 @@ from __future__ import annotations
 import os
 import re
 import shlex
-import subprocess
 import sys
 from pathlib import Path
 
@@ -158,7 +157,7 @@ def test_the_live_view_shows_the_answer_with_every_escape_visible(project: Proje
 
 
 def test_a_dry_run_diff_on_a_terminal_shows_escapes_but_a_piped_one_is_the_exact_patch(
-    project: Project, terminal: Spawner
+    project: Project, terminal: Spawner, cli
 ) -> None:
     answer = "^^^app.txt\nhello \x1b]52;c;ZWNobw==\x07 world\n^^^end\n"
     env = {k: v for k, v in os.environ.items() if k != "CI"} | {"TERM": "dumb"}
@@ -170,14 +169,9 @@ def test_a_dry_run_diff_on_a_terminal_shows_escapes_but_a_piped_one_is_the_exact
         child.expect(pexpect.EOF)
         child.close()
         shown = child.before
-        piped = subprocess.run(
-            [sys.executable, "-m", "code_commit", "--dry-run", "-q"],
-            cwd=project.root,
-            env=env,
-            capture_output=True,
-        )
+        piped = cli("--dry-run", "-q", env=env)  # in this process, its output a pipe: no terminal
     assert b"+hello \xe2\x90\x9b]52;c;ZWNobw==\xe2\x90\x87 world" in shown and b"\x1b" not in shown
-    assert b"+hello \x1b]52;c;ZWNobw==\x07 world\n" in piped.stdout, "a patch for git apply: byte for byte"
+    assert b"+hello \x1b]52;c;ZWNobw==\x07 world\n" in piped.stdout_bytes, "a patch for git apply: byte for byte"
 
 
 def test_the_saved_answer_cannot_drive_a_terminal_and_the_raw_one_re_applies_exactly(
