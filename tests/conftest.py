@@ -158,9 +158,17 @@ def api(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeAPI]:
 
 
 @pytest.fixture(scope="session")
-def fork_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ForkServer]:
-    """One per test process, started at its first use: the SDK imported once (tests/terminal.py)."""
-    server = ForkServer(tmp_path_factory.mktemp("forkserver"))
+def fork_server_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The session's folder, which every xdist worker's basetemp is in."""
+    basetemp = tmp_path_factory.getbasetemp()
+    return basetemp.parent if os.environ.get("PYTEST_XDIST_WORKER") else basetemp
+
+
+@pytest.fixture(scope="session")
+def fork_server(fork_server_folder: Path) -> Iterator[ForkServer]:
+    """One per session, started at the first use in any of its xdist workers: the SDK imported once
+    (tests/terminal.py)."""
+    server = ForkServer(fork_server_folder)
     yield server
     server.close()
 

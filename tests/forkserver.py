@@ -3,13 +3,17 @@ CLI and the model SDK once, then forks a `python -m code_commit` on a new pseudo
 request. Run as a script by terminal.py. Standard library only: a child finds imported what the
 interpreter's start-up imports, PRELOADED and what it imports, and the few standard modules below.
 
-Protocol, one JSON object a packet on the SOCK_SEQPACKET socket whose fd is argv[1]:
-  server -> {"ready": [names]}  once, after the imports: the environment variables they read
+Its clients are the test processes of one pytest session (each xdist worker): argv[1] is the fd of a
+listening SOCK_SEQPACKET socket, and each connection to it is one client; argv[2] the lock file they
+connect under. Protocol, one JSON object
+a packet:
+  server -> {"ready": [names]}  on each connection, after the imports: the environment variables they read
   client -> {"args": [...], "cwd": "...", "env": {...}, "rows": n, "cols": n}
   server -> {"pid": n} with the pty's master fd (SCM_RIGHTS), or {"error": "..."}
-  server -> {"pid": n, "status": n}  when that child ends (its os.waitpid status)
-End of file on the socket (the test process ended, however it ended): the server kills what is left of
-its children's process groups, reaps them and exits.
+  server -> {"pid": n, "status": n}  when that child ends (its os.waitpid status), to the client that asked
+End of file on a connection (the test process ended, however it ended): the server kills what is left
+of that client's children's process groups. When its last client has gone, and none waits under the
+lock, it removes its address, reaps them all and exits.
 """
 
 from __future__ import annotations
@@ -145,65 +149,104 @@ class Fresh:
 _discarded: list[object] = []
 
 
-def serve(control: socket.socket) -> None:
+def serve(listener: socket.socket, lock: str) -> None:
     fresh = Fresh()
     read_at_import = import_recording_reads(PRELOADED)
     wake, woken = os.pipe2(os.O_NONBLOCK | os.O_CLOEXEC)
     signal.signal(signal.SIGCHLD, lambda *_: None)  # the wakeup fd wakes the select below
     signal.set_wakeup_fd(woken)
-    open_fds = {int(fd) for fd in os.listdir("/proc/self/fd")} - {0, 1, 2, control.fileno(), wake, woken}
+    open_fds = {int(fd) for fd in os.listdir("/proc/self/fd")} - {0, 1, 2, listener.fileno(), wake, woken}
     open_fds = {fd for fd in open_fds if os.path.exists(f"/proc/self/fd/{fd}")}  # the listing's own is gone
     if open_fds:
         raise RuntimeError(f"the imports left fds {sorted(open_fds)} open: each child would inherit them")
-    control.send(json.dumps({"ready": sorted(read_at_import)}).encode())
-    children: set[int] = set()
+    ready = json.dumps({"ready": sorted(read_at_import)}).encode()
+    clients: dict[socket.socket, set[int]] = {}  # each connection's children not yet reaped
+    owners: dict[int, socket.socket] = {}  # every child not yet reaped, and the connection that asked for it
     try:
         while True:
-            readable, _, _ = select.select([control, wake], [], [])
+            readable, _, _ = select.select([listener, wake, *clients], [], [])
             if wake in readable:
                 with contextlib.suppress(BlockingIOError):
                     while os.read(wake, 4096):
                         pass
-                _reap(children, control)
-            if control in readable:
+                _reap(owners, clients)
+            if listener in readable:
+                connection, _ = listener.accept()
+                clients[connection] = set()
+                _send(connection, ready)
+            for control in [c for c in readable if c in clients]:
                 message, _, _, _ = socket.recv_fds(control, MESSAGE_BYTES, 0)
                 if not message:
-                    return
+                    for pid in clients.pop(control):
+                        with contextlib.suppress(ProcessLookupError):
+                            os.killpg(pid, signal.SIGKILL)
+                    control.close()
+                    continue
                 request = json.loads(message)
                 problem = refusal(request["env"], read_at_import)
                 if problem:
-                    control.send(json.dumps({"error": problem}).encode())
+                    _send(control, json.dumps({"error": problem}).encode())
                     continue
                 sys.stderr.flush()  # nothing of the server's may reach a child's terminal
                 pid, master = pty.fork()
                 if pid == 0:
-                    _child(request, fresh, control, (wake, woken))
-                children.add(pid)
-                socket.send_fds(control, [json.dumps({"pid": pid}).encode()], [master])
+                    _child(request, fresh, (wake, woken))
+                clients[control].add(pid)
+                owners[pid] = control
+                _send(control, json.dumps({"pid": pid}).encode(), master)
                 os.close(master)
+            if not clients:  # the first client connected as the server started: only the last gets here
+                connection = _last_call(listener, lock)
+                if connection is None:
+                    return
+                clients[connection] = set()
+                _send(connection, ready)
     finally:
-        for pid in children:
+        for pid in owners:
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(pid, signal.SIGKILL)
-        for pid in children:
+        for pid in owners:
             os.waitpid(pid, 0)
 
 
-def _reap(children: set[int], control: socket.socket) -> None:
-    while children:
+def _last_call(listener: socket.socket, lock: str) -> socket.socket | None:
+    """With no client left: under the lock clients connect under, one that connected meanwhile, or
+    None once the address is gone (a client that comes later starts a server of its own)."""
+    with open(lock, "wb") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)
+        listener.setblocking(False)
+        try:
+            connection, _ = listener.accept()
+        except BlockingIOError:
+            os.unlink(listener.getsockname())
+            return None
+        connection.setblocking(True)
+        listener.setblocking(True)
+        return connection
+
+
+def _reap(owners: dict[int, socket.socket], clients: dict[socket.socket, set[int]]) -> None:
+    while owners:
         pid, status = os.waitpid(-1, os.WNOHANG)
         if pid == 0:
             return
-        children.discard(pid)
-        control.send(json.dumps({"pid": pid, "status": status}).encode())
+        control = owners.pop(pid)
+        if control in clients:  # else it has gone, and killed its children
+            clients[control].discard(pid)
+            _send(control, json.dumps({"pid": pid, "status": status}).encode())
 
 
-def _child(request: dict, fresh: Fresh, control: socket.socket, wakeup: tuple[int, int]) -> NoReturn:
+def _send(control: socket.socket, message: bytes, fd: int | None = None) -> None:
+    """A client that has gone is seen at its end of file, which the select loop reads next."""
+    with contextlib.suppress(OSError):
+        socket.send_fds(control, [message], [] if fd is None else [fd])
+
+
+def _child(request: dict, fresh: Fresh, wakeup: tuple[int, int]) -> NoReturn:
     """In the forked child, on the pty: become what `python -m code_commit ARGS` would have started as."""
     try:
         signal.set_wakeup_fd(-1)
         fresh.restore_signals()
-        os.close(control.detach())
         for fd in (*wakeup, *(int(fd) for fd in os.listdir("/proc/self/fd") if int(fd) > 2)):
             with contextlib.suppress(OSError):  # the listing's own, closed already
                 os.close(fd)
@@ -270,4 +313,4 @@ def _exit_status(code: object) -> int:
 
 
 if __name__ == "__main__":
-    serve(socket.socket(fileno=int(sys.argv[1])))
+    serve(socket.socket(fileno=int(sys.argv[1])), sys.argv[2])

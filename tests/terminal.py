@@ -3,9 +3,9 @@
 Why: every `python -m code_commit` that makes a model call imports the anthropic SDK, and its import
 costs about 2.4 s of CPU (pydantic builds its models as they are defined): about half of what the
 terminal tests cost, spawn after spawn, on the suite's 2 cores. So, as multiprocessing's
-forkserver does, each test process starts one fresh interpreter (tests/forkserver.py: a new process,
+forkserver does, a pytest session starts one fresh interpreter (tests/forkserver.py: a new process,
 not a fork of pytest, so none of pytest's monkeypatches, captured fds or threads reach it) that imports
-the CLI and the SDK, and forks a child on a new pty for each `spawn`. The child sets the window size,
+the CLI and the SDK, and forks a child on a new pty for each `spawn`; its xdist workers share it. The child sets the window size,
 takes the request's environment and folder, resets the signal dispositions and the standard streams to
 a fresh interpreter's, runs `code_commit`'s __main__ as `python -m` runs it, and exits with the status
 Python would have. The master fd comes back over a Unix socket; pexpect drives it as it drives a
@@ -24,6 +24,7 @@ tests/console/test_console.py keeps one real spawn on a terminal, so start-up st
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import json
 import os
 import select
@@ -31,6 +32,7 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import termios
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
@@ -43,6 +45,7 @@ from forkserver import MESSAGE_BYTES, startup_variable
 
 SERVER = Path(__file__).with_name("forkserver.py")
 GUARD = 120  # seconds: only a guard against a hang; nothing here is timed
+SUN_PATH_BYTES = 108  # the longest path a Unix socket is bound to, its final NUL included
 
 
 class Spawner(Protocol):
@@ -81,27 +84,46 @@ def spawn_process(
 
 
 class ForkServer:
-    """One server process; `close` (or the end of this process, however it ends) ends it."""
+    """A connection to the fork server of this pytest session, started by the first test process that
+    asks (under a lock in `folder`, which every xdist worker of the session passes), so the SDK is
+    imported once a session, not once a worker. `close` (or the end of this process, however it ends)
+    ends the connection; the server ends with its last one."""
 
     def __init__(self, folder: Path) -> None:
-        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         self._log = folder / "forkserver.log"
-        with self._log.open("wb") as log, theirs:
-            self._process = subprocess.Popen(
-                [sys.executable, str(SERVER), str(theirs.fileno())],
-                pass_fds=[theirs.fileno()],
+        self._process: subprocess.Popen[bytes] | None = None
+        address = folder / "forkserver.sock"
+        if len(os.fsencode(address)) >= SUN_PATH_BYTES:  # too long for a socket's address: a server of our own
+            address = Path(tempfile.mkdtemp(prefix="forkserver-")) / "sock"
+        lock = address.parent / "forkserver.lock"
+        with lock.open("wb") as held:
+            fcntl.flock(held, fcntl.LOCK_EX)
+            try:
+                self._socket = _connect(address)
+            except (FileNotFoundError, ConnectionRefusedError):  # none yet, or the last one ended (or died)
+                with contextlib.suppress(FileNotFoundError):
+                    address.unlink()
+                self._process = self._start(address, lock)
+                self._socket = _connect(address)
+        self._ended: dict[int, int] = {}  # pid -> wait status, of children not yet waited for
+        self.read_at_import: list[str] = self._receive(GUARD)[0]["ready"]
+
+    def _start(self, address: Path, lock: Path) -> subprocess.Popen[bytes]:
+        with socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET) as listener, self._log.open("wb") as log:
+            listener.bind(os.fsencode(address))
+            listener.listen()
+            return subprocess.Popen(
+                [sys.executable, str(SERVER), str(listener.fileno()), str(lock)],
+                pass_fds=[listener.fileno()],
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.DEVNULL,
                 stderr=log,
-                cwd=folder,
+                cwd=address.parent,
                 # Only what an interpreter reads as it starts, from this process's environment: no test's
                 # variables; a request must agree on these (forkserver.refusal).
                 env={name: value for name, value in os.environ.items() if startup_variable(name)},
                 start_new_session=True,  # a Ctrl-C at the developer's terminal is pytest's to handle
             )
-        self._socket = ours
-        self._ended: dict[int, int] = {}  # pid -> wait status, of children not yet waited for
-        self.read_at_import: list[str] = self._receive(GUARD)[0]["ready"]
 
     def spawn(
         self,
@@ -130,13 +152,10 @@ class ForkServer:
         return self._ended.pop(pid)
 
     def close(self) -> None:
-        self._socket.close()  # end of file: the server kills and reaps what is left, then exits
-        try:
-            self._process.wait(GUARD)
-        except subprocess.TimeoutExpired:
-            self._process.kill()
+        self._socket.close()  # end of file: the server kills and reaps what is left of ours
+        if self._process is not None:
+            # The server ends with its last client: the other workers', whose sessions end on their own.
             self._process.wait()
-            raise
 
     def _receive(self, timeout: float | None, status_only: bool = False) -> Any:
         """The next reply (with its fds), filing away the children's statuses that come before it; with
@@ -161,6 +180,16 @@ class ForkServer:
         return self._log.read_text(errors="replace")
 
 
+def _connect(address: Path) -> socket.socket:
+    connection = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    try:
+        connection.connect(os.fsencode(address))
+    except OSError:
+        connection.close()
+        raise
+    return connection
+
+
 class Terminal(fdspawn):
     """pexpect on the master side of the child's pty, as `pexpect.spawn` gives it: expect, send,
     sendintr, child_fd (for termios), logfile_read, and after `close` exitstatus and signalstatus."""
@@ -178,6 +207,10 @@ class Terminal(fdspawn):
         """Ctrl-C as a user types it: the terminal's interrupt character, which its line discipline
         turns into SIGINT for the foreground process group."""
         os.write(self.child_fd, termios.tcgetattr(self.child_fd)[6][termios.VINTR])
+
+    def sendeof(self) -> None:
+        """Ctrl-D at the start of a line: the terminal's end-of-file character, as a user types it."""
+        os.write(self.child_fd, termios.tcgetattr(self.child_fd)[6][termios.VEOF])
 
     def isalive(self) -> bool:
         if self.status is None:

@@ -4,12 +4,16 @@ a spawned one is, it refuses what it could not stand for, and it leaves nothing 
 from __future__ import annotations
 
 import os
+import select
 from pathlib import Path
 
 import pexpect
 import pytest
 
-from terminal import ForkServer, Spawner, spawn_process
+from code_commit.exits import EXIT
+
+from support import Project
+from terminal import GUARD, ForkServer, Spawner, spawn_process
 
 
 def test_a_forked_run_draws_what_a_spawned_one_draws(tmp_path: Path, terminal: Spawner) -> None:
@@ -51,3 +55,29 @@ def test_a_run_leaves_no_process_and_no_fd(terminal: Spawner) -> None:
     assert sorted(os.listdir("/proc/self/fd")) == before
     with pytest.raises(ProcessLookupError):  # reaped: not even a zombie
         os.kill(child.pid, 0)
+
+
+def parent(pid: int) -> int:
+    return int(Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[1])
+
+
+def test_the_session_s_workers_share_one_server_and_one_that_leaves_ends_only_its_own_runs(
+    fork_server_folder: Path, terminal: Spawner, project: Project
+) -> None:
+    other = ForkServer(fork_server_folder)  # as another xdist worker connects
+    try:
+        theirs = other.spawn(["apply", "-"], env=dict(os.environ), cwd=project.root, encoding="utf-8")
+        ours = terminal(["apply", "-"], env=dict(os.environ), cwd=project.root, encoding="utf-8")
+        assert parent(theirs.pid) == parent(ours.pid), "one server"
+        ended = os.pidfd_open(theirs.pid)
+    finally:
+        other.close()
+    try:
+        assert select.select([ended], [], [], GUARD)[0], "the run of a worker that left was ended"
+    finally:
+        os.close(ended)
+    assert ours.isalive(), "another worker leaving ends its own runs only"
+    ours.sendeof()
+    ours.expect(pexpect.EOF)
+    ours.close()
+    assert ours.exitstatus == EXIT.REFUSED, "apply read the empty answer from the terminal, and refused it"
