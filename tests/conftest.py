@@ -6,6 +6,7 @@ tests spawn `code-commit` only where the process boundary itself is under test.
 
 from __future__ import annotations
 
+import fcntl
 import functools
 import os
 import shutil
@@ -158,17 +159,17 @@ def api(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeAPI]:
 
 
 @pytest.fixture(scope="session")
-def fork_server_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The session's folder, which every xdist worker's basetemp is in."""
+def session_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The session's folder, which every xdist worker's basetemp is in: what the workers share."""
     basetemp = tmp_path_factory.getbasetemp()
     return basetemp.parent if os.environ.get("PYTEST_XDIST_WORKER") else basetemp
 
 
 @pytest.fixture(scope="session")
-def fork_server(fork_server_folder: Path) -> Iterator[ForkServer]:
+def fork_server(session_folder: Path) -> Iterator[ForkServer]:
     """One per session, started at the first use in any of its xdist workers: the SDK imported once
     (tests/terminal.py)."""
-    server = ForkServer(fork_server_folder)
+    server = ForkServer(session_folder)
     yield server
     server.close()
 
@@ -182,13 +183,14 @@ def terminal(fork_server: ForkServer) -> Iterator[Spawner]:
 
 
 @pytest.fixture(scope="session")
-def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """code-commit's wheel, built once per session from this checkout, offline."""
-    out = tmp_path_factory.mktemp("wheel")
-    subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(out), str(REPO)],
-        check=True,
-        capture_output=True,
-    )
+def wheel(session_folder: Path) -> Path:
+    """code-commit's wheel, built once per session (by the first xdist worker that needs it) from
+    this checkout, offline."""
+    out = session_folder / "wheel"
+    pip_wheel = [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(out)]
+    with (session_folder / "wheel.lock").open("wb") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not any(out.glob("code_commit-*.whl")):
+            subprocess.run([*pip_wheel, str(REPO)], check=True, capture_output=True)
     (built,) = out.glob("code_commit-*.whl")
     return built

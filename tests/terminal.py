@@ -5,11 +5,12 @@ costs about 2.4 s of CPU (pydantic builds its models as they are defined): about
 terminal tests cost, spawn after spawn, on the suite's 2 cores. So, as multiprocessing's
 forkserver does, a pytest session starts one fresh interpreter (tests/forkserver.py: a new process,
 not a fork of pytest, so none of pytest's monkeypatches, captured fds or threads reach it) that imports
-the CLI and the SDK, and forks a child on a new pty for each `spawn`; its xdist workers share it. The child sets the window size,
-takes the request's environment and folder, resets the signal dispositions and the standard streams to
-a fresh interpreter's, runs `code_commit`'s __main__ as `python -m` runs it, and exits with the status
-Python would have. The master fd comes back over a Unix socket; pexpect drives it as it drives a
-spawn, and Ctrl-C is the terminal's VINTR character, turned into SIGINT by the line discipline.
+the CLI and the SDK, and forks a child on a new pty for each `spawn`; its xdist workers share it.
+The child sets the window size, takes the request's environment and folder, resets the signal
+dispositions and the standard streams to a fresh interpreter's, runs `code_commit`'s __main__ as
+`python -m` runs it, and exits with the status Python would have. The master fd comes back over a
+Unix socket; pexpect drives it as it drives a spawn, and Ctrl-C is the terminal's VINTR character,
+turned into SIGINT by the line discipline.
 
 What differs from a spawn: nothing the CLI looks at. Modules are imported already (the CLI's light
 start-up modules, the SDK and what it imports); every child has the server as its parent and shares its

@@ -62,9 +62,9 @@ def parent(pid: int) -> int:
 
 
 def test_the_session_s_workers_share_one_server_and_one_that_leaves_ends_only_its_own_runs(
-    fork_server_folder: Path, terminal: Spawner, project: Project
+    session_folder: Path, terminal: Spawner, project: Project
 ) -> None:
-    other = ForkServer(fork_server_folder)  # as another xdist worker connects
+    other = ForkServer(session_folder)  # as another xdist worker connects
     try:
         theirs = other.spawn(["apply", "-"], env=dict(os.environ), cwd=project.root, encoding="utf-8")
         ours = terminal(["apply", "-"], env=dict(os.environ), cwd=project.root, encoding="utf-8")
