@@ -13,8 +13,6 @@ import functools
 import re
 from pathlib import Path
 
-import pytest
-
 from code_commit.config import paths, protected
 from code_commit.logs import run_folder
 
@@ -63,13 +61,6 @@ def sources() -> list[Path]:
     return [path for path in sorted(SRC.rglob("*.py")) if path not in DECLARATIONS]
 
 
-@pytest.mark.parametrize("module", [paths, run_folder], ids=["agent-config", "run folder"])
-def test_no_name_of_agent_config_or_of_a_run_folder_is_spelled_twice(module: object) -> None:
-    names = declared_names(module) - {"logs"} if module is run_folder else declared_names(module)
-    assert names, "the declarations were found"
-    assert second_spellings(names, sources()) == []
-
-
 def lists_of(names: set[str], path: Path) -> list[str]:
     """Each tuple, list or set literal of a module that holds two or more of `names`, in any case: a
     second declaration of them (one name alone is a use: opening .gitignore, running build.sh)."""
@@ -83,9 +74,20 @@ def lists_of(names: set[str], path: Path) -> list[str]:
     return found
 
 
-def test_protected_names_are_declared_once_in_one_convention() -> None:
-    names = {*protected.DIRS_ANYWHERE, *protected.FILES_ANYWHERE, *protected.ROOT_DIRS, *protected.ROOT_FILES}
-    assert [found for path in sources() for found in lists_of(names, path)] == []
+def test_each_fact_is_declared_once() -> None:
+    """One test for the three scans: each parses every module, which is their cost, and under xdist
+    three tests could pay it in three workers."""
+    agent_config, run_folder_names = declared_names(paths), declared_names(run_folder) - {"logs"}
+    assert agent_config and run_folder_names, "the declarations were found"
+    protected_names = {*protected.DIRS_ANYWHERE, *protected.FILES_ANYWHERE, *protected.ROOT_DIRS, *protected.ROOT_FILES}
+    found = {
+        "a name of agent-config/ spelled twice": second_spellings(agent_config, sources()),
+        "a name of a run folder's file spelled twice": second_spellings(run_folder_names, sources()),
+        "protected names declared twice, or in another convention": [
+            found for path in sources() for found in lists_of(protected_names, path)
+        ],
+    }
+    assert found == {fact: [] for fact in found}
 
 
 def test_the_scans_find_a_second_spelling(tmp_path: Path) -> None:
