@@ -5,8 +5,7 @@ interpreter's start-up imports, PRELOADED and what it imports, and the few stand
 
 Its clients are the test processes of one pytest session (each xdist worker): argv[1] is the fd of a
 listening SOCK_SEQPACKET socket, and each connection to it is one client; argv[2] the lock file they
-connect under. Protocol, one JSON object
-a packet:
+connect under. Protocol, one JSON object a packet:
   server -> {"ready": [names]}  on each connection, after the imports: the environment variables they read
   client -> {"args": [...], "cwd": "...", "env": {...}, "rows": n, "cols": n}
   server -> {"pid": n} with the pty's master fd (SCM_RIGHTS), or {"error": "..."}

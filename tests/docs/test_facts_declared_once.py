@@ -84,7 +84,7 @@ def test_each_fact_is_declared_once() -> None:
         "a name of agent-config/ spelled twice": second_spellings(agent_config, sources()),
         "a name of a run folder's file spelled twice": second_spellings(run_folder_names, sources()),
         "protected names declared twice, or in another convention": [
-            found for path in sources() for found in lists_of(protected_names, path)
+            listed for path in sources() for listed in lists_of(protected_names, path)
         ],
     }
     assert found == {fact: [] for fact in found}
