@@ -83,12 +83,10 @@ def run(repeat: int, sizes: tuple[int, ...] = SIZES) -> Iterator[Row]:
             size = answer.stat().st_size
         per_file = best["ours"].seconds / files * 1e6
         met = best["ours"].seconds <= 2 * best["reference"].seconds
-        yield Row(
+        yield Row.compared(
             f"apply: {files:,} files",
             f"{size / 2**20:.1f} MiB",
-            best["ours"].seconds,
-            best["reference"].seconds,
-            best["ours"].peak_rss,
+            best,
             note=f"{per_file:.0f} us/file (git apply {best['reference'].seconds / files * 1e6:.0f})",
             target=f"<= 2x git apply: {'met' if met else 'MISSED'}",
         )

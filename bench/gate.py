@@ -34,12 +34,20 @@ root = Path(sys.argv[1])
 run_folder = root / "agent-config" / "logs" / "bench"
 run_folder.mkdir(parents=True, exist_ok=True)
 """
-GATED = SETUP + """
-checked_build(root, run_folder, run_folder / "build.txt", Redactor(), Settings(), Sandbox("off", NONE), watch=BuildWatch(root))
+GATED = (
+    SETUP
+    + """
+checked_build(
+    root, run_folder, run_folder / "build.txt", Redactor(), Settings(), Sandbox("off", NONE), watch=BuildWatch(root)
+)
 """
-BARE = SETUP + """
+)
+BARE = (
+    SETUP
+    + """
 run_build(root, run_folder / "build.txt", Redactor(), 600)
 """
+)
 
 
 def make_repository(root: Path, files: int = FILES, folders: int = FOLDERS) -> None:
@@ -66,12 +74,10 @@ def run(repeat: int, files: int = FILES) -> list[Row]:
         best = side_by_side(repeat, commands)
     added = best["ours"].seconds - best["reference"].seconds
     return [
-        Row(
+        Row.compared(
             f"build gate: tamper check and watch around one build, {files:,} files",
             f"{files:,} files",
-            best["ours"].seconds,
-            best["reference"].seconds,
-            best["ours"].peak_rss,
+            best,
             note=f"+{added * 1000:.0f} ms over the bare build",
             target=f"<= +{TARGET:g} s: {'met' if added <= TARGET else 'MISSED'}",
         )

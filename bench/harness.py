@@ -134,6 +134,14 @@ class Row:
     target: str = ""
     unit: str = "s"  # of `ours` and `reference`: seconds, or "tok" for token counts
 
+    @classmethod
+    def compared(
+        cls, scenario: str, size: str, best: Mapping[str, Measure], *, note: str = "", target: str = ""
+    ) -> Row:
+        """The row of a `side_by_side` of "ours" against "reference": their best times, our peak RSS."""
+        ours, reference = best["ours"], best["reference"]
+        return cls(scenario, size, ours.seconds, reference.seconds, ours.peak_rss, note=note, target=target)
+
     @property
     def ratio(self) -> float | None:
         if self.ours is None or not self.reference:

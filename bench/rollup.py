@@ -72,12 +72,10 @@ def speed(repeat: int, files: int) -> list[Row]:
         }
         best = side_by_side(repeat, commands)
     return [
-        Row(
+        Row.compared(
             f"rollup: codeRollup.sh, {files:,} files",
             f"{size / 2**20:.1f} MiB",
-            best["ours"].seconds,
-            best["reference"].seconds,
-            best["ours"].peak_rss,
+            best,
             target=f"<= 3x: {'met' if best['ours'].seconds <= 3 * best['reference'].seconds else 'MISSED'}",
         )
     ]

@@ -35,9 +35,9 @@ import subprocess
 import sys
 import tempfile
 import termios
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 import pexpect
 from pexpect.fdpexpect import fdspawn
@@ -49,17 +49,9 @@ GUARD = 120  # seconds: only a guard against a hang; nothing here is timed
 SUN_PATH_BYTES = 108  # the longest path a Unix socket is bound to, its final NUL included
 
 
-class Spawner(Protocol):
-    def __call__(
-        self,
-        args: Sequence[str],
-        *,
-        env: Mapping[str, str],
-        cwd: str | Path | None = None,
-        dimensions: tuple[int, int] = (24, 80),
-        timeout: float = 60,
-        encoding: str | None = None,
-    ) -> Any: ...
+# What `terminal` gives a test: spawn_process's signature, whichever of the two spawns (a real process,
+# or ForkServer.spawn).
+Spawner = Callable[..., Any]
 
 
 def spawn_process(
