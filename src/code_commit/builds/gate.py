@@ -32,6 +32,7 @@ from code_commit.config.redaction import Redactor
 from code_commit.config.settings import Settings
 from code_commit.errors import BuildTampered
 from code_commit.files.setup_files import read_regular
+from code_commit.git.config_files import GitFiles
 from code_commit.git.env import distrust
 from code_commit.git.layout import shown_files
 
@@ -97,20 +98,13 @@ def checked_build(
             withhold_env=settings.redact_env,
         )
     except BaseException as stopped:
-        shown = shown_files(root) if watch is not None else None
-        if watch is not None:
-            with contextlib.suppress(Exception):  # the stop is what ends the run; what is known still counts
-                watch.after(shown)
-        changed = changed_paths(
-            before, Fingerprint.take(protected_paths(root, run_folder, configured, shown), skip=run_folder)
-        )
+        # The stop is what ends the run: what the watch can still tell counts, its failure does not.
+        after = _look_after(root, run_folder, configured, watch, contextlib.suppress(Exception))
+        changed = changed_paths(before, after)
         if changed:
             raise BuildTampered(changed) from stopped
         raise
-    shown = shown_files(root) if watch is not None else None
-    if watch is not None:
-        watch.after(shown)
-    after = Fingerprint.take(protected_paths(root, run_folder, configured, shown), skip=run_folder)
+    after = _look_after(root, run_folder, configured, watch, contextlib.nullcontext())
     changed = changed_paths(before, after)
     own = [path for path in changed if watch is not None and tool_ignore_file(path, watch, protected)]
     if own and on_note is not None:
@@ -125,6 +119,22 @@ def checked_build(
     if not result.passed:
         result = dataclasses.replace(result, diagnosis=diagnosed(root, result, build_policy))
     return result
+
+
+def _look_after(
+    root: Path,
+    run_folder: Path,
+    configured: GitFiles,
+    watch: BuildWatch | None,
+    watching: contextlib.AbstractContextManager[object],
+) -> Fingerprint:
+    """After a build: the watch's record of what it changed (inside `watching`), and the tamper
+    check's fingerprint, from one listing of the files git shows."""
+    shown = shown_files(root) if watch is not None else None
+    if watch is not None:
+        with watching:
+            watch.after(shown)
+    return Fingerprint.take(protected_paths(root, run_folder, configured, shown), skip=run_folder)
 
 
 def tool_ignore_file(change: str, watch: BuildWatch, protected: ProtectedPaths) -> bool:
