@@ -34,7 +34,6 @@ from code_commit.errors import BuildTampered
 from code_commit.files.setup_files import read_regular
 from code_commit.git.config_files import GitFiles
 from code_commit.git.env import distrust
-from code_commit.git.layout import shown_files
 
 # The caches whose tools write a `.gitignore` of `*` into them on their first run: pytest, ruff, mypy.
 TOOL_CACHES = (".pytest_cache", ".ruff_cache", ".mypy_cache")
@@ -61,8 +60,7 @@ def checked_build(
     was stopped (a signal, the run's time limit) before it ended. `watch`: the files git shows,
     whose changes by the build it records (`watch.last`), however the build ended."""
     distrust(root, *settings.sandbox_writable)  # as the settings did: no git a build plants ever runs here
-    shown = shown_files(root) if watch is not None else None  # one listing for the watch and the check
-    protected = protected_paths(root, run_folder, shown=shown)
+    protected = protected_paths(root, run_folder)  # its listing of the files git shows serves the watch
     configured = protected.configured  # the check after the build looks where this one did
     before = Fingerprint.take(protected, skip=run_folder)
     # Between two builds of a run only the guarded apply writes, and never a watched path: a change
@@ -83,7 +81,7 @@ def checked_build(
         )
     build_policy = sandbox_policy(root, settings, sandbox, protected)
     if watch is not None:
-        watch.before(protected.index, shown)
+        watch.before(protected.index, protected.shown)
     try:
         result = run_build(
             root,
@@ -129,12 +127,12 @@ def _look_after(
     watching: contextlib.AbstractContextManager[object],
 ) -> Fingerprint:
     """After a build: the watch's record of what it changed (inside `watching`), and the tamper
-    check's fingerprint, from one listing of the files git shows."""
-    shown = shown_files(root) if watch is not None else None
+    check's fingerprint, from one listing of the files git shows and the index."""
+    protected = protected_paths(root, run_folder, configured)
     if watch is not None:
         with watching:
-            watch.after(shown)
-    return Fingerprint.take(protected_paths(root, run_folder, configured, shown), skip=run_folder)
+            watch.after(protected.shown)
+    return Fingerprint.take(protected, skip=run_folder)
 
 
 def tool_ignore_file(change: str, watch: BuildWatch, protected: ProtectedPaths) -> bool:

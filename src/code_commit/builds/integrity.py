@@ -30,7 +30,7 @@ from code_commit.config.paths import CONFIG_DIR
 from code_commit.config.protected import GATE_FILES, GIT_DIR, GIT_FILES
 from code_commit.git.config_files import GitFiles, git_files
 from code_commit.git.env import run_git
-from code_commit.git.layout import GitLayout, GitSetup, find_git_layout, read_git_setup
+from code_commit.git.layout import GitLayout, GitSetup, find_git_layout, list_tree
 
 GIT_DIR_PARTS = ("config", "config.worktree", "hooks", "info")  # of the git dir and the common dir
 MAX_ENTRIES = 20_000  # paths listed by one fingerprint
@@ -52,6 +52,7 @@ class ProtectedPaths:
     tree_truncated: bool = False  # the tree has more than TREE_ENTRIES entries: `.git` was not looked for past them
     index: GitSetup = field(default_factory=GitSetup)  # the index as listed now, once for every reader
     prefix: str = ""  # the root relative to the repository's top: where in the index the root's files are
+    shown: list[str] | None = None  # the files git shows below the root, listed with the index (None: git cannot say)
 
     @property
     def programs(self) -> tuple[Path, ...]:
@@ -70,18 +71,16 @@ class ProtectedPaths:
         return (*self.files, *self.git_dirs, *self.git_config, *self.programs, *self.hook_folders)
 
 
-def protected_paths(
-    root: Path, skip: Path | None = None, configured: GitFiles | None = None, shown: list[str] | None = None
-) -> ProtectedPaths:
+def protected_paths(root: Path, skip: Path | None = None, configured: GitFiles | None = None) -> ProtectedPaths:
     """`skip`: a folder not to look for `.git` in (the current run's, which the run writes).
     `configured`: what git's configuration named before the build, for the check after it: a build
     that rewrote the configuration (`core.hooksPath = /`) is caught by the change to the file, and
-    must not choose what the check looks at. `shown`: the files git shows (`shown_files`), if the
-    caller has just listed them."""
-    files, truncated = _git_files(root, shown)
-    git_dirs = [root / GIT_DIR]
+    must not choose what the check looks at."""
     layout = find_git_layout(root)
-    index = read_git_setup(layout.top)
+    listing = list_tree(root, layout.top)  # the files git shows and the index: one git call at the top
+    index = listing.index
+    files, truncated = _git_files(root, listing.shown)
+    git_dirs = [root / GIT_DIR]
     dot_git = layout.top / GIT_DIR
     if dot_git.is_file():  # a linked worktree or a submodule: its git dir is elsewhere
         git_dirs.append(dot_git)
@@ -111,6 +110,7 @@ def protected_paths(
         tree_truncated,
         index,
         layout.prefix,
+        listing.shown,
     )
 
 
@@ -166,7 +166,7 @@ def _gitdir_of(dot_git: Path) -> Path | None:
     return Path(os.path.realpath(dot_git.parent / text[len("gitdir:") :].strip()))
 
 
-def _git_files(root: Path, shown: list[str] | None = None) -> tuple[tuple[Path, ...], bool]:
+def _git_files(root: Path, shown: list[str] | None) -> tuple[tuple[Path, ...], bool]:
     """Every .gitignore, .gitattributes and .gitmodules git would read in the tree: tracked ones,
     untracked ones (from `shown`, when given), and ignored ones (a .gitignore holding `*` ignores
     itself, and git still reads it), but none inside an ignored folder, where git reads nothing.
