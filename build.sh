@@ -10,6 +10,7 @@ PY=${PYTHON:-.venv/bin/python}
 # The suite starts Python hundreds of times (the CLI, the builds' pytest): each would compile the SDK
 # again where the environment turns the bytecode cache off (as some CI images do).
 unset PYTHONDONTWRITEBYTECODE
-# pytest-xdist with two workers more than cores: a fifth of a worker's time is spent waiting (on
-# git, builds, terminals), and on 2 cores 4 workers took 155-159 s where 2 took 168-174 s.
-"$PY" -m pytest -q -n "${PYTEST_WORKERS:-$(( $(nproc 2>/dev/null || echo 1) + 2 ))}"
+# pytest-xdist with one worker more than cores: it fills the cores while a worker waits (on git,
+# builds, terminals), and each worker more costs its start (the SDK's import, collection) and
+# contention. On 2 cores, interleaved on 2026-11-26: 3 workers 114 s, 4 workers 115-122 s, 2: 123-131 s.
+"$PY" -m pytest -q -n "${PYTEST_WORKERS:-$(( $(nproc 2>/dev/null || echo 1) + 1 ))}"
