@@ -193,3 +193,19 @@ def test_a_header_forged_in_a_files_content_never_makes_the_warning_name_an_igno
         result.stderr
     )
     assert ".env" not in result.stderr
+
+
+@pytest.mark.keep_untracked  # the conftest's `git add -N` before the listing would ask the same git
+def test_a_git_that_never_answers_is_a_setup_error_not_a_hang(project: Project, tmp_path, monkeypatch) -> None:
+    from code_commit.errors import SetupError
+    from code_commit.rollup import selection
+
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "git").write_text("#!/bin/sh\nexec sleep 60\n")
+    (bin_dir / "git").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bin_dir}:{os.environ['PATH']}")
+    monkeypatch.setattr(selection, "GIT_TIMEOUT", 0.5)
+
+    with pytest.raises(SetupError, match=r"git ls-files gave no answer within 0\.5 s"):
+        selection.list_files(project.root)

@@ -14,7 +14,7 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-from code_commit.git.env import git_env
+from code_commit.git.env import run_git
 
 MAX_LISTED = 5000  # untracked entries looked at, at most
 MAX_NAMED = 8  # named in a step; the rest counted
@@ -38,9 +38,9 @@ class Untracked:
 
 def untracked(root: Path) -> Untracked | None:
     """None outside a git repository (or when git cannot say)."""
-    argv = ["git", "ls-files", "-z", "--others", "--exclude-standard", "--directory", "--no-empty-directory"]
+    args = ("ls-files", "-z", "--others", "--exclude-standard", "--directory", "--no-empty-directory")
     try:
-        done = subprocess.run(argv, cwd=root, capture_output=True, env=git_env(), timeout=LIST_TIMEOUT, check=False)
+        done = run_git(root, *args, timeout=LIST_TIMEOUT)
     except (OSError, subprocess.TimeoutExpired):
         return None
     if done.returncode != 0:

@@ -84,7 +84,7 @@ from code_commit.errors import SetupError
 from code_commit.exits import EXIT
 from code_commit.files.owner_only import FILE_MODE, make_private_dirs
 from code_commit.files.setup_files import INPUT_BYTES, read_regular
-from code_commit.git.env import git_env
+from code_commit.git.env import GIT_TIMEOUT, run_git
 from code_commit.llm.catalog import CHARS_PER_TOKEN_HIGH_ESTIMATE, tokens_at_most
 from code_commit.rollup.outline import MAX_OUTLINE_BYTES, Outline, outline
 from code_commit.rollup.rules import Kind, excluded_by_content, excluded_by_name, kind_of
@@ -266,8 +266,7 @@ def _check_output(root: Path, target: Path, given: bool) -> None:
     .git/index` corrupted the repository) nor, when `--output` is given, replace a file that is not a
     rollup (`--output src/main.py`; an untracked file git could not even restore). SetupError if so."""
     real = target.parent.resolve() / target.name
-    argv = ["git", "rev-parse", "--absolute-git-dir", "--git-common-dir"]
-    proc = subprocess.run(argv, cwd=root, capture_output=True, env=git_env(LC_ALL="C"), check=False)
+    proc = _git(root, "rev-parse", "--absolute-git-dir", "--git-common-dir")
     for line in proc.stdout.decode("utf-8", "surrogateescape").splitlines() if proc.returncode == 0 else []:
         git_dir = (root / line).resolve()
         if real == git_dir or git_dir in real.parents:
@@ -314,10 +313,8 @@ class Listing:
 
 def list_files(root: Path) -> Listing:
     """The tracked files under `root`, and the untracked ones git does not ignore, in one git call."""
-    argv = ["git", "ls-files", "-z", "-t", "--cached", "--others", "--exclude-standard"]
     try:
-        # LC_ALL=C: git's messages are matched below, so they must not be translated.
-        proc = subprocess.run(argv, cwd=root, capture_output=True, env=git_env(LC_ALL="C"), check=False)
+        proc = _git(root, "ls-files", "-z", "-t", "--cached", "--others", "--exclude-standard")
     except FileNotFoundError as exc:
         raise SetupError("git is not installed or not on PATH; the rollup asks git which files to include") from exc
     if proc.returncode != 0:
@@ -335,6 +332,15 @@ def list_files(root: Path) -> Listing:
         if path:
             (untracked if tag == b"?" else tracked).add(path.rstrip(b"/"))
     return Listing(sorted(tracked), sorted(untracked - tracked))
+
+
+def _git(root: Path, *args: str) -> subprocess.CompletedProcess[bytes]:
+    """LC_ALL=C: git's messages are matched, so they must not be translated. A git that never answers
+    is a setup error, not a hang."""
+    try:
+        return run_git(root, *args, timeout=GIT_TIMEOUT, extra={"LC_ALL": "C"})
+    except subprocess.TimeoutExpired:
+        raise SetupError(f"git {args[0]} gave no answer within {GIT_TIMEOUT} s in {root}") from None
 
 
 def list_paths(root: Path) -> list[bytes]:

@@ -23,7 +23,7 @@ from code_commit.config.settings import Settings
 from code_commit.credentials import KEY_FILES
 from code_commit.errors import SetupError
 from code_commit.files.setup_files import IGNORE_FILE_BYTES, INPUT_BYTES, SPECIAL, NotRegularFile, read_regular
-from code_commit.git.env import git_env
+from code_commit.git.env import run_git
 from code_commit.logs.run_folder import JOURNAL_SUFFIX, RUN_LOG, SAVED_ORIGINAL
 
 # The first line of the query template `code-commit init` writes: a query still holding it was never written.
@@ -233,15 +233,8 @@ def _not_ignored(root: Path, paths: list[str]) -> list[str]:
     import subprocess
 
     try:
-        done = subprocess.run(
-            ["git", "check-ignore", "--stdin", "-z"],
-            input="".join(f"{p}\0" for p in paths).encode(),
-            cwd=root,
-            env=git_env(LC_ALL="C"),
-            capture_output=True,
-            timeout=60,
-            check=False,
-        )
+        stdin = "".join(f"{p}\0" for p in paths).encode()
+        done = run_git(root, "check-ignore", "--stdin", "-z", input=stdin, timeout=60, extra={"LC_ALL": "C"})
         if done.returncode in (0, 1):
             ignored = set(done.stdout.decode("utf-8", "surrogateescape").split("\0"))
             return [p for p in paths if p not in ignored]

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -19,7 +18,7 @@ from code_commit.config.paths import QUERY_FILE
 from code_commit.config.settings import Settings
 from code_commit.console.output import Console
 from code_commit.errors import SetupError
-from code_commit.git.env import distrust, find_program, git_env
+from code_commit.git.env import distrust, find_program, run_git
 
 HERE = Path(__file__).resolve().parent
 PROJECT = HERE / "project"
@@ -119,6 +118,6 @@ def prepare(target: Path | None) -> Path:
 
 
 def _git(root: Path, *args: str) -> None:
-    done = subprocess.run(["git", *args], cwd=root, capture_output=True, text=True, check=False, env=git_env())
+    done = run_git(root, *args)
     if done.returncode != 0:
-        raise SetupError(f"git {' '.join(args)} failed in {root}: {done.stderr.strip()}")
+        raise SetupError(f"git {' '.join(args)} failed in {root}: {done.stderr.decode('utf-8', 'replace').strip()}")
