@@ -27,7 +27,7 @@ from pathlib import Path
 from code_commit.builds.changes import BuildWatch
 from code_commit.builds.gate import checked_build
 from code_commit.builds.runner import run_build
-from code_commit.builds.sandbox import NONE, Sandbox
+from code_commit.sandbox.bubblewrap import NONE, Sandbox
 from code_commit.config.redaction import Redactor
 from code_commit.config.settings import Settings
 root = Path(sys.argv[1])

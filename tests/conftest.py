@@ -64,7 +64,7 @@ def _isolated_environment(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pyt
     for name, value in GIT_ISOLATION.items():
         monkeypatch.setenv(name, value)
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path_factory.getbasetemp() / "xdg-config"))
-    # Sandboxed builds get a cache folder of the project's own there (builds/toolchains.py).
+    # Sandboxed builds get a cache folder of the project's own there (sandbox/toolchains.py).
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path_factory.getbasetemp() / "xdg-cache"))
     # The builds the tests run start pytest from this environment, as a developer's would: without
     # the test extra's plugins (hypothesis, anyio, xdist), which the projects under test never use

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 from code_commit.builds import diagnosis
 from code_commit.builds.diagnosis import Diagnosis, Host, diagnose
-from code_commit.builds.sandbox import SandboxPolicy
+from code_commit.sandbox.bubblewrap import SandboxPolicy
 
 CORPUS = Path(__file__).parent / "corpus"
 LAB = Path("/tmp/research-sbx")

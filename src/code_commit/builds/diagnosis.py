@@ -25,9 +25,9 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from code_commit.builds.sandbox import SandboxPolicy
 from code_commit.config.paths import CONFIG_DIR, CONFIG_FILE
 from code_commit.config.sandbox_writable import PRIVATE_TMP
+from code_commit.sandbox.bubblewrap import SandboxPolicy
 
 # The kinds, as the JSON record names them.
 HIDDEN = "hidden"  # a command or file the sandbox hides (the host's /tmp, agent-config/)
@@ -73,7 +73,7 @@ TOOL_VARS = (
 # Folders of tools outside the home folder too (Maven takes its home from the password file).
 TOOL_FOLDERS = frozenset({".cache", ".m2", ".cargo", ".rustup", ".npm", ".yarn", ".gradle"})
 # Variables naming a cache code-commit gives sandboxed builds itself when they are unset
-# (builds/toolchains.py), with the tool and, where it must always write there, its default folder
+# (sandbox/toolchains.py), with the tool and, where it must always write there, its default folder
 # under the home folder (npm need not: it reads a read-only cache).
 OWN_CACHE_VARS: dict[str, tuple[str, tuple[str, ...]]] = {
     "UV_CACHE_DIR": ("uv", (".cache", "uv")),

@@ -21,11 +21,7 @@ from code_commit.builds.integrity import (
     changed_paths,
     protected_paths,
 )
-from code_commit.builds.limits import BuildLimits
 from code_commit.builds.runner import BuildResult, run_build
-from code_commit.builds.sandbox import Sandbox, SandboxPolicy, policy
-from code_commit.builds.toolchains import Toolchains, cache_folder, prepare_cache, toolchain_env
-from code_commit.builds.withheld import hidden_stores
 from code_commit.config.paths import CONFIG_DIR
 from code_commit.config.protected import BUILD_SCRIPT, GIT_DIR
 from code_commit.config.redaction import Redactor
@@ -34,6 +30,10 @@ from code_commit.errors import BuildTampered
 from code_commit.files.setup_files import read_regular
 from code_commit.git.config_files import GitFiles
 from code_commit.git.env import distrust
+from code_commit.sandbox.bubblewrap import Sandbox, SandboxPolicy, policy
+from code_commit.sandbox.limits import BuildLimits
+from code_commit.sandbox.toolchains import Toolchains, cache_folder, prepare_cache, toolchain_env
+from code_commit.sandbox.withheld import hidden_stores
 
 # The caches whose tools write a `.gitignore` of `*` into them on their first run: pytest, ruff, mypy.
 TOOL_CACHES = (".pytest_cache", ".ruff_cache", ".mypy_cache")

@@ -26,13 +26,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from code_commit.builds.diagnosis import Diagnosis
-from code_commit.builds.limits import limited
 from code_commit.builds.output import CHUNK, LOG_CAP, BuildOutput, OutputLog
-from code_commit.builds.sandbox import SandboxPolicy, wrap
-from code_commit.builds.withheld import build_environment
 from code_commit.config.redaction import Redactor
 from code_commit.config.settings import Settings
 from code_commit.git.env import forget_resolved_paths
+from code_commit.sandbox.bubblewrap import SandboxPolicy, wrap
+from code_commit.sandbox.limits import limited
+from code_commit.sandbox.withheld import build_environment
 
 LINGER_SECONDS = Settings.build_linger  # after build.sh exits, how long children may keep the pipe open
 

@@ -423,11 +423,11 @@ def config(
     flags = _before(ctx).flags
 
     def action(console: Any) -> int:
-        from code_commit.builds.sandbox import preview
         from code_commit.cli.config_report import as_json, report
         from code_commit.config.secrets import collect_secrets
         from code_commit.config.settings import load_settings
         from code_commit.llm.cloud import credentials
+        from code_commit.sandbox.bubblewrap import preview
 
         root = _project_root(console)[0]
         loaded = load_settings(root, flags=flags)

@@ -22,8 +22,6 @@ from pathlib import Path
 from code_commit.builds.gate import output_text, sandbox_policy
 from code_commit.builds.output import output_for_prompt
 from code_commit.builds.ran_tests import ran_tests
-from code_commit.builds.sandbox import BUBBLEWRAP, Sandbox, choose, describe_policy
-from code_commit.builds.toolchains import cache_folder
 from code_commit.config.settings import Settings, load_settings
 from code_commit.console.output import Console, to_stdout
 from code_commit.console.printable import visible, visible_lines
@@ -34,6 +32,8 @@ from code_commit.run.orchestrator import Orchestrator
 from code_commit.run.record import RunRecord
 from code_commit.run.signals import TimeLimit
 from code_commit.run.workspace import build_script_problems, config_dir_problems, gitignore_problems
+from code_commit.sandbox.bubblewrap import BUBBLEWRAP, Sandbox, choose, describe_policy
+from code_commit.sandbox.toolchains import cache_folder
 
 WHY = "code-commit check runs ./build.sh"
 

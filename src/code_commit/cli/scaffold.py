@@ -14,7 +14,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from code_commit.builds.toolchains import hidden_folders
 from code_commit.cli.build_guess import Guess, Which, guess_build
 from code_commit.cli.check import Checked
 from code_commit.cli.commit_advice import Untracked, add_command, ignore_lines
@@ -26,6 +25,7 @@ from code_commit.errors import SetupError
 from code_commit.files.owner_only import FILE_MODE, make_private_dirs
 from code_commit.files.setup_files import IGNORE_FILE_BYTES, read_regular
 from code_commit.run.workspace import QUERY_PLACEHOLDER, gitignore_problems
+from code_commit.sandbox.toolchains import hidden_folders
 
 QUERY_TEMPLATE = f"""{QUERY_PLACEHOLDER}
 
@@ -93,7 +93,7 @@ def init_project(root: Path, which: Which = shutil.which) -> Scaffold:
 
 def sandbox_settings(root: Path, guess: Guess, which: Which) -> dict[str, tuple[Any, str]]:
     """The settings the guessed toolchain needs in the sandbox, with why: a folder to show builds
-    read-only for each tool under the host's /tmp (never a writable one: see builds/toolchains.py)."""
+    read-only for each tool under the host's /tmp (never a writable one: see sandbox/toolchains.py)."""
     hidden = hidden_folders(root, guess.tools, which)
     if not hidden:
         return {}

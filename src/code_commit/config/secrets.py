@@ -20,7 +20,7 @@ censor every 1), nor is the path of an existing file or folder (`SSH_KEY=/home/m
 path to a secret, not one). A multi-line value (a PEM key) is censored whole and line by line.
 The limit: only these exact strings are recognised, not another encoded form of them (base64,
 split across lines by the program printing it). The build never gets any of them
-(`builds.withheld`), which is what keeps them from a hostile build.
+(`sandbox.withheld`), which is what keeps them from a hostile build.
 """
 
 from __future__ import annotations

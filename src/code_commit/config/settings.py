@@ -44,7 +44,7 @@ FALLBACK_MAX_TOKENS = 32_000
 # request) hold a 128,000-token request of text at about 4 bytes a token, so the cap stays where the
 # hostile-answer benchmarks measured it when max_tokens follows a model's 128,000-token limit.
 ANSWER_CAP_TOKENS = 32_000
-SANDBOX_MODES = ("auto", "require", "off")  # builds/sandbox.py: what each means
+SANDBOX_MODES = ("auto", "require", "off")  # sandbox/bubblewrap.py: what each means
 TESTS_MODES = ("protect", "report", "free")  # guard/weakening: what an answer or a build may do to the tests
 TEST_PATTERNS_MODES = (
     "extend",

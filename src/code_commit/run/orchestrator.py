@@ -21,7 +21,6 @@ from code_commit.apply.transaction import apply_plan
 from code_commit.builds.changes import CREATED, DELETED, MAX_FILES, Before, BuildWatch
 from code_commit.builds.gate import checked_build, own_change
 from code_commit.builds.runner import BuildResult
-from code_commit.builds.sandbox import Sandbox, choose
 from code_commit.config.paths import CONFIG_DIR
 from code_commit.config.redaction import Redactor
 from code_commit.config.secrets import collect_secrets
@@ -42,6 +41,7 @@ from code_commit.run.record import RunRecord, SavedWork, TestWeakening
 from code_commit.run.session import Session, session
 from code_commit.run.signals import TimeLimit
 from code_commit.run.user_work import UserWork
+from code_commit.sandbox.bubblewrap import Sandbox, choose
 
 TESTS_WEAKENED = "tests_weakened"  # the kind of problem of an answer refused for weakening the tests
 SHOWN_FINDINGS = 10  # what the tests setting found, named on the console at most (run.log has all)

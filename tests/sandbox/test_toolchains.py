@@ -16,11 +16,11 @@ import pytest
 from code_commit.builds import diagnosis
 from code_commit.builds.gate import checked_build
 from code_commit.builds.runner import BuildResult
-from code_commit.builds.sandbox import choose
-from code_commit.builds.toolchains import cache_folder, prepare_cache, toolchain_env
 from code_commit.config.redaction import Redactor
 from code_commit.config.sandbox_writable import readable_problem
 from code_commit.config.settings import Settings, load_settings
+from code_commit.sandbox.bubblewrap import choose
+from code_commit.sandbox.toolchains import cache_folder, prepare_cache, toolchain_env
 
 BWRAP = shutil.which("bwrap")
 needs_bwrap = pytest.mark.skipif(

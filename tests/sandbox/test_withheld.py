@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from code_commit.builds.withheld import CREDENTIAL_STORES, build_environment, hidden_stores
+from code_commit.sandbox.withheld import CREDENTIAL_STORES, build_environment, hidden_stores
 
 from fakeapi import FakeAPI
 from support import TEST_KEY, Project

@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from code_commit.builds import limits
-from code_commit.builds.limits import BuildLimits
 from code_commit.config.settings import Settings
+from code_commit.sandbox import limits
+from code_commit.sandbox.limits import BuildLimits
 
 from fakeapi import FakeAPI
 from support import Project

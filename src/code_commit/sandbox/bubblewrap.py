@@ -19,10 +19,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from code_commit.builds.limits import NO_LIMITS, BuildLimits
 from code_commit.config.sandbox_writable import PRIVATE_TMP, readable_problem, writable_problem
 from code_commit.errors import BuildTampered, SetupError
 from code_commit.git.env import distrust, find_program, git_env
+from code_commit.sandbox.limits import NO_LIMITS, BuildLimits
 
 BUBBLEWRAP = "bubblewrap"
 NONE = "none"
@@ -86,7 +86,7 @@ class SandboxPolicy:
     read_only: tuple[Path, ...]  # inside the writable ones, bound read-only again (real paths)
     hidden: tuple[Path, ...]  # folders replaced by an empty tmpfs (real paths)
     readable: tuple[Path, ...] = ()  # under the host's /tmp, shown read-only there (sandbox_readable)
-    env: tuple[tuple[str, str], ...] = ()  # set in the build's environment (builds/toolchains.py)
+    env: tuple[tuple[str, str], ...] = ()  # set in the build's environment (sandbox/toolchains.py)
     stand_ins: tuple[tuple[Path, str], ...] = ()  # files replaced by a read-only file holding this text
     limits: BuildLimits = NO_LIMITS  # processes and memory, put in place around bwrap
 
@@ -202,7 +202,7 @@ def policy(
     bwrap follows a symlink at a mount point, so a protected name that is a symlink has its target
     bound read-only (the link itself, in the writable root, is watched by the fingerprint). Missing
     paths are not bound: a bind would create them on the host; their creation is what the
-    fingerprint catches. `cache`: the project's own toolchain cache (builds/toolchains.py), writable
+    fingerprint catches. `cache`: the project's own toolchain cache (sandbox/toolchains.py), writable
     like a sandbox_writable path and checked as one; `env`: the variables pointing tools at it."""
     if not sandbox.active or sandbox.bwrap is None:
         return None

@@ -20,13 +20,13 @@ import pytest
 from code_commit.builds import integrity
 from code_commit.builds.gate import checked_build
 from code_commit.builds.integrity import Fingerprint, changed_paths, protected_paths
-from code_commit.builds.sandbox import NONE, Sandbox, choose, probe
 from code_commit.config.redaction import Redactor
 from code_commit.config.sandbox_writable import writable_problem
 from code_commit.config.settings import Settings
 from code_commit.errors import BuildTampered
 from code_commit.git.diff import git_hunks
 from code_commit.git.ignore import check_ignore
+from code_commit.sandbox.bubblewrap import NONE, Sandbox, choose, probe
 
 from support import git
 

@@ -25,8 +25,8 @@ import pytest
 
 from code_commit.builds.integrity import Fingerprint, changed_paths, protected_paths
 from code_commit.builds.runner import run_build
-from code_commit.builds.sandbox import BUBBLEWRAP, choose, policy, wrap
 from code_commit.config.redaction import Redactor
+from code_commit.sandbox.bubblewrap import BUBBLEWRAP, choose, policy, wrap
 
 from fakeapi import FakeAPI
 from support import TEST_KEY, Project, git
