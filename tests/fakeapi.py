@@ -14,7 +14,9 @@ is OpenAI-style (so any base path prefix works); POST /model/{id}/invoke[-with-r
 on AWS Bedrock (InvokeModel: JSON errors with x-amzn-ErrorType, and a stream framed as AWS event-stream);
 POST .../publishers/anthropic/models/{id}:streamRawPredict (or :rawPredict) is Claude on Vertex AI; POST
 /token is an OAuth token endpoint (Google's application default credentials refresh there when a test's
-credentials file points at it). Anything else is a 404 JSON answer, recorded, that consumes nothing.
+credentials file points at it). Anything else is a 404 JSON answer, recorded, that consumes nothing; a GET
+(a client looking up what a server publishes, such as its context window) is recorded in `lookups`, apart
+from the model calls in `requests`.
 
 As strict as the real services (see `refuse` and the tables above it, each with its source): a request
 they refuse today is refused here with their status and message, before it takes a scripted step, and
@@ -160,6 +162,7 @@ class FakeAPI:
         # max_completion_tokens, as Ollama's /v1 and llama.cpp's server before 2026-02 do).
         self.openai_server = "openai"
         self.refused: list[str] = []  # the message of every request refused by the REFUSALS rules
+        self.lookups: list[RecordedRequest] = []  # every GET (404): kept apart from the model calls in requests
         self._server: _Server | None = None
         self._accept_thread: threading.Thread | None = None
 
@@ -378,6 +381,10 @@ class FakeAPI:
             self._ids += 1
             return self._ids
 
+    def _looked_up(self, request: RecordedRequest) -> None:
+        with self._lock:
+            self.lookups.append(request)
+
     def _next_step(self) -> _Step | None:
         with self._lock:
             if self._script:
@@ -467,6 +474,10 @@ class _Handler(http.server.BaseHTTPRequestHandler):
             parsed = json.loads(body) if body else None
         except ValueError:
             parsed = None
+        if self.command == "GET":  # what a client looks up (a server's published facts), not a model call
+            api._looked_up(RecordedRequest(self.command, path, query, headers, body, parsed))
+            self._send_json(404, _anthropic_error("not_found_error", f"FakeAPI: no route for {self.command} {path}"))
+            return
         number = api._record(RecordedRequest(self.command, path, query, headers, body, parsed))
 
         bedrock = _BEDROCK_PATH.fullmatch(path)

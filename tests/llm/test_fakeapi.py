@@ -473,7 +473,7 @@ def test_openai_stream_error_sends_an_error_chunk_and_no_done(api: FakeAPI) -> N
 # --- robustness, concurrency, life cycle ---
 
 
-def test_get_is_a_404_that_consumes_no_script(api: FakeAPI) -> None:
+def test_get_is_a_404_that_consumes_no_script_and_is_no_model_call(api: FakeAPI) -> None:
     api.reply("kept")
 
     response = httpx.get(f"{api.url}/v1/models")
@@ -481,7 +481,8 @@ def test_get_is_a_404_that_consumes_no_script(api: FakeAPI) -> None:
     assert response.status_code == 404
     assert response.json()["error"]["type"] == "not_found_error"
     assert api.pending == 1
-    assert [(r.method, r.path) for r in api.requests] == [("GET", "/v1/models")]
+    assert [(r.method, r.path) for r in api.lookups] == [("GET", "/v1/models")]
+    assert api.requests == []
 
 
 def raw_exchange(api: FakeAPI, request: bytes) -> bytes:
@@ -562,7 +563,7 @@ def test_stop_is_fast_with_a_delayed_answer_and_an_idle_connection_open(http_cli
     waiter = threading.Thread(target=wait_for_answer)
     waiter.start()
     deadline = time.monotonic() + 5
-    while not api.requests[1:]:  # until the delayed request has arrived
+    while not api.requests:  # until the delayed request has arrived (the GET is a lookup, not a call)
         assert time.monotonic() < deadline, "the delayed request never reached the server"
         time.sleep(0.005)
     started = time.monotonic()

@@ -75,8 +75,8 @@ def test_a_server_that_reports_no_usage_is_noticed(project: Project, api: FakeAP
     result = openai()
 
     assert result.exit_code == 0
-    assert "the server reported no token usage" in result.stderr
-    assert "the server reported no token usage" in logged(project)["run.log"]
+    assert "the server reports no token usage: tokens are estimated" in result.stderr
+    assert "the server reports no token usage" in logged(project)["run.log"]
 
 
 def test_a_price_for_the_server_s_model_comes_from_the_config(project: Project, api: FakeAPI, openai) -> None:

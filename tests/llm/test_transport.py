@@ -368,9 +368,13 @@ def test_an_attempt_that_got_no_answer_counts_no_tokens(project: Project, api: F
     ("steps", "used"),
     [
         pytest.param([], Usage(), id="no answer"),
-        pytest.param([("text", "x" * 300)], Usage(input_tokens=334, output_tokens=100), id="text, no counts"),
         pytest.param(
-            [("counts", Usage(50, 1, 7, 9)), ("text", "x" * 30)], Usage(50, 10, 7, 9), id="text after the counts"
+            [("text", "x" * 300)], Usage(input_tokens=334, output_tokens=100, estimated=True), id="text, no counts"
+        ),
+        pytest.param(
+            [("counts", Usage(50, 1, 7, 9)), ("text", "x" * 30)],
+            Usage(50, 10, 7, 9, estimated=True),
+            id="text after the counts",
         ),
         pytest.param(
             [("counts", Usage(50, 1)), ("text", "x" * 30), ("counts", Usage(50, 4))],
@@ -436,7 +440,7 @@ def test_the_service_s_wait_wins_over_backoff_but_not_over_the_cap() -> None:
         (599, {}, True),
         (529, {"x-should-retry": "false"}, False),
         (422, {}, False),
-        (422, {"x-should-retry": "true"}, True),
+        (422, {"x-should-retry": "true"}, False),  # a body the server cannot process stays so
         (400, {"x-should-retry": "true"}, False),
         (401, {}, False),
         (403, {}, False),

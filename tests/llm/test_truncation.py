@@ -174,17 +174,42 @@ def test_an_answer_still_cut_off_is_refused_and_uses_up_its_attempt(project: Pro
     assert not (project.root / "partial.txt").exists()
 
 
-def test_a_continuation_that_does_not_go_on_from_the_cut_is_not_guessed_at(project: Project, api: FakeAPI, cli) -> None:
-    # The model starts over instead of repeating the last lines: where its text belongs is unknown.
-    api.reply("^^^partial.txt\nwhole\n^^^end\n^^^fixed.txt\nfix", stop_reason="max_tokens")
-    api.reply("I will start again.\n^^^fixed.txt\nfixed\n^^^end\n")
-    api.reply(FIX)
+CUT = "^^^partial.txt\nwhole\n^^^end\n^^^fixed.txt\nfix"
+STARTS_OVER = "I will start again.\n^^^fixed.txt\nfixed\n^^^end\n"
+
+
+def test_a_continuation_that_does_not_go_on_from_the_cut_is_asked_again(project: Project, api: FakeAPI, cli) -> None:
+    # The model starts over instead of repeating the last lines: where its text belongs is unknown, so it is
+    # not guessed at; the same continuation is asked again, insisting, and this time the model repeats them.
+    api.reply(CUT, stop_reason="max_tokens")
+    api.reply(STARTS_OVER)
+    api.reply("^^^end\n^^^fixed.txt\nfixed\n^^^end\n")
 
     result = cli()
 
     assert result.exit_code == 0, result.stderr
     assert len(api.requests) == 3
     assert "did not begin with the answer's last lines" in result.stderr
+    assert "asking again (continuation 2 of 3), insisting on its last lines" in result.stderr
+    first, again = api.requests[1].prompt_text, api.requests[2].prompt_text
+    assert "Your last reply did not begin with those lines" not in first
+    assert "Your last reply did not begin with those lines" in again
+    assert again.endswith(first.split("Your answer above was cut off", 1)[1])  # the same lines asked for
+    assert project.read("partial.txt") == "whole\n" and project.read("fixed.txt") == "fixed\n"
+    assert "requests=3 retries=0 continuations=2 " in logged(project)["run.log"]
+
+
+def test_a_continuation_never_placed_is_refused_after_the_last_one(project: Project, api: FakeAPI, cli) -> None:
+    api.reply(CUT, stop_reason="max_tokens")
+    for _ in range(3):
+        api.reply(STARTS_OVER)
+    api.reply(FIX)
+
+    result = cli()
+
+    assert result.exit_code == 0, result.stderr
+    assert len(api.requests) == 5, "three continuations, then the repair call"
+    assert "the answer stays cut off (3 of 3 continuations used)" in result.stderr
     assert "still cut off" in logged(project)["01-refused.txt"]
     assert not (project.root / "partial.txt").exists()
     assert project.read("fixed.txt") == "fixed\n"

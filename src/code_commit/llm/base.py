@@ -16,6 +16,9 @@ class Usage:
     cache_write_tokens: int = 0
     cache_read_tokens: int = 0
     thinking_tokens: int = 0  # of output_tokens, those spent thinking (billed as output, counted in it)
+    # Some of these counts are code-commit's estimate from the text, not the service's own count: a server
+    # that reports no usage, an attempt that broke off before its counts came (catalog.estimated_usage).
+    estimated: bool = False
 
     def __add__(self, other: Usage) -> Usage:
         return Usage(
@@ -24,6 +27,7 @@ class Usage:
             self.cache_write_tokens + other.cache_write_tokens,
             self.cache_read_tokens + other.cache_read_tokens,
             self.thinking_tokens + other.thinking_tokens,
+            self.estimated or other.estimated,
         )
 
     @property

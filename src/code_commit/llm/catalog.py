@@ -49,6 +49,13 @@ def tokens_at_most(chars: int) -> int:
     return math.ceil(chars / CHARS_PER_TOKEN_HIGH_ESTIMATE)
 
 
+def estimated_usage(prompt_chars: int, answer_chars: int) -> Usage:
+    """The tokens of a request the service did not count (a server that reports no usage, an attempt that
+    broke off first), from its text: the prompt read and the answer written, thinking included, at the
+    high estimate, so that --max-cost is never spent by less than it was. Marked as estimated."""
+    return Usage(input_tokens=tokens_at_most(prompt_chars), output_tokens=tokens_at_most(answer_chars), estimated=True)
+
+
 @dataclass(frozen=True)
 class Price:
     """US dollars per million tokens of each kind."""
@@ -87,6 +94,7 @@ class ModelInfo:
     effort: bool = False  # takes an effort level
     legacy_cloud_api: bool = False  # on Bedrock and Vertex, needs the clouds' older API version
     entry: str | None = None  # the catalog entry that matched, None for an unknown model
+    context_source: str | None = None  # where context_window came from when the catalog had none: the server
 
     def price_for(self, input_tokens: int) -> Price | None:
         """The prices of one request with this many input tokens (uncached, written and read)."""
@@ -239,6 +247,7 @@ class Budget:
     info: ModelInfo
     max_tokens: int
     spent: float = 0.0
+    estimated: float = 0.0  # of spent, what was priced from token counts estimated from the text
 
     def check(self, prompt_chars: int) -> None:
         """Before a request: its input at the highest input rate of the tier that input could reach (at
@@ -248,15 +257,23 @@ class Budget:
         assert price is not None, "a budget needs a price: check_fits checks it"
         worst = (input_tokens * max(price.input, price.cache_write) + self.max_tokens * price.output) / 1_000_000
         if self.spent + worst > self.limit:
+            of_it = (
+                f" (${self.estimated:.4f} of it estimated from the text: the server reported no token usage)"
+                if self.estimated
+                else ""
+            )
             raise BudgetExceeded(
                 f"stopped before the next request to {self.info.model}: it could cost up to ${worst:.4f} "
                 f"(about {input_tokens:,} input tokens and up to {self.max_tokens:,} output tokens), and "
-                f"${self.spent:.4f} is already spent, which would go over --max-cost ${self.limit:.4f}. "
+                f"${self.spent:.4f} is already spent{of_it}, which would go over --max-cost ${self.limit:.4f}. "
                 "Raise --max-cost, or lower --max-tokens to reserve less for the answer."
             )
 
     def charge(self, usage: Usage) -> None:
-        self.spent += self.info.cost(usage) or 0.0
+        cost = self.info.cost(usage) or 0.0
+        self.spent += cost
+        if usage.estimated:
+            self.estimated += cost
 
 
 def with_output_limit(settings: Settings, info: ModelInfo) -> Settings:
@@ -275,7 +292,12 @@ def model_notes(info: ModelInfo, settings: Settings) -> list[str]:
             f"cost unknown: the model catalog has no price for {info.model}; to see costs, {add} with "
             "input and output (US dollars per million tokens)"
         )
-    if info.context_window is None:
+    if info.context_source is not None:
+        notes.append(
+            f"context window of {info.model}: {info.context_window:,} tokens, as {info.context_source} says "
+            f"(the model catalog has none; {add} with context_window to set it)"
+        )
+    elif info.context_window is None:
         notes.append(
             f"context window unknown for {info.model}: no prompt is refused before it is sent ({add} "
             "with context_window to check)"
@@ -289,11 +311,14 @@ def model_notes(info: ModelInfo, settings: Settings) -> list[str]:
     return notes
 
 
-def prompt_too_long(model: str, chars: int, detail: str) -> str:
-    """The message for a prompt the model cannot take: its size, and the fix."""
+def prompt_too_long(model: str, chars: int, detail: str, counted: int | None = None) -> str:
+    """The message for a prompt the model cannot take: its size (as the server counted it, where it
+    said), and the fix."""
+    estimate = f"at least about {tokens_at_least(chars):,} tokens"
+    size = f"{counted:,} tokens as the server counts them" if counted else estimate
     return (
-        f"the prompt is too long for {model} ({detail}). It is {chars:,} characters, at least about "
-        f"{tokens_at_least(chars):,} tokens. Shrink the rollup: regenerate agent-config/codeRollup.txt with "
-        "fewer or smaller files (code-commit rollup --max-file-size, or git-ignore generated files), "
-        "or choose a model with a larger context."
+        f"the prompt is too long for {model} ({detail}). It is {chars:,} characters, {size}. Shrink the "
+        "rollup: regenerate agent-config/codeRollup.txt with fewer or smaller files (code-commit rollup "
+        "--max-file-size, or git-ignore generated files), or choose a model (or a server setting) with a "
+        "larger context."
     )

@@ -13,12 +13,13 @@ The line the cut fell in is dropped and written again by the model, whatever the
 `^^^end` fence, a multi-byte character (a server may send U+FFFD for a character's first bytes). The
 join takes `kept` as it was received and, from the continuation, only what follows the anchor: nothing
 received is lost, and nothing is doubled. A continuation that does not repeat the anchor near its start
-is not guessed at: the answer stays cut off (the run refuses it).
+is not guessed at: it is asked for again (`insisting`), within the continuations left, and when none is
+left the answer stays cut off (the run refuses it).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 ANCHOR_LINES = 2  # non-blank lines the continuation must repeat: one alone (`^^^end`, `}`) says too little
 LEADING_LINES = 3  # lines a continuation may write before the anchor (a preamble): dropped
@@ -30,12 +31,18 @@ CONTINUE = (
     "Write nothing before those lines, and repeat nothing else.\n"
     "--- LAST LINES ---\n{anchor}--- END OF LAST LINES ---\n"
 )
+# After a continuation that did not begin with them: the same request, and this said first.
+INSIST = (
+    "Your last reply did not begin with those lines, so it could not be joined to the answer and was "
+    "dropped. Begin your reply with the lines between the markers below, character for character.\n"
+)
 
 
 @dataclass(frozen=True)
 class Continuation:
     kept: str  # the answer up to the end of its last complete non-blank line, newline included
     anchor: str  # the end of `kept` from its second-last non-blank line on (whole lines)
+    insist: bool = False  # asked again after a continuation that did not repeat the anchor
 
     @property
     def assistant_turn(self) -> str:
@@ -45,7 +52,11 @@ class Continuation:
 
     @property
     def instruction(self) -> str:
-        return CONTINUE.format(anchor=self.anchor)
+        return (INSIST if self.insist else "") + CONTINUE.format(anchor=self.anchor)
+
+    def insisting(self) -> Continuation:
+        """The same continuation, asked again after a reply that did not begin with the anchor."""
+        return replace(self, insist=True)
 
     @property
     def chars(self) -> int:

@@ -20,7 +20,16 @@ redaction are the same as for Anthropic; only the wire differs:
   and Ollama send it) is kept apart from the answer;
 - usage comes from stream_options.include_usage; prompt_tokens counts cached tokens (and cache writes),
   so they are taken out of input_tokens to match Anthropic's accounting; completion_tokens counts the
-  reasoning tokens, which are also reported apart.
+  reasoning tokens, which are also reported apart. A server that reports none (llama-cpp-python's never
+  does in a stream) has its tokens estimated from the text, marked as estimated, and counted toward
+  --max-cost all the same;
+- a stream that ends with nothing in it (no text, no finish reason: llama-cpp-python's, and LM Studio's,
+  answer to a prompt over the context) is asked again once without streaming, which gets the server's
+  real error; an error event in a stream counts as that error, both in `data:` and in the `error:` lines
+  llama.cpp's server sent before 2025-10 (ggml-org/llama.cpp#16486);
+- a prompt over the context is known by the fields each server sets (`context_exceeded`), never retried,
+  and reported with the server's own numbers; where the catalog has no context window for the model,
+  the one the server publishes is read once a run (`published_context`).
 """
 
 from __future__ import annotations
@@ -71,6 +80,12 @@ _REFUSED = re.compile(
     re.IGNORECASE,
 )
 REASONING_FIELDS = ("reasoning_content", "reasoning")  # a delta's thinking, as servers name it
+# llama.cpp's server before 2025-10 sent a stream's error as an SSE field of its own, `error: {...}`, where
+# every other server sends `data: {"error": {...}}` (tools/server/server.cpp, server_sent_event(sink, "error",
+# ...); ggml-org/llama.cpp#16486 made the first error an HTTP status).
+ERROR_FIELD = "error:"
+PROBE_TIMEOUT = 3.0  # seconds for each look at what a server publishes: never worth a longer wait
+PROBE_BYTES = 1 << 20  # of each such answer read at most (llama.cpp's /props carries the chat template)
 
 
 def token_field_for(model: str, url: str) -> str:
@@ -152,18 +167,49 @@ def _usage(raw: Any) -> Usage:
     )
 
 
-def _error_of(payload: Any) -> tuple[str, str]:
-    """(type or code, message) of an OpenAI-style error body: {"error": {...}}, {"error": "..."}, or the
-    error itself at the top level, as vLLM sends it ({"object": "error", "message": ..., "type": ...})."""
+@dataclass(frozen=True)
+class ServerError:
+    """An OpenAI-style error as a server sent it: {"error": {...}}, {"error": "..."}, or the error itself at
+    the top level, as vLLM before 0.10 and llama.cpp's `error:` lines send it."""
+
+    type: str = ""
+    code: str = ""  # OpenAI's is a word (context_length_exceeded); llama.cpp's and vLLM's the HTTP status
+    param: str = ""
+    message: str = ""
+    n_prompt_tokens: int | None = None  # llama.cpp's exceed_context_size_error carries both counts
+    n_ctx: int | None = None
+
+    @property
+    def kind(self) -> str:
+        """The error's name for messages: its type, else its code."""
+        return self.type or self.code
+
+
+def _whole_number(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else None
+
+
+def server_error(payload: Any) -> ServerError:
     if not isinstance(payload, dict):
-        return "", ""
+        return ServerError()
     error = payload.get("error")
     if isinstance(error, str):
-        return "", excerpt(error)
+        return ServerError(message=excerpt(error))
     if not isinstance(error, dict):
         error = payload if payload.get("object") == "error" or "message" in payload else {}
-    kind = excerpt(error.get("type") or error.get("code") or "")
-    return kind, excerpt(error.get("message") or "")
+
+    def text(name: str) -> str:
+        value = error.get(name)
+        return "" if value is None or isinstance(value, dict | list) else excerpt(value)
+
+    return ServerError(
+        type=text("type"),
+        code=text("code"),
+        param=text("param"),
+        message=text("message"),
+        n_prompt_tokens=_whole_number(error.get("n_prompt_tokens")),
+        n_ctx=_whole_number(error.get("n_ctx")),
+    )
 
 
 # What a refusal's message may say about the model's limits (OpenAI's, vLLM's and others' wording).
@@ -180,6 +226,96 @@ _MAX_TOKENS = re.compile(r"max_(?:completion_)?tokens\W{0,3}(?:is )?too large|in
 def _number(pattern: re.Pattern[str], text: str) -> int | None:
     match = pattern.search(text)
     return None if match is None else int(next(group for group in match.groups() if group))
+
+
+@dataclass(frozen=True)
+class ContextExceeded:
+    """A prompt over the model's context, as the server counted it (either number may be unknown)."""
+
+    prompt_tokens: int | None
+    context: int | None
+
+
+def context_exceeded(error: ServerError) -> ContextExceeded | None:
+    """Whether an error says the prompt is over the context, known by the fields each server sets, never by
+    its wording alone:
+
+    - llama.cpp's server: type exceed_context_size_error, with n_prompt_tokens and n_ctx beside it
+      (ggml-org/llama.cpp tools/server/server-common.cpp format_error_response, server-task.cpp
+      server_task_result_error::to_json);
+    - OpenAI, and llama-cpp-python (llama_cpp/server/errors.py, context_length_exceeded): code
+      context_length_exceeded;
+    - vLLM: param input_tokens (its VLLMValidationError for a prompt over max_model_len).
+
+    The numbers are llama.cpp's fields; the others give them only in the message, read from there."""
+    if error.type == "exceed_context_size_error":
+        return ContextExceeded(error.n_prompt_tokens, error.n_ctx)
+    if error.code == "context_length_exceeded" or error.param == "input_tokens":
+        return ContextExceeded(_number(_PROMPT, error.message), _number(_CONTEXT, error.message))
+    return None
+
+
+@dataclass(frozen=True)
+class PublishedContext:
+    """The context window a server says it runs the model with."""
+
+    tokens: int
+    source: str  # in words, for the run's note: which request and which field
+
+
+def published_context(endpoint: Endpoint, key: ApiKey | None, model: str) -> PublishedContext | None:
+    """The context window the server publishes, or None: asked once a run, PROBE_TIMEOUT seconds at most a
+    request, and never fatal (a server that publishes none, or is down, is the model call's problem).
+
+    - llama.cpp's server: GET /props, default_generation_settings.n_ctx: a slot's context, the one a
+      prompt is checked against (ggml-org/llama.cpp tools/server/server.cpp, get_props);
+    - vLLM: GET /v1/models, each entry's max_model_len (vllm/entrypoints/openai/protocol.py, ModelCard);
+    - llama.cpp's /v1/models entry has meta.n_ctx_train, the context the model was trained with, which
+      the server's may be smaller than: the last resort (get_models, model_meta)."""
+    base = endpoint.url.rstrip("/")
+    root = base.removesuffix("/v1")
+    props = _probe(f"{root}/props", key)
+    settings = props.get("default_generation_settings") if isinstance(props, dict) else None
+    n_ctx = _whole_number(settings.get("n_ctx")) if isinstance(settings, dict) else None
+    if n_ctx is not None:
+        return PublishedContext(n_ctx, "the server's GET /props (default_generation_settings.n_ctx)")
+    listing = _probe(f"{base}/models", key)
+    entries = listing.get("data") if isinstance(listing, dict) else None
+    entries = [e for e in entries if isinstance(e, dict)] if isinstance(entries, list) else []
+    named = [e for e in entries if e.get("id") == model] or (entries if len(entries) == 1 else [])
+    for entry in named:
+        if _whole_number(entry.get("max_model_len")) is not None:
+            return PublishedContext(entry["max_model_len"], "the server's GET /v1/models (max_model_len)")
+        meta = entry.get("meta")
+        trained = _whole_number(meta.get("n_ctx_train")) if isinstance(meta, dict) else None
+        if trained is not None:
+            return PublishedContext(trained, "the server's GET /v1/models (meta.n_ctx_train, the model's own)")
+    return None
+
+
+def _probe(url: str, key: ApiKey | None) -> Any:
+    """The JSON a GET of url answers, read up to PROBE_BYTES; None for anything else."""
+    import time
+
+    import httpx
+
+    headers = {"Authorization": f"Bearer {key.value}"} if key is not None and key.value else {}
+    deadline = time.monotonic() + 2 * PROBE_TIMEOUT  # a server that drips its answer is not waited on
+    try:
+        with (
+            httpx.Client(headers=headers, verify=tls_context(httpx), timeout=PROBE_TIMEOUT) as client,
+            client.stream("GET", url) as response,
+        ):
+            if response.status_code != 200:
+                return None
+            body = b""
+            for chunk in response.iter_bytes():
+                body += chunk
+                if len(body) > PROBE_BYTES or time.monotonic() > deadline:
+                    return None
+        return json.loads(body)
+    except (httpx.HTTPError, ValueError):
+        return None
 
 
 @dataclass(frozen=True)
@@ -222,6 +358,7 @@ class OpenAIProvider(StreamingProvider):
         self.url = endpoint.url.rstrip("/") + "/chat/completions"
         self.token_field = token_field_for(settings.model, endpoint.url)  # changed at most once a run
         self._field_switched = False
+        self._estimating_said = False  # the note that tokens are estimated is given once a run
         self._client: Any = None
 
     def client(self) -> Any:
@@ -248,10 +385,25 @@ class OpenAIProvider(StreamingProvider):
         )
 
     def send(self, prompt: Prompt, continuation: Continuation | None, timeout: float, attempt: Attempt) -> Reply:
+        return self._post(prompt, continuation, self.body(prompt, continuation), timeout, attempt)
+
+    def send_whole(self, prompt: Prompt, continuation: Continuation | None, timeout: float, attempt: Attempt) -> Reply:
+        body = {**self.body(prompt, continuation), "stream": False}
+        del body["stream_options"]  # OpenAI refuses stream_options without stream
+        return self._post(prompt, continuation, body, timeout, attempt)
+
+    def _post(
+        self,
+        prompt: Prompt,
+        continuation: Continuation | None,
+        body: dict[str, Any],
+        timeout: float,
+        attempt: Attempt,
+    ) -> Reply:
         import httpx
 
         client = self.client()
-        body = self.body(prompt, continuation)
+        chars = self.request_chars(prompt, continuation)
         try:
             with client.stream(
                 "POST", self.url, json=body, timeout=httpx.Timeout(timeout, connect=min(timeout, CONNECT_TIMEOUT))
@@ -260,8 +412,8 @@ class OpenAIProvider(StreamingProvider):
                     response.read()
                     raise self._status_fault(response, prompt)
                 if response.headers.get("content-type", "").startswith("application/json"):
-                    return self._whole(response.read(), attempt)  # a server that ignored "stream": true
-                return self._stream(response, attempt)
+                    return self._whole(response.read(), attempt, chars)  # not streamed, asked so or not
+                return self._stream(response, attempt, prompt, chars)
         except httpx.ConnectTimeout as exc:
             wait = min(timeout, CONNECT_TIMEOUT)
             raise Transient(
@@ -278,29 +430,46 @@ class OpenAIProvider(StreamingProvider):
         assert self.endpoint is not None
         return f"endpoint {self.endpoint.describe()}"
 
-    def _stream(self, response: Any, attempt: Attempt) -> Reply:
+    def _stream(self, response: Any, attempt: Attempt, prompt: Prompt, chars: int) -> Reply:
+        import httpx
+
         parts: list[str] = []
         finish: str | None = None
         usage: Usage | None = None
+        try:
+            finish, usage = self._read_events(response, attempt, prompt, parts)
+        except httpx.TransportError as exc:
+            if parts or attempt.thinking_chars:
+                raise
+            raise Transient(
+                "stream ended early", f"the stream broke off before any answer ({type(exc).__name__})", whole=True
+            ) from exc
+        if finish is None:
+            if not parts and not attempt.thinking_chars:
+                raise Transient("stream ended early", "it ended with no answer and no finish reason", whole=True)
+            # The body ended (or [DONE] came) before any finish_reason: the answer is not whole.
+            raise Transient("stream ended early", "the answer stopped without a finish reason")
+        return Reply("".join(parts), STOP_REASONS.get(finish, finish), self._counted(usage, attempt, chars))
+
+    def _read_events(
+        self, response: Any, attempt: Attempt, prompt: Prompt, parts: list[str]
+    ) -> tuple[str | None, Usage | None]:
+        """The stream's events into parts (and attempt): its finish reason and the usage it reported."""
+        finish: str | None = None
+        usage: Usage | None = None
         for line in response.iter_lines():
+            if line.startswith(ERROR_FIELD):
+                raise self._stream_fault(self._event(line[len(ERROR_FIELD) :]), prompt)
             if not line.startswith("data:"):
                 continue  # blank separators, comments, event: lines
             data = line[5:].strip()
             if data == "[DONE]":
                 break
-            try:
-                chunk = json.loads(data)
-            except ValueError:
-                raise ServiceError(
-                    f"the {self.name} service sent a stream event that is not JSON: {data[:200]}"
-                ) from None
+            chunk = self._event(data)
             if not isinstance(chunk, dict):
                 continue
             if "error" in chunk:
-                kind, message = _error_of(chunk)
-                if kind in TRANSIENT_STREAM_ERRORS or not kind:
-                    raise Transient(f"{kind or 'error'} event in the stream", message)
-                raise ServiceError(f"the {self.name} service broke off the answer with {kind}: {message}")
+                raise self._stream_fault(chunk, prompt)
             if chunk.get("usage"):
                 usage = _usage(chunk["usage"])
                 attempt.reported(usage)
@@ -321,16 +490,39 @@ class OpenAIProvider(StreamingProvider):
                     attempt.text(piece)
                 if choice.get("finish_reason"):
                     finish = choice["finish_reason"]
-        if finish is None:
-            # The body ended (or [DONE] came) before any finish_reason: the answer is not whole.
-            raise Transient("stream ended early", "the answer stopped without a finish reason")
-        if usage is None:
-            # Without counts the call's cost (and the --max-cost budget) would silently read as zero.
-            self.hooks.notify("the server reported no token usage: this request's tokens and cost count as 0")
-            usage = Usage()
-        return Reply("".join(parts), STOP_REASONS.get(finish, finish), usage)
+        return finish, usage
 
-    def _whole(self, raw: bytes, attempt: Attempt) -> Reply:
+    def _event(self, data: str) -> Any:
+        try:
+            return json.loads(data)
+        except ValueError:
+            raise ServiceError(f"the {self.name} service sent a stream event that is not JSON: {data[:200]}") from None
+
+    def _stream_fault(self, payload: Any, prompt: Prompt) -> Exception:
+        """An error event in a stream: a prompt over the context is refused (not retried), a server's
+        transient fault retried, any other fault ends the call."""
+        error = server_error(payload)
+        exceeded = context_exceeded(error)
+        if exceeded is not None:
+            return Rejected(self._context_message(exceeded, error, prompt, "in the stream"))
+        if error.kind in TRANSIENT_STREAM_ERRORS or not error.kind:
+            return Transient(f"{error.kind or 'error'} event in the stream", error.message)
+        return ServiceError(f"the {self.name} service broke off the answer with {error.kind}: {error.message}")
+
+    def _counted(self, usage: Usage | None, attempt: Attempt, chars: int) -> Usage:
+        """The request's usage as the server reported it; where it reported none, estimated from the text
+        (counted toward --max-cost all the same, and marked as estimated)."""
+        if usage is not None:
+            return usage
+        if not self._estimating_said:
+            self._estimating_said = True
+            self.hooks.notify(
+                "the server reports no token usage: tokens are estimated from the text (3 characters a token) "
+                "and marked as estimated"
+            )
+        return attempt.estimated(chars)
+
+    def _whole(self, raw: bytes, attempt: Attempt, chars: int) -> Reply:
         try:
             answer = json.loads(raw)
             choice = answer["choices"][0]
@@ -343,15 +535,21 @@ class OpenAIProvider(StreamingProvider):
             attempt.thinking(thought)
         if text:
             attempt.text(text)
-        return Reply(text, STOP_REASONS.get(finish, finish), _usage(answer.get("usage")))
+        usage = _usage(answer["usage"]) if isinstance(answer.get("usage"), dict) else None
+        return Reply(text, STOP_REASONS.get(finish, finish), self._counted(usage, attempt, chars))
 
     def _status_fault(self, response: Any, prompt: Prompt) -> Exception:
         status = response.status_code
         try:
-            kind, message = _error_of(response.json())
+            error = server_error(response.json())
         except ValueError:
-            kind, message = "", response.text[:300]
+            error = ServerError(message=response.text[:300])
+        kind, message = error.kind, error.message
         headers = response.headers
+        exceeded = context_exceeded(error)
+        if exceeded is not None and error.type == "exceed_context_size_error":
+            # llama.cpp's counts are the prompt's alone, whatever the status (500 before 2025-10).
+            return Rejected(self._context_message(exceeded, error, prompt, f"HTTP {status}"))
         if status == 401:
             if not self.key.value:
                 return ServiceError(
@@ -383,6 +581,8 @@ class OpenAIProvider(StreamingProvider):
         too_large = output_limit_problem(message, chars, self.max_tokens) if status == 400 else None
         if too_large is not None:
             return Rejected(self._output_limit_message(too_large, message))
+        if exceeded is not None:
+            return Rejected(self._context_message(exceeded, error, prompt, f"HTTP {status}"))
         if status == 413 or (status == 400 and ("context" in text and ("length" in text or "window" in text))):
             return Rejected(prompt_too_long(self.settings.model, chars, f"HTTP {status}: {message}"))
         if status_is_transient(status, headers):
@@ -402,6 +602,12 @@ class OpenAIProvider(StreamingProvider):
         param = error.get("param") if isinstance(error, dict) else None
         named = param == self.token_field or re.search(rf"\b{self.token_field}\b", message) is not None
         return named and _REFUSED.search(message) is not None
+
+    def _context_message(self, exceeded: ContextExceeded, error: ServerError, prompt: Prompt, where: str) -> str:
+        """A prompt over the context, with the server's numbers, and what to do."""
+        context = f"its context is {exceeded.context:,} tokens; " if exceeded.context else ""
+        detail = f"{context}{where} {error.kind}: {error.message}".rstrip(": ")
+        return prompt_too_long(self.settings.model, len(prompt.render()), detail, counted=exceeded.prompt_tokens)
 
     def _output_limit_message(self, too_large: OutputLimitTooLarge, message: str) -> str:
         at_most = "" if too_large.fits is None else f" to at most {too_large.fits:,}"

@@ -46,7 +46,7 @@ from typing import Any
 from code_commit.config.settings import MAX_CONTINUATIONS, Settings, output_limit
 from code_commit.errors import BudgetExceeded, ServiceError
 from code_commit.llm.base import Completion, Hooks, Tally, Usage
-from code_commit.llm.catalog import tokens_at_most
+from code_commit.llm.catalog import estimated_usage
 from code_commit.llm.continuation import Continuation, continuation_of, join
 from code_commit.llm.endpoint import Endpoint
 from code_commit.llm.prompts import Prompt
@@ -58,8 +58,9 @@ RAW_BYTES_PER_ANSWER_BYTE = 8
 BACKOFF_BASE = 1.0  # seconds before the second attempt, doubling after each failure (then jittered)
 RATE_WINDOW = 60.0  # seconds over which an answer's pace is measured against stream_min_rate
 
-# Never retried, whatever the headers say: the same request would fail the same way.
-NEVER_RETRY = frozenset({400, 401, 403, 404, 413})
+# Never retried, whatever the headers say: the same request would fail the same way (a bad request, a
+# model or endpoint that is not there, a body the server cannot process).
+NEVER_RETRY = frozenset({400, 401, 403, 404, 413, 422})
 RETRY_STATUSES = frozenset({408, 409, 429, *range(500, 600)})
 
 # Seams for tests, looked up at call time: no test sleeps out a real backoff.
@@ -158,6 +159,7 @@ class Attempt:
     ) -> None:
         self._on_text = on_text
         self.chars = 0  # characters of answer text received
+        self.thinking_chars = 0  # characters of thinking received, kept or not
         self.bytes = 0  # the same, in UTF-8 bytes
         self._byte_cap = byte_cap  # past this many bytes of text the attempt raises AnswerTooLarge
         self._reported: Usage | None = None
@@ -174,6 +176,7 @@ class Attempt:
     def thinking(self, piece: str) -> None:
         """A piece of the model's thinking: kept apart from the answer, up to the answer's byte cap."""
         size = len(piece.encode("utf-8", "surrogatepass"))
+        self.thinking_chars += len(piece)
         self._progressed(size)  # a model thinking for minutes before it answers is not stalled
         if self._byte_cap is not None and self._thinking_bytes + size > self._byte_cap:
             self.thinking_dropped += size
@@ -236,17 +239,23 @@ class Attempt:
     def used(self, request_chars: int) -> Usage:
         """What a failed attempt is known to have used: the counts the service reported before it broke;
         where it reported none, the request's input once answer text came back (the prompt was read), at
-        the high estimate (3 characters a token); and, when text came after the last count the service
+        the high estimate (`estimated_usage`); and, when text came after the last count the service
         gave (Anthropic's message_start says 1 output token), the output at the same high estimate if that
         is more. Nothing at all for an attempt that got no answer (an HTTP error, a refused connection)."""
         usage = self._reported
         if usage is None:
             if not self.chars:
                 return Usage()
-            usage = Usage(input_tokens=tokens_at_most(request_chars))
-        if self.chars > self._chars_reported:
-            usage = replace(usage, output_tokens=max(usage.output_tokens, tokens_at_most(self.chars)))
+            usage = estimated_usage(request_chars, 0)
+        more = estimated_usage(0, self.chars).output_tokens
+        if self.chars > self._chars_reported and more > usage.output_tokens:
+            usage = replace(usage, output_tokens=more, estimated=True)
         return usage
+
+    def estimated(self, request_chars: int) -> Usage:
+        """An answered request's tokens where the service reported none: the prompt, and the answer with
+        its thinking, counted from their text (`estimated_usage`)."""
+        return estimated_usage(request_chars, self.chars + self.thinking_chars)
 
 
 # The attempt now reading a response body, for bounded_responses' chunk-by-chunk check of its pace:
@@ -281,13 +290,23 @@ class Transient(Exception):
     wait the service asked for, in seconds, if it asked. connect: the request never reached the
     service (connection refused, a name that does not resolve, no answer to the connection): a
     wrong endpoint is not worth minutes of retries, so these have their own small budget,
-    connect_attempts."""
+    connect_attempts. whole: a stream that ended with nothing in it, which says nothing of why; the
+    next attempt, once a request, asks without streaming (`send_whole`), where a server answers with
+    its real error (an HTTP status and its body) rather than a stream that stops."""
 
-    def __init__(self, kind: str, detail: str = "", retry_after: float | None = None, connect: bool = False) -> None:
+    def __init__(
+        self,
+        kind: str,
+        detail: str = "",
+        retry_after: float | None = None,
+        connect: bool = False,
+        whole: bool = False,
+    ) -> None:
         super().__init__(f"{kind}: {detail}" if detail else kind)
         self.kind = kind
-        self.retry_after = retry_after
+        self.retry_after = 0.0 if whole else retry_after
         self.connect = connect
+        self.whole = whole
 
 
 def status_is_transient(status: int, headers: Mapping[str, str]) -> bool:
@@ -380,6 +399,11 @@ class StreamingProvider:
         to `attempt` as it arrives."""
         raise NotImplementedError
 
+    def send_whole(self, prompt: Prompt, continuation: Continuation | None, timeout: float, attempt: Attempt) -> Reply:
+        """The same request, asked for one whole answer instead of a stream, after a stream that ended with
+        nothing in it. A provider whose service always streams asks the same way again."""
+        return self.send(prompt, continuation, timeout, attempt)
+
     def request_chars(self, prompt: Prompt, continuation: Continuation | None) -> int:
         """The characters a request sends, for the budget's estimate of its input."""
         return len(prompt.render()) + (continuation.chars if continuation else 0)
@@ -420,12 +444,24 @@ class StreamingProvider:
                 call.count(continuations=1)
                 joined = join(continuation, part.text)
                 if joined is None:
-                    # Not guessed at: the answer stays as it was, cut off, and the run refuses it.
-                    self.hooks.notify(
-                        "the continuation did not begin with the answer's last lines, as it was asked to, "
-                        "so where it goes is unknown: the answer stays cut off"
+                    # Not guessed at: asked again, insisting, while continuations remain; after the last one
+                    # the answer stays as it was, cut off, and the run refuses it.
+                    done = call.tally.continuations
+                    unplaced = (
+                        "the continuation did not begin with the answer's last lines, as it was asked to, so "
+                        "where it goes is unknown"
                     )
-                    break
+                    if done == MAX_CONTINUATIONS:
+                        self.hooks.notify(
+                            f"{unplaced}: the answer stays cut off ({done} of {MAX_CONTINUATIONS} continuations used)"
+                        )
+                        break
+                    self.hooks.notify(
+                        f"{unplaced}; asking again (continuation {done + 1} of {MAX_CONTINUATIONS}), "
+                        "insisting on its last lines"
+                    )
+                    continuation = continuation.insisting()
+                    continue
                 text = joined
             reply = part
             continuations = call.tally.continuations
@@ -470,9 +506,10 @@ class StreamingProvider:
         started: float | None = None  # the retry clock starts once the client is ready
         faults: list[Transient] = []
         chars = self.request_chars(prompt, continuation)
+        asked_whole = False  # a request is asked without streaming once at most
 
         def attempt() -> Reply:
-            nonlocal started
+            nonlocal started, asked_whole
             self.hooks.before_request(chars)  # raises BudgetExceeded: never retried
             if started is None:
                 self.client()  # importing an SDK takes over a second: not the service's time
@@ -483,8 +520,11 @@ class StreamingProvider:
             call.count(requests=1, retries=1 if faults else 0)
             progress = Attempt(on_text, byte_cap, settings.stream_idle_timeout, settings.stream_min_rate)
             watching = _ATTEMPT.set(progress)  # bounded_responses checks its pace chunk by chunk
+            whole = bool(faults) and faults[-1].whole and not asked_whole
+            asked_whole = asked_whole or whole
+            send = self.send_whole if whole else self.send
             try:
-                return replace(self.send(prompt, continuation, timeout, progress), thinking=progress.thought)
+                return replace(send(prompt, continuation, timeout, progress), thinking=progress.thought)
             except BaseException as exc:
                 # Whatever ended it (a fault, a stop), what the attempt used is spent.
                 call.charge(progress.used(chars))
@@ -508,10 +548,13 @@ class StreamingProvider:
             return state.attempt_number >= settings.retry_attempts or out_of_time or unreachable
 
         def announce(state: tenacity.RetryCallState) -> None:
-            self.hooks.notify(
-                f"attempt {state.attempt_number} of {settings.retry_attempts} failed: {faults[-1]}; "
-                f"retrying in {_seconds(state.upcoming_sleep)}"
+            how = (
+                "asking again without streaming, for the server's own error"
+                if faults[-1].whole and not asked_whole
+                else f"retrying in {_seconds(state.upcoming_sleep)}"
             )
+            number = f"attempt {state.attempt_number} of {settings.retry_attempts}"
+            self.hooks.notify(f"{number} failed: {faults[-1]}; {how}")
 
         retrying = tenacity.Retrying(
             retry=tenacity.retry_if_exception_type(Transient),

@@ -39,7 +39,7 @@ from code_commit.review.interactive import Approved, approve
 from code_commit.rollup.failure_context import context_cap, failure_context, read_build_log
 from code_commit.rollup.selection import shown_paths
 from code_commit.run import signals
-from code_commit.run.model_calls import Caller, CallMeter, check_fits, report_totals
+from code_commit.run.model_calls import Caller, CallMeter, check_fits, report_totals, with_server_context
 from code_commit.run.orchestrator import Orchestrator
 from code_commit.run.preflight import stale_rollup, untracked_in_rollup, untracked_warning
 from code_commit.run.record import RunRecord
@@ -139,7 +139,7 @@ def execute(
         elif stale:
             console.info(stale)
         system = load_system_prompts(settings=settings)
-        model = load_catalog(workspace.root).lookup(settings.model)
+        model = with_server_context(load_catalog(workspace.root).lookup(settings.model), settings, endpoint, key)
         settings = orchestrator.settings = with_output_limit(settings, model)  # max_tokens: the model's, if unset
         redact = orchestrator.redact
         first = initial_prompt(system, workspace.query, workspace.codebase, settings.prompt_order).redacted(redact)

@@ -5,14 +5,16 @@ continuations, usage, budget), logged as NN-query/NN-response/NN-usage, and reco
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
+from code_commit.config.keys import ApiKey
 from code_commit.config.settings import Settings
 from code_commit.console.output import Console
 from code_commit.console.plural import count
 from code_commit.errors import CodeCommitError, ServiceError, SetupError, Stopped
 from code_commit.llm import Completion, Hooks, Provider, Tally, Usage
 from code_commit.llm.catalog import Budget, ModelInfo, prompt_too_long, tokens_at_least
+from code_commit.llm.endpoint import Endpoint
 from code_commit.llm.prompts import Prompt
 from code_commit.logs.run_folder import QUERY, RAW_RESPONSE, RESPONSE, THINKING, USAGE
 from code_commit.logs.run_log import RunLog
@@ -61,13 +63,31 @@ class CallMeter:
             self.budget.charge(usage)
 
 
+def with_server_context(
+    model: ModelInfo, settings: Settings, endpoint: Endpoint | None, key: ApiKey | None
+) -> ModelInfo:
+    """The model as the catalog knows it; where the catalog has no context window and the model is served
+    by an OpenAI-compatible server, with the window that server publishes (asked once a run, briefly,
+    never fatal: llm.openai_api.published_context)."""
+    if model.context_window is not None or settings.provider != "openai" or endpoint is None:
+        return model
+    from code_commit.llm.openai_api import published_context
+
+    published = published_context(endpoint, key, settings.model)
+    if published is None:
+        return model
+    return replace(model, context_window=published.tokens, context_source=published.source)
+
+
 def check_fits(prompt: Prompt, model: ModelInfo, settings: Settings) -> None:
-    """Before anything is sent: SetupError (exit 2) when the first prompt cannot fit the model's context,
-    or when --max-cost cannot be enforced for want of a price."""
+    """Before anything is sent: SetupError (exit 2) when the first prompt cannot fit the model's context
+    (the catalog's, or the one its server publishes), or when --max-cost cannot be enforced for want of a
+    price."""
     chars = len(prompt.render())
     if model.context_window is not None and tokens_at_least(chars) > model.context_window:
+        whose = f"as {model.context_source} says" if model.context_source else "in the model catalog"
         raise SetupError(
-            prompt_too_long(model.model, chars, f"its context is {model.context_window:,} tokens")
+            prompt_too_long(model.model, chars, f"its context is {model.context_window:,} tokens, {whose}")
             + " Nothing was sent."
         )
     if settings.max_cost is not None and model.price is None:
@@ -178,6 +198,7 @@ def _usage_fields(usage: Usage, cost: float | None) -> dict[str, object]:
         "cache_read_tokens": usage.cache_read_tokens,
         "cached_share": f"{usage.cached_share:.2f}",
         "cost_usd": "unknown" if cost is None else f"{cost:.6f}",
+        "estimated": str(usage.estimated).lower(),  # some counts are from the text, not the service's
     }
 
 
@@ -206,10 +227,13 @@ def _usage_file(record: CallRecord) -> str:
 
 
 def usage_summary(usage: Usage, cost: float | None) -> str:
-    """For the console: tokens, the cached share of the input, and the estimated cost."""
+    """For the console: tokens, the cached share of the input, and the estimated cost; tokens the service
+    did not count are said to be estimated."""
     money = "cost unknown (no price for this model)" if cost is None else f"~${cost:.4f}"
     thinking = f" ({usage.thinking_tokens:,} thinking)" if usage.thinking_tokens else ""
+    about = "about " if usage.estimated else ""
+    estimated = " (tokens estimated from the text: the server did not count them all)" if usage.estimated else ""
     return (
-        f"{usage.all_input_tokens:,} input tokens ({usage.cached_share:.0%} from cache), "
-        f"{usage.output_tokens:,} output tokens{thinking}, {money}"
+        f"{about}{usage.all_input_tokens:,} input tokens ({usage.cached_share:.0%} from cache), "
+        f"{about}{usage.output_tokens:,} output tokens{thinking}{estimated}, {money}"
     )
