@@ -179,7 +179,7 @@ def test_retry_after_is_honoured(project: Project, api: FakeAPI, openai, retry_w
     assert retry_waits == [1.5]
 
 
-@pytest.mark.parametrize("code", [400, 401, 403, 404, 413])
+@pytest.mark.parametrize("code", [400, 401, 403, 404, 413, 422])
 def test_request_errors_are_not_retried(project: Project, api: FakeAPI, openai, code: int) -> None:
     api.status(code)
     api.reply(FIX)
@@ -207,6 +207,33 @@ def test_a_context_length_error_exits_3_with_the_fix(project: Project, api: Fake
     assert result.exit_code == 3
     assert "the prompt is too long for gpt-fake" in result.stderr and "Shrink the rollup" in result.stderr
     assert "--max-tokens" not in result.stderr
+    # OpenAI's numbers are in its message only: read from there.
+    assert "its context is 8,192 tokens; HTTP 400 invalid_request_error context_length_exceeded" in result.stderr
+    assert "9,500 tokens as the server counts them" in result.stderr
+
+
+def test_llama_cpp_s_context_error_is_known_by_its_type_whatever_the_status(
+    project: Project, api: FakeAPI, openai
+) -> None:
+    # From 2025-09 to 2025-10 llama.cpp's server answered it with its code, 500, as the HTTP status
+    # (ggml-org/llama.cpp#15780): a 500 is retried, but not this one, whose type says it would not change.
+    error = {
+        "code": 500,
+        "message": "the request exceeds the available context size. try increasing the context size or enable "
+        "context shift",
+        "type": "exceed_context_size_error",
+        "n_prompt_tokens": 1407,
+        "n_ctx": 256,
+    }
+    api.status(500, body={"error": error})
+    api.reply(FIX)
+
+    result = openai()
+
+    assert result.exit_code == 3
+    assert len(api.requests) == 1
+    assert "its context is 256 tokens; HTTP 500 exceed_context_size_error" in result.stderr
+    assert "1,407 tokens as the server counts them" in result.stderr
 
 
 VLLM_TOO_LONG = (

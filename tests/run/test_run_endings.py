@@ -64,6 +64,7 @@ def test_json_on_success(project: Project, api: FakeAPI, cli) -> None:
         "cache_write_tokens": 0,
         "cache_read_tokens": 50,
         "thinking_tokens": 15,  # of the output: the default model thinks before it answers (the fake's count)
+        "estimated": False,  # every count is the service's own
     }
     assert data["duration_s"] > 0 and data["last_build"]["exit_code"] == 0
     assert Path(data["log_dir"]).parent == project.root / "agent-config" / "logs"

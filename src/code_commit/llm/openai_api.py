@@ -184,6 +184,13 @@ class ServerError:
         """The error's name for messages: its type, else its code."""
         return self.type or self.code
 
+    @property
+    def names(self) -> str:
+        """Its type and, where it is a word (OpenAI's), its code: context_length_exceeded says more than
+        invalid_request_error."""
+        word = self.code if self.code and not self.code.isdigit() and self.code != self.type else ""
+        return " ".join(name for name in (self.type, word) if name)
+
 
 def _whole_number(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else None
@@ -504,7 +511,7 @@ class OpenAIProvider(StreamingProvider):
         error = server_error(payload)
         exceeded = context_exceeded(error)
         if exceeded is not None:
-            return Rejected(self._context_message(exceeded, error, prompt, "in the stream"))
+            return Rejected(self._context_message(exceeded, error, prompt, "an error event in the stream,"))
         if error.kind in TRANSIENT_STREAM_ERRORS or not error.kind:
             return Transient(f"{error.kind or 'error'} event in the stream", error.message)
         return ServiceError(f"the {self.name} service broke off the answer with {error.kind}: {error.message}")
@@ -606,7 +613,7 @@ class OpenAIProvider(StreamingProvider):
     def _context_message(self, exceeded: ContextExceeded, error: ServerError, prompt: Prompt, where: str) -> str:
         """A prompt over the context, with the server's numbers, and what to do."""
         context = f"its context is {exceeded.context:,} tokens; " if exceeded.context else ""
-        detail = f"{context}{where} {error.kind}: {error.message}".rstrip(": ")
+        detail = f"{context}{where} {error.names}: {error.message}".rstrip(": ")
         return prompt_too_long(self.settings.model, len(prompt.render()), detail, counted=exceeded.prompt_tokens)
 
     def _output_limit_message(self, too_large: OutputLimitTooLarge, message: str) -> str:
