@@ -22,7 +22,7 @@ beside it). `flavour` picks which server it is:
 - "llama-cpp-python": abetlen/llama-cpp-python's server (llama_cpp/server/app.py, errors.py,
   llama_chat_format.py). Its chat stream never carries usage; a prompt over the context, streamed, sends
   the role chunk and ends with neither text nor finish reason (as seen with a real server and a small
-  model: issue 30); not streamed, it is HTTP 400 `context_length_exceeded` in OpenAI's words, with the
+  model); not streamed, it is HTTP 400 `context_length_exceeded` in OpenAI's words, with the
   numbers in the message only. No `/props`; `/v1/models` lists the model with no context.
 - "vllm": only what sets vLLM apart here (vllm/entrypoints/openai/protocol.py, serving_engine.py): its
   `/v1/models` entries carry `max_model_len`, and a prompt over it is an HTTP 400 BadRequestError with

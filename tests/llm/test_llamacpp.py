@@ -1,4 +1,4 @@
-"""OpenAI-compatible servers as they behave (issue 30): llama.cpp's server, llama-cpp-python's and vLLM's,
+"""OpenAI-compatible servers as they behave: llama.cpp's server, llama-cpp-python's and vLLM's,
 through `--provider openai --base-url ... --model ...`, against the strict loopback fake in
 tests/llamacpp_server.py. Each test counts the requests the server got: no retry storm."""
 
