@@ -213,7 +213,7 @@ def test_the_server_s_context_window_is_read_once_a_run(
 def test_a_lookup_that_fails_is_no_failure(project: Project, llama) -> None:
     from code_commit.config.keys import ApiKey
     from code_commit.llm.endpoint import Endpoint
-    from code_commit.llm.openai_api import published_context
+    from code_commit.llm.server_facts import published_context
 
     with LlamaServer() as gone:
         url = gone.url  # shut once the block ends: nothing listens there

@@ -37,7 +37,6 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -45,10 +44,18 @@ from code_commit.config.keys import ApiKey
 from code_commit.config.settings import Settings
 from code_commit.errors import ServiceError
 from code_commit.llm.base import Hooks, Usage
-from code_commit.llm.catalog import ModelInfo, prompt_too_long, tokens_at_most
+from code_commit.llm.catalog import ModelInfo, prompt_too_long
 from code_commit.llm.continuation import Continuation
 from code_commit.llm.endpoint import Endpoint
 from code_commit.llm.prompts import Prompt
+from code_commit.llm.server_errors import (
+    ContextExceeded,
+    OutputLimitTooLarge,
+    ServerError,
+    context_exceeded,
+    output_limit_problem,
+    server_error,
+)
 from code_commit.llm.transport import (
     Attempt,
     Rejected,
@@ -56,7 +63,6 @@ from code_commit.llm.transport import (
     StreamingProvider,
     Transient,
     bounded_responses,
-    excerpt,
     parse_retry_after,
     status_is_transient,
     tls_context,
@@ -84,8 +90,6 @@ REASONING_FIELDS = ("reasoning_content", "reasoning")  # a delta's thinking, as 
 # every other server sends `data: {"error": {...}}` (tools/server/server.cpp, server_sent_event(sink, "error",
 # ...); ggml-org/llama.cpp#16486 made the first error an HTTP status).
 ERROR_FIELD = "error:"
-PROBE_TIMEOUT = 3.0  # seconds for each look at what a server publishes: never worth a longer wait
-PROBE_BYTES = 1 << 20  # of each such answer read at most (llama.cpp's /props carries the chat template)
 
 
 def token_field_for(model: str, url: str) -> str:
@@ -165,192 +169,6 @@ def _usage(raw: Any) -> Usage:
         cache_read_tokens=cached,
         thinking_tokens=_count(raw.get("completion_tokens_details"), "reasoning_tokens"),
     )
-
-
-@dataclass(frozen=True)
-class ServerError:
-    """An OpenAI-style error as a server sent it: {"error": {...}}, {"error": "..."}, or the error itself at
-    the top level, as vLLM before 0.10 and llama.cpp's `error:` lines send it."""
-
-    type: str = ""
-    code: str = ""  # OpenAI's is a word (context_length_exceeded); llama.cpp's and vLLM's the HTTP status
-    param: str = ""
-    message: str = ""
-    n_prompt_tokens: int | None = None  # llama.cpp's exceed_context_size_error carries both counts
-    n_ctx: int | None = None
-
-    @property
-    def kind(self) -> str:
-        """The error's name for messages: its type, else its code."""
-        return self.type or self.code
-
-    @property
-    def names(self) -> str:
-        """Its type and, where it is a word (OpenAI's), its code: context_length_exceeded says more than
-        invalid_request_error."""
-        word = self.code if self.code and not self.code.isdigit() and self.code != self.type else ""
-        return " ".join(name for name in (self.type, word) if name)
-
-
-def _whole_number(value: Any) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else None
-
-
-def server_error(payload: Any) -> ServerError:
-    if not isinstance(payload, dict):
-        return ServerError()
-    error = payload.get("error")
-    if isinstance(error, str):
-        return ServerError(message=excerpt(error))
-    if not isinstance(error, dict):
-        error = payload if payload.get("object") == "error" or "message" in payload else {}
-
-    def text(name: str) -> str:
-        value = error.get(name)
-        return "" if value is None or isinstance(value, dict | list) else excerpt(value)
-
-    return ServerError(
-        type=text("type"),
-        code=text("code"),
-        param=text("param"),
-        message=text("message"),
-        n_prompt_tokens=_whole_number(error.get("n_prompt_tokens")),
-        n_ctx=_whole_number(error.get("n_ctx")),
-    )
-
-
-# What a refusal's message may say about the model's limits (OpenAI's, vLLM's and others' wording).
-_CONTEXT = re.compile(r"maximum context length is (\d+)|context (?:length|window|size) (?:is|of) (\d+)", re.I)
-_PROMPT = re.compile(
-    r"\((\d+) in the messages|(\d+) input tokens|messages resulted in (\d+) tokens"
-    r"|prompt (?:has|contains) (\d+) tokens",
-    re.I,
-)
-_OUTPUT_CAP = re.compile(r"at most (\d+) completion tokens", re.I)
-_MAX_TOKENS = re.compile(r"max_(?:completion_)?tokens\W{0,3}(?:is )?too large|in the completion", re.I)
-
-
-def _number(pattern: re.Pattern[str], text: str) -> int | None:
-    match = pattern.search(text)
-    return None if match is None else int(next(group for group in match.groups() if group))
-
-
-@dataclass(frozen=True)
-class ContextExceeded:
-    """A prompt over the model's context, as the server counted it (either number may be unknown)."""
-
-    prompt_tokens: int | None
-    context: int | None
-
-
-def context_exceeded(error: ServerError) -> ContextExceeded | None:
-    """Whether an error says the prompt is over the context, known by the fields each server sets, never by
-    its wording alone:
-
-    - llama.cpp's server: type exceed_context_size_error, with n_prompt_tokens and n_ctx beside it
-      (ggml-org/llama.cpp tools/server/server-common.cpp format_error_response, server-task.cpp
-      server_task_result_error::to_json);
-    - OpenAI, and llama-cpp-python (llama_cpp/server/errors.py, context_length_exceeded): code
-      context_length_exceeded;
-    - vLLM: param input_tokens (its VLLMValidationError for a prompt over max_model_len).
-
-    The numbers are llama.cpp's fields; the others give them only in the message, read from there."""
-    if error.type == "exceed_context_size_error":
-        return ContextExceeded(error.n_prompt_tokens, error.n_ctx)
-    if error.code == "context_length_exceeded" or error.param == "input_tokens":
-        return ContextExceeded(_number(_PROMPT, error.message), _number(_CONTEXT, error.message))
-    return None
-
-
-@dataclass(frozen=True)
-class PublishedContext:
-    """The context window a server says it runs the model with."""
-
-    tokens: int
-    source: str  # in words, for the run's note: which request and which field
-
-
-def published_context(endpoint: Endpoint, key: ApiKey | None, model: str) -> PublishedContext | None:
-    """The context window the server publishes, or None: asked once a run, PROBE_TIMEOUT seconds at most a
-    request, and never fatal (a server that publishes none, or is down, is the model call's problem).
-
-    - llama.cpp's server: GET /props, default_generation_settings.n_ctx: a slot's context, the one a
-      prompt is checked against (ggml-org/llama.cpp tools/server/server.cpp, get_props);
-    - vLLM: GET /v1/models, each entry's max_model_len (vllm/entrypoints/openai/protocol.py, ModelCard);
-    - llama.cpp's /v1/models entry has meta.n_ctx_train, the context the model was trained with, which
-      the server's may be smaller than: the last resort (get_models, model_meta)."""
-    base = endpoint.url.rstrip("/")
-    root = base.removesuffix("/v1")
-    props = _probe(f"{root}/props", key)
-    settings = props.get("default_generation_settings") if isinstance(props, dict) else None
-    n_ctx = _whole_number(settings.get("n_ctx")) if isinstance(settings, dict) else None
-    if n_ctx is not None:
-        return PublishedContext(n_ctx, "the server's GET /props (default_generation_settings.n_ctx)")
-    listing = _probe(f"{base}/models", key)
-    entries = listing.get("data") if isinstance(listing, dict) else None
-    entries = [e for e in entries if isinstance(e, dict)] if isinstance(entries, list) else []
-    named = [e for e in entries if e.get("id") == model] or (entries if len(entries) == 1 else [])
-    for entry in named:
-        if _whole_number(entry.get("max_model_len")) is not None:
-            return PublishedContext(entry["max_model_len"], "the server's GET /v1/models (max_model_len)")
-        meta = entry.get("meta")
-        trained = _whole_number(meta.get("n_ctx_train")) if isinstance(meta, dict) else None
-        if trained is not None:
-            return PublishedContext(trained, "the server's GET /v1/models (meta.n_ctx_train, the model's own)")
-    return None
-
-
-def _probe(url: str, key: ApiKey | None) -> Any:
-    """The JSON a GET of url answers, read up to PROBE_BYTES; None for anything else."""
-    import time
-
-    import httpx
-
-    headers = {"Authorization": f"Bearer {key.value}"} if key is not None and key.value else {}
-    deadline = time.monotonic() + 2 * PROBE_TIMEOUT  # a server that drips its answer is not waited on
-    try:
-        with (
-            httpx.Client(headers=headers, verify=tls_context(httpx), timeout=PROBE_TIMEOUT) as client,
-            client.stream("GET", url) as response,
-        ):
-            if response.status_code != 200:
-                return None
-            body = b""
-            for chunk in response.iter_bytes():
-                body += chunk
-                if len(body) > PROBE_BYTES or time.monotonic() > deadline:
-                    return None
-        return json.loads(body)
-    except (httpx.HTTPError, ValueError):
-        return None
-
-
-@dataclass(frozen=True)
-class OutputLimitTooLarge:
-    """A request refused for its output limit (max_tokens), not its prompt."""
-
-    fits: int | None  # the largest max_tokens that would fit, when the service's numbers tell
-
-
-def output_limit_problem(message: str, prompt_chars: int, max_tokens: int) -> OutputLimitTooLarge | None:
-    """Whether a refusal's message says, or its numbers show, that the trouble is the requested output
-    limit rather than the prompt.
-
-    Servers that check prompt + max_tokens against the context (vLLM, OpenAI's older models) refuse with
-    "maximum context length is C tokens ... (P in the messages, M in the completion)". Where the message
-    gives C but not P, the prompt is counted at 3 characters a token (a high estimate): a prompt that fits
-    even so is not the trouble."""
-    cap = _number(_OUTPUT_CAP, message)
-    if cap is not None:
-        return OutputLimitTooLarge(cap)
-    context = _number(_CONTEXT, message)
-    prompt = _number(_PROMPT, message)
-    if context is not None and prompt is None and tokens_at_most(prompt_chars) < context:
-        prompt = tokens_at_most(prompt_chars)
-    if context is not None and prompt is not None:
-        room = context - prompt
-        return OutputLimitTooLarge(room) if 0 < room < max_tokens else None
-    return OutputLimitTooLarge(None) if _MAX_TOKENS.search(message) else None
 
 
 class OpenAIProvider(StreamingProvider):

@@ -68,10 +68,10 @@ def with_server_context(
 ) -> ModelInfo:
     """The model as the catalog knows it; where the catalog has no context window and the model is served
     by an OpenAI-compatible server, with the window that server publishes (asked once a run, briefly,
-    never fatal: llm.openai_api.published_context)."""
+    never fatal: llm.server_facts.published_context)."""
     if model.context_window is not None or settings.provider != "openai" or endpoint is None:
         return model
-    from code_commit.llm.openai_api import published_context
+    from code_commit.llm.server_facts import published_context
 
     published = published_context(endpoint, key, settings.model)
     if published is None:
