@@ -23,9 +23,8 @@ redaction are the same as for Anthropic; only the wire differs:
   reasoning tokens, which are also reported apart. A server that reports none (llama-cpp-python's never
   does in a stream) has its tokens estimated from the text, marked as estimated, and counted toward
   --max-cost all the same;
-- a stream that ends with nothing in it (no text, no finish reason: llama-cpp-python's, and LM Studio's,
-  answer to a prompt over the context) is asked again once without streaming, which gets the server's
-  real error; an error event in a stream counts as that error, both in `data:` and in the `error:` lines
+- a stream that ends with nothing in it (no text, no finish reason: llama-cpp-python's answer to a
+  prompt over the context) is asked again once without streaming, which gets the server's real error; an error event in a stream counts as that error, both in `data:` and in the `error:` lines
   llama.cpp's server sent before 2025-10 (ggml-org/llama.cpp#16486);
 - a prompt over the context is known by the fields each server sets (`context_exceeded`), never retried,
   and reported with the server's own numbers; where the catalog has no context window for the model,
