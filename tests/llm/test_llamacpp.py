@@ -266,7 +266,9 @@ def test_an_abrupt_end_after_text_is_retried_streaming(project: Project, llama, 
     assert not (project.root / "partial.txt").exists()
 
 
-def test_an_abrupt_end_before_any_text_is_asked_again_without_streaming(project: Project, llama, run) -> None:
+def test_an_abrupt_end_before_any_text_is_asked_again_without_streaming(
+    project: Project, llama, run, retry_waits: list[float]
+) -> None:
     server = llama(flavour="llama.cpp")
     server.abrupt("")
     server.reply(FIX)  # the whole answer the server gives when not asked to stream
@@ -275,6 +277,7 @@ def test_an_abrupt_end_before_any_text_is_asked_again_without_streaming(project:
 
     assert result.exit_code == 0, result.stderr
     assert [call.stream for call in server.calls] == [True, False]
+    assert retry_waits == [0.0], "asked again at once: no backoff"
     assert project.read("fixed.txt") == "fixed\n"
     # llama.cpp counts a whole answer's tokens: nothing is estimated.
     assert record["usage"]["estimated"] is False

@@ -24,8 +24,9 @@ redaction are the same as for Anthropic; only the wire differs:
   does in a stream) has its tokens estimated from the text, marked as estimated, and counted toward
   --max-cost all the same;
 - a stream that ends with nothing in it (no text, no finish reason: llama-cpp-python's answer to a
-  prompt over the context) is asked again once without streaming, which gets the server's real error; an error event in a stream counts as that error, both in `data:` and in the `error:` lines
-  llama.cpp's server sent before 2025-10 (ggml-org/llama.cpp#16486);
+  prompt over the context) is asked again once without streaming, which gets the server's real error;
+  an error event in a stream counts as that error, both in `data:` and in the `error:` lines llama.cpp's
+  server sent before 2025-10 (ggml-org/llama.cpp#16486);
 - a prompt over the context is known by the fields each server sets (`context_exceeded`), never retried,
   and reported with the server's own numbers; where the catalog has no context window for the model,
   the one the server publishes is read once a run (`published_context`).
@@ -43,7 +44,7 @@ from code_commit.config.keys import ApiKey
 from code_commit.config.settings import Settings
 from code_commit.errors import ServiceError
 from code_commit.llm.base import Hooks, Usage
-from code_commit.llm.catalog import ModelInfo, prompt_too_long
+from code_commit.llm.catalog import CHARS_PER_TOKEN_HIGH_ESTIMATE, ModelInfo, prompt_too_long
 from code_commit.llm.continuation import Continuation
 from code_commit.llm.endpoint import Endpoint
 from code_commit.llm.prompts import Prompt
@@ -258,8 +259,6 @@ class OpenAIProvider(StreamingProvider):
         import httpx
 
         parts: list[str] = []
-        finish: str | None = None
-        usage: Usage | None = None
         try:
             finish, usage = self._read_events(response, attempt, prompt, parts)
         except httpx.TransportError as exc:
@@ -341,8 +340,8 @@ class OpenAIProvider(StreamingProvider):
         if not self._estimating_said:
             self._estimating_said = True
             self.hooks.notify(
-                "the server reports no token usage: tokens are estimated from the text (3 characters a token) "
-                "and marked as estimated"
+                "the server reports no token usage: tokens are estimated from the text "
+                f"({CHARS_PER_TOKEN_HIGH_ESTIMATE:g} characters a token) and marked as estimated"
             )
         return attempt.estimated(chars)
 

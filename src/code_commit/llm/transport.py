@@ -304,7 +304,7 @@ class Transient(Exception):
     ) -> None:
         super().__init__(f"{kind}: {detail}" if detail else kind)
         self.kind = kind
-        self.retry_after = 0.0 if whole else retry_after
+        self.retry_after = retry_after
         self.connect = connect
         self.whole = whole
 
@@ -520,7 +520,7 @@ class StreamingProvider:
             call.count(requests=1, retries=1 if faults else 0)
             progress = Attempt(on_text, byte_cap, settings.stream_idle_timeout, settings.stream_min_rate)
             watching = _ATTEMPT.set(progress)  # bounded_responses checks its pace chunk by chunk
-            whole = bool(faults) and faults[-1].whole and not asked_whole
+            whole = asks_whole()
             asked_whole = asked_whole or whole
             send = self.send_whole if whole else self.send
             try:
@@ -534,8 +534,14 @@ class StreamingProvider:
             finally:
                 _ATTEMPT.reset(watching)
 
+        def asks_whole() -> bool:
+            """The next attempt asks without streaming: at once, after a stream with nothing in it."""
+            return bool(faults) and faults[-1].whole and not asked_whole
+
         def wait(state: tenacity.RetryCallState) -> float:
             fault = state.outcome.exception() if state.outcome else None
+            if asks_whole():
+                return 0.0
             retry_after = fault.retry_after if isinstance(fault, Transient) else None
             return retry_wait(state.attempt_number, retry_after, settings.retry_wait_cap, jitter())
 
@@ -550,7 +556,7 @@ class StreamingProvider:
         def announce(state: tenacity.RetryCallState) -> None:
             how = (
                 "asking again without streaming, for the server's own error"
-                if faults[-1].whole and not asked_whole
+                if asks_whole()
                 else f"retrying in {_seconds(state.upcoming_sleep)}"
             )
             number = f"attempt {state.attempt_number} of {settings.retry_attempts}"
