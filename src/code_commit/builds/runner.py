@@ -31,10 +31,11 @@ from code_commit.config.redaction import Redactor
 from code_commit.config.settings import Settings
 from code_commit.git.env import forget_resolved_paths
 from code_commit.sandbox.bubblewrap import SandboxPolicy, wrap
-from code_commit.sandbox.limits import limited
+from code_commit.sandbox.limits import REACHED, Confinement, limited
 from code_commit.sandbox.withheld import build_environment
 
 LINGER_SECONDS = Settings.build_linger  # after build.sh exits, how long children may keep the pipe open
+CAP_CHECK = 0.1  # seconds between two reads of the build's cgroup events (a read per output chunk is waste)
 
 
 @dataclass(frozen=True)
@@ -48,6 +49,7 @@ class BuildResult:
     start_error: str | None = None  # why build.sh could not be started at all, if it could not
     sandbox: str = "none"  # what it ran under: "bubblewrap" or "none"
     diagnosis: Diagnosis | None = None  # failed because the sandbox or the setup kept it from running
+    cap_reached: str | None = None  # ended at once at a cap: the setting naming it (sandbox/limits.py)
 
     @property
     def log_path(self) -> Path:
@@ -55,9 +57,12 @@ class BuildResult:
 
     @property
     def passed(self) -> bool:
-        return self.exit_code == 0 and not self.timed_out
+        return self.exit_code == 0 and not self.timed_out and self.cap_reached is None
 
     def describe(self) -> str:
+        if self.cap_reached is not None:
+            cap = self.cap_reached
+            return f"build.sh was ended at once: it reached {cap}, {REACHED[cap]}; raise it if the build needs more"
         if self.timed_out:
             return f"build.sh was killed at its time limit of {self.time_limit:g} s (--build-timeout)"
         if self.start_error is not None:
@@ -175,12 +180,12 @@ def run_build(
     group is killed before this returns, and the log says how the build ended.
     """
     clean = build_environment(os.environ if env is None else env, pass_env, withhold_env)
-    limits: contextlib.AbstractContextManager[list[str]] = (
-        contextlib.nullcontext([]) if sandbox is None else limited(sandbox.limits)
+    limits: contextlib.AbstractContextManager[Confinement] = (
+        contextlib.nullcontext(Confinement()) if sandbox is None else limited(sandbox.limits)
     )
     try:
-        with limits as prefix:
-            return _run_build(root, log_path, redact, timeout, clean, on_output, linger, log_cap, sandbox, prefix)
+        with limits as confined:
+            return _run_build(root, log_path, redact, timeout, clean, on_output, linger, log_cap, sandbox, confined)
     finally:
         forget_resolved_paths()  # the build could change where a PATH entry leads
 
@@ -195,14 +200,14 @@ def _run_build(
     linger: float,
     log_cap: int,
     sandbox: SandboxPolicy | None,
-    prefix: list[str],
+    confined: Confinement,
 ) -> BuildResult:
     started = time.monotonic()
     deadline = started + timeout
     sink = OutputLog(log_path, redact, on_output, log_cap)
     kind = "none" if sandbox is None else "bubblewrap"
     try:
-        process = _start(root, env, sandbox, prefix)
+        process = _start(root, env, sandbox, confined.prefix)
     except OSError as exc:  # a build that cannot start at all is a failed build, as in a shell
         code, why = _why_not_started(root, exc)
         if sandbox is not None:
@@ -217,6 +222,8 @@ def _run_build(
         raise
     assert process.stdout is not None
     timed_out = lingered = False
+    cap: str | None = None
+    next_cap_check = 0.0
     head = b""  # the output's start, to tell bwrap's report of an exec failure from a build's output
     try:
         with selectors.DefaultSelector() as selector:
@@ -232,6 +239,10 @@ def _run_build(
                 if linger_until is not None and now >= linger_until:
                     lingered = True
                     break  # children still hold the pipe; the group is killed below
+                if confined.watch.events and now >= next_cap_check:  # read at most every CAP_CHECK s
+                    next_cap_check, cap = now + CAP_CHECK, confined.watch.reached()
+                    if cap is not None:
+                        break  # a fork bomb would spin until the time limit: the group is killed below
                 wait = (deadline if linger_until is None else linger_until) - now
                 if not selector.select(timeout=min(wait, 0.5)):
                     continue
@@ -250,16 +261,18 @@ def _run_build(
         exit_code = process.wait()
     duration = time.monotonic() - started
     sink.flush()
+    cap = cap or confined.watch.reached()  # an OOM kill that ended build.sh itself
     result = BuildResult(
-        None if timed_out else exit_code,
+        None if timed_out or cap else exit_code,
         timed_out,
         duration,
         BuildOutput(log_path, sink.chars),
         timeout,
         lingered,
         sandbox=kind,
+        cap_reached=cap,
     )
-    failure = None if sandbox is None or timed_out else _exec_failure(exit_code, head)
+    failure = None if sandbox is None or timed_out or cap else _exec_failure(exit_code, head)
     if failure is not None:  # as a shell reports a command it cannot run: 127 or 126, and why
         code, why = _why_not_started(root, failure)
         why += " (inside the sandbox, where /tmp is empty and agent-config/ is hidden)"

@@ -243,6 +243,7 @@ def plain(value: Any) -> Any:
             "passed": value.passed,
             "exit_code": value.exit_code,
             "timed_out": value.timed_out,
+            "cap_reached": value.cap_reached,
             "duration_s": round(value.duration, 3),
             "log": str(value.log_path),
             "sandbox": value.sandbox,
