@@ -13,6 +13,7 @@ from pathlib import Path
 
 from code_commit.builds.changes import BuildWatch
 from code_commit.builds.diagnosis import Diagnosis, Host, diagnose
+from code_commit.builds.ignored_files import put_back, saved
 from code_commit.builds.integrity import (
     CREATED,
     TREE_ENTRIES,
@@ -82,6 +83,7 @@ def checked_build(
     build_policy = sandbox_policy(root, settings, sandbox, protected)
     if watch is not None:
         watch.before(protected.index, protected.shown)
+    kept = saved(root, run_folder, on_note)  # the user's own ignored files (.env): put back after the build
     try:
         result = run_build(
             root,
@@ -102,6 +104,8 @@ def checked_build(
         if changed:
             raise BuildTampered(changed) from stopped
         raise
+    finally:
+        put_back(kept, on_note)
     after = _look_after(root, run_folder, configured, watch, contextlib.nullcontext())
     changed = changed_paths(before, after)
     own = [path for path in changed if watch is not None and tool_ignore_file(path, watch, protected)]

@@ -19,6 +19,7 @@ TRACEBACK_FILE = "traceback.txt"  # an internal error's traceback
 ANSWER_FILE = "answer.txt"  # `code-commit apply`: the saved answer it was given
 DRY_RUN_PATCH = "dry-run.patch"  # --dry-run: what the answer would change
 FINAL_PATCH = "final.patch"  # --revert-on-failure: the proposal the revert took back
+BUILD_OUTPUTS = "build-outputs.json"  # the ignored files builds made, as they left them (builds/ignored_files.py)
 
 # One of each a model call (or apply's one answer), as NN-name: RunLog.path(call, name).
 QUERY = "query.txt"  # the prompt sent
