@@ -467,15 +467,16 @@ class Settings:
     )
     build_max_processes: int = _setting(
         4096,
-        "Processes and threads a sandboxed build may run at once, all of them together (a fork bomb stops "
-        "there); 0: no limit. In a cgroup where code-commit can make one, else a resource limit.",
+        "Processes and threads a sandboxed build may run at once, all of them together; 0: no limit. In a cgroup "
+        "where code-commit can make one (the build is then ended at once when it reaches it: a fork bomb), else "
+        "a resource limit.",
         rules=(_check(lambda n: n == 0 or n >= 16, "must be 0 (no limit) or at least 16: a shell, tools, threads"),),
     )
     build_max_memory: int | None = _setting(
         None,
         "MiB of memory a sandboxed build may use, all its processes together, in a cgroup where code-commit "
-        "can make one (else per process, RLIMIT_DATA); unset means three quarters of the machine's memory, "
-        "with a cgroup only; 0: no limit.",
+        "can make one (else per process, RLIMIT_DATA); unset means three quarters of the caller's memory limit "
+        "(its cgroup's, or the machine's memory, the smaller), with a cgroup only; 0: no limit.",
         8192,
         rules=(_check(lambda n: n == 0 or n >= 64, "must be 0 (no limit) or at least 64 MiB"),),
     )
