@@ -35,6 +35,7 @@ from pathlib import Path
 
 from code_commit.config.paths import CONFIG_DIR
 from code_commit.files.confined import Tree
+from code_commit.files.owner_only import open_private
 from code_commit.git.env import run_git
 from code_commit.logs.run_folder import BUILD_OUTPUTS, RUN_ID
 
@@ -180,7 +181,8 @@ def _record(kept: Kept, tree: Tree) -> None:
     target = kept.run_folder / BUILD_OUTPUTS
     with contextlib.suppress(OSError):
         temp = target.with_name(f".{target.name}.{os.getpid()}")
-        temp.write_text(json.dumps(records, indent=0, sort_keys=True))
+        with open(open_private(temp, os.O_WRONLY | os.O_TRUNC), "w", encoding="utf-8") as fh:
+            json.dump(records, fh, indent=0, sort_keys=True)
         os.replace(temp, target)
 
 
