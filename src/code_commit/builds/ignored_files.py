@@ -27,7 +27,6 @@ import contextlib
 import json
 import os
 import stat
-import subprocess
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -36,14 +35,13 @@ from pathlib import Path
 from code_commit.config.paths import CONFIG_DIR
 from code_commit.files.confined import Tree
 from code_commit.files.owner_only import open_private
-from code_commit.git.env import run_git
+from code_commit.git.layout import ls_files
 from code_commit.logs.run_folder import BUILD_OUTPUTS, RUN_ID
 
 SAVE_FILES = 2000  # ignored files of the user's saved before a build, at most
 SAVE_BYTES = 64 << 20  # and their bytes, together
 RECORDED = 20_000  # files the record of the builds' own keeps, at most
 EARLIER_RUNS = 50  # run folders looked into for the newest record, at most
-LIST_TIMEOUT = 120.0  # seconds; only bounds a hung git on a huge tree
 
 
 @dataclass(frozen=True)
@@ -189,16 +187,10 @@ def _record(kept: Kept, tree: Tree) -> None:
 def _listed(root: Path) -> set[str]:
     """The ignored files git lists one by one (a folder it ignores whole is one entry, ending in
     "/", and left out), agent-config/ aside; none where git cannot say."""
-    try:
-        done = run_git(
-            root, "ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--directory", timeout=LIST_TIMEOUT
-        )
-    except (OSError, subprocess.TimeoutExpired):
+    listed = ls_files(root, "--others", "--ignored", "--exclude-standard", "--directory")
+    if isinstance(listed, str):
         return set()
-    if done.returncode != 0:
-        return set()
-    paths = (os.fsdecode(raw) for raw in done.stdout.split(b"\0") if raw)
-    return {p for p in paths if not p.endswith("/") and p.split("/", 1)[0] != CONFIG_DIR}
+    return {p for p in listed if not p.endswith("/") and p.split("/", 1)[0] != CONFIG_DIR}
 
 
 def _records(run_folder: Path) -> dict[str, list[int]]:

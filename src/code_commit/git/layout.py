@@ -44,14 +44,14 @@ _REGULAR_MODES = ("100644", "100755")
 def read_git_setup(top: Path) -> GitSetup:
     """What the index of the repository at `top` says: every tracked path, the hidden ones and the
     submodules (`git ls-files -s -v` gives each entry's tag, mode and path)."""
-    listed = _ls_files(top, "-s", "-v")
+    listed = ls_files(top, "-s", "-v")
     return GitSetup(index_error=listed) if isinstance(listed, str) else _index_of(listed)
 
 
 def shown_files(root: Path) -> list[str] | None:
     """The files `git status` shows below `root`: tracked ones, and untracked ones git does not
     ignore, relative to it, each once; None if git cannot say (no repository, no git)."""
-    listed = _ls_files(root, *_SHOWN)
+    listed = ls_files(root, *_SHOWN)
     return None if isinstance(listed, str) else list(dict.fromkeys(listed))
 
 
@@ -71,7 +71,7 @@ def list_tree(root: Path, top: Path) -> TreeListing:
     call fewer before and after it, and on a large tree one listing parsed fewer."""
     if root.resolve() != top:
         return TreeListing(shown_files(root), read_git_setup(top))
-    listed = _ls_files(root, "-s", "-v", *_SHOWN)
+    listed = ls_files(root, "-s", "-v", *_SHOWN)
     if isinstance(listed, str):
         return TreeListing(None, GitSetup(index_error=listed))
     shown = (record[len(_UNTRACKED) :] if record.startswith(_UNTRACKED) else _path(record) for record in listed)
@@ -79,7 +79,7 @@ def list_tree(root: Path, top: Path) -> TreeListing:
     return TreeListing(list(dict.fromkeys(path for path in shown if path)), _index_of(entries))
 
 
-def _ls_files(cwd: Path, *args: str) -> list[str] | str:
+def ls_files(cwd: Path, *args: str) -> list[str] | str:
     """The records `git ls-files -z ARGS` lists in `cwd`, or why git could not list them. git sees
     the repository the layout was found in, never one the environment names (`run_git`)."""
     try:
