@@ -261,7 +261,8 @@ def _run_build(
         exit_code = process.wait()
     duration = time.monotonic() - started
     sink.flush()
-    cap = cap or confined.watch.reached()  # an OOM kill that ended build.sh itself
+    if not timed_out:  # an OOM kill that ended build.sh itself, or a cap reached as it ended
+        cap = cap or confined.watch.reached()
     result = BuildResult(
         None if timed_out or cap else exit_code,
         timed_out,
