@@ -313,6 +313,8 @@ def test_under_cgroup_v2_code_commit_moves_into_a_leaf_of_its_own(tmp_path: Path
         pytest.skip("no cgroup v2 hierarchy with a controller here")
     controller = available[0]
     home = mount / _own_paths(Path("/proc/self/cgroup").read_text())[""].lstrip("/")
+    if home != mount:  # cgroup v2 only: the tests above make the build's cgroups through the same code
+        pytest.skip("this process is not in cgroup v2's root, which alone may hold processes and give controllers")
     own = home / f"caller-of-{os.getpid()}"
     with given_to_children(home, controller), moved_into(own, home):
         assert cgroups.enable_controllers(own, [controller])
