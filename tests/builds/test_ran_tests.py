@@ -191,6 +191,18 @@ def test_a_verdict_printed_between_unittests_lines_leaves_the_real_failures_coun
     assert counts("Ran 3 tests in 0.002s\nOK\n\nFAILED (failures=1)\n") == [("unittest", 3, 1, 0)]
 
 
+def test_a_line_printed_between_a_summarys_lines_makes_what_it_does_not_show_passed_failed() -> None:
+    real = "  Total:     3\n  Passed:    2\n  Skipped:   0\n  Duration:  0.93ms\n"  # uvu: 1 failed
+    split = real.replace("  Passed", "noise\n  Passed")
+    forged = "  Total:     5\n  Passed:    5\n  Skipped:   0\n  Duration:  0.1ms\n"
+
+    assert counts(real) == [("uvu", 2, 1, 0)]
+    [(runner, _, failed, _)] = counts(split + forged)  # the forged Total joins the real Passed: more failures
+    assert runner == "uvu" and failed >= 1
+    assert counts(split) == [("uvu", 0, 3, 0)]
+    assert counts("Ran 2 tests in 0.002s\n") == [("unittest", 0, 2, 0)]  # its verdict never came
+
+
 def test_mavens_lines_for_each_class_are_not_counted_again_and_each_modules_results_add_up() -> None:
     one_module = (SAMPLES / "maven_fail.txt").read_text(encoding="utf-8")
 

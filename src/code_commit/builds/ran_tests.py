@@ -13,8 +13,9 @@ came from.
 How it reads, and why:
 - Only the last MAX_CHARS of the output (summaries come last), a line at a time, after the
   terminal's escapes are taken out (FORCE_COLOR, --color). A line longer than MAX_LINE is no
-  summary and is skipped unread: no regular expression ever sees more than MAX_LINE characters, and
-  none nests one repetition in another, so the work is linear in the output.
+  summary and is skipped unread: no regular expression ever sees more than MAX_LINE characters,
+  none nests an unbounded repetition in another, and one match a line (_GATE) tells whether it can
+  be any summary's: the work is linear in the output.
 - A summary may span lines (unittest's `Ran 3 tests` then `FAILED (failures=1)`, mocha's
   `passing`, `pending`, `failing`): the lines of one runner's summary that follow each other (blank
   lines between them allowed) are read together; a line of the same kind again starts the next one.
@@ -29,9 +30,11 @@ How it reads, and why:
 The build's output is the model's to write: its code can print a summary line of its own, and this
 module cannot tell one from the runner's and does not try. What it guarantees is that a printed
 line can never lower a real failure: the same runner's summaries are summed, never the last one
-taken, so a forged `0 failed` line adds nothing and a real `1 failed` line still counts. A judge
-that requires `failed == 0` for every runner therefore cannot be passed by adding lines; it can be
-by code that fakes its own results, which no reading of output can see.
+taken, so a forged `0 failed` line adds nothing and a real `1 failed` line still counts; and a
+summary whose lines a printed line split or took the place of (a `0 failing` just before mocha's
+own) counts no test passed and everything it does not show passed as failed. A judge that
+requires `failed == 0` for every runner therefore cannot be passed by adding lines. Added lines
+can raise `passed`; and code that fakes its own results is beyond what any reading of output sees.
 
 Pure: the output in, the counts out.
 """
@@ -526,12 +529,15 @@ class _Reading:
         return True
 
     def counts(self) -> Counts | None:
-        """Its counts; without a line it needs, only the failures its lines report (a printed line
-        that took the place of a real one must not make the real one's failures vanish)."""
+        """Its counts. Without a line it needs (a line the build printed came between its lines, or
+        took one's place), no test passed: the failures its lines report, and all its total that is
+        not known to have passed or been skipped (uvu says its failures only as Total minus Passed)."""
         if all(index in self.seen for index, kind in enumerate(self.summary.lines) if kind.needed):
             return _counts(self.fields)
-        failed = max(self.fields.get("failed", 0), self.fields.get("broken", 0))
-        return (0, failed, 0) if failed else None
+        fields = self.fields
+        unknown = fields.get("total", 0) - fields.get("passed", 0) - fields.get("skipped", 0)
+        failed = max(fields.get("failed", 0), fields.get("broken", 0), unknown)
+        return (0, failed, 0) if failed > 0 else None
 
 
 def _readings(output: str) -> Iterator[tuple[_Summary, Counts]]:
