@@ -220,7 +220,7 @@ def _unittest_verdict(match: re.Match[str]) -> Fields | None:
 
 
 # node:test's reporters: "# tests 6" (TAP, the default when not a terminal) or "ℹ tests 6" (spec), then
-# suites, pass, fail, cancelled, skipped, todo, duration_ms, a line each
+# suites, pass, fail, cancelled, skipped, todo, duration_ms, a line each; tape's TAP aligns "# pass  6"
 _NODE_WORDS = {
     "tests": "total",
     "suites": _IGNORED,
@@ -364,7 +364,7 @@ _SUMMARIES: tuple[_Summary, ...] = (
     _Summary(
         NODE_TEST,
         (
-            *(_line(rf"(?:#|ℹ) (?P<word>{word}) (?P<n>\d+)", _node, needed=word == "pass") for word in _NODE_WORDS),
+            *(_line(rf"(?:#|ℹ) (?P<word>{word}) +(?P<n>\d+)", _node, needed=word == "pass") for word in _NODE_WORDS),
             _line(rf"(?:#|ℹ) duration_ms {_SECONDS}"),
         ),
     ),
@@ -423,10 +423,11 @@ _SUMMARIES: tuple[_Summary, ...] = (
     _Summary(
         UVU,
         (
-            _line(r"Total: +(?P<total>\d+)", needed=True),
-            _line(r"Passed: +(?P<passed>\d+)", needed=True),
-            _line(r"Skipped: +(?P<n>\d+)", _uvu_skipped),
-            _line(rf"Duration: +{_SECONDS}(?:ms|s|m)"),
+            # its own alignment (dist/index.mjs, exec): a "Total: 42" of another tool is not uvu's
+            _line(r"Total: {5}(?P<total>\d+)", needed=True),
+            _line(r"Passed: {4}(?P<passed>\d+)", needed=True),
+            _line(r"Skipped: {3}(?P<n>\d+)", _uvu_skipped),
+            _line(rf"Duration: {{2}}{_SECONDS}(?:ms|s|m)"),
         ),
     ),
     _Summary(
@@ -492,13 +493,13 @@ _ESCAPE = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?
 
 
 def summary_lines(output: str) -> Iterator[str]:
-    """The lines of the output's end that may be a summary's, without escapes or spaces at either end.
-    A line longer than MAX_LINE is left out unread, and so is the first when the output was cut (its
-    start is gone: `15 passed` would read as `5 passed`)."""
+    """The lines of the output's end that may be a summary's, without escapes or spaces at either end,
+    blank ones left out. A line longer than MAX_LINE is left out unread, and so is the first when the
+    output was cut (its start is gone: `15 passed` would read as `5 passed`)."""
     lines = output[-MAX_CHARS:].splitlines()
     for line in lines[1:] if len(output) > MAX_CHARS else lines:
-        if len(line) <= MAX_LINE:
-            yield _ESCAPE.sub("", line).strip()
+        if line and len(line) <= MAX_LINE and (text := _ESCAPE.sub("", line).strip()):
+            yield text
 
 
 def _match(summary: _Summary, line: str) -> tuple[int, Fields] | None:
@@ -543,9 +544,7 @@ class _Reading:
 def _readings(output: str) -> Iterator[tuple[_Summary, Counts]]:
     """Each summary in the output, in order, with its counts."""
     reading: _Reading | None = None
-    for line in summary_lines(output):
-        if not line:
-            continue  # a blank line does not end a summary: unittest prints one before its verdict
+    for line in summary_lines(output):  # a blank line does not end a summary: unittest's has one
         gate = _GATE.fullmatch(line)
         if reading is not None:
             if gate is not None and reading.take(_match(reading.summary, line)):
