@@ -308,6 +308,7 @@ def test_no_pattern_nests_one_unbounded_repetition_in_another() -> None:
     patterns = [value for value in vars(module).values() if isinstance(value, re.Pattern)]
 
     assert len(patterns) >= 5  # the gate (every summary's lines), the escapes, the items
+    assert module._GATE.groups == len(module._SUMMARIES)  # a group a summary: its match names the summary
     assert {pattern.pattern[:40]: repeats_inside_repeats(pattern) for pattern in patterns} == {
         pattern.pattern[:40]: [] for pattern in patterns
     }

@@ -243,7 +243,7 @@ _JEST_WORDS = {"passed": "passed", "failed": "failed", "skipped": "skipped", "to
 # 2 passed | 1 expected fail | 1 skipped | 1 todo (5)" or "Tests  no tests", "Type Errors  1 failed",
 # "     Errors  2 errors" (errors outside tests)
 _VITEST_WORDS = _JEST_WORDS | {"expected fail": "skipped"}
-_SUITES = {"failed": "broken", "passed": _IGNORED, "skipped": _IGNORED}
+_SUITES = {"failed": "broken", "passed": _IGNORED, "skipped": _IGNORED, "todo": _IGNORED}  # files, suites
 
 
 def _go_json(match: re.Match[str]) -> Fields | None:
