@@ -10,7 +10,8 @@ The tables are data, each entry with the documentation it comes from. An entry n
   says: a second line, for the credential no table foresaw;
 - `folders`: under the home (`~/...`, globs), shown read-only to a sandboxed build: a toolchain, its
   packages and its caches. Credential files inside them stay hidden (`withheld.CREDENTIAL_STORES`);
-- `folder_variables`: variables whose value is such a folder wherever the user put it (CARGO_HOME).
+- `folder_variables`: variables whose value is such a folder wherever the user put it (CARGO_HOME),
+  a cache among them (UV_CACHE_DIR): read-only as the rest, which the diagnosis then names.
 
 What a build needs beyond these, `build_env` (a variable) and `sandbox_visible` (a home path) name.
 """
@@ -152,8 +153,8 @@ TOOLCHAINS = (
             "CGO_LDFLAGS",
         ),
         ("GOAUTH",),  # Go 1.24: a command that prints credentials, or the credentials themselves
-        ("~/go", "~/.cache/go-build", "~/sdk"),  # GOPATH's default; GOCACHE's; `go install golang.org/dl` toolchains
-        ("GOPATH", "GOROOT", "GOMODCACHE"),
+        ("~/go", "~/sdk"),  # GOPATH's default; `go install golang.org/dl/...` toolchains
+        ("GOPATH", "GOROOT", "GOMODCACHE", "GOCACHE"),
     ),
     Toolchain(
         "Java",
@@ -192,6 +193,8 @@ TOOLCHAINS = (
         "https://pip.pypa.io/en/stable/topics/configuration/#environment-variables",
         ("PIP_*",),
         ("PIP_CLIENT_CERT",),  # a certificate with its private key
+        (),
+        ("PIP_CACHE_DIR",),
     ),
     Toolchain(
         "uv",
@@ -199,7 +202,7 @@ TOOLCHAINS = (
         ("UV_*",),
         ("UV_INDEX_*_PASSWORD", "UV_PUBLISH_TOKEN", "UV_PUBLISH_PASSWORD", "UV_GITHUB_TOKEN"),
         ("~/.local/share/uv",),  # its managed Pythons and tools (the cache is the project's own)
-        ("UV_PYTHON_INSTALL_DIR", "UV_TOOL_DIR"),
+        ("UV_PYTHON_INSTALL_DIR", "UV_TOOL_DIR", "UV_CACHE_DIR"),
     ),
     Toolchain(
         "Poetry",
@@ -243,6 +246,7 @@ TOOLCHAINS = (
             "npm_config_username",
         ),
         ("~/.npm",),  # its cache (read-only: npm reads it offline; the network on, the project's own)
+        ("npm_config_cache", "NPM_CONFIG_CACHE"),
     ),
     Toolchain("nvm", "https://github.com/nvm-sh/nvm#install--update-script", ("NVM_*",), (), ("~/.nvm",), ("NVM_DIR",)),
     Toolchain(

@@ -71,6 +71,11 @@ CREDENTIAL_STORES = (
     Store("~/.m2/settings*.xml", "<settings/>\n"),
     Store("~/.gradle/gradle.properties"),
     Store("~/.vault-token"),
+    Store("~/.config/rclone"),
+    Store("~/.s3cfg"),
+    Store("~/.terraform.d/credentials.tfrc.json"),
+    Store("~/.password-store"),
+    Store("~/.config/helm"),
 )
 
 
