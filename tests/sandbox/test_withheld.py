@@ -186,7 +186,8 @@ def home(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
 STORES = (
     ".ssh/id_ed25519 .aws/credentials .config/gh/hosts.yml .kube/config .docker/config.json .netrc .npmrc "
     ".cargo/credentials.toml .cargo/credentials .m2/settings.xml .m2/settings-security.xml .gradle/gradle.properties "
-    ".config/rclone/rclone.conf .s3cfg .terraform.d/credentials.tfrc.json .password-store/bank.gpg notes/plain-secret.txt"
+    ".config/rclone/rclone.conf .s3cfg .terraform.d/credentials.tfrc.json .password-store/bank.gpg "
+    "notes/plain-secret.txt"
 )
 READ_THE_HOME = (
     'cd "$HOME" && find . -type f | sort | while read -r f; do printf "%s " "$f"; base64 -w0 "$f"; echo; done\n'

@@ -261,9 +261,10 @@ def describe_policy(
         ("network", "on (sandbox_network)" if policy.network else "off (sandbox_network = true turns it on)"),
         ("writable", f"the project, {root}, but {_some(protected) or 'nothing'} in it"),
         *[("writable", text) for text in writable],
-        *_home_lines(policy.home, shown),
+        ("read-only", "everything else" + ("" if policy.home.empty else ", your home folder included")),
         *[("read-only", f"{shown(path)} (sandbox_readable), under the host's /tmp") for path in policy.readable],
         ("hidden", f"the host's {PRIVATE_TMP} (the build gets its own, empty), {', '.join(hidden)}"),
+        *_home_lines(policy.home, shown),
     ]
     if policy.env:
         variables = [f"{name}={shown(Path(value)) if value.startswith('/') else value}" for name, value in policy.env]
@@ -273,10 +274,9 @@ def describe_policy(
 
 def _home_lines(view: HomeView, shown: Callable[[Path], str]) -> list[tuple[str, str]]:
     if not view.empty:
-        return [("read-only", "everything else, your home folder included")]
+        return []
     folders = [shown(path) for path in view.shown] + [f"{shown(link)} -> {target}" for link, target in view.links]
     return [
-        ("read-only", "everything else"),
         ("hidden", f"{', '.join(shown(path) for path in view.empty)}: empty, but for the folders below"),
         ("read-only", f"in the home: {_some(folders, 12) or 'nothing'} (toolchains, PATH, sandbox_visible)"),
     ]
