@@ -122,6 +122,34 @@ def test_build_env_passes_a_named_variable_on_purpose_and_it_is_still_censored(
     assert token not in everything(project, api, result.stdout, result.stderr)
 
 
+@pytest.mark.parametrize("as_json", [False, True])
+def test_config_shows_what_a_build_would_get_its_secrets_censored(
+    project: Project, cli, monkeypatch: pytest.MonkeyPatch, as_json: bool
+) -> None:
+    for name, value in {**SECRET_VARIABLES, **TOOLCHAIN_VARIABLES, "NPM_TOKEN": "npm_configAUDIT0123456"}.items():
+        monkeypatch.setenv(name, value)
+    project.write("agent-config/config.toml", 'build_env = ["NPM_TOKEN"]\n')
+
+    result = cli("config", *(["--json"] if as_json else []))
+
+    assert result.exit_code == 0, result.stderr
+    for value in [*SECRET_VARIABLES.values(), "npm_configAUDIT0123456"]:
+        assert value not in result.stdout
+    if as_json:
+        shown = json.loads(result.stdout)["build_environment"]
+        given, withheld = shown["given"], shown["withheld"]
+    else:
+        lines = result.stdout.splitlines()
+        given = dict(line[4:].split("=", 1) for line in lines if line.startswith("#   "))
+        withheld = (
+            next(line for line in lines if line.startswith("# Withheld from builds")).split(": ", 1)[1].split(", ")
+        )
+    assert given["NPM_TOKEN"] == "********56", "build_env's variable passes, censored"
+    assert all(given[name] == value for name, value in TOOLCHAIN_VARIABLES.items())
+    assert {"SENTRY_DSN", "JDBC_URL", "DOCKER_AUTH_CONFIG", "GIT_CONFIG_PARAMETERS"} <= set(withheld)
+    assert not set(SECRET_VARIABLES) & set(given)
+
+
 @pytest.mark.parametrize(
     ("setting", "message"),
     [

@@ -2,7 +2,8 @@
 project's own, outside the project, and a few of the toolchains' own environment variables.
 
 Only what the sandbox needs and only where the user has not set the variable: the build's home
-folder is read-only, its /tmp private and empty, and it has no network unless `sandbox_network`.
+is empty but for the toolchains' folders, read-only (`home`), its /tmp private and empty, and it
+has no network unless `sandbox_network`.
 
 - uv locks its cache before it reads anything, so a read-only ~/.cache/uv fails every `uv run`:
   UV_CACHE_DIR points at the project's cache, and UV_LINK_MODE=copy keeps the project's .venv from
