@@ -194,3 +194,23 @@ def test_pruning_is_bounded_and_goes_on_at_the_next_build(home: Path, monkeypatc
     assert first == [] and left == 10, "20 removed, and the folder still counts as old"
     assert second == [old.name] and not old.exists()
     assert PRUNE_REMOVE > 1000
+
+
+def test_a_visible_cache_folder_shows_no_other_projects_sandbox_cache(home: Path) -> None:
+    root = home / "app"
+    root.mkdir()
+    other = prepare_cache(cache_folder(home / "other", os.environ))
+    assert other is not None
+    (other / "secret-build-output").write_text("OTHER-PROJECT\n")
+    (home / ".cache" / "pip").mkdir()
+
+    result = build(
+        root,
+        f'echo "listing: $(ls -a {other.parent} | tr "\\n" " ")"\nls {home}/.cache\n',
+        sandbox_visible=["~/.cache"],
+    )
+
+    log = result.log_path.read_text()
+    assert result.passed, log
+    assert f"listing: . .. {cache_folder(root, os.environ).name} " in log  # type: ignore[union-attr]
+    assert other.name not in log and "pip" in log

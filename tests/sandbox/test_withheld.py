@@ -293,8 +293,16 @@ def test_the_hidden_stores_are_one_declaration_expanded_where_they_exist(home: P
         "notes/plain-secret.txt": "",
         ".s3cfg": "",
         ".terraform.d/credentials.tfrc.json": "",
+        "clusters/prod.yaml": "",  # KUBECONFIG names it
     }  # .pypirc is visible; .cargo/config.toml is no credential
     assert all(store.pattern.startswith("~/") for store in CREDENTIAL_STORES)
+    # A store a variable names is hidden wherever it is.
+    elsewhere = tmp_path / "kube" / "prod.yaml"
+    elsewhere.parent.mkdir()
+    elsewhere.write_text("token")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("KUBECONFIG", f"{tmp_path}/missing.yaml{os.pathsep}{elsewhere}")
+        assert (elsewhere, "") in hidden_stores(home=str(home)).files
     # A store that holds the project (or a writable path) is not hidden: the build would lose it.
     inside = home / ".config" / "gh" / "project"
     inside.mkdir()

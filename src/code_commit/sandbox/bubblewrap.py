@@ -108,12 +108,14 @@ def wrap(policy: SandboxPolicy, command: Sequence[str], stand_in_fds: Sequence[i
     if len(stand_in_fds) != len(policy.stand_ins):
         raise ValueError("one descriptor for each stand-in file")
     args = [policy.bwrap, *BASE_ARGS]
-    for path in policy.home.empty:
+    for path in policy.home.homes:
         args += ["--tmpfs", str(path)]  # before the project, a cache or a toolchain under it is bound
     for path in policy.home.shown:
         args += ["--ro-bind", str(path), str(path)]
     for link, target in policy.home.links:
         args += ["--symlink", str(target), str(link)]
+    for path in policy.home.also_empty:  # after what is shown: a visible ~/.cache shows no other cache
+        args += ["--tmpfs", str(path)]
     for path in policy.readable:  # after the private /tmp, which they show through; before all else
         args += ["--ro-bind-try", str(path), str(path)]
     if not policy.network:

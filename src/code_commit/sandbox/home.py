@@ -41,7 +41,7 @@ class HomeView:
     homes: tuple[Path, ...] = ()  # each an empty tmpfs, before anything else is bound
     shown: tuple[Path, ...] = ()  # under those, bound back read-only
     links: tuple[tuple[Path, Path], ...] = ()  # (a symlink under a home, where it leads): made again
-    also_empty: tuple[Path, ...] = ()  # outside the homes, emptied too (the sandbox caches' parent)
+    also_empty: tuple[Path, ...] = ()  # emptied after `shown` is bound (the sandbox caches' parent)
 
     @property
     def empty(self) -> tuple[Path, ...]:
@@ -64,8 +64,9 @@ def homes(env: Mapping[str, str]) -> tuple[Path, ...]:
 
 def home_view(env: Mapping[str, str], visible: Sequence[str] = (), also_empty: Sequence[Path] = ()) -> HomeView:
     """The view of the homes for a build whose environment is `env`. `visible`: sandbox_visible's
-    paths (~ is $HOME); `also_empty`: more folders to empty (the sandbox caches' parent, wherever
-    XDG_CACHE_HOME put it), where not inside a home already."""
+    paths (~ is $HOME); `also_empty`: more folders to empty after the shown ones are bound (the
+    sandbox caches' parent, wherever XDG_CACHE_HOME put it: a visible ~/.cache shows no other
+    project's cache)."""
     every = homes(env)
     if not every:
         return HomeView()
@@ -89,7 +90,7 @@ def home_view(env: Mapping[str, str], visible: Sequence[str] = (), also_empty: S
         if lexical != real and _inside(lexical, every) and Path(os.path.realpath(lexical.parent)) == lexical.parent:
             links.setdefault(lexical, real)  # a link under the home (~/.cargo -> /opt/cargo): made again
     outermost = tuple(path for path in shown if not _inside(path, [p for p in shown if p != path]))
-    extra = tuple(path for path in also_empty if not _inside(path, every) and path not in every)
+    extra = tuple(path for path in also_empty if path.is_dir() and path not in every)  # a mount point must exist
     return HomeView(every, outermost, tuple((link, to) for link, to in links.items() if link not in shown), extra)
 
 

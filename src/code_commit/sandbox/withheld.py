@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from code_commit.config.secrets import looks_secret, value_secrets
-from code_commit.credentials import CHILD_SCRUBBED_ENV, cloud_credential_folders
+from code_commit.credentials import CHILD_SCRUBBED_ENV, CLOUD_FILE_ENV, cloud_credential_folders
 from code_commit.sandbox.allowlist import allowed
 from code_commit.sandbox.home import EVERYTHING_READ_ONLY, HomeView
 
@@ -37,6 +37,10 @@ SETTINGS_PREFIX = "CODE_COMMIT_"
 # Variables that hand the build a credential without holding one: an agent that signs or decrypts
 # with the user's keys for whoever asks.
 CREDENTIAL_CHANNELS = ("SSH_AUTH_SOCK", "GPG_AGENT_INFO")
+
+
+# Variables that name a credential store elsewhere than its default place (KUBECONFIG: a list).
+STORE_VARIABLES = ("KUBECONFIG", "DOCKER_CONFIG", "NPM_CONFIG_USERCONFIG", "npm_config_userconfig", *CLOUD_FILE_ENV)
 
 
 @dataclass(frozen=True)
@@ -127,7 +131,8 @@ def hidden_stores(
     folders: dict[Path, None] = {}
     files: dict[Path, str] = {}
     clouds = (Store(glob.escape(str(folder))) for folder in cloud_credential_folders({**os.environ, "HOME": home}))
-    stores = (*CREDENTIAL_STORES, *clouds, *(Store(path) for path in extra))
+    named = (Store(glob.escape(path)) for path in named_stores(os.environ))
+    stores = (*CREDENTIAL_STORES, *clouds, *named, *(Store(path) for path in extra))
     for store, each in ((store, each) for store in stores for each in dict.fromkeys([home, *map(str, view.homes)])):
         for match in sorted(glob.glob(_expand(store.pattern, glob.escape(each)))):
             real = Path(os.path.realpath(match))
@@ -145,6 +150,12 @@ def hidden_stores(
         tuple(f for f in folders if outside_folders(f)),
         tuple((path, stand_in) for path, stand_in in files.items() if outside_folders(path)),
     )
+
+
+def named_stores(env: Mapping[str, str]) -> list[str]:
+    """The credential files and folders `STORE_VARIABLES` name, wherever they are (absolute paths)."""
+    values = (env.get(name, "") for name in STORE_VARIABLES)
+    return [path for value in values for path in value.split(os.pathsep) if path.startswith("/")]
 
 
 def _expand(path: str, home: str) -> str:
