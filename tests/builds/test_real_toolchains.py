@@ -300,9 +300,10 @@ def test_yarn_plug_n_play_reads_its_cache_read_only(user: Toolbox, cli, monkeypa
 # Rust, Go, Maven
 
 
-def local_registry(home: Path) -> Path:
-    """A cargo local registry holding itoa (tests/fixtures/packages), standing in for crates.io."""
-    registry = home / "registry"
+def local_registry(cargo_home: Path) -> Path:
+    """A cargo local registry holding itoa (tests/fixtures/packages), standing in for crates.io: in
+    CARGO_HOME, which builds see (the rest of the home they get empty)."""
+    registry = cargo_home / "local-registry"
     crate = FIXTURES / "packages" / "itoa-1.0.18.crate"
     entry = {"name": "itoa", "vers": "1.0.18", "deps": [], "features": {}, "yanked": False}
     entry["cksum"] = hashlib.sha256(crate.read_bytes()).hexdigest()
@@ -318,7 +319,7 @@ def test_cargo_with_its_dependency_in_cargo_home(user: Toolbox, cli) -> None:
     cargo_home.mkdir(exist_ok=True)
     (cargo_home / "config.toml").write_text(
         '[source.crates-io]\nreplace-with = "mirror"\n\n'
-        f'[source.mirror]\nlocal-registry = "{local_registry(user.home)}"\n'
+        f'[source.mirror]\nlocal-registry = "{local_registry(cargo_home)}"\n'
     )
     shutil.copytree(FIXTURES / "own" / "cargo-fmtnum", root, dirs_exist_ok=True)
     host(tool("cargo"), "fetch", cwd=root)  # as after adding the dependency: it unpacks into CARGO_HOME

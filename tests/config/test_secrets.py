@@ -131,6 +131,7 @@ def test_without_redact_env_an_ordinary_variable_is_not_censored(
     project: Project, api: FakeAPI, cli, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("DATABASE_URL", "postgres://db.internal/app")
+    project.write("agent-config/config.toml", 'build_env = ["DATABASE_URL"]\n')  # no table allows it
     project.build_script('echo "connecting to $DATABASE_URL"\ntest -f fixed.txt\n')
     api.reply(WRONG)
     api.reply(FIX)

@@ -32,8 +32,9 @@ from code_commit.files.setup_files import read_regular
 from code_commit.git.config_files import GitFiles
 from code_commit.git.env import distrust
 from code_commit.sandbox.bubblewrap import Sandbox, SandboxPolicy, policy
+from code_commit.sandbox.home import home_view
 from code_commit.sandbox.limits import BuildLimits
-from code_commit.sandbox.toolchains import Toolchains, cache_folder, prepare_cache, toolchain_env
+from code_commit.sandbox.toolchains import Toolchains, cache_folder, cache_parents, prepare_cache, toolchain_env
 from code_commit.sandbox.withheld import hidden_stores
 
 # The caches whose tools write a `.gitignore` of `*` into them on their first run: pytest, ruff, mypy.
@@ -202,7 +203,8 @@ def sandbox_policy(
     tools = toolchains(root, settings, sandbox)
     writable = [Path(os.path.expanduser(path)) for path in settings.sandbox_writable]
     kept = [root, *writable, *([tools.cache] if tools.cache is not None else [])]
-    hidden = hidden_stores(settings.sandbox_hidden, settings.sandbox_visible, keep=kept)
+    view = home_view(os.environ, settings.sandbox_visible, also_empty=cache_parents(os.environ))
+    hidden = hidden_stores(settings.sandbox_hidden, settings.sandbox_visible, keep=kept, view=view)
     return policy(
         sandbox,
         root,
@@ -215,6 +217,7 @@ def sandbox_policy(
         cache=tools.cache,
         stand_ins=hidden.files,
         limits=BuildLimits.of(settings),
+        home=view,
     )
 
 
@@ -222,7 +225,7 @@ def toolchains(root: Path, settings: Settings, sandbox: Sandbox) -> Toolchains:
     """The project's sandbox cache and the toolchains' variables, for a sandboxed build."""
     if not sandbox.active:
         return Toolchains((), None)
-    cache = prepare_cache(cache_folder(root, os.environ))
+    cache = prepare_cache(cache_folder(root, os.environ), settings.sandbox_cache_days)
     return toolchain_env(os.environ, settings.sandbox_network, cache, os.geteuid() == 0)
 
 

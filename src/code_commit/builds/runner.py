@@ -1,6 +1,7 @@
-"""Running build.sh: its own process group, stdin from /dev/null, no secret in its
-environment (`withheld`), stdout and stderr interleaved in write order through one pipe, streamed to the
-log file so memory stays bounded, and a hard time limit.
+"""Running build.sh: its own process group, stdin from /dev/null, an environment of the variables
+the sandbox's tables allow and build_env names, none secret (`withheld`), stdout and stderr
+interleaved in write order through one pipe, streamed to the log file so memory stays bounded, and a
+hard time limit.
 
 When build.sh ends, the run does not wait for background children that still hold the pipe:
 after a short grace (`build_linger`) the whole group is killed, so no child of the build outlives
@@ -172,9 +173,9 @@ def run_build(
     withhold_env: Sequence[str] = (),
 ) -> BuildResult:
     """Run build.sh, stream its output (redacted) to `log_path`, and end with its exit status. The
-    build's environment is `env` (this process's by default) without any secret (`build_environment`:
-    but the variables `pass_env` names, and without those `withhold_env` names). In the sandbox, the
-    build runs under its limits on processes and memory (`limits`).
+    build's environment is what the tables allow of `env` (this process's by default), without any
+    secret (`build_environment`), and the variables `pass_env` names, without those `withhold_env`
+    names. In the sandbox, the build runs under its limits on processes and memory (`limits`).
 
     Whatever ends the wait (exit, time limit, an exception such as a signal's), the whole process
     group is killed before this returns, and the log says how the build ended.

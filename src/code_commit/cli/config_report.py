@@ -8,14 +8,17 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 from collections.abc import Mapping
 from typing import Any
 
 from code_commit.config.keys import ApiKey
 from code_commit.config.paths import CONFIG_DIR, CONFIG_FILE
 from code_commit.config.redaction import censor
+from code_commit.config.secrets import looks_secret
 from code_commit.config.settings import ENV_PREFIX, LoadedSettings, Settings
 from code_commit.credentials import CLOUD_PROVIDERS
+from code_commit.sandbox.withheld import build_environment
 
 HEADER = f"""\
 # code-commit settings for this project ({CONFIG_DIR}/{CONFIG_FILE}).
@@ -69,9 +72,10 @@ def report(
     key_problem: str | None,
     censored: tuple[str, ...] = (),
     sandbox: str = "",
+    env: Mapping[str, str] | None = None,
 ) -> str:
-    """`code-commit config`: the effective settings, where each came from, the key, censored, and
-    the sandbox a run's builds would use."""
+    """`code-commit config`: the effective settings, where each came from, the key, censored, the
+    sandbox a run's builds would use, and the environment they would get (`build_variables`)."""
     names = [f.name for f in dataclasses.fields(Settings)]
     width = max(len(n) for n in [*names, "api_key"])
     lines = [
@@ -95,7 +99,25 @@ def report(
     lines.append(f"# Censored everywhere (values never shown): {', '.join(censored) or 'nothing found'}\n")
     if sandbox:
         lines.append(f"# builds would run under: {sandbox}\n")
+    given, withheld = build_variables(loaded.settings, env)
+    lines.append(
+        "# A build's environment (the sandbox's tables and build_env; values that could be secret censored):\n"
+    )
+    lines += [f"#   {name}={value}\n" for name, value in given.items()]
+    lines.append(f"# Withheld from builds (build_env passes one on purpose): {', '.join(withheld) or 'nothing'}\n")
     return "".join(lines)
+
+
+def build_variables(settings: Settings, env: Mapping[str, str] | None = None) -> tuple[dict[str, str], list[str]]:
+    """What a build would get of `env` (this process's by default), by name, its values censored where
+    they could be secret (build_env passes a variable whatever it holds), and the names it would not."""
+    env = os.environ if env is None else env
+    built = build_environment(env, settings.build_env, settings.redact_env)
+    given = {
+        name: censor(value) if name in settings.build_env or looks_secret(name) else value
+        for name, value in sorted(built.items())
+    }
+    return given, sorted(set(env) - set(built))
 
 
 def _no_key_needed(key: ApiKey) -> str:
@@ -109,6 +131,7 @@ def as_json(
     key_problem: str | None,
     censored: tuple[str, ...] = (),
     sandbox: str = "",
+    env: Mapping[str, str] | None = None,
 ) -> str:
     settings: Mapping[str, Any] = dataclasses.asdict(loaded.settings)
     if loaded.settings.provider in CLOUD_PROVIDERS:
@@ -129,5 +152,6 @@ def as_json(
         "api_key": api_key,
         "censored": list(censored),
         "sandbox": sandbox,
+        "build_environment": dict(zip(("given", "withheld"), build_variables(loaded.settings, env), strict=True)),
     }
     return json.dumps(data, indent=2) + "\n"

@@ -5,12 +5,16 @@ The run, `code-commit apply` and `code-commit config` censor the same set, whate
 - every provider key and token variable (`PROVIDER_ENV`) and every key file in agent-config/,
   in use or not: with --provider openai, an ANTHROPIC_API_KEY in the rollup is still a secret;
 - the value of every environment variable whose name looks secret (`*_TOKEN`, `*_SECRET`,
-  `*_KEY`, `*_AUTH`, `*PASSWORD*`, and TOKEN, SECRET, PASS, APIKEY, PAT, JWT, CREDENTIAL(S) or
-  PRIVATE as any `_`-separated word, ignoring case): CI puts GITHUB_TOKEN, GH_PAT, CI_JOB_JWT and
-  the job's other secrets there, and a build that prints one would send it to the model;
+  `*_KEY`, `*_AUTH`, `*_DSN`, `*PASSWORD*`, and TOKEN, SECRET, PASS, APIKEY, PAT, JWT, CREDENTIAL(S),
+  PRIVATE or WEBHOOK as any `_`-separated word, ignoring case): CI puts GITHUB_TOKEN, GH_PAT,
+  CI_JOB_JWT and the job's other secrets there, and a build that prints one would send it to the model;
 - the credentials of every URL that carries a password (`https://user:pass@gateway/`), in any
   variable (`DATABASE_URL`, `ANTHROPIC_BASE_URL`) or in the `base_url` setting: the password, and
   the URL's `//user:pass@host`, so even a short password is censored where the URL shows;
+- the credential any variable's value holds by its form (`value_secrets`), whatever its name: a key
+  as a URL's user (SENTRY_DSN), a `password=` or `Password=` pair (JDBC_URL, CONNECTION_STRING), a
+  `secret_id=`, an Authorization header's token (GIT_CONFIG_PARAMETERS' http.extraheader), a JSON
+  "auth" (DOCKER_AUTH_CONFIG), a webhook's URL (SLACK_WEBHOOK_URL);
 - the variables the `redact_env` setting names;
 - for the provider keys, their hex and percent-encoded forms too, as a service's error may quote
   the key it was sent.
@@ -25,6 +29,7 @@ split across lines by the program printing it). The build never gets any of them
 
 from __future__ import annotations
 
+import base64
 import os
 import re
 from collections.abc import Iterable, Mapping
@@ -38,16 +43,38 @@ from code_commit.credentials import KEY_FILE_BYTES, KEY_FILES, PROVIDER_ENV
 from code_commit.errors import SetupError
 from code_commit.files.setup_files import read_regular
 
-# *_TOKEN, *_SECRET, *_KEY, *_AUTH, *PASSWORD*; and TOKEN, SECRET, PASS, APIKEY, PAT, JWT, CREDENTIAL(S)
-# or PRIVATE as any word (SECRET_KEY_BASE, GITLAB_TOKEN_RW, DB_PASS, OPENAI_APIKEY, GH_PAT, CI_JOB_JWT,
-# NPM_AUTH). Not SSH_AUTH_SOCK, TOKENIZER, SECRETARY, PATH.
+# *_TOKEN, *_SECRET, *_KEY, *_AUTH, *_DSN, *PASSWORD*; and TOKEN, SECRET, PASS, APIKEY, PAT, JWT,
+# CREDENTIAL(S), PRIVATE or WEBHOOK as any word (SECRET_KEY_BASE, GITLAB_TOKEN_RW, DB_PASS, OPENAI_APIKEY,
+# GH_PAT, CI_JOB_JWT, NPM_AUTH, SENTRY_DSN, SLACK_WEBHOOK_URL). Not SSH_AUTH_SOCK, TOKENIZER, SECRETARY, PATH.
 SECRET_NAME = re.compile(
-    r"(?:^|_)(?:TOKEN|SECRET|PASS|APIKEY|PAT|JWT|CREDENTIALS?|PRIVATE)(?:_|$)|(?:^|_)(?:KEY|AUTH)$|PASSWORD|PASSWD",
+    r"(?:^|_)(?:TOKEN|SECRET|PASS|APIKEY|PAT|JWT|CREDENTIALS?|PRIVATE|WEBHOOK)(?:_|$)|(?:^|_)(?:KEY|AUTH|DSN)$"
+    r"|PASSWORD|PASSWD",
     re.IGNORECASE,
 )
 # A URL's user:password@ (RFC 3986 userinfo); a user name alone is no secret.
 URL_CREDENTIALS = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:(//([^/?#@\s:]*):([^/?#@\s]*)@([^/?#\s]*))")
 MIN_SECRET_LENGTH = 8
+# The credentials a value can hold besides a URL's password, each recognised by its form (group 1 is
+# what is censored), in any variable, whatever its name:
+VALUE_CREDENTIALS = (
+    # a key as a URL's user alone (Sentry's DSN: https://<32 hex>@o1.ingest.sentry.io/1): longer than a name
+    re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://([A-Za-z0-9_-]{16,})@[^/?#@\s]"),
+    # a key=value pair whose key names a credential: a JDBC URL's password=, a connection string's
+    # Password= or AccountKey=, a Vault secret_id=, a JVM option's -Djavax.net.ssl.trustStorePassword=
+    re.compile(
+        r"(?i)(?<![A-Za-z0-9])[A-Za-z0-9_.-]*(?:password|passwd|pwd|secret|secret_id|token|apikey|api_key|accountkey"
+        r"|accesskey|sig)\s*=\s*(\"[^\"]+\"|'[^']+'|[^;&\s'\"]+)"
+    ),
+    # an HTTP Authorization header's credential (git's http.extraheader in GIT_CONFIG_PARAMETERS)
+    re.compile(r"(?i)(?:authorization:\s*(?:bearer|basic|token)?|bearer|basic)\s+([A-Za-z0-9._~+/=-]{8,})"),
+    # a JSON credential field (DOCKER_AUTH_CONFIG's base64 "auth", an "identitytoken", a "password")
+    re.compile(
+        r'(?i)"(?:auth|password|identitytoken|registrytoken|token|secret|client_secret|private_key)"'
+        r'\s*:\s*"([^"\\]+)"'
+    ),
+    # a webhook's URL is its credential (Slack's, Discord's, Teams')
+    re.compile(r"(https?://(?:hooks\.slack\.com/|[^\s'\"]*?/webhooks?/|[^\s'\"]*?webhook\.office\.com/)[^\s'\"]+)"),
+)
 
 
 @dataclass(frozen=True)
@@ -76,6 +103,30 @@ def url_credentials(value: str) -> list[str]:
             forms.append(authority)
             forms += [form for form in (password, f"{user}:{password}") if len(form) >= MIN_SECRET_LENGTH]
     return forms
+
+
+def value_secrets(value: str) -> list[str]:
+    """What censors each credential `value` holds by its form, whatever the variable's name: a URL's
+    password (`url_credentials`), and each of VALUE_CREDENTIALS'. A credential too short to censor
+    alone is censored with what surrounds it (`Password=abc`), as a URL's `//user:pass@host` is; a
+    base64 `user:password` (Docker's auth) has its password censored too."""
+    forms = url_credentials(value)
+    for pattern in VALUE_CREDENTIALS:
+        for match in pattern.finditer(value):
+            found = match.group(1).strip("'\"")
+            forms += [found] if len(found) >= MIN_SECRET_LENGTH else [match.group(0)]
+            forms += [p for p in _basic_password(found) if len(p) >= MIN_SECRET_LENGTH]
+    return list(dict.fromkeys(form for form in forms if form))
+
+
+def _basic_password(text: str) -> list[str]:
+    """The password of a base64 `user:password` (HTTP Basic, Docker's auth), if `text` is one."""
+    try:
+        decoded = base64.b64decode(text, validate=True).decode("utf-8")
+    except (ValueError, UnicodeDecodeError):
+        return []
+    user, colon, password = decoded.partition(":")
+    return [password] if colon and user.isprintable() and password.isprintable() else []
 
 
 def secret_forms(value: str) -> list[str]:
@@ -127,6 +178,9 @@ def collect_secrets(
             add(value, f"environment variable {name}", key=name in PROVIDER_ENV)
         if url_credentials(value):
             url_forms(value, f"the URL in environment variable {name}")
+        if held := [form for form in value_secrets(value) if form not in url_credentials(value)]:
+            values.extend(held)
+            sources.append(f"a credential in environment variable {name}")
     for url in urls:
         if url and url_credentials(url):
             url_forms(url, "the URL in the base_url setting")

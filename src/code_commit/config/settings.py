@@ -489,15 +489,23 @@ class Settings:
     )
     sandbox_visible: list[str] = _setting(
         [],
-        "Credential stores a sandboxed build sees after all (absolute or ~/...): one it cannot do without, such as "
-        "the registry settings in ~/.npmrc or ~/.m2/settings.xml.",
+        "Paths a sandboxed build sees, read-only, in the home it otherwise gets empty but for the toolchains' "
+        "folders (absolute or ~/...); and credential stores it sees after all, each named: one it cannot do "
+        "without, such as the registry settings in ~/.npmrc or ~/.m2/settings.xml.",
         ["~/.m2/settings.xml"],
         rules=(_home_paths(hides=False),),
     )
+    sandbox_cache_days: int = _setting(
+        30,
+        "Days a project's sandbox cache (~/.cache/code-commit/sandbox/<project>-<hash>) is kept unused: each "
+        "sandboxed build removes the caches of other projects unused that long; 0 keeps them all.",
+        rules=(NOT_NEGATIVE,),
+    )
     build_env: list[str] = _setting(
         [],
-        "Environment variables the build gets although they look secret (a token its registry needs): passed on "
-        "purpose. Every other secret variable is withheld; a provider key or a CODE_COMMIT_ setting never passes.",
+        "Environment variables the build gets besides those the sandbox's tables allow (docs/configuration.md), "
+        "or although they look secret (a token its registry needs): passed on purpose. A provider key or a "
+        "CODE_COMMIT_ setting never passes.",
         ["NPM_TOKEN"],
         rules=(_each(_variable_name), _each(_passable)),
     )

@@ -2,8 +2,9 @@
 
 Inside it the whole file system is read-only, the project root is writable except what the
 run's integrity rests on (`.git`, the ignore files, build.sh, codeRollup.sh: see `integrity`),
-agent-config/ is an empty tmpfs (no key, no config, no logs), so are the home directory's credential
-stores (`withheld`: an empty folder or file in their place), /tmp is private and empty, the
+agent-config/ is an empty tmpfs (no key, no config, no logs), so is the home but for the toolchains'
+folders, read-only (`home`), and the credential stores among them (`withheld`: an empty folder or
+file in their place), /tmp is private and empty, the
 build has its own PID namespace and /proc (no process of code-commit or the user can be read),
 and no network unless `sandbox_network` is on. A build.sh that exits ends its namespace, and
 with it every process it started. Only this module knows bwrap's arguments; `build` runs the
@@ -15,13 +16,14 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from code_commit.config.sandbox_writable import PRIVATE_TMP, readable_problem, writable_problem
 from code_commit.errors import BuildTampered, SetupError
 from code_commit.git.env import distrust, find_program, git_env
+from code_commit.sandbox.home import EVERYTHING_READ_ONLY, HomeView
 from code_commit.sandbox.limits import NO_LIMITS, BuildLimits
 
 BUBBLEWRAP = "bubblewrap"
@@ -89,6 +91,7 @@ class SandboxPolicy:
     env: tuple[tuple[str, str], ...] = ()  # set in the build's environment (sandbox/toolchains.py)
     stand_ins: tuple[tuple[Path, str], ...] = ()  # files replaced by a read-only file holding this text
     limits: BuildLimits = NO_LIMITS  # processes and memory, put in place around bwrap
+    home: HomeView = EVERYTHING_READ_ONLY  # the homes, emptied but for the toolchains' folders (sandbox/home.py)
 
     def stand_in_texts(self) -> list[bytes]:
         """What each of `stand_ins` reads as, in order: `wrap` gets a descriptor to read each from."""
@@ -96,13 +99,23 @@ class SandboxPolicy:
 
 
 def wrap(policy: SandboxPolicy, command: Sequence[str], stand_in_fds: Sequence[int] = ()) -> list[str]:
-    """bwrap's command line for `command`. bwrap applies its mounts in order, so the writable binds
-    come after the read-only root and the private /tmp, and the read-only and hidden ones last.
+    """bwrap's command line for `command`. bwrap applies its mounts in order, so the empty homes come
+    right after the read-only root and the private /tmp, with the toolchains' folders bound back into
+    them; the writable binds after those (a project or a cache under the home stays writable), and
+    the read-only and hidden ones last (a credential store in a toolchain's folder stays hidden).
     `stand_in_fds`: a descriptor for each of `policy.stand_ins`, which bwrap reads its text from
     (`--ro-bind-data`: a real, empty or near-empty file, as a tool that opens it expects)."""
     if len(stand_in_fds) != len(policy.stand_ins):
         raise ValueError("one descriptor for each stand-in file")
     args = [policy.bwrap, *BASE_ARGS]
+    for path in policy.home.homes:
+        args += ["--tmpfs", str(path)]  # before the project, a cache or a toolchain under it is bound
+    for path in policy.home.shown:
+        args += ["--ro-bind", str(path), str(path)]
+    for link, target in policy.home.links:
+        args += ["--symlink", str(target), str(link)]
+    for path in policy.home.also_empty:  # after what is shown: a visible ~/.cache shows no other cache
+        args += ["--tmpfs", str(path)]
     for path in policy.readable:  # after the private /tmp, which they show through; before all else
         args += ["--ro-bind-try", str(path), str(path)]
     if not policy.network:
@@ -197,6 +210,7 @@ def policy(
     cache: Path | None = None,
     stand_ins: Sequence[tuple[Path, str]] = (),
     limits: BuildLimits = NO_LIMITS,
+    home: HomeView = EVERYTHING_READ_ONLY,
 ) -> SandboxPolicy | None:
     """The policy for one build, or None without a sandbox. Paths are bound by their real path:
     bwrap follows a symlink at a mount point, so a protected name that is a symlink has its target
@@ -225,6 +239,7 @@ def policy(
         tuple(env),
         tuple(stand_ins),
         limits,
+        home,
     )
 
 
@@ -248,14 +263,25 @@ def describe_policy(
         ("network", "on (sandbox_network)" if policy.network else "off (sandbox_network = true turns it on)"),
         ("writable", f"the project, {root}, but {_some(protected) or 'nothing'} in it"),
         *[("writable", text) for text in writable],
-        ("read-only", "everything else, your home folder included"),
+        ("read-only", "everything else" + ("" if policy.home.empty else ", your home folder included")),
         *[("read-only", f"{shown(path)} (sandbox_readable), under the host's /tmp") for path in policy.readable],
         ("hidden", f"the host's {PRIVATE_TMP} (the build gets its own, empty), {', '.join(hidden)}"),
+        *_home_lines(policy.home, shown),
     ]
     if policy.env:
         variables = [f"{name}={shown(Path(value)) if value.startswith('/') else value}" for name, value in policy.env]
         lines.append(("toolchains", ", ".join(variables)))
     return lines
+
+
+def _home_lines(view: HomeView, shown: Callable[[Path], str]) -> list[tuple[str, str]]:
+    if not view.empty:
+        return []
+    folders = [shown(path) for path in view.shown] + [f"{shown(link)} -> {target}" for link, target in view.links]
+    return [
+        ("hidden", f"{', '.join(shown(path) for path in view.empty)}: empty, but for the folders below"),
+        ("read-only", f"in the home: {_some(folders, 12) or 'nothing'} (toolchains, PATH, sandbox_visible)"),
+    ]
 
 
 def _some(names: list[str], most: int = 6) -> str:
