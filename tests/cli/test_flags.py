@@ -112,8 +112,10 @@ def test_flags_a_subcommand_honours_still_work(project: Project, cli) -> None:
 def sample(setting: dataclasses.Field) -> list[str]:
     """Arguments the flag of a setting parses: its default or example; a switch takes none."""
     value = setting.metadata["example"] if setting.default in (None, dataclasses.MISSING) else setting.default
-    if isinstance(value, bool):
+    if isinstance(value, bool) and setting.type == "bool":
         return []
+    if isinstance(value, bool):  # a switch that may name what it is on for: `--flag true`
+        return [str(value).lower()]
     return [str(value[0] if isinstance(value, list) else value)]
 
 

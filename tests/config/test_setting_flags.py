@@ -34,6 +34,8 @@ def flag(f: dataclasses.Field) -> str:
 def other_value(f: dataclasses.Field) -> tuple[list[str], Any]:
     """Arguments giving setting `f` a value that is not its default, and that value."""
     default = f.default
+    if default is False and f.type != "bool":  # a switch that may name what it is on for: names
+        return [flag(f), "pypi", flag(f), "*.example.com"], ["pypi", "*.example.com"]
     if default is False:
         return [flag(f)], True
     if f.default is dataclasses.MISSING:  # a list

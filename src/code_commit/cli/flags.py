@@ -37,10 +37,12 @@ def honoured_before(command: str) -> frozenset[str]:
 
 
 def _value_type(name: str) -> Any:
-    """The field's type without None: str, int, float, bool or list[str]."""
+    """The field's type without None: str, int, float, bool or list[str]. A switch that may name
+    what it is on for (bool | list[str]) is a list: `--name true`, `--name false` or names."""
     hint = _HINTS[name]
     if isinstance(hint, types.UnionType):
-        (hint,) = (arg for arg in typing.get_args(hint) if arg is not type(None))
+        args = [arg for arg in typing.get_args(hint) if arg is not type(None)]
+        (hint,) = [arg for arg in args if typing.get_origin(arg) is list] if len(args) > 1 else args
     return hint
 
 

@@ -140,6 +140,12 @@ def _home_paths(hides: bool) -> Rule:
     return problem
 
 
+def _network(value: bool | list[str], loaded: Loaded) -> str | None:
+    from code_commit.config.sandbox_network import network_problem
+
+    return network_problem(value)
+
+
 def _passable(name: str) -> str | None:
     """A variable build_env may pass: never a provider's credential or a setting."""
     if name in CHILD_SCRUBBED_ENV or name.upper().startswith(ENV_PREFIX):
@@ -446,8 +452,14 @@ class Settings:
         flag=BUILDING,
         rules=(_one_of(SANDBOX_MODES),),
     )
-    sandbox_network: bool = _setting(
-        False, "Whether a sandboxed build may use the network (to fetch dependencies).", flag=BUILDING
+    sandbox_network: bool | list[str] = _setting(
+        False,
+        "The hosts a sandboxed build may reach, through a proxy on the host: registries (pypi, npm, crates, maven, "
+        "go) and host names (example.com, *.example.com, with :PORT if need be); false: none; true: every host, "
+        "the whole network (a warning says so).",
+        ["pypi", "npm"],
+        flag=BUILDING,
+        rules=(_network,),
     )
     sandbox_writable: list[str] = _setting(
         [],
@@ -620,12 +632,18 @@ def load_settings(root: Path, env: Mapping[str, str] | None = None, flags: Flags
     return LoadedSettings(settings, sources)
 
 
+_TRUE = ("1", "true", "yes", "on")
+_FALSE = ("0", "false", "no", "off")
+
+
 def _coerce(name: str, value: Any, hint: Any, where: str, from_text: bool = False) -> Any:
     optional = isinstance(hint, types.UnionType) and type(None) in typing.get_args(hint)
     base = next((a for a in typing.get_args(hint) if a is not type(None)), hint) if optional else hint
     if optional and (value is None or (from_text and value == "")):
         return None
     try:
+        if base == bool | list[str]:  # a switch, or the names it is on for (sandbox_network)
+            return _switch_or_names(value, from_text)
         if typing.get_origin(base) is list:
             if from_text:
                 return [part.strip() for part in value.split(",") if part.strip()]
@@ -635,9 +653,9 @@ def _coerce(name: str, value: Any, hint: Any, where: str, from_text: bool = Fals
         if base is bool:
             if isinstance(value, bool):
                 return value
-            if from_text and value.strip().lower() in ("1", "true", "yes", "on"):
+            if from_text and value.strip().lower() in _TRUE:
                 return True
-            if from_text and value.strip().lower() in ("0", "false", "no", "off"):
+            if from_text and value.strip().lower() in _FALSE:
                 return False
             raise ValueError("expected true or false")
         if base is int:
@@ -656,6 +674,23 @@ def _coerce(name: str, value: Any, hint: Any, where: str, from_text: bool = Fals
         shown = repr(value) if isinstance(value, str) else str(value).lower() if isinstance(value, bool) else value
         raise SetupError(f"{where}: bad value {shown} for {name}: {exc}.") from exc
     raise AssertionError(f"unhandled setting type {hint!r}")
+
+
+def _switch_or_names(value: Any, from_text: bool) -> bool | list[str]:
+    """true, false, or a list of names: in config.toml a boolean or an array of strings; in the
+    environment `true`, `false` or names separated by commas; as flags, one `true` or `false`, or names."""
+    words = [value] if from_text else value if isinstance(value, list) else None
+    if isinstance(value, bool):
+        return value
+    if words is None or not all(isinstance(word, str) for word in words):
+        raise ValueError("expected true, false or a list of names")
+    names = [part.strip() for word in words for part in (word.split(",") if from_text else [word]) if part.strip()]
+    switch = [name.lower() for name in names if name.lower() in _TRUE + _FALSE]
+    if switch and len(names) > 1:
+        raise ValueError("true or false stands alone, without names")
+    if switch:
+        return switch[0] in _TRUE
+    return names if names else False
 
 
 def _is_whole(value: int | str) -> bool:
