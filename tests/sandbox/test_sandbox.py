@@ -210,9 +210,10 @@ def test_with_the_network_on_a_sandboxed_build_reaches_a_local_listener(
     api.reply(attack_answer(outside, host_tmp, listener.getsockname()[1]))
     api.reply(FIX)
 
-    result = cli("--sandbox-network")
+    result = cli("--sandbox-network", "true")
 
     assert result.exit_code == 0, result.stderr
+    assert result.stderr.count("the build, the model's code, can reach any host") == 1, "warned once a run"
     (run,) = target.run_dirs()
     build = (run / "01-build.txt").read_text()
     assert "NET DONE" in build and accepted(listener)

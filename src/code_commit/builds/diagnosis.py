@@ -28,6 +28,7 @@ from pathlib import Path
 from code_commit.config.paths import CONFIG_DIR, CONFIG_FILE
 from code_commit.config.sandbox_writable import PRIVATE_TMP
 from code_commit.sandbox.bubblewrap import SandboxPolicy
+from code_commit.sandbox.proxy import Refusal
 
 # The kinds, as the JSON record names them.
 HIDDEN = "hidden"  # a command or file the sandbox hides (the host's /tmp, agent-config/)
@@ -174,13 +175,20 @@ class Host:
 
 
 def diagnose(
-    output: str, exit_code: int | None, policy: SandboxPolicy | None, host: Host, start_error: str | None = None
+    output: str,
+    exit_code: int | None,
+    policy: SandboxPolicy | None,
+    host: Host,
+    start_error: str | None = None,
+    refused: Sequence[Refusal] = (),
 ) -> Diagnosis | None:
     """The cause of a failed build that the sandbox or the setup made, or None for an ordinary
     failure (or none found). `policy`: what the build ran under; None, unsandboxed, where only an
     interpreter build.sh names that does not exist can be found. `start_error`: why build.sh could
-    not be started at all (builds/runner.py: code-commit's words, not the build's). The earliest
-    evidence wins: the first thing that went wrong explains the rest."""
+    not be started at all (builds/runner.py: code-commit's words, not the build's). `refused`: the
+    hosts code-commit's proxy refused the build (sandbox/proxy.py: its record, not the build's words),
+    which explain a failure before anything the output says. Else the earliest evidence wins: the
+    first thing that went wrong explains the rest."""
     if exit_code == 0:
         return None
     view = _View(policy, host)
@@ -188,6 +196,8 @@ def diagnose(
         started = _start_error(start_error, view)
         if started is not None:
             return started
+    if refused:
+        return _refused(refused)
     lines = [line[:MAX_LINE] for line in output.splitlines()[-MAX_LINES:]]
     rules: Sequence[Callable[[list[str], _View], Iterator[tuple[int, Diagnosis]]]] = (
         (_not_found,)
@@ -606,6 +616,20 @@ def _network(lines: list[str], view: _View) -> Iterator[tuple[int, Diagnosis]]:
             fix += f"; or set {NETWORK_ON} in {CONFIG}, {NETWORK_RISK}"
         yield index, Diagnosis(NETWORK, subject, cause, fix, _evidence(line))
         return
+
+
+def _refused(refused: Sequence[Refusal]) -> Diagnosis:
+    first = refused[0]
+    entries = ", ".join(dict.fromkeys(f'"{refusal.entry()}"' for refusal in refused))
+    return Diagnosis(
+        NETWORK,
+        first.host,
+        f"code-commit's proxy refused the build {first.host}:{first.port} ({first.reason})"
+        + (f" and {len(refused) - 1} more" if len(refused) > 1 else ""),
+        f"add {entries} to sandbox_network in {CONFIG} if the build needs it; every host it does not name stays "
+        "refused",
+        f"code-commit's proxy refused {', '.join(f'{r.host}:{r.port}' for r in refused[:5])}",
+    )
 
 
 def _offline_miss(line: str, output: str) -> re.Match[str] | None:

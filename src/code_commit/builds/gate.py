@@ -26,14 +26,16 @@ from code_commit.builds.runner import BuildResult, run_build
 from code_commit.config.paths import CONFIG_DIR
 from code_commit.config.protected import BUILD_SCRIPT, GIT_DIR
 from code_commit.config.redaction import Redactor
+from code_commit.config.sandbox_network import network_access
 from code_commit.config.settings import Settings
 from code_commit.errors import BuildTampered
 from code_commit.files.setup_files import read_regular
 from code_commit.git.config_files import GitFiles
 from code_commit.git.env import distrust
-from code_commit.sandbox.bubblewrap import Sandbox, SandboxPolicy, policy
+from code_commit.sandbox.bubblewrap import Sandbox, SandboxPolicy, policy, proxied
 from code_commit.sandbox.home import home_view
 from code_commit.sandbox.limits import BuildLimits
+from code_commit.sandbox.proxy import Refusal, proxy_env
 from code_commit.sandbox.toolchains import Toolchains, cache_folder, cache_parents, prepare_cache, toolchain_env
 from code_commit.sandbox.withheld import hidden_stores
 
@@ -43,6 +45,9 @@ TOOL_IGNORE_BYTES = 4096  # a tool's own .gitignore is a line or two
 OUTPUT_HEAD = 64 << 10  # bytes of a failed build's log a diagnosis reads from its start...
 OUTPUT_TAIL = 256 << 10  # ...and from its end
 SCRIPT_READ = 64 << 10  # bytes of build.sh a diagnosis reads (does it name the missing program?)
+WHOLE_NETWORK = (
+    "sandbox_network = true: the build, the model's code, can reach any host (name the hosts it needs instead)"
+)
 # Each run's state after its last build, by run folder: the next build starts from it.
 _LAST_AFTER: dict[Path, Fingerprint] = {}
 
@@ -82,22 +87,27 @@ def checked_build(
             "entries only (breadth first): the tree has more"
         )
     build_policy = sandbox_policy(root, settings, sandbox, protected)
+    if build_policy is not None and build_policy.network and on_note is not None:
+        on_note(WHOLE_NETWORK)
     if watch is not None:
         watch.before(protected.index, protected.shown)
     kept = saved(root, run_folder, on_note)  # the user's own ignored files (.env): put back after the build
+    refused: list[Refusal] = []
     try:
-        result = run_build(
-            root,
-            log_path,
-            redact,
-            settings.build_timeout,
-            on_output=on_output,
-            linger=settings.build_linger,
-            log_cap=settings.build_log_cap,
-            sandbox=build_policy,
-            pass_env=settings.build_env,
-            withhold_env=settings.redact_env,
-        )
+        with proxied(build_policy) as (serving, proxy):
+            result = run_build(
+                root,
+                log_path,
+                redact,
+                settings.build_timeout,
+                on_output=on_output,
+                linger=settings.build_linger,
+                log_cap=settings.build_log_cap,
+                sandbox=serving,
+                pass_env=settings.build_env,
+                withhold_env=settings.redact_env,
+            )
+            refused = proxy.refusals if proxy is not None else []
     except BaseException as stopped:
         # The stop is what ends the run: what the watch can still tell counts, its failure does not.
         after = _look_after(root, run_folder, configured, watch, contextlib.suppress(Exception))
@@ -119,8 +129,11 @@ def checked_build(
     if changed:
         raise BuildTampered(changed)
     _LAST_AFTER[run_folder] = after
+    for refusal in refused:
+        if on_note is not None:
+            on_note(f"code-commit's proxy refused the build {refusal.host}:{refusal.port}: {refusal.reason}")
     if not result.passed:
-        result = dataclasses.replace(result, diagnosis=diagnosed(root, result, build_policy))
+        result = dataclasses.replace(result, diagnosis=diagnosed(root, result, build_policy, refused))
     return result
 
 
@@ -205,12 +218,13 @@ def sandbox_policy(
     kept = [root, *writable, *([tools.cache] if tools.cache is not None else [])]
     view = home_view(os.environ, settings.sandbox_visible, also_empty=cache_parents(os.environ))
     hidden = hidden_stores(settings.sandbox_hidden, settings.sandbox_visible, keep=kept, view=view)
+    hosts = network_access(settings.sandbox_network)
     return policy(
         sandbox,
         root,
         protected.read_only,
         [root / CONFIG_DIR, *hidden.folders],
-        settings.sandbox_network,
+        hosts.everything,
         settings.sandbox_writable,
         readable=settings.sandbox_readable,
         env=tools.env,
@@ -218,6 +232,8 @@ def sandbox_policy(
         stand_ins=hidden.files,
         limits=BuildLimits.of(settings),
         home=view,
+        hosts=hosts,
+        proxy_env=proxy_env(hosts, os.environ.get("MAVEN_OPTS", "")) if hosts.proxied else (),
     )
 
 
@@ -226,15 +242,19 @@ def toolchains(root: Path, settings: Settings, sandbox: Sandbox) -> Toolchains:
     if not sandbox.active:
         return Toolchains((), None)
     cache = prepare_cache(cache_folder(root, os.environ), settings.sandbox_cache_days)
-    return toolchain_env(os.environ, settings.sandbox_network, cache, os.geteuid() == 0)
+    hosts = network_access(settings.sandbox_network)
+    return toolchain_env(os.environ, hosts.everything or hosts.proxied, cache, os.geteuid() == 0)
 
 
-def diagnosed(root: Path, result: BuildResult, build_policy: SandboxPolicy | None) -> Diagnosis | None:
-    """What kept a failed build from running, if the sandbox or the setup did (builds/diagnosis.py)."""
+def diagnosed(
+    root: Path, result: BuildResult, build_policy: SandboxPolicy | None, refused: list[Refusal]
+) -> Diagnosis | None:
+    """What kept a failed build from running, if the sandbox or the setup did (builds/diagnosis.py);
+    `refused`: the hosts the proxy refused it, from the proxy's own record."""
     env = {**os.environ, **dict(build_policy.env if build_policy else ())}
     script = _head(root / BUILD_SCRIPT, SCRIPT_READ).decode("utf-8", "replace")
     host = Host.of(root, env, script)
-    return diagnose(output_text(result), result.exit_code, build_policy, host, result.start_error)
+    return diagnose(output_text(result), result.exit_code, build_policy, host, result.start_error, refused)
 
 
 def output_text(result: BuildResult) -> str:

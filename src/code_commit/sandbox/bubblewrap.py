@@ -6,25 +6,30 @@ agent-config/ is an empty tmpfs (no key, no config, no logs), so is the home but
 folders, read-only (`home`), and the credential stores among them (`withheld`: an empty folder or
 file in their place), /tmp is private and empty, the
 build has its own PID namespace and /proc (no process of code-commit or the user can be read),
-and no network unless `sandbox_network` is on. A build.sh that exits ends its namespace, and
-with it every process it started. Only this module knows bwrap's arguments; `build` runs the
+and no network: `sandbox_network = true` gives it the whole network; names give it only those hosts,
+through code-commit's proxy (sandbox/proxy.py), whose socket alone is bound in. A build.sh that exits
+ends its namespace, and with it every process it started. Only this module knows bwrap's arguments; `build` runs the
 command it is given.
 """
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
 import os
 import subprocess
 import sys
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from code_commit.config.sandbox_network import NO_NETWORK, NetworkAccess
 from code_commit.config.sandbox_writable import PRIVATE_TMP, readable_problem, writable_problem
 from code_commit.errors import BuildTampered, SetupError
 from code_commit.git.env import distrust, find_program, git_env
 from code_commit.sandbox.home import EVERYTHING_READ_ONLY, HomeView
 from code_commit.sandbox.limits import NO_LIMITS, BuildLimits
+from code_commit.sandbox.proxy import SANDBOX_SOCKET, Proxy, bridge_command, interpreter_home, serving
 
 BUBBLEWRAP = "bubblewrap"
 NONE = "none"
@@ -83,7 +88,7 @@ class SandboxPolicy:
 
     bwrap: str
     root: Path  # writable
-    network: bool
+    network: bool  # the whole network (sandbox_network = true)
     writable: tuple[Path, ...]  # extra writable paths, outside the project (checked in settings)
     read_only: tuple[Path, ...]  # inside the writable ones, bound read-only again (real paths)
     hidden: tuple[Path, ...]  # folders replaced by an empty tmpfs (real paths)
@@ -92,6 +97,9 @@ class SandboxPolicy:
     stand_ins: tuple[tuple[Path, str], ...] = ()  # files replaced by a read-only file holding this text
     limits: BuildLimits = NO_LIMITS  # processes and memory, put in place around bwrap
     home: HomeView = EVERYTHING_READ_ONLY  # the homes, emptied but for the toolchains' folders (sandbox/home.py)
+    hosts: NetworkAccess = NO_NETWORK  # the hosts sandbox_network names, reached through the proxy
+    proxy_env: tuple[tuple[str, str], ...] = ()  # what points the build's tools at it (proxy.proxy_env)
+    proxy: Path | None = None  # the proxy's socket on the host, while it serves the build (`proxied`)
 
     def stand_in_texts(self) -> list[bytes]:
         """What each of `stand_ins` reads as, in order: `wrap` gets a descriptor to read each from."""
@@ -120,7 +128,10 @@ def wrap(policy: SandboxPolicy, command: Sequence[str], stand_in_fds: Sequence[i
         args += ["--ro-bind-try", str(path), str(path)]
     if not policy.network:
         args.append("--unshare-net")
-    for name, value in policy.env:
+    if policy.proxy is not None:  # in the private /tmp, the one way out of the network namespace
+        args += ["--bind", str(policy.proxy), str(SANDBOX_SOCKET)]
+        command = bridge_command(command)
+    for name, value in (*policy.env, *(policy.proxy_env if policy.proxy is not None else ())):
         args += ["--setenv", name, value]
     for path in policy.writable:  # --bind-try: a cache folder that does not exist yet is no error
         args += ["--bind-try", str(path), str(path)]
@@ -131,8 +142,28 @@ def wrap(policy: SandboxPolicy, command: Sequence[str], stand_in_fds: Sequence[i
         args += ["--tmpfs", str(path)]
     for (path, _), fd in zip(policy.stand_ins, stand_in_fds, strict=True):
         args += ["--ro-bind-data", str(fd), str(path)]
+    if policy.proxy is not None and _may_bind(interpreter_home(), policy):  # the bridge's Python, read-only
+        args += ["--ro-bind-try", str(interpreter_home()), str(interpreter_home())]
     args += ["--chdir", str(policy.root), "--", *command]
     return args
+
+
+def _may_bind(folder: Path, policy: SandboxPolicy) -> bool:
+    """Whether `folder` may be bound read-only over what is there: not where that would make a
+    writable path read-only again or show a hidden one (a Python under /usr, seen anyway)."""
+    inside = (policy.root, *policy.writable, *policy.hidden, *(path for path, _ in policy.stand_ins))
+    return folder != Path("/") and not any(folder == path or folder in path.parents for path in inside)
+
+
+@contextlib.contextmanager
+def proxied(policy: SandboxPolicy | None) -> Iterator[tuple[SandboxPolicy | None, Proxy | None]]:
+    """The build's policy with its proxy serving, where it names hosts: the proxy runs only while
+    the block does (sandbox/proxy.py)."""
+    if policy is None or policy.network or not policy.hosts.proxied:
+        yield policy, None
+        return
+    with serving(policy.hosts) as proxy:
+        yield dataclasses.replace(policy, proxy=proxy.socket_path), proxy
 
 
 def choose(mode: str, env: Mapping[str, str] | None = None, root: Path | None = None) -> Sandbox:
@@ -211,6 +242,8 @@ def policy(
     stand_ins: Sequence[tuple[Path, str]] = (),
     limits: BuildLimits = NO_LIMITS,
     home: HomeView = EVERYTHING_READ_ONLY,
+    hosts: NetworkAccess = NO_NETWORK,
+    proxy_env: Sequence[tuple[str, str]] = (),
 ) -> SandboxPolicy | None:
     """The policy for one build, or None without a sandbox. Paths are bound by their real path:
     bwrap follows a symlink at a mount point, so a protected name that is a symlink has its target
@@ -240,6 +273,8 @@ def policy(
         tuple(stand_ins),
         limits,
         home,
+        hosts,
+        tuple(proxy_env),
     )
 
 
@@ -260,7 +295,7 @@ def describe_policy(
     cached = "the project's toolchain cache"
     writable = [f"{shown(p)} ({cached if p == cache else 'sandbox_writable'})" for p in policy.writable]
     lines = [
-        ("network", "on (sandbox_network)" if policy.network else "off (sandbox_network = true turns it on)"),
+        ("network", _network_words(policy)),
         ("writable", f"the project, {root}, but {_some(protected) or 'nothing'} in it"),
         *[("writable", text) for text in writable],
         ("read-only", "everything else" + ("" if policy.home.empty else ", your home folder included")),
@@ -282,6 +317,15 @@ def _home_lines(view: HomeView, shown: Callable[[Path], str]) -> list[tuple[str,
         ("hidden", f"{', '.join(shown(path) for path in view.empty)}: empty, but for the folders below"),
         ("read-only", f"in the home: {_some(folders, 12) or 'nothing'} (toolchains, PATH, sandbox_visible)"),
     ]
+
+
+def _network_words(policy: SandboxPolicy) -> str:
+    if policy.network:
+        return "on, every host (sandbox_network = true)"
+    if policy.hosts.proxied:
+        entries = list(dict.fromkeys(rule.entry for rule in policy.hosts.rules))
+        return f"only {', '.join(entries)}, through code-commit's proxy (sandbox_network)"
+    return "off (sandbox_network names the hosts a build may reach)"
 
 
 def _some(names: list[str], most: int = 6) -> str:
