@@ -38,7 +38,10 @@ def test_a_passing_build_says_where_it_ran_its_output_and_the_tests_it_ran(proje
 
     assert result.exit_code == EXIT.OK, result.output
     report = result.stdout
-    assert "  sandbox     bubblewrap (" in report and "  network     off (sandbox_network names the hosts a build may reach)" in report
+    assert (
+        "  sandbox     bubblewrap (" in report
+        and "  network     off (sandbox_network names the hosts a build may reach)" in report
+    )
     assert f"  writable    the project, {os.path.realpath(project.root)}, but " in report
     assert ".git, .gitignore, build.sh" in report and "(the project's toolchain cache)" in report
     assert "  hidden      the host's /tmp (the build gets its own, empty), " in report

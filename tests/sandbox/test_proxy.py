@@ -10,6 +10,7 @@ import socketserver
 import threading
 from collections.abc import Iterator
 from pathlib import Path
+from typing import ClassVar
 
 import pytest
 
@@ -26,7 +27,7 @@ class Echo(socketserver.BaseRequestHandler):
 class Recorder(socketserver.StreamRequestHandler):
     """A plain-HTTP server that records each request's head and answers it."""
 
-    heads: list[bytes] = []
+    heads: ClassVar[list[bytes]] = []
 
     def handle(self) -> None:
         head = b""

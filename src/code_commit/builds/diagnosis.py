@@ -590,7 +590,7 @@ def _hidden_tmp_path(lines: list[str], view: _View) -> Iterator[tuple[int, Diagn
 
 def _network(lines: list[str], view: _View) -> Iterator[tuple[int, Diagnosis]]:
     assert view.policy is not None
-    if view.policy.network:
+    if view.policy.network or view.policy.hosts.proxied:  # a proxy's refusals are its record's (`_refused`)
         return
     output = "\n".join(lines)
     for index, line in enumerate(lines):

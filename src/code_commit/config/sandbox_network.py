@@ -152,6 +152,8 @@ def registry_of(host: str) -> str | None:
 def _rules(entry: str) -> list[HostRule]:
     if entry.lower() in REGISTRIES:
         return [HostRule(h.host, HTTPS, entry.lower()) for h in REGISTRIES[entry.lower()]]
+    if "/" in entry:
+        raise ValueError(f"{entry!r} is a URL: name its host alone (example.com)")
     host, ports = _split_port(entry)
     problem = _host_problem(host)
     if problem is not None:
