@@ -145,3 +145,25 @@ def test_a_bad_entry_is_a_setup_error_that_says_what_an_entry_is(
 
     assert result.exit_code == EXIT.SETUP, result.output
     assert says in result.output
+
+
+@pytest.mark.parametrize(
+    ("script", "mode", "code", "output"),
+    [
+        ("echo without a shebang; sleep 0.1 & wait; echo waited\n", 0o755, EXIT.OK, "waited"),  # sh runs it
+        ("#!/nonexistent/python\nprint(1)\n", 0o755, EXIT.BUILD_BLOCKED, "'/nonexistent/python' (its #! line)"),
+    ],
+)
+def test_behind_the_bridge_build_sh_starts_and_fails_to_start_as_bwrap_starts_it(
+    project: Project, cli, script: str, mode: int, code: int, output: str
+) -> None:
+    """The bridge execs build.sh: a script without #! runs with sh, a `wait` in it waits for its own
+    children only (the bridge is none), and one that cannot start is reported as a shell would."""
+    project.write("build.sh", script, mode=mode)
+    git(project.root, "add", "-A")
+    git(project.root, "commit", "-qm", "the build")
+
+    result = cli("--sandbox", "require", "--sandbox-network", "pypi", "check")
+
+    assert result.exit_code == code, result.output
+    assert output in result.output
