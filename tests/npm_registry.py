@@ -8,30 +8,27 @@ Strict as the real one is where the clients depend on it: a packument (GET /<nam
 abbreviated-metadata Accept header or without) lists each version's manifest from its tarball's own
 package.json, with `dist.tarball`, `dist.integrity` (sha512) and `dist.shasum` (sha1) computed from
 the bytes served; GET /<name>/-/<file>.tgz serves the tarball. Any other path is a 404 and any
-other method a 405, both recorded, so a test can assert a client asked for nothing else.
+other method a 405, both recorded (registry_server.py), so a test can assert a client asked for nothing else.
 """
 
 from __future__ import annotations
 
 import base64
 import hashlib
-import http.server
 import json
-import socketserver
 import tarfile
-import threading
 from pathlib import Path
-from types import TracebackType
 from typing import Any
+
+from registry_server import RegistryServer
 
 # When the fixtures' packages were published, as the registry's `time` says: yarn 4 quarantines a
 # version without a publication date older than its age gate.
 PUBLISHED = "2020-12-08T00:00:00.000Z"
 
 
-class NpmRegistry:
+class NpmRegistry(RegistryServer):
     def __init__(self, tarballs: list[Path]) -> None:
-        self.requests: list[tuple[str, str]] = []  # (method, path), in order
         self._packages: dict[str, dict[str, tuple[dict[str, Any], bytes]]] = {}
         for path in tarballs:
             data = path.read_bytes()
@@ -40,33 +37,8 @@ class NpmRegistry:
                 assert member is not None, f"{path}: no package/package.json"
                 manifest = json.loads(member.read())
             self._packages.setdefault(manifest["name"], {})[manifest["version"]] = (manifest, data)
-        registry = self
-
-        class Handler(http.server.BaseHTTPRequestHandler):
-            def do_GET(self) -> None:
-                registry.requests.append(("GET", self.path))
-                status, body, kind = registry._answer(self.path.split("?", 1)[0])
-                self.send_response(status)
-                self.send_header("Content-Type", kind)
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-
-            def _refuse(self) -> None:
-                registry.requests.append((self.command, self.path))
-                self.send_response(405)
-                self.send_header("Content-Length", "0")
-                self.end_headers()
-
-            do_POST = do_PUT = do_DELETE = do_HEAD = _refuse
-
-            def log_message(self, format: str, *args: Any) -> None:
-                pass
-
-        self._server = socketserver.ThreadingTCPServer(("127.0.0.1", 0), Handler)
-        self._server.daemon_threads = True
-        self.url = f"http://127.0.0.1:{self._server.server_address[1]}/"
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        super().__init__()
+        self.url = f"http://127.0.0.1:{self.port}/"
 
     def _answer(self, path: str) -> tuple[int, bytes, str]:
         name = path.strip("/").replace("%2f", "/").replace("%2F", "/")
@@ -95,16 +67,6 @@ class NpmRegistry:
             "shasum": hashlib.sha1(data).hexdigest(),
         }
         return {**manifest, "_id": f"{manifest['name']}@{manifest['version']}", "dist": dist}
-
-    def __enter__(self) -> NpmRegistry:
-        self._thread.start()
-        return self
-
-    def __exit__(
-        self, kind: type[BaseException] | None, exc: BaseException | None, traceback: TracebackType | None
-    ) -> None:
-        self._server.shutdown()
-        self._server.server_close()
 
 
 def _tarball_name(manifest: dict[str, Any]) -> str:

@@ -14,14 +14,11 @@ from __future__ import annotations
 
 import base64
 import hashlib
-import http.server
 import re
-import socketserver
-import threading
 import zipfile
 from pathlib import Path
-from types import TracebackType
-from typing import Any
+
+from registry_server import RegistryServer
 
 
 def normalized(name: str) -> str:
@@ -49,38 +46,11 @@ def wheel(folder: Path, name: str, version: str, files: dict[str, str]) -> Path:
     return target
 
 
-class PypiIndex:
+class PypiIndex(RegistryServer):
     def __init__(self, wheels: list[Path]) -> None:
-        self.requests: list[tuple[str, str]] = []  # (method, path), in order
         self._files = {path.name: path.read_bytes() for path in wheels}
-        index = self
-
-        class Handler(http.server.BaseHTTPRequestHandler):
-            def do_GET(self) -> None:
-                index.requests.append(("GET", self.path))
-                status, body, kind = index._answer(self.path.split("?", 1)[0])
-                self.send_response(status)
-                self.send_header("Content-Type", kind)
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-
-            def _refuse(self) -> None:
-                index.requests.append((self.command, self.path))
-                self.send_response(405)
-                self.send_header("Content-Length", "0")
-                self.end_headers()
-
-            do_POST = do_PUT = do_DELETE = do_HEAD = _refuse
-
-            def log_message(self, format: str, *args: Any) -> None:
-                pass
-
-        self._server = socketserver.ThreadingTCPServer(("127.0.0.1", 0), Handler)
-        self._server.daemon_threads = True
-        self.port = self._server.server_address[1]
+        super().__init__()
         self.url = f"http://127.0.0.1:{self.port}/simple/"
-        self._thread = threading.Thread(target=self._server.serve_forever, args=(0.05,), daemon=True)
 
     def _answer(self, path: str) -> tuple[int, bytes, str]:
         if path.startswith("/files/") and path[len("/files/") :] in self._files:
@@ -96,13 +66,3 @@ class PypiIndex:
             for name in listed
         )
         return 200, f"<!DOCTYPE html>\n<html><body>\n{anchors}</body></html>\n".encode(), "text/html"
-
-    def __enter__(self) -> PypiIndex:
-        self._thread.start()
-        return self
-
-    def __exit__(
-        self, kind: type[BaseException] | None, exc: BaseException | None, traceback: TracebackType | None
-    ) -> None:
-        self._server.shutdown()
-        self._server.server_close()
