@@ -79,6 +79,8 @@ def test_pip_from_a_host_no_entry_names_is_refused_and_the_host_named(project: P
     assert 'add "pypi.internal.example" to sandbox_network' in result.output
     assert REFUSED_ADVICE not in result.output
     assert index.requests == []
+    logged = (project.run_dirs()[-1] / "run.log").read_text()
+    assert "code-commit's proxy refused the build pypi.internal.example:80 (not in sandbox_network)" in logged
 
 
 def npm_install(registry: str) -> str:

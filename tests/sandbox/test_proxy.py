@@ -193,11 +193,13 @@ def test_localhost_named_reaches_the_hosts_loopback(tmp_path: Path, proxies: lis
     assert reply.startswith(b"HTTP/1.1 200 ") and echoed == b"ping"
 
 
-def test_a_plain_http_get_is_sent_on_without_the_proxy_headers(tmp_path: Path, proxies: list[Proxy], web: int) -> None:
+def test_a_plain_http_get_is_sent_to_the_host_checked_without_the_proxy_headers(
+    tmp_path: Path, proxies: list[Proxy], web: int
+) -> None:
     proxy = serving(tmp_path, [f"127.0.0.1:{web}"])
     proxies.append(proxy)
     request = (
-        f"GET http://127.0.0.1:{web}/simple/demo/?x=1 HTTP/1.1\r\nHost: 127.0.0.1:{web}\r\n"
+        f"GET http://127.0.0.1:{web}/simple/demo/?x=1 HTTP/1.1\r\nHost: evil.example.org\r\n"
         "Proxy-Authorization: Basic c2VjcmV0\r\nProxy-Connection: keep-alive\r\nAccept: text/html\r\n\r\n"
     )
 
@@ -208,6 +210,7 @@ def test_a_plain_http_get_is_sent_on_without_the_proxy_headers(tmp_path: Path, p
     (head,) = Recorder.heads
     assert head.startswith(b"GET /simple/demo/?x=1 HTTP/1.1\r\n")
     assert b"Proxy-" not in head and b"Accept: text/html\r\n" in head and b"Connection: close\r\n" in head
+    assert f"Host: 127.0.0.1:{web}\r\n".encode() in head and b"evil" not in head, "the host it checked, only"
 
 
 @pytest.mark.parametrize("method", [b"POST", b"PUT", b"DELETE"])

@@ -129,9 +129,8 @@ def checked_build(
     if changed:
         raise BuildTampered(changed)
     _LAST_AFTER[run_folder] = after
-    for refusal in refused:
-        if on_note is not None:
-            on_note(f"code-commit's proxy refused the build {refusal.host}:{refusal.port}: {refusal.reason}")
+    if refused and on_note is not None:
+        on_note(refusals_note(refused))
     if not result.passed:
         result = dataclasses.replace(result, diagnosis=diagnosed(root, result, build_policy, refused))
     return result
@@ -244,6 +243,13 @@ def toolchains(root: Path, settings: Settings, sandbox: Sandbox) -> Toolchains:
     cache = prepare_cache(cache_folder(root, os.environ), settings.sandbox_cache_days)
     hosts = network_access(settings.sandbox_network)
     return toolchain_env(os.environ, hosts.everything or hosts.proxied, cache, os.geteuid() == 0)
+
+
+def refusals_note(refused: list[Refusal], most: int = 5) -> str:
+    """The hosts the proxy refused a build, for the console and run.log: the first few."""
+    shown = ", ".join(f"{r.host}:{r.port} ({r.reason})" for r in refused[:most])
+    more = f" and {len(refused) - most} more" if len(refused) > most else ""
+    return f"code-commit's proxy refused the build {shown}{more}"
 
 
 def diagnosed(

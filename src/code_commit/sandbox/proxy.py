@@ -240,7 +240,9 @@ class Proxy:
         upstream = self._connect(_checked_host(url.hostname), port)
         path = url.path or "/"
         kept = [line for line in lines[1:] if line and not _dropped(line)]
-        request = [f"{method} {path}{'?' + url.query if url.query else ''} {version}", *kept, "Connection: close"]
+        authority = f"Host: {url.netloc.rpartition('@')[2]}"  # the host checked, whatever Host the client sent
+        request = [f"{method} {path}{'?' + url.query if url.query else ''} {version}", authority, *kept]
+        request.append("Connection: close")
         return upstream, ("\r\n".join(request) + "\r\n\r\n").encode("latin-1")
 
     def _connect(self, host: str, port: int) -> socket.socket:
@@ -298,10 +300,10 @@ def _shown(host: str, port: int) -> str:
 
 
 def _dropped(header: str) -> bool:
-    """Hop-by-hop headers of the proxy's own leg, and the client's connection wishes: one request a
-    connection, the server closes it after the response."""
+    """Hop-by-hop headers of the proxy's own leg, the client's connection wishes (one request a
+    connection, the server closes it after the response), and its Host: the URL's host is sent."""
     name = header.split(":", 1)[0].strip().lower()
-    return name.startswith("proxy-") or name in ("connection", "keep-alive")
+    return name.startswith("proxy-") or name in ("connection", "keep-alive", "host")
 
 
 def _reply(status: int, reason: str) -> bytes:
