@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 import socket
 import socketserver
+import stat
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -16,6 +17,7 @@ import pytest
 
 from code_commit.config.sandbox_network import network_access
 from code_commit.sandbox.proxy import Proxy, Refusal
+from code_commit.sandbox.proxy import serving as serving_proxy
 
 
 class Echo(socketserver.BaseRequestHandler):
@@ -283,3 +285,16 @@ def test_a_refusal_suggests_the_entry_to_add_never_the_whole_network() -> None:
     assert Refusal("api.example.com", 443, "").entry() == "api.example.com"
     assert Refusal("127.0.0.1", 8080, "").entry() == "127.0.0.1:8080"
     assert Refusal("::1", 8080, "").entry() == "[::1]:8080"
+
+
+def test_the_proxy_listens_only_in_a_private_folder_and_only_while_it_serves() -> None:
+    with serving_proxy(network_access(["pypi"])) as proxy:
+        folder = proxy.socket_path.parent
+        mode = stat.S_IMODE(folder.stat().st_mode)
+        kind = stat.S_ISSOCK(proxy.socket_path.stat().st_mode)
+        sock, reply = ask(proxy, b"CONNECT evil.example.org:443 HTTP/1.1\r\n\r\n")
+        whole_reply(sock, reply)
+
+    assert mode == 0o700 and kind
+    assert reply.startswith(b"HTTP/1.1 403 ")
+    assert not folder.exists(), "the socket and its folder are gone once the build has ended"
