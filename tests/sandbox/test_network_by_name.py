@@ -6,6 +6,7 @@ never skip, when bubblewrap is missing."""
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import sys
@@ -169,3 +170,26 @@ def test_behind_the_bridge_build_sh_starts_and_fails_to_start_as_bwrap_starts_it
 
     assert result.exit_code == code, result.output
     assert output in result.output
+
+
+@pytest.mark.parametrize(
+    ("toml", "env", "value"),
+    [
+        ('sandbox_network = ["pypi", "*.example.com:8443"]', None, ["pypi", "*.example.com:8443"]),
+        ("sandbox_network = true", None, True),
+        (None, "npm, crates", ["npm", "crates"]),
+        ('sandbox_network = ["pypi"]', "off", False),  # the environment over the file
+    ],
+)
+def test_sandbox_network_is_a_switch_or_names_in_the_file_and_the_environment(
+    project: Project, cli, monkeypatch: pytest.MonkeyPatch, toml: str | None, env: str | None, value: object
+) -> None:
+    if toml is not None:
+        project.write("agent-config/config.toml", toml + "\n")
+    if env is not None:
+        monkeypatch.setenv("CODE_COMMIT_SANDBOX_NETWORK", env)
+
+    result = cli("config", "--json")
+
+    assert result.exit_code == EXIT.OK, result.output
+    assert json.loads(result.stdout)["settings"]["sandbox_network"]["value"] == value

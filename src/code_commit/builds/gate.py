@@ -26,7 +26,6 @@ from code_commit.builds.runner import BuildResult, run_build
 from code_commit.config.paths import CONFIG_DIR
 from code_commit.config.protected import BUILD_SCRIPT, GIT_DIR
 from code_commit.config.redaction import Redactor
-from code_commit.config.sandbox_network import network_access
 from code_commit.config.settings import Settings
 from code_commit.errors import BuildTampered
 from code_commit.files.setup_files import read_regular
@@ -217,7 +216,7 @@ def sandbox_policy(
     kept = [root, *writable, *([tools.cache] if tools.cache is not None else [])]
     view = home_view(os.environ, settings.sandbox_visible, also_empty=cache_parents(os.environ))
     hidden = hidden_stores(settings.sandbox_hidden, settings.sandbox_visible, keep=kept, view=view)
-    hosts = network_access(settings.sandbox_network)
+    hosts = settings.network
     return policy(
         sandbox,
         root,
@@ -241,8 +240,8 @@ def toolchains(root: Path, settings: Settings, sandbox: Sandbox) -> Toolchains:
     if not sandbox.active:
         return Toolchains((), None)
     cache = prepare_cache(cache_folder(root, os.environ), settings.sandbox_cache_days)
-    hosts = network_access(settings.sandbox_network)
-    return toolchain_env(os.environ, hosts.everything or hosts.proxied, cache, os.geteuid() == 0)
+    network = settings.network
+    return toolchain_env(os.environ, network.everything or network.proxied, cache, os.geteuid() == 0)
 
 
 def refusals_note(refused: list[Refusal], most: int = 5) -> str:

@@ -16,13 +16,16 @@ import typing
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from code_commit.config.paths import CONFIG_DIR, CONFIG_FILE
 from code_commit.credentials import CHILD_SCRUBBED_ENV, PROVIDERS
 from code_commit.errors import SetupError
 from code_commit.files.setup_files import read_setup_file
 from code_commit.git.env import distrust
+
+if TYPE_CHECKING:
+    from code_commit.config.sandbox_network import NetworkAccess
 
 CONFIG_FILE_BYTES = 1 << 20  # config.toml is read up to this much: a few KiB of settings
 ENV_PREFIX = "CODE_COMMIT_"
@@ -141,7 +144,9 @@ def _home_paths(hides: bool) -> Rule:
 
 
 def _network(value: bool | list[str], loaded: Loaded) -> str | None:
-    from code_commit.config.sandbox_network import network_problem
+    if isinstance(value, bool):
+        return None
+    from code_commit.config.sandbox_network import network_problem  # and ipaddress: only where names are given
 
     return network_problem(value)
 
@@ -521,6 +526,13 @@ class Settings:
         ["NPM_TOKEN"],
         rules=(_each(_variable_name), _each(_passable)),
     )
+
+    @property
+    def network(self) -> NetworkAccess:
+        """sandbox_network, parsed: checked when the settings load, so it parses here."""
+        from code_commit.config.sandbox_network import network_access
+
+        return network_access(self.sandbox_network)
 
     @property
     def answer_byte_cap(self) -> int:
