@@ -261,6 +261,7 @@ def test_npm_inits_placeholder_test_is_not_a_test_script(root: Path, cli) -> Non
         ("yarn.lock", ["[ -e node_modules ] || yarn install --frozen-lockfile", "yarn test"]),
         ("bun.lockb", ["[ -e node_modules ] || bun install --frozen-lockfile", "bun run test"]),
         ("package-lock.json", ["[ -e node_modules ] || npm ci", "npm test"]),
+        ("npm-shrinkwrap.json", ["[ -e node_modules ] || npm ci", "npm test"]),
     ],
 )
 def test_the_lock_file_names_the_package_manager(root: Path, lock: str, expected: list[str]) -> None:
@@ -274,19 +275,22 @@ def test_the_lock_file_names_the_package_manager(root: Path, lock: str, expected
 
 
 @pytest.mark.parametrize(
-    ("pin", "yarnrc", "install"),
+    ("pin", "yarnrc", "lock", "install"),
     [
-        ("yarn@4.18.1", "", "[ -e .pnp.cjs ] || yarn install --immutable"),
-        ("yarn@4.18.1", "nodeLinker: node-modules\n", "[ -e node_modules ] || yarn install --immutable"),
-        ("pnpm@10.34.0+sha512.abc", "", "[ -e node_modules ] || pnpm install --frozen-lockfile"),
-        ("pnpm; rm -rf ~", "", "[ -e node_modules ] || npm ci"),
+        ("yarn@4.18.1", "", "yarn.lock", "[ -e .pnp.cjs ] || yarn install --immutable"),
+        ("yarn@4.18.1", "nodeLinker: node-modules\n", "yarn.lock", "[ -e node_modules ] || yarn install --immutable"),
+        ("pnpm@10.34.0+sha512.abc", "", "pnpm-lock.yaml", "[ -e node_modules ] || pnpm install --frozen-lockfile"),
+        # Another manager's lock file is no lock for the pinned one: its frozen install would fail at once.
+        ("yarn@4.18.1", "", "package-lock.json", "[ -e .pnp.cjs ] || yarn install --no-immutable"),
+        ("pnpm@10.34.0+sha512.abc", "", "package-lock.json", "[ -e node_modules ] || pnpm install --no-frozen-lockfile"),
+        ("pnpm; rm -rf ~", "", "package-lock.json", "[ -e node_modules ] || npm ci"),
     ],
 )
 def test_corepacks_pin_names_the_package_manager_and_only_a_known_one(
-    root: Path, pin: str, yarnrc: str, install: str
+    root: Path, pin: str, yarnrc: str, lock: str, install: str
 ) -> None:
     package = {"scripts": {"test": "node --test"}, "dependencies": {"ms": "^2"}, "packageManager": pin}
-    write(root, {"package.json": json.dumps(package), "package-lock.json": "{}"})
+    write(root, {"package.json": json.dumps(package), lock: "{}"})
     if yarnrc:
         write(root, {".yarnrc.yml": yarnrc})
 

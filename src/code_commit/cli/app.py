@@ -367,6 +367,8 @@ def init(
             console.info(f"created  {name}")
         for name in result.appended:
             console.info(f"added    /agent-config to {name}")
+        for line in result.ignored:
+            console.info(f"added    {line} to .gitignore: build.sh creates that folder and git did not ignore it")
         for name in result.kept:
             console.info(f"kept     {name} (it exists; left as it is)")
         for name, (value, why) in result.settings.items():

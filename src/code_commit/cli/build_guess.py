@@ -30,6 +30,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from code_commit.config.paths import CONFIG_DIR, CONFIG_FILE
+
 Which = Callable[[str], str | None]
 
 # Read at most this much of a file init guesses from: a manifest is kilobytes; a huge one (or a sparse
@@ -47,18 +49,43 @@ _MAKE_TARGET = r"^{}\s*:(?!=)"
 _CTEST = re.compile(r"^\s*(?:enable_testing|add_test|include\s*\(\s*CTest|gtest_discover_tests|catch_discover_tests)\b",
                     re.MULTILINE | re.IGNORECASE)  # fmt: skip
 _PYTEST_NAMED = re.compile(r"\bpytest\b")
+# setup.py's marks of a compiled extension: setuptools' Extension (pybind11's Pybind11Extension too),
+# an ext_modules list, Cython's cythonize.
+_SETUPTOOLS_EXTENSION = re.compile(r"\b(?:\w*Extension\s*\(|ext_modules\b|cythonize\s*\()")
+_EXTENSION_NAME = re.compile(r"\bExtension\(\s*(?:name\s*=\s*)?[\"']([A-Za-z_][\w.]*)[\"']")
+_BUILD_BACKEND = re.compile(r"^\s*build-backend\s*=\s*[\"']([\w.:-]+)[\"']", re.MULTILINE)
+# pyproject.toml's build backends that compile an extension, and how it is rebuilt in place.
+NATIVE_BACKENDS = {
+    "maturin": "`maturin develop` in the project's virtualenv, a Rust extension built by cargo",
+    "mesonpy": "meson-python's editable install, or `meson compile` in its build folder",
+    "scikit_build_core": "scikit-build-core's editable install, or `cmake --build` in its build folder",
+}
 # Without its cache: pytest would create .pytest_cache/.gitignore, a new ignore file, which stops the
 # run (the tamper check) unless the project ignores .pytest_cache/; a gate has no use for the cache.
 PYTEST = "pytest -q -p no:cacheprovider"
-# (lock file, package manager, install when node_modules/ is missing)
+
+
+@dataclass(frozen=True)
+class NodeManager:
+    """A package manager, its lock files, and its install with and without one. The locked install
+    fails rather than change the lock; without a lock file it fails at once (`npm ci`: "can only
+    install with an existing package-lock.json"), so there the plain install is written: it resolves
+    versions from the registry, and says so."""
+
+    name: str
+    locks: tuple[str, ...]
+    locked: str
+    unlocked: str
+
+
 NODE_MANAGERS = (
-    ("pnpm-lock.yaml", "pnpm", "pnpm install --frozen-lockfile"),
-    ("yarn.lock", "yarn", "yarn install --frozen-lockfile"),
-    ("bun.lockb", "bun", "bun install --frozen-lockfile"),
-    ("bun.lock", "bun", "bun install --frozen-lockfile"),
-    ("package-lock.json", "npm", "npm ci"),
+    NodeManager("pnpm", ("pnpm-lock.yaml",), "pnpm install --frozen-lockfile", "pnpm install --no-frozen-lockfile"),
+    NodeManager("yarn", ("yarn.lock",), "yarn install --frozen-lockfile", "yarn install"),
+    NodeManager("bun", ("bun.lockb", "bun.lock"), "bun install --frozen-lockfile", "bun install"),
+    NodeManager("npm", ("package-lock.json", "npm-shrinkwrap.json"), "npm ci", "npm install"),
 )
-NODE_INSTALLS = {manager: install for _, manager, install in NODE_MANAGERS} | {"npm": "npm ci"}
+NODE_INSTALLS = {manager.name: manager for manager in NODE_MANAGERS}
+NODE_MODULES = "node_modules"
 # What each toolchain needs so that its build runs in the sandbox (no network, the home folder
 # read-only), for build.sh's comment.
 SANDBOX_NEEDS = {
@@ -90,6 +117,7 @@ class Guess:
     tools: tuple[str, ...] = ()  # the programs build.sh runs: init looks for one the sandbox would hide
     sandbox: str = ""  # what the toolchain needs to run in the sandbox, for build.sh's comment
     runner: str = ""  # the test runner it runs (pytest, ctest, ...), to say whether tests ran
+    outputs: tuple[str, ...] = ()  # the folders build.sh creates in the project, which git must ignore
 
 
 def guess_build(root: Path, which: Which = shutil.which) -> Guess:
@@ -148,9 +176,81 @@ def _python(root: Path, which: Which) -> Guess | None:
             )
     if pytest and not named:
         notes.append("pytest is not named by the project; it runs unittest tests too, if it is installed")
+    python = "uv run python" if tools == ("uv",) else f"{venv}/bin/python" if venv is not None else "python3"
+    compiled = _compiled(root, python, prefix)
+    found += compiled.found
+    notes += compiled.notes
     return Guess(
-        f"{prefix}{runner}", "guessed from " + ", ".join(found), notes, tools, needs, "pytest" if pytest else "unittest"
+        "\n".join([*compiled.lines, f"{prefix}{runner}"]),
+        "guessed from " + ", ".join(found),
+        notes,
+        tools,
+        needs,
+        "pytest" if pytest else "unittest",
+        compiled.outputs,
     )
+
+
+@dataclass(frozen=True)
+class Compiled:
+    """How build.sh rebuilds the project's compiled extensions before the tests, and what it says."""
+
+    lines: tuple[str, ...] = ()
+    found: tuple[str, ...] = ()  # for the guess's why
+    notes: tuple[str, ...] = ()
+    outputs: tuple[str, ...] = ()
+
+
+def _compiled(root: Path, python: str, prefix: str) -> Compiled:
+    """A setuptools extension (setup.py names Extension, ext_modules or cythonize) is rebuilt in place,
+    every build (--force: a header its Extension does not list as a dependency changes too), with the
+    environment's own setuptools: offline, into build/ and the package folder, which the sandbox lets
+    it write. pip would need the `wheel` package or a newer setuptools, and an isolated build the network.
+    Other compiled extensions are named in a note: build.sh does not rebuild them."""
+    setup = _text(root, "setup.py")
+    if _SETUPTOOLS_EXTENSION.search(setup):
+        # The module built before goes first: a compile that fails in a setup.py that falls back to pure
+        # Python (markupsafe's) would otherwise leave it loaded by the tests.
+        stale = [f"rm -f {module}.*.so {module}.so" for module in _extension_modules(root, setup, prefix)]
+        notes = []
+        if python.endswith("/bin/python") and not _has_module(root / python.split("/")[0], "setuptools"):
+            venv = python.split("/")[0]
+            notes.append(
+                f"{venv}/ has no setuptools, which builds the extension: install it there once "
+                f"(`{venv}/bin/pip install setuptools`); the build has no network"
+            )
+        if python.startswith("uv "):
+            notes.append("uv's environment needs setuptools to build the extension: `uv add --dev setuptools` once")
+        return Compiled(
+            (*stale, f"{python} setup.py -q build_ext --inplace --force"),
+            ("setup.py's compiled extension (rebuilt in place before the tests: build_ext --inplace --force)",),
+            tuple(notes),
+            ("build",),
+        )
+    backend = _BUILD_BACKEND.search(_text(root, "pyproject.toml"))
+    if backend is not None and backend.group(1).split(".")[0] in NATIVE_BACKENDS:
+        tool = backend.group(1)
+        return Compiled(
+            notes=(
+                f"pyproject.toml builds the project with {tool}, which compiles an extension, and build.sh does not "
+                "rebuild it: after a change to its compiled sources the tests would load the extension built "
+                f"before; put its rebuild ({NATIVE_BACKENDS[tool.split('.')[0]]}) before the tests and try it "
+                "offline with code-commit check",
+            )
+        )
+    return Compiled()
+
+
+def _extension_modules(root: Path, setup: str, prefix: str) -> list[str]:
+    """Where setuptools puts each extension setup.py names literally, in place: `src/pkg/_speedups` for
+    Extension("pkg._speedups") in a src layout. Only names of the package folders there are."""
+    base = root / "src" if prefix else root
+    found = []
+    for name in dict.fromkeys(_EXTENSION_NAME.findall(setup)):
+        *package, module = name.split(".")
+        if package and (base.joinpath(*package)).is_dir():
+            found.append("/".join([*(["src"] if prefix else []), *package, module]))
+    return found
 
 
 def _test_command(python: str, pytest: bool, root: Path) -> str:
@@ -165,12 +265,16 @@ def _test_command(python: str, pytest: bool, root: Path) -> str:
 
 
 def _has_pytest(venv: Path) -> bool:
-    """pytest in the virtualenv's site-packages, or in a folder one of its .pth files adds."""
+    return _has_module(venv, "pytest")
+
+
+def _has_module(venv: Path, module: str) -> bool:
+    """The package in the virtualenv's site-packages, or in a folder one of its .pth files adds."""
     for site in list(venv.glob("lib/python3*/site-packages"))[:4]:
         places = [site]
         for pth in sorted(site.glob("*.pth"))[:50]:
             places += [Path(line) for line in _text(pth.parent, pth.name).splitlines()[:20] if line.startswith("/")]
-        if any((place / "pytest" / "__init__.py").is_file() for place in places):
+        if any((place / module / "__init__.py").is_file() for place in places):
             return True
     return False
 
@@ -208,65 +312,93 @@ def _node(root: Path, which: Which) -> Guess | None:
     scripts = data.get("scripts")
     scripts = scripts if isinstance(scripts, dict) else {}
     manager, source = _node_manager(root, data)
-    install, installed = NODE_INSTALLS[manager], "node_modules"
+    locks = [lock for lock in manager.locks if (root / lock).is_file()]
+    install, installed = (manager.locked if locks else manager.unlocked), NODE_MODULES
     pinned = data.get("packageManager")
-    if manager == "yarn" and ((root / ".yarnrc.yml").is_file() or re.match(r"yarn@[2-9]", str(pinned))):
-        install = "yarn install --immutable"  # yarn 2+: Plug'n'Play keeps no node_modules/ unless told to
+    if manager.name == "yarn" and ((root / ".yarnrc.yml").is_file() or re.match(r"yarn@[2-9]", str(pinned))):
+        # yarn 2+: Plug'n'Play keeps no node_modules/ unless told to; without a lock file it must be
+        # told it may write one (on CI it refuses to by default)
+        install = "yarn install --immutable" if locks else "yarn install --no-immutable"
         if not re.search(r"^nodeLinker:\s*[\"']?node-modules", _text(root, ".yarnrc.yml"), re.MULTILINE):
             installed = ".pnp.cjs"
+    name = manager.name
     test = scripts.get("test")
     if isinstance(test, str) and test.strip() and not NPM_PLACEHOLDER_TEST.search(test):
-        run, which_script = (f"{manager} run test" if manager == "bun" else f"{manager} test"), "test"
+        run, which_script = (f"{name} run test" if name == "bun" else f"{name} test"), "test"
     elif isinstance(scripts.get("build"), str) and scripts["build"].strip():
-        run, which_script = f"{manager} run build", "build"
+        run, which_script = f"{name} run build", "build"
     else:
         placeholder = " (only npm init's placeholder that always fails)" if isinstance(test, str) else ""
         return Guess(None, f"package.json has no test script{placeholder} and no build script")
-    notes = [] if which(manager) else [f"{manager} is not installed"]
-    lines = [run]
+    notes = [] if which(name) else [f"{name} is not installed"]
+    lines, outputs = [run], ()
     if (data.get("dependencies") or data.get("devDependencies")) and not (root / installed).exists():
         lines.insert(0, f"[ -e {installed} ] || {install}")
-        notes.append(
-            f"{installed} is missing: the first build runs `{install}`, which in the sandbox finds only what "
-            f"your cache has (no network); run `{install}` once yourself first"
-        )
+        outputs = (NODE_MODULES,) if installed == NODE_MODULES else ()
+        if locks:
+            notes.append(
+                f"{installed} is missing: the first build runs `{install}`, which in the sandbox finds only what "
+                f"your cache has (no network); run `{install}` once yourself first"
+            )
+        else:
+            notes.append(
+                f"{installed} is missing and there is no lock file ({' or '.join(manager.locks)}), so the first "
+                f"build runs `{install}`, which resolves the versions from the registry: that needs the network, "
+                f"which the sandbox has not (sandbox_network = true in {CONFIG_DIR}/{CONFIG_FILE} gives it). Run `{install}` "
+                f"once yourself instead: it writes the lock file; commit it, and the build installs exactly "
+                f"what it lists (`{manager.locked}`)"
+            )
+    notes += _native_addon(root, which_script)
     return Guess(
         "\n".join(lines),
-        f"guessed from package.json: its {which_script} script, run by {manager} ({source})",
+        f"guessed from package.json: its {which_script} script, run by {name} ({source})",
         notes,
-        (manager,),
-        SANDBOX_NEEDS[manager],
+        (name,),
+        SANDBOX_NEEDS[name],
         which_script,
+        outputs,
     )
 
 
-def _node_manager(root: Path, data: dict[str, object]) -> tuple[str, str]:
+def _native_addon(root: Path, script: str) -> list[str]:
+    """A node-gyp addon (binding.gyp) is compiled when it is installed, not by its test script."""
+    if not (root / "binding.gyp").is_file():
+        return []
+    return [
+        f"binding.gyp builds a native addon, which the {script} script does not rebuild: after a change to its "
+        "C/C++ sources the tests would load the addon built before; put its rebuild (`npx --no-install node-gyp "
+        "rebuild`, with node's headers there offline) before the tests and try it with code-commit check"
+    ]
+
+
+def _node_manager(root: Path, data: dict[str, object]) -> tuple[NodeManager, str]:
     """The package manager: packageManager's name (corepack's pin) if it is a known one, else the lock
     file's, else npm. Only a known name ever reaches build.sh."""
     pinned = data.get("packageManager")
     if isinstance(pinned, str):
         name = pinned.split("@", 1)[0].strip()
         if name in NODE_INSTALLS:
-            return name, "its packageManager field"
-    for lock, manager, _ in NODE_MANAGERS:
-        if (root / lock).is_file():
-            return manager, lock
-    return "npm", "no lock file"
+            return NODE_INSTALLS[name], "its packageManager field"
+    for manager in NODE_MANAGERS:
+        for lock in manager.locks:
+            if (root / lock).is_file():
+                return manager, lock
+    return NODE_INSTALLS["npm"], "no lock file"
 
 
 def _simple(root: Path, which: Which) -> Guess | None:
     gradle = "./gradlew build" if (root / "gradlew").is_file() else "gradle build"
-    for marker, commands, tool, runner in (
-        ("Cargo.toml", "cargo build --quiet\ncargo test --quiet", "cargo", "cargo test"),
-        ("go.mod", "go build ./...\ngo test ./...", "go", "go test"),
-        ("pom.xml", "mvn -o -B test", "mvn", "Maven"),
-        ("build.gradle", gradle, "gradle", "Gradle"),
-        ("build.gradle.kts", gradle, "gradle", "Gradle"),
+    for marker, commands, tool, runner, outputs in (
+        ("Cargo.toml", "cargo build --quiet\ncargo test --quiet", "cargo", "cargo test", ("target",)),
+        ("go.mod", "go build ./...\ngo test ./...", "go", "go test", ()),
+        ("pom.xml", "mvn -o -B test", "mvn", "Maven", ("target",)),
+        ("build.gradle", gradle, "gradle", "Gradle", ("build", ".gradle")),
+        ("build.gradle.kts", gradle, "gradle", "Gradle", ("build", ".gradle")),
     ):
         if (root / marker).is_file():
             notes = [f"{tool} is not installed"] if tool != "gradle" and not which(tool) else []
             tools = (commands.split()[0],) if tool != "gradle" else ()
-            return Guess(commands, f"guessed from {marker}", notes, tools, SANDBOX_NEEDS[tool], runner)
+            return Guess(commands, f"guessed from {marker}", notes, tools, SANDBOX_NEEDS[tool], runner, outputs)
     return None
 
 
@@ -282,7 +414,9 @@ def _cmake(root: Path, which: Which) -> Guess | None:
     notes = [] if which("cmake") else ["cmake is not installed"]
     if not tested:
         notes.append("no CMakeLists.txt registers a test (enable_testing, add_test): build.sh only builds")
-        return Guess(build, "guessed from CMakeLists.txt", notes, ("cmake",), SANDBOX_NEEDS["cmake"], "")
+        return Guess(
+            build, "guessed from CMakeLists.txt", notes, ("cmake",), SANDBOX_NEEDS["cmake"], "", (CMAKE_BUILD_DIR,)
+        )
     return Guess(
         f"{build}\n(cd {CMAKE_BUILD_DIR} && ctest --output-on-failure)",
         "guessed from CMakeLists.txt: it registers tests with CTest, which runs them",
@@ -290,6 +424,7 @@ def _cmake(root: Path, which: Which) -> Guess | None:
         ("cmake", "ctest"),
         SANDBOX_NEEDS["cmake"],
         "ctest",
+        (CMAKE_BUILD_DIR,),
     )
 
 

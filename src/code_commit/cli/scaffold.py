@@ -24,7 +24,7 @@ from code_commit.config.protected import BUILD_SCRIPT, GIT_FILES, ROLLUP_SCRIPT
 from code_commit.errors import SetupError
 from code_commit.files.owner_only import FILE_MODE, make_private_dirs
 from code_commit.files.setup_files import IGNORE_FILE_BYTES, read_regular
-from code_commit.run.workspace import QUERY_PLACEHOLDER, gitignore_problems
+from code_commit.run.workspace import QUERY_PLACEHOLDER, gitignore_problems, not_ignored
 from code_commit.sandbox.toolchains import hidden_folders
 
 QUERY_TEMPLATE = f"""{QUERY_PLACEHOLDER}
@@ -62,6 +62,7 @@ class Scaffold:
     created: list[str] = field(default_factory=list)
     kept: list[str] = field(default_factory=list)
     appended: list[str] = field(default_factory=list)
+    ignored: list[str] = field(default_factory=list)  # .gitignore lines added for the folders build.sh makes
     build: Guess | None = None  # how build.sh was guessed, when init wrote it
     settings: dict[str, tuple[Any, str]] = field(default_factory=dict)  # the sandbox's, with why
     untracked: Untracked | None = None  # after init (and its check): what git neither tracks nor ignores
@@ -87,6 +88,7 @@ def init_project(root: Path, which: Which = shutil.which) -> Scaffold:
     )
     if "build.sh" in result.created:
         result.build = guess
+        _ignore_build_outputs(root, guess.outputs, result)
     _create(root, "codeRollup.sh", rollup_script(), 0o755, result)
     return result
 
@@ -163,7 +165,8 @@ IGNORE_FILE = GIT_FILES[0]  # .gitignore
 def _commit_step(result: Scaffold) -> str:
     """Commit what init made and the project's own untracked files, by name; never the build's outputs."""
     ours = (IGNORE_FILE, BUILD_SCRIPT, ROLLUP_SCRIPT)
-    made: list[str] = [name for name in ours if name in result.created + result.appended]
+    changed = result.created + result.appended + ([IGNORE_FILE] if result.ignored else [])
+    made: list[str] = [name for name in ours if name in changed]
     found = result.untracked
     files = made + ([name for name in found.own if name not in made] if found is not None else [])
     why = "(the model may change only files git tracks)"
@@ -225,6 +228,23 @@ def _ignore_agent_config(root: Path, result: Scaffold) -> None:
     with open(path, "a", encoding="utf-8", errors="surrogateescape") as fh:
         fh.write(("" if text.endswith("\n") or not text else "\n") + IGNORE_LINES[0] + "\n")
     result.appended.append(".gitignore")
+
+
+def _ignore_build_outputs(root: Path, folders: tuple[str, ...], result: Scaffold) -> None:
+    """Make git ignore the folders the guessed build.sh creates (CMake's build/, cargo's target/...):
+    otherwise every build's generated files are changes the checks after a build read (exit 12 on
+    CMake's files), the rollup shows them and a commit takes them. Only a folder git does not ignore
+    already (git check-ignore says, from every ignore file); the user's lines are never touched, a line
+    is appended, anchored at the root."""
+    exposed = not_ignored(root, [f"{folder}/" for folder in folders]) if folders else []
+    if not exposed:
+        return
+    path = root / IGNORE_FILE
+    text = read_regular(path, IGNORE_FILE_BYTES, follow=False).decode("utf-8", "surrogateescape")
+    lines = [f"/{folder}" for folder in exposed]  # `build/` as asked: its trailing / already says folder
+    with open(path, "a", encoding="utf-8", errors="surrogateescape") as fh:
+        fh.write(("" if text.endswith("\n") or not text else "\n") + "".join(f"{line}\n" for line in lines))
+    result.ignored += lines
 
 
 def _umask() -> int:

@@ -205,7 +205,7 @@ def gitignore_problems(root: Path) -> list[str]:
             ]
         return [f".gitignore has no /agent-config line: {fix}."]
     try:
-        exposed = _not_ignored(root, _written_paths())
+        exposed = not_ignored(root, _written_paths())
     except OSError as exc:  # GitUnanswered, or no temporary folder for git's throwaway directory
         return [f"git could not say whether it ignores {CONFIG_DIR}/ ({exc}); run git status to see why."]
     if not exposed:
@@ -225,7 +225,7 @@ def gitignore_problems(root: Path) -> list[str]:
     ]
 
 
-def _not_ignored(root: Path, paths: list[str]) -> list[str]:
+def not_ignored(root: Path, paths: list[str]) -> list[str]:
     """Which of `paths` git would not ignore, as `git check-ignore` says (a tracked file is never
     ignored). Outside a repository, or where git cannot read it (`guard.check_git_index` reports
     that), git answers from a throwaway git directory whose work tree is the project: its
