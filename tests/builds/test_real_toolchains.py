@@ -13,7 +13,6 @@ cache, where .ci/run installs them (pinned by hash); Maven runs where ~/.m2 alre
 from __future__ import annotations
 
 import hashlib
-import importlib.metadata
 import json
 import os
 import re
@@ -28,13 +27,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from packaging.requirements import Requirement
 
 from code_commit.builds import diagnosis
 from code_commit.cli.commit_advice import untracked
 
 from npm_registry import NpmRegistry
 from support import git
+from venv_copies import install_copies
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 PNPM, YARN = "pnpm@10.34.0", "yarn@4.18.1"  # the versions .ci/run installs into corepack's cache
@@ -166,26 +165,7 @@ def check(cli: object, *flags: str) -> dict[str, Any]:
 
 
 def with_pytest(venv_dir: Path) -> None:
-    """pytest and what it needs, copied from this test run's environment into the virtualenv, as a
-    `pip install pytest` would leave them (no network); copied, not linked: this environment may be
-    under /tmp, which builds cannot see."""
-    site = next(venv_dir.glob("lib/python3*/site-packages"))
-    wanted, seen = ["pytest"], set()
-    while wanted:
-        name = wanted.pop()
-        dist = importlib.metadata.distribution(name)
-        if dist.metadata["Name"].lower() in seen:
-            continue
-        seen.add(dist.metadata["Name"].lower())
-        for file in dist.files or ():
-            if not str(file).startswith(".."):
-                target = site / file
-                target.parent.mkdir(parents=True, exist_ok=True)
-                shutil.copy2(dist.locate_file(file), target)
-        for text in dist.requires or ():
-            requirement = Requirement(text)
-            if requirement.marker is None or requirement.marker.evaluate({"extra": ""}):
-                wanted.append(requirement.name)
+    install_copies(venv_dir, "pytest")
 
 
 def test_pip_and_a_virtualenv_tomli(user: Toolbox, cli) -> None:
