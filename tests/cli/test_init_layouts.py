@@ -415,3 +415,44 @@ def test_the_rollup_of_the_real_library_is_mostly_its_source_and_tests(root: Pat
     text = (root / result.output).read_text()
     assert own_share(text.encode(), own) >= 0.80
     assert all(f"==> {path} <==" in text for path in own), "every source and test file is in"
+
+
+# Compiled extensions (tests/cli/test_init_truth.py builds markupsafe's for real)
+
+
+def test_a_setup_py_extension_is_rebuilt_with_the_environment_s_python_which_needs_setuptools(root: Path) -> None:
+    setup = 'from setuptools import Extension, setup\nsetup(ext_modules=[Extension(name="pkg._fast", sources=["f.c"])])\n'
+    write(root, {"setup.py": setup, "pkg/__init__.py": "", "uv.lock": "version = 1\n"})
+    venv.EnvBuilder(with_pip=False, symlinks=True).create(root / ".venv")  # no setuptools in it
+
+    with_uv = guess_build(root, which={"uv": "/usr/bin/uv"}.get)
+    plain = guess_build(root, which=lambda tool: None)
+
+    assert with_uv.commands is not None and with_uv.commands.splitlines()[:2] == [
+        "rm -f pkg/_fast.*.so pkg/_fast.so",
+        "uv run python setup.py -q build_ext --inplace --force",
+    ]
+    assert ".venv/ has no setuptools, which builds the extension" in " ".join(with_uv.notes)
+    assert "`uv add --dev setuptools`" in " ".join(with_uv.notes) and with_uv.outputs == ("build",)
+    assert plain.commands is not None and plain.commands.splitlines()[1].startswith(".venv/bin/python setup.py -q ")
+    assert "`.venv/bin/pip install setuptools`" in " ".join(plain.notes)
+
+
+@pytest.mark.parametrize(
+    ("files", "said"),
+    [
+        ({"pyproject.toml": '[build-system]\nbuild-backend = "maturin"\n'}, "pyproject.toml builds the project with maturin"),
+        ({"pyproject.toml": '[build-system]\nbuild-backend = "mesonpy"\n'}, "pyproject.toml builds the project with mesonpy"),
+        (
+            {"package.json": json.dumps({"scripts": {"test": "node --test"}}), "binding.gyp": "{}"},
+            "binding.gyp builds a native addon, which the test script does not rebuild",
+        ),
+    ],
+)
+def test_an_extension_build_sh_does_not_rebuild_is_said(root: Path, files: dict[str, str], said: str) -> None:
+    write(root, files)
+
+    guess = guess_build(root, which=lambda tool: None)
+
+    assert any(note.startswith(said) for note in guess.notes), guess.notes
+    assert guess.commands is not None and "build_ext" not in guess.commands

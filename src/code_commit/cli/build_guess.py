@@ -177,7 +177,7 @@ def _python(root: Path, which: Which) -> Guess | None:
     if pytest and not named:
         notes.append("pytest is not named by the project; it runs unittest tests too, if it is installed")
     python = "uv run python" if tools == ("uv",) else f"{venv}/bin/python" if venv is not None else "python3"
-    compiled = _compiled(root, python, prefix)
+    compiled = _compiled(root, python, venv, prefix)
     found += compiled.found
     notes += compiled.notes
     return Guess(
@@ -201,7 +201,7 @@ class Compiled:
     outputs: tuple[str, ...] = ()
 
 
-def _compiled(root: Path, python: str, prefix: str) -> Compiled:
+def _compiled(root: Path, python: str, venv: str | None, prefix: str) -> Compiled:
     """A setuptools extension (setup.py names Extension, ext_modules or cythonize) is rebuilt in place,
     every build (--force: a header its Extension does not list as a dependency changes too), with the
     environment's own setuptools: offline, into build/ and the package folder, which the sandbox lets
@@ -213,14 +213,12 @@ def _compiled(root: Path, python: str, prefix: str) -> Compiled:
         # Python (markupsafe's) would otherwise leave it loaded by the tests.
         stale = [f"rm -f {module}.*.so {module}.so" for module in _extension_modules(root, setup, prefix)]
         notes = []
-        if python.endswith("/bin/python") and not _has_module(root / python.split("/")[0], "setuptools"):
-            venv = python.split("/")[0]
+        if venv is not None and not _has_module(root / venv, "setuptools"):
+            fix = "uv add --dev setuptools" if python.startswith("uv ") else f"{venv}/bin/pip install setuptools"
             notes.append(
-                f"{venv}/ has no setuptools, which builds the extension: install it there once "
-                f"(`{venv}/bin/pip install setuptools`); the build has no network"
+                f"{venv}/ has no setuptools, which builds the extension: install it there once (`{fix}`); the build "
+                "has no network"
             )
-        if python.startswith("uv "):
-            notes.append("uv's environment needs setuptools to build the extension: `uv add --dev setuptools` once")
         return Compiled(
             (*stale, f"{python} setup.py -q build_ext --inplace --force"),
             ("setup.py's compiled extension (rebuilt in place before the tests: build_ext --inplace --force)",),
@@ -366,8 +364,8 @@ def _native_addon(root: Path, script: str) -> list[str]:
         return []
     return [
         f"binding.gyp builds a native addon, which the {script} script does not rebuild: after a change to its "
-        "C/C++ sources the tests would load the addon built before; put its rebuild (`npx --no-install node-gyp "
-        "rebuild`, with node's headers there offline) before the tests and try it with code-commit check"
+        "C/C++ sources the tests would load the addon built before; put its rebuild (node-gyp rebuild, which "
+        "needs node's headers where it finds them offline) before the tests and try it with code-commit check"
     ]
 
 
