@@ -329,7 +329,7 @@ def _node(root: Path, which: Which) -> Guess | None:
         placeholder = " (only npm init's placeholder that always fails)" if isinstance(test, str) else ""
         return Guess(None, f"package.json has no test script{placeholder} and no build script")
     notes = [] if which(name) else [f"{name} is not installed"]
-    lines, outputs = [run], ()
+    lines, outputs = [run], tuple[str, ...]()
     if (data.get("dependencies") or data.get("devDependencies")) and not (root / installed).exists():
         lines.insert(0, f"[ -e {installed} ] || {install}")
         outputs = (NODE_MODULES,) if installed == NODE_MODULES else ()
@@ -342,9 +342,9 @@ def _node(root: Path, which: Which) -> Guess | None:
             notes.append(
                 f"{installed} is missing and there is no lock file ({' or '.join(manager.locks)}), so the first "
                 f"build runs `{install}`, which resolves the versions from the registry: that needs the network, "
-                f"which the sandbox has not (sandbox_network = true in {CONFIG_DIR}/{CONFIG_FILE} gives it). Run `{install}` "
-                f"once yourself instead: it writes the lock file; commit it, and the build installs exactly "
-                f"what it lists (`{manager.locked}`)"
+                f"which the sandbox has not (sandbox_network = true in {CONFIG_DIR}/{CONFIG_FILE} gives it). Run "
+                f"`{install}` once yourself instead: it writes the lock file; commit it, and the build installs "
+                f"exactly what it lists (`{manager.locked}`)"
             )
     notes += _native_addon(root, which_script)
     return Guess(

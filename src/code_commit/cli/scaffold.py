@@ -190,7 +190,8 @@ def _build_commands(guess: Guess) -> str:
     lines = [f"{guess.why[0].upper()}{guess.why[1:]}; adjust as needed.", *(f"Note: {note}." for note in guess.notes)]
     if guess.sandbox:
         lines.append(f"In the sandbox: {guess.sandbox}.")
-    comments = "".join(textwrap.fill(line, 100, initial_indent="# ", subsequent_indent="#   ", break_on_hyphens=False) + "\n" for line in lines)
+    fill = textwrap.TextWrapper(100, initial_indent="# ", subsequent_indent="#   ", break_on_hyphens=False).fill
+    comments = "".join(fill(line) + "\n" for line in lines)
     return comments + guess.commands
 
 
