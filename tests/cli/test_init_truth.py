@@ -107,6 +107,18 @@ def test_cmake_s_build_folder_is_ignored_when_git_does_not_and_init_says_so(root
     assert again["exit_code"] == EXIT.OK and again["tests_weakened"] == [], "CMake's files are no tests"
 
 
+def test_a_line_for_the_build_folder_alone_names_gitignore_to_commit(root: Path, cli) -> None:
+    (root / "CMakeLists.txt").write_text("project(p C)\nenable_testing()\n")
+    (root / ".gitignore").write_text("/agent-config\n")
+    commit(root)
+
+    result = cli("init", "--no-check")
+
+    assert (root / ".gitignore").read_text() == "/agent-config\n/build/\n"
+    assert "added    /agent-config" not in result.output and "added    /build/ to .gitignore" in result.output
+    assert "git add -- .gitignore build.sh codeRollup.sh && git commit" in result.output
+
+
 def test_a_build_folder_git_already_ignores_gets_no_line(root: Path, cli) -> None:
     """cJSON as it is: its .gitignore has `build/`; a line the user wrote in .git/info/exclude counts too."""
     shutil.copytree(FIXTURES / "cjson", root, dirs_exist_ok=True)
@@ -154,6 +166,10 @@ def test_without_a_lock_file_init_writes_npm_install_says_it_needs_the_network_a
         assert said in result.output and said in comments(root)
         assert "sandbox_network = true in agent-config/config.toml gives it" in result.output
         assert "check: build fails" in result.output and registry.requests == [], "no network in the sandbox"
+        assert "build.sh fails now, and no repair could make it pass: its `npm install` needs the network" in (
+            result.output
+        )
+        assert "a run will repair it" not in result.output
 
         # What it says to set works: the install reaches the registry (here on loopback) and the tests run.
         (root / "agent-config" / "config.toml").write_text("sandbox_network = true\n")

@@ -118,6 +118,7 @@ class Guess:
     sandbox: str = ""  # what the toolchain needs to run in the sandbox, for build.sh's comment
     runner: str = ""  # the test runner it runs (pytest, ctest, ...), to say whether tests ran
     outputs: tuple[str, ...] = ()  # the folders build.sh creates in the project, which git must ignore
+    needs_network: str = ""  # why build.sh, as written, cannot pass in the sandbox without the network, and the fix
 
 
 def guess_build(root: Path, which: Which = shutil.which) -> Guess:
@@ -329,7 +330,7 @@ def _node(root: Path, which: Which) -> Guess | None:
         placeholder = " (only npm init's placeholder that always fails)" if isinstance(test, str) else ""
         return Guess(None, f"package.json has no test script{placeholder} and no build script")
     notes = [] if which(name) else [f"{name} is not installed"]
-    lines, outputs = [run], tuple[str, ...]()
+    lines, outputs, needs_network = [run], tuple[str, ...](), ""
     if (data.get("dependencies") or data.get("devDependencies")) and not (root / installed).exists():
         lines.insert(0, f"[ -e {installed} ] || {install}")
         outputs = (NODE_MODULES,) if installed == NODE_MODULES else ()
@@ -339,6 +340,11 @@ def _node(root: Path, which: Which) -> Guess | None:
                 f"your cache has (no network); run `{install}` once yourself first"
             )
         else:
+            needs_network = (
+                f"its `{install}` needs the network (there is no lock file), which the sandbox has not: run "
+                f"`{install}` once yourself and commit the lock file it writes, or set sandbox_network = true in "
+                f"{CONFIG_DIR}/{CONFIG_FILE}"
+            )
             notes.append(
                 f"{installed} is missing and there is no lock file ({' or '.join(manager.locks)}), so the first "
                 f"build runs `{install}`, which resolves the versions from the registry: that needs the network, "
@@ -355,6 +361,7 @@ def _node(root: Path, which: Which) -> Guess | None:
         SANDBOX_NEEDS[name],
         which_script,
         outputs,
+        needs_network,
     )
 
 

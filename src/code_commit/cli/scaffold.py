@@ -149,6 +149,9 @@ def _check_steps(result: Scaffold) -> list[str]:
         return [f"{record.diagnosis.fix}; then {again})"]
     if record.error is not None:
         return [f"{again}; it could not run now: {record.message})"]
+    if not record.passed and result.build is not None and result.build.needs_network:
+        # A fact init knows, not read from the build's output: no repair of the code can make it pass.
+        return [f"build.sh fails now, and no repair could make it pass: {result.build.needs_network}; then {again})"]
     if not record.passed:
         return [
             "build.sh fails now: if that is the change you want made, a run will repair it; if not, fix build.sh "
