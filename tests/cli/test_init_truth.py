@@ -119,6 +119,18 @@ def test_a_line_for_the_build_folder_alone_names_gitignore_to_commit(root: Path,
     assert "git add -- .gitignore build.sh codeRollup.sh && git commit" in result.output
 
 
+def test_a_build_folder_where_git_tracks_files_gets_no_line(root: Path, cli) -> None:
+    """The project's own build/ (its scripts): ignoring it would hide every new file there."""
+    (root / "CMakeLists.txt").write_text("project(p C)\nenable_testing()\n")
+    (root / "build" / "tools").mkdir(parents=True)
+    (root / "build" / "tools" / "release.sh").write_text("#!/bin/sh\n")
+    commit(root)
+
+    result = cli("init", "--no-check")
+
+    assert (root / ".gitignore").read_text() == "/agent-config\n" and "/build/" not in result.output
+
+
 def test_a_build_folder_git_already_ignores_gets_no_line(root: Path, cli) -> None:
     """cJSON as it is: its .gitignore has `build/`; a line the user wrote in .git/info/exclude counts too."""
     shutil.copytree(FIXTURES / "cjson", root, dirs_exist_ok=True)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
 import textwrap
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -16,7 +17,7 @@ from typing import Any
 
 from code_commit.cli.build_guess import Guess, Which, guess_build
 from code_commit.cli.check import Checked
-from code_commit.cli.commit_advice import Untracked, add_command, ignore_lines
+from code_commit.cli.commit_advice import LIST_TIMEOUT, Untracked, add_command, ignore_lines
 from code_commit.cli.config_report import template as config_template
 from code_commit.cli.config_report import toml_value
 from code_commit.config.paths import CONFIG_DIR, CONFIG_FILE, IGNORE_LINES, QUERY_FILE
@@ -24,6 +25,7 @@ from code_commit.config.protected import BUILD_SCRIPT, GIT_FILES, ROLLUP_SCRIPT
 from code_commit.errors import SetupError
 from code_commit.files.owner_only import FILE_MODE, make_private_dirs
 from code_commit.files.setup_files import IGNORE_FILE_BYTES, read_regular
+from code_commit.git.env import run_git
 from code_commit.run.workspace import QUERY_PLACEHOLDER, gitignore_problems, not_ignored
 from code_commit.sandbox.toolchains import hidden_folders
 
@@ -239,7 +241,9 @@ def _ignore_build_outputs(root: Path, folders: tuple[str, ...], result: Scaffold
     otherwise every build's generated files are changes the checks after a build read (exit 12 on
     CMake's files), the rollup shows them and a commit takes them. Only a folder git does not ignore
     already (git check-ignore says, from every ignore file); the user's lines are never touched, a line
-    is appended, anchored at the root."""
+    is appended, anchored at the root. Not for a folder where git tracks files (a project whose build/
+    holds its own scripts): the line would hide every new file there from git, and from the model."""
+    folders = tuple(folder for folder in folders if folder not in _tracked_folders(root, folders))
     exposed = not_ignored(root, [f"{folder}/" for folder in folders]) if folders else []
     if not exposed:
         return
@@ -249,6 +253,18 @@ def _ignore_build_outputs(root: Path, folders: tuple[str, ...], result: Scaffold
     with open(path, "a", encoding="utf-8", errors="surrogateescape") as fh:
         fh.write(("" if text.endswith("\n") or not text else "\n") + "".join(f"{line}\n" for line in lines))
     result.ignored += lines
+
+
+def _tracked_folders(root: Path, folders: tuple[str, ...]) -> set[str]:
+    """The folders in which git tracks a file; none outside a repository."""
+    if not folders:
+        return set()
+    try:
+        done = run_git(root, "ls-files", "-z", "--", *(f"{folder}/" for folder in folders), timeout=LIST_TIMEOUT)
+    except (OSError, subprocess.TimeoutExpired):
+        return set()
+    tracked = done.stdout.split(b"\0") if done.returncode == 0 else []
+    return {folder for folder in folders if any(path.startswith(f"{folder}/".encode()) for path in tracked)}
 
 
 def _umask() -> int:
