@@ -149,11 +149,11 @@ def _python(root: Path, which: Which) -> Guess | None:
     )
     venv = next((name for name in (".venv", "venv") if (root / name / "bin" / "python").exists()), None)
     if (root / "uv.lock").is_file() and which("uv"):
-        pytest = named or (venv is not None and _has_pytest(root / venv))
+        pytest = named or (venv is not None and _has_module(root / venv, "pytest"))
         runner, tools, needs = f"uv run {_test_command('', pytest, root)}", ("uv",), SANDBOX_NEEDS["uv"]
         found.append("uv.lock (uv run keeps the project's environment in step with the lock)")
     elif venv is not None:
-        pytest = _has_pytest(root / venv)
+        pytest = _has_module(root / venv, "pytest")
         runner = _test_command(f"{venv}/bin/python -m ", pytest, root)
         tools, needs = (f"{venv}/bin/python",), SANDBOX_NEEDS["venv"]
         found.append(f"the project's virtualenv {venv}/" + ("" if pytest else ", which has no pytest: unittest runs"))
@@ -261,10 +261,6 @@ def _test_command(python: str, pytest: bool, root: Path) -> str:
         return f"{python}unittest"
     top = " -t ." if (root / "tests" / "__init__.py").is_file() else ""
     return f"{python}unittest discover -s tests{top}"
-
-
-def _has_pytest(venv: Path) -> bool:
-    return _has_module(venv, "pytest")
 
 
 def _has_module(venv: Path, module: str) -> bool:
