@@ -9,6 +9,7 @@
         AnswerRefused       exit 7     (answer/plan.py, beside the Problems it lists) malformed, guarded...
           ApplyFailed                  a write failed part-way and everything was put back
         AllRejected         exit 6     the supervisor rejected every change in review
+        NeedsHuman          exit 13    the model handed the task back (^^^needs-human): a person must decide
         RestoreFailed       exit 8     an apply could not be undone; its journal is kept
       BuildError                       the build cannot be believed
         BuildTampered       exit 10    it changed what the run's integrity rests on
@@ -71,6 +72,21 @@ class AnswerError(CodeCommitError):
 
 class AllRejected(AnswerError):
     """Every change of an answer was rejected in review."""
+
+
+class NeedsHuman(AnswerError):
+    """The answer hands the task back with a `^^^needs-human` block: the tests contradict the query, or
+    the failure lies outside the code. A person must decide, so nothing of that answer is applied (its
+    file blocks neither) and the run stops before another call. `reason` is the model's text: untrusted,
+    censored and capped by the parser (answer/caret_blocks.py); the message gives it on one line."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(
+            "a person must decide: the answer hands the task back (a ^^^needs-human block) instead of changing "
+            "the code, so nothing of it was applied and the model is not asked again. Its reason: "
+            + " ".join(reason.split())
+        )
+        self.reason = reason
 
 
 class RestoreFailed(AnswerError):
@@ -170,6 +186,7 @@ EXIT_CODES: dict[type[BaseException], int] = {
     ServiceError: EXIT.SERVICE,
     AnswerError: EXIT.REFUSED,
     AllRejected: EXIT.REJECTED,
+    NeedsHuman: EXIT.NEEDS_HUMAN,
     RestoreFailed: EXIT.RESTORE_FAILED,
     BuildTampered: EXIT.TAMPERED,
     BuildBlocked: EXIT.BUILD_BLOCKED,

@@ -1,7 +1,7 @@
 """The one table of exit codes: each code's constant, its name in the JSON record, what it means,
 and which commands return it. Everything else derives from it: the constants every command
 returns (`EXIT.BUILD_FAILS`), `errors.EXIT_CODES` (an exception class's code), the record's
-`outcome` names, both `--help` texts, and the docs' tables (tests/test_exit_codes.py renders them
+`outcome` names, both `--help` texts, and the docs' tables (tests/cli/test_exit_codes.py renders them
 from here and compares them with the pages).
 
 A pure leaf: no imports from the package, nothing heavy (cli imports it at start-up).
@@ -180,6 +180,23 @@ TABLE: tuple[ExitCode, ...] = (
         "there; usually a `build.sh` that writes tests (a snapshot update, a formatter that writes): make it check, "
         "or use `--tests report`",
     ),
+    ExitCode(
+        13,
+        "NEEDS_HUMAN",
+        "needs_human",
+        "a person must decide: the model handed the task back (a `^^^needs-human` block: the tests contradict "
+        "the query, or the failure lies outside the code); nothing of that answer was applied and no further "
+        "call was made; the message gives its reason",
+        frozenset({"run", "apply"}),
+        detail='The system prompt offers the block under `tests = "protect"` and `"report"`, not under '
+        '`"free"`; one that comes anyway (under `free`, or beside file blocks) ends the run all the same, and '
+        "none of that answer's blocks is applied: a person must look first. What earlier answers applied stays "
+        "(`--revert-on-failure` puts it back). A malformed one (no `^^^end`, an empty reason, two of them) is "
+        "refused like any malformed answer. The console, `run.log` and the record's `error` give the reason; the "
+        "record's `needs_human` holds it as the model wrote it, censored and capped",
+        apply="the answer hands the task back (a `^^^needs-human` block): nothing was applied; the message gives "
+        "its reason; with `--check`: it is such an answer",
+    ),
     ExitCode(130, "INTERRUPTED", "interrupted", "interrupted (SIGINT or SIGTERM)", EVERY_COMMAND),
 )
 
@@ -204,6 +221,7 @@ class Codes:
     TAMPERED: int
     BUILD_BLOCKED: int
     BUILD_CHANGED_TESTS: int
+    NEEDS_HUMAN: int
     INTERRUPTED: int
 
 

@@ -1,8 +1,9 @@
 """The answer parser under generated input: it returns edits or refuses cleanly, and rendering round-trips.
 
-The answer is untrusted text: whatever it holds, `parse_answer` may only return edits or raise
-AnswerRefused. And every edit list the format can express comes back unchanged from
-`parse_answer(render_answer(edits))`; `render_answer` refuses (ValueError) the ones it cannot.
+The answer is untrusted text: whatever it holds, `parse_answer` may only return edits, raise
+AnswerRefused, or hand the task back (NeedsHuman, with a reason that is not blank). And every edit
+list the format can express comes back unchanged from `parse_answer(render_answer(edits))`;
+`render_answer` refuses (ValueError) the ones it cannot.
 """
 
 from __future__ import annotations
@@ -13,11 +14,27 @@ from hypothesis import strategies as st
 
 from code_commit.answer.caret_blocks import DeleteFile, WriteFile, parse_answer, render_answer
 from code_commit.answer.plan import AnswerRefused
+from code_commit.errors import NeedsHuman
 
 PROPERTY = settings(max_examples=250, derandomize=True, database=None, deadline=None)
 
 # Lines built from the pieces that matter to the parser, so markers are common, not lucky.
-LINE_PIECES = ["^^^", "end", "delete", "a.py", "src/x", " ", "\r", "text", "é", "\t", "^", "\x00", "\u2028"]
+LINE_PIECES = [
+    "^^^",
+    "end",
+    "delete",
+    "needs-human",
+    "a.py",
+    "src/x",
+    " ",
+    "\r",
+    "text",
+    "é",
+    "\t",
+    "^",
+    "\x00",
+    "\u2028",
+]
 lines = st.lists(st.sampled_from(LINE_PIECES), max_size=4).map("".join)
 answers = st.one_of(
     st.lists(lines, max_size=12).map("\n".join),
@@ -32,11 +49,16 @@ answers = st.one_of(
 @example("^^^\n^^^end")
 @example("^^^end\r\n")
 @example("\r\n".join(["^^^a", "x", "^^^end"]))
+@example("^^^needs-human\n\r\n^^^end")
+@example("^^^needs-human\nwhy\n^^^end\n^^^needs-human\n")
 def test_any_text_gives_edits_or_a_clean_refusal(text: str) -> None:
     try:
         edits = parse_answer(text)
     except AnswerRefused as refusal:
         assert refusal.reasons and all(isinstance(r, str) and r for r in refusal.reasons)
+        return
+    except NeedsHuman as hand_back:
+        assert hand_back.reason.strip()
         return
     for edit in edits:
         assert isinstance(edit, WriteFile | DeleteFile)

@@ -21,6 +21,19 @@ one or more search/replace pairs and ends with ``^^^end``:
 
 The parser only splits the pairs; `matching` finds each search text in the file.
 
+An answer may instead hand the task back to a person (the system prompt offers it unless
+``tests = "free"``): the tests contradict the query, or the failure lies outside the code.
+
+    ^^^needs-human
+    why a person must decide
+    ^^^end
+
+Such an answer is an ending, not a plan: `parse_answer` reads the whole answer (anything malformed
+still refuses it) and then raises `NeedsHuman` with the reason, censored and capped at REASON_CAP
+characters; its file blocks are never applied, whatever the `tests` setting (a person must look
+first). A block with no ``^^^end``, an empty reason, a marker inside it or a second such block is
+malformed. ``needs-human`` is a marker, never a path: a file of that name at the root cannot be named.
+
 Any line beginning with ``^^^`` is a marker, so a content line can never begin with ``^^^``.
 Prose outside blocks is ignored. Anything malformed refuses the whole answer: an unterminated
 block, a marker where none belongs, ``^^^end``, ``^^^delete``, ``^^^search`` or ``^^^replace``
@@ -37,15 +50,19 @@ are kept byte for byte.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from code_commit.answer.plan import AnswerRefused
+from code_commit.errors import NeedsHuman
 
 MARK = "^^^"
 END = MARK + "end"
 DELETE = MARK + "delete"
 SEARCH = MARK + "search"
 REPLACE = MARK + "replace"
+NEEDS_HUMAN = MARK + "needs-human"
+REASON_CAP = 2_000  # characters of a needs-human reason kept: the console, run.log and the record show it
 
 
 @dataclass(frozen=True)
@@ -89,9 +106,13 @@ def _marker(line: str) -> str | None:
     return line[:-1] if line.endswith("\r") else line
 
 
-def parse_answer(text: str) -> list[Edit]:
-    """Parse a model answer into edits, in answer order; raise AnswerRefused if malformed."""
+def parse_answer(text: str, censor: Callable[[str], str] | None = None) -> list[Edit]:
+    """Parse a model answer into edits, in answer order; raise AnswerRefused if malformed, and
+    NeedsHuman if it is well formed and hands the task back (its reason passed through `censor`, the
+    run's Redactor, before it is capped: a cut never leaves half a secret the censor cannot see)."""
     edits: list[Edit] = []
+    hand_back = 0  # the line of the ^^^needs-human block, once one is opened
+    reason: str | None = None
     path: str | None = None
     header_line = 0
     body: list[str] = []
@@ -107,10 +128,22 @@ def parse_answer(text: str) -> list[Edit]:
                 raise AnswerRefused.of(
                     "malformed", f"line {number}: {marker} outside a block; a block starts with ^^^<path>"
                 )
+            if marker == NEEDS_HUMAN:
+                if hand_back:
+                    raise AnswerRefused.of(
+                        "malformed",
+                        f"line {number}: a second {NEEDS_HUMAN} block (the first opened on line {hand_back}); an "
+                        "answer hands the task back once, with one reason",
+                    )
+                hand_back = number
             path, header_line, body, pairs = marker[len(MARK) :], number, [], None
             continue
         if marker is None:
             body.append(line + "\n")
+            continue
+        if header_line == hand_back:
+            reason = _reason(marker, body, number, hand_back)
+            path = None
             continue
         where = f"inside the block for {path!r} opened on line {header_line}"
         if pairs is None:
@@ -151,11 +184,33 @@ def parse_answer(text: str) -> list[Edit]:
             else:
                 search, body, search_line = None, [], number
     if path is not None:
+        block = f"the {NEEDS_HUMAN} block" if header_line == hand_back else f"the block for {path!r}"
+        raise AnswerRefused.of(
+            "malformed", f"{block} opened on line {header_line} has no ^^^end (the answer may be cut off)"
+        )
+    if reason is not None:
+        censored = censor(reason) if censor is not None else reason
+        if len(censored) > REASON_CAP:
+            censored = censored[:REASON_CAP] + f" [... cut: a reason is kept to its first {REASON_CAP:,} characters]"
+        raise NeedsHuman(censored)
+    return edits
+
+
+def _reason(marker: str, body: list[str], number: int, opened: int) -> str:
+    """The reason a ^^^needs-human block holds, once its `marker` (which must be ^^^end) is reached."""
+    if marker != END:
         raise AnswerRefused.of(
             "malformed",
-            f"the block for {path!r} opened on line {header_line} has no ^^^end (the answer may be cut off)",
+            f"line {number}: {marker!r} inside the {NEEDS_HUMAN} block opened on line {opened}; it holds only "
+            "the reason, whose lines cannot begin with ^^^, and ends with ^^^end",
         )
-    return edits
+    reason = "".join(body).strip()
+    if not reason:
+        raise AnswerRefused.of(
+            "malformed",
+            f"the {NEEDS_HUMAN} block opened on line {opened} holds no reason: say why a person must decide",
+        )
+    return reason
 
 
 def render_answer(edits: list[Edit]) -> str:
@@ -192,5 +247,5 @@ def _check_expressible_path(path: str) -> None:
         raise ValueError(f"{path!r}: a path cannot contain a newline")
     if path.endswith("\r"):
         raise ValueError(f"{path!r}: a path cannot end with a carriage return (it reads as part of the line break)")
-    if MARK + path in (END, DELETE, SEARCH, REPLACE):
+    if MARK + path in (END, DELETE, SEARCH, REPLACE, NEEDS_HUMAN):
         raise ValueError(f"{path!r}: {MARK}{path} is a marker, not a block header")

@@ -71,8 +71,9 @@ def checked_plan(
     """Answer text (`fmt`: "caret", the ^^^ blocks, or "json", applydir's) parsed, guarded and planned.
     Raises `AnswerRefused`, one problem per reason, if any part of it cannot be applied, or, with
     `need_edits`, if it has no edit at all (prose alone is no answer to apply), or if it would write
-    one of the `secrets` into a project file."""
-    edits = parse_applydir(text) if fmt == "json" else parse_answer(text)
+    one of the `secrets` into a project file. Raises `NeedsHuman` for an answer that hands the task
+    back (a ^^^needs-human block): nothing of it is planned, its reason censored with `secrets`."""
+    edits = parse_applydir(text) if fmt == "json" else parse_answer(text, censor=secrets)
     if need_edits and not edits:
         what = "entries" if fmt == "json" else "^^^ blocks"
         raise AnswerRefused.of("empty", f"the answer has no {what}, so there is nothing to apply")

@@ -105,8 +105,50 @@ def load_system_prompts(directory: Path | None = None, settings: Settings | None
             texts[name] = (directory / filename).read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as exc:
             raise SetupError(f"cannot read the system prompt {directory / filename}: {exc}") from exc
-    texts["code_modification"] = fill_placeholders(texts["code_modification"], prompt_values(settings or Settings()))
+    modification = fill_placeholders(texts["code_modification"], prompt_values(settings or Settings()))
+    texts["code_modification"] = modification.rstrip("\n") + "\n"  # an empty last placeholder leaves no blank line
     return SystemPrompts(**texts)
+
+
+# What the code-modification prompt says of the tests, by the `tests` setting (its {tests} placeholder):
+# the rule, and under protect and report the one sanctioned way to hand the task back. Nothing under
+# free: the prompt neither states a rule nor offers the block there.
+TESTS_PROTECTED = """\
+THE TESTS
+
+The project's existing tests are the specification, and they are read-only:
+- An answer that changes or deletes an existing test file, or creates, changes or deletes the
+  test runner's configuration (pytest's ini, toml and cfg files and conftest.py, the test
+  settings of pyproject.toml or package.json, a jest or vitest config, a Makefile's or CMake's
+  test rules and the like), is rejected whole, and none of it is applied.
+- You may add new test files, such as a regression test for the change. They are kept, but
+  whether the build passes is judged without them.
+- Fix the code, not the tests.
+"""
+
+TESTS_REPORTED = """\
+THE TESTS
+
+You may change the tests and the test runner's configuration, but every such change is
+reported to the supervisor, file by file. Fix the code, not the tests, unless the QUERY asks
+for a change to the tests.
+"""
+
+HAND_BACK = """\
+WHEN THE CODE CANNOT BE FIXED
+
+If the task cannot be done without changing the tests or build.sh (the tests contradict the
+QUERY, or the failure lies outside the code: a tool the build lacks, its environment), do not
+work around it. Answer with this one block instead, and no other block:
+
+^^^needs-human
+why a person must decide, in a few sentences: what contradicts what, or what is missing
+^^^end
+
+The run then stops, and a person reads your reason; nothing else in that answer is applied.
+"""
+
+TESTS_TEXTS = {"protect": TESTS_PROTECTED + "\n" + HAND_BACK, "report": TESTS_REPORTED + "\n" + HAND_BACK, "free": ""}
 
 
 def prompt_values(settings: Settings) -> dict[str, str]:
@@ -123,6 +165,7 @@ def prompt_values(settings: Settings) -> dict[str, str]:
         "edit_threshold_lines": str(settings.edit_threshold_lines),
         "edit_threshold_bytes": str(settings.edit_threshold_bytes),
         "deleting": deleting,
+        "tests": TESTS_TEXTS[settings.tests],
     }
 
 

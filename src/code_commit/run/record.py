@@ -23,7 +23,7 @@ from code_commit.answer.plan import Problem
 from code_commit.builds.diagnosis import Diagnosis
 from code_commit.builds.ran_tests import RanTests
 from code_commit.builds.runner import BuildResult
-from code_commit.errors import BuildTampered, Ending, exit_code_for
+from code_commit.errors import BuildTampered, Ending, NeedsHuman, exit_code_for
 from code_commit.exits import EXIT, REFUSED_OUTCOME, outcome_name
 from code_commit.llm.base import Usage
 
@@ -96,7 +96,7 @@ class SavedWork:
 @dataclass
 class RunRecord:
     """What a command did and how it ended. The JSON's derived keys (outcome, exit_code, ok, error,
-    attempts, usage, cost_usd, tampered) come first, from the properties below."""
+    attempts, usage, cost_usd, tampered, needs_human) come first, from the properties below."""
 
     command: str  # "run" or "apply"
     passed: bool = internal(False)  # the build passes; --dry-run: the answer is acceptable; apply: applied (or valid)
@@ -204,6 +204,7 @@ class RunRecord:
             "usage": (RUN, self.usage),
             "cost_usd": (RUN, self.cost_usd),
             "tampered": (EVERY, self.error.paths if isinstance(self.error, BuildTampered) else []),
+            "needs_human": (RUN | APPLY, self.error.reason if isinstance(self.error, NeedsHuman) else None),
         }
         document = {key: value for key, (shown, value) in derived.items() if self.command in shown}
         for item in dataclasses.fields(self):
