@@ -199,12 +199,12 @@ def test_max_cost_stops_even_the_first_call(project: Project, api: FakeAPI, cli)
 
 
 def test_max_cost_is_asked_before_every_retry(project: Project, api: FakeAPI, cli) -> None:
-    # One request's worst case is about $0.022 ($0.015 of it the 1,000 output tokens). The first attempt
-    # streams 3,000 characters (about 1,000 tokens, $0.015) and breaks off: a retry could pass $0.025.
+    # One request's worst case is about $0.025 ($0.015 of it the 1,000 output tokens). The first attempt
+    # streams 3,000 characters (about 1,000 tokens, $0.015) and breaks off: a retry could pass $0.03.
     api.stream_error("x" * 3000, "overloaded_error")
     api.reply(FIX)
 
-    result = cli("--max-tokens", "1000", "--max-cost", "0.025", "--json")
+    result = cli("--max-tokens", "1000", "--max-cost", "0.03", "--json")
 
     assert result.exit_code == 3
     assert len(api.requests) == 1
