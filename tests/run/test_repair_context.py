@@ -10,6 +10,7 @@ from fakeapi import FakeAPI
 from support import TEST_KEY, Project
 
 PROSE = "Looking at it; no change yet.\n"
+TRY = "^^^attempt.txt\na first try\n^^^end\n"  # a change, so it is built (an answer that changes nothing is not)
 # The rollup shows the test only (a hand-made rollup, or a budget that left the module out).
 ROLLUP = "==> tests/test_calc.py <==\n"
 
@@ -38,7 +39,7 @@ def test_a_file_the_traceback_names_and_the_rollup_lacks_is_in_the_next_repair_p
     project: Project, api: FakeAPI, cli
 ) -> None:
     calc_project(project)
-    api.reply(PROSE)
+    api.reply(TRY)
     api.reply(PROSE)
     result = cli()
     assert result.exit_code == 1, result.stderr
@@ -59,7 +60,7 @@ def test_a_file_the_traceback_names_and_the_rollup_lacks_is_in_the_next_repair_p
 def test_repair_context_spec_keeps_the_spec_sections_only(project: Project, api: FakeAPI, cli) -> None:
     calc_project(project)
     project.write("agent-config/config.toml", 'max_repairs = 1\nrepair_context = "spec"\n')
-    api.reply(PROSE)
+    api.reply(TRY)
     api.reply(PROSE)
     cli()
     assert "FILE CONTEXT" not in repair_user_text(api)
@@ -93,7 +94,7 @@ def test_never_a_secret_never_agent_config_never_an_untracked_file(
     project.write("agent-config/anthropic-api-key", TEST_KEY + "\n")
     project.write("scratch.py", "LOCAL = 1\n")
     project.write("agent-config/config.toml", "max_repairs = 1\n")
-    api.reply(PROSE)
+    api.reply(TRY)
     api.reply(PROSE)
     cli()
     text = repair_user_text(api)

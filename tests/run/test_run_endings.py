@@ -392,8 +392,8 @@ def test_log_retention_keeps_the_newest_runs(project: Project, api: FakeAPI, cli
     logs = project.root / "agent-config" / "logs"
     (logs / "my-notes").mkdir(parents=True)
     monkeypatch.setenv("CODE_COMMIT_KEEP_RUNS", "2")
-    for _ in range(3):
-        api.reply(FIX)
+    for n in range(3):
+        api.reply(f"^^^fixed.txt\nfixed {n}\n^^^end\n")  # each run changes it: an unchanged tree is not built
         assert cli().exit_code == 0
         git(project.root, "add", "-A")  # the supervisor keeps the result: the next run may write fixed.txt again
     assert (logs / "my-notes").is_dir(), "only run folders are pruned"

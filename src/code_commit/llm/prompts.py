@@ -6,6 +6,10 @@ A prompt is an ordered list of sections. The default order (`--prompt-order spec
     repair:  [project structure][code modification][repair query][build output][query][codebase]
              [file replacements][file context]
 
+[build output] is the last build's output (`--- BUILD OUTPUT ---`), or why the last answer was refused
+(`--- ANSWER REFUSED ---`); when the answers since changed nothing, so no build ran, a `--- NO CHANGE ---`
+block before it says so (alone when no build has run yet).
+
 [file context] (`repair_context = "failure"`, the default) holds the project files the failing build
 names, and what they import, that neither the codebase shows whole nor the file replacements hold, each
 as `--- FILE CONTEXT [path] ---` and its content; it is always the last section, in either order, and
@@ -192,10 +196,13 @@ def initial_prompt(system: SystemPrompts, query: str, codebase: str, order: str 
 
 @dataclass(frozen=True)
 class Feedback:
-    """What the previous attempt produced: the build's output, or why the answer was refused."""
+    """What the previous attempt produced: the build's output, or why the answer was refused; and, when
+    the answers after it changed nothing, so no build ran, what happened (`unchanged`, a NO CHANGE
+    section before it; `text` may then be empty: no build has run yet)."""
 
     text: str
     refused: bool = False
+    unchanged: str = ""
 
 
 def repair_prompt(
@@ -211,8 +218,11 @@ def repair_prompt(
     `context`, the failure's files (path -> content, in order) shown after everything else."""
     label = "ANSWER REFUSED" if feedback.refused else "BUILD OUTPUT"
     task = Section("repair query", system.repair_query, system=True)
+    shown = _labelled("NO CHANGE", feedback.unchanged) if feedback.unchanged else ""
+    if feedback.text or not feedback.unchanged:
+        shown += _labelled(label, feedback.text)
     tail = (
-        Section("build output", _labelled(label, feedback.text)),
+        Section("build output", shown),
         Section("file replacements", render_replacements(replacements)),
     )
     prompt = _ordered(system, task, tail, query, codebase, order)

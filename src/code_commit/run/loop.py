@@ -39,6 +39,7 @@ from code_commit.review.interactive import Approved, approve
 from code_commit.rollup.failure_context import context_cap, failure_context, read_build_log
 from code_commit.rollup.selection import shown_paths
 from code_commit.run import signals
+from code_commit.run.built_trees import BuiltTrees
 from code_commit.run.model_calls import Caller, CallMeter, check_fits, report_totals, with_server_context
 from code_commit.run.orchestrator import Orchestrator
 from code_commit.run.preflight import stale_rollup, untracked_in_rollup, untracked_warning
@@ -66,6 +67,7 @@ class LoopState:
     failed_build: Path | None = None  # the log of the build that failed, while it is the feedback
     refusal: AnswerRefused | None = None  # the last answer's refusal, while no answer has been applied
     refusal_text: str | None = None  # that refusal as the record states it
+    trees: BuiltTrees = field(default_factory=BuiltTrees)  # what each build started from: none is built twice
 
     def into(self, record: RunRecord) -> None:
         """The run's net change to the tree, and its refusal, into the record."""
@@ -191,6 +193,8 @@ def repair_loop(run: RunContext) -> None:
         except AnswerRefused as refusal:
             refused(run, refusal, call)
             continue
+        if not_built(run, approved.plan, call):
+            continue
         result = run.orchestrator.build(call)
         if result.passed:
             console.info(f"build passes ({result.describe()})")
@@ -199,10 +203,48 @@ def repair_loop(run: RunContext) -> None:
         console.info(f"build fails: {result.describe()}")
         state.feedback = Feedback(output_for_prompt(result.output, settings.build_output_cap) + approved.note)
         state.failed_build = result.log_path
-    if record.last_build is None:
+    if record.last_build is None and record.answers_without_change:
+        console.info(str(record.message))
+    elif record.last_build is None:
         console.info(f"no answer could be applied: all {calls} were refused, so no build ran")
     else:
         console.info(f"the build still fails after {settings.max_repairs} repairs")
+
+
+def not_built(run: RunContext, plan: Plan, call: int) -> bool:
+    """Whether the tree as the applied answer left it is not to be built (run/built_trees.py has the
+    rule): it changed nothing, or it is the tree an earlier build of the run started from. Then the
+    attempt is used up, counted, and the next prompt says what happened; else the tree is remembered
+    as this call's build's."""
+    state, orchestrator = run.state, run.orchestrator
+    built = orchestrator.watch.originals if orchestrator.watch else {}
+    state.trees.note(built, state.originals.files, orchestrator.root)
+    now = state.trees.current(orchestrator.root)
+    earlier = None if not plan.changes else state.trees.judged(now)
+    if plan.changes and earlier is None:
+        state.trees.building(call, now)
+        return False
+    if not plan.final:
+        what, told = "the answer has no ^^^ block, so it changed nothing", "held no ^^^ block and changed nothing"
+    elif not plan.changes:
+        what = "the answer changed nothing: every file it gave already held that content"
+        told = "changed nothing (every file it gave already held that content)"
+    else:
+        what = f"the answer left the files as the build of call {earlier} found them, and that build failed"
+        told = f"put the files back as they were when the build of call {earlier} ran (that build failed)"
+    run.record.answers_without_change += 1
+    orchestrator.event(call, f"not built: {what}")
+    orchestrator.console.warn(f"call {call}: {what}; build.sh was not run again (the attempt is used up)")
+    previous = state.feedback
+    if previous is None:
+        after = "build.sh has not run yet in this run: answer with the blocks that carry out the QUERY."
+    elif previous.refused:
+        after = "The ANSWER REFUSED section below is about an earlier answer: answer with blocks that change the files."
+    else:
+        after = "The BUILD OUTPUT below is still the last build's: change the files so that build.sh passes."
+    note = f"Your previous answer {told}, so build.sh was not run again; the attempt is used up. {after}"
+    state.feedback = replace(previous or Feedback(""), unchanged=note)
+    return True
 
 
 def next_prompt(run: RunContext) -> Prompt:
@@ -369,7 +411,8 @@ def _applied(run: RunContext, plan: Plan, call: int) -> None:
             state.deletes.discard(change.path)
     written = sum(c.content is not None for c in plan.changes)
     deleted = len(plan.changes) - written
-    orchestrator.console.info(f"applied: {count(written, 'file')} written, {deleted} deleted")
+    if plan.changes:  # an answer that changed nothing is said so in one line (not_built)
+        orchestrator.console.info(f"applied: {count(written, 'file')} written, {deleted} deleted")
 
 
 def current_files(root: Path, paths: set[str], cap: int) -> dict[str, str | None]:

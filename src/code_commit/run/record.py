@@ -23,6 +23,7 @@ from code_commit.answer.plan import Problem
 from code_commit.builds.diagnosis import Diagnosis
 from code_commit.builds.ran_tests import RanTests
 from code_commit.builds.runner import BuildResult
+from code_commit.console.plural import count
 from code_commit.errors import BuildTampered, Ending, NeedsHuman, exit_code_for
 from code_commit.exits import EXIT, REFUSED_OUTCOME, outcome_name
 from code_commit.llm.base import Usage
@@ -128,6 +129,7 @@ class RunRecord:
     problems: list[Problem] = fact([], shown=APPLY)  # why the answer was refused (a run: its last one)
     saved_work: list[SavedWork] = fact([])  # where the user's uncommitted changes were saved before a write
     tests_weakened: list[TestWeakening] = fact([])  # what answers and builds did to the tests (tests setting)
+    answers_without_change: int = fact(0, shown=RUN)  # applied answers that changed nothing, so were not built
 
     @property
     def refused(self) -> bool:
@@ -160,6 +162,10 @@ class RunRecord:
         if self.passed:
             return None
         build = self.last_build
+        unchanged = self.answers_without_change
+        if build is None and unchanged:
+            others = "" if unchanged == self.attempts else ", and the others were refused"
+            return f"no build ran: {unchanged} of the run's {count(self.attempts, 'answer')} changed nothing{others}"
         if build is None:
             return "no build ran" if self.command != "apply" else "the answer was not applied"
         if self.command == "run":
@@ -168,7 +174,10 @@ class RunRecord:
         else:
             what = "the build fails"
         first = first_error(build)
-        return f"{what}: {build.describe()}; see {build.log_path}" + (f"; first error: {first}" if first else "")
+        told = f"; see {build.log_path}" + (f"; first error: {first}" if first else "")
+        if unchanged:
+            told += f"; {count(unchanged, 'answer')} changed nothing, and went unbuilt"
+        return f"{what}: {build.describe()}{told}"
 
     def _refused_because(self) -> str:
         """apply's refusal in one line: its first problem, and how many more (the report lists them)."""
