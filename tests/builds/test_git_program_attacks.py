@@ -32,7 +32,9 @@ SANDBOXES = ["require", "off"]
 
 def run(project: Project, api: FakeAPI, cli, sandbox: str, attack: str) -> dict:
     project.build_script(attack + "test -f fixed.txt\n")
-    project.commit_all()
+    (project.root / "fixed.txt").unlink(missing_ok=True)  # a second run's fix changes the tree, so it is built
+    git(project.root, "add", "-A")
+    git(project.root, "commit", "-qm", "snapshot", "--allow-empty")
     api.reply(FIX)
     api.reply(FIX)
     result = cli("--json", "--sandbox", sandbox)

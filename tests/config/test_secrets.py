@@ -111,7 +111,7 @@ def test_redact_env_names_more_variables(project: Project, api: FakeAPI, cli, mo
     project.build_script('echo "connecting to ${DATABASE_URL:-nothing}"\ntest -f fixed.txt\n')
     api.reply(WRONG)
     api.reply(FIX)
-    api.reply(WRONG)
+    api.reply(WRONG.replace("nope", "nope again"))  # the first run's is committed: the same would change nothing
     api.reply(FIX)
 
     withheld = cli("-v", env={"CODE_COMMIT_REDACT_ENV": "DATABASE_URL"})
