@@ -25,15 +25,36 @@ import hashlib
 import itertools
 import stat
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from code_commit.answer.plan import Plan
 from code_commit.builds.changes import READ_BYTES, Before
 from code_commit.files.confined import Tree
+from code_commit.llm.prompts import Feedback
 from code_commit.run.revert import Original
 
 ABSENT = "absent"
 Files = dict[str, str]  # path -> a digest of what it holds
+
+
+@dataclass(frozen=True)
+class NotBuilt:
+    """Why an applied answer is not built: `what` for the console and run.log, `told` for the model."""
+
+    what: str
+    told: str
+
+    def feedback(self, previous: Feedback | None) -> Feedback:
+        """The next prompt's feedback: what happened, in a NO CHANGE section before the last feedback."""
+        if previous is None:
+            after = "build.sh has not run yet in this run: answer with the blocks that carry out the QUERY."
+        elif previous.refused:
+            after = "The ANSWER REFUSED section below is about an earlier answer: answer with blocks that change files."
+        else:
+            after = "The BUILD OUTPUT below is still the last build's: change the files so that build.sh passes."
+        note = f"Your previous answer {self.told}, so build.sh was not run again; the attempt is used up. {after}"
+        return replace(previous or Feedback(""), unchanged=note)
 
 
 @dataclass
@@ -43,6 +64,32 @@ class BuiltTrees:
     first: dict[str, str] = field(default_factory=dict)  # each file the run touched, before it first did
     built: list[tuple[int, Files]] = field(default_factory=list)  # each build's call, and the files as it found them
     _unique: Iterator[int] = field(default_factory=itertools.count)
+
+    def decide(
+        self, plan: Plan, call: int, root: Path, by_builds: Mapping[str, Before], by_answers: Mapping[str, Original]
+    ) -> NotBuilt | None:
+        """Whether the tree `plan` (just applied) left is not to be built, and why; if it is to be built,
+        it is remembered as the tree of this call's build. `by_builds` and `by_answers`: what the
+        run's builds and answers found in the files they first changed (BuildWatch's, Originals')."""
+        self.note(by_builds, by_answers, root)
+        now = self.current(root)
+        earlier = self.judged(now) if plan.changes else None
+        if plan.changes and earlier is None:
+            self.building(call, now)
+            return None
+        if not plan.final:
+            return NotBuilt(
+                "the answer has no ^^^ block, so it changed nothing", "held no ^^^ block and changed nothing"
+            )
+        if not plan.changes:
+            return NotBuilt(
+                "the answer changed nothing: every file it gave already held that content",
+                "changed nothing (every file it gave already held that content)",
+            )
+        return NotBuilt(
+            f"the answer left the files as the build of call {earlier} found them, and that build failed",
+            f"put the files back as they were when the build of call {earlier} ran (that build failed)",
+        )
 
     def note(self, by_builds: Mapping[str, Before], by_answers: Mapping[str, Original], root: Path) -> None:
         """The files first touched since the last look: by a build (which came first, so its original

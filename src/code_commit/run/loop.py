@@ -212,38 +212,17 @@ def repair_loop(run: RunContext) -> None:
 
 
 def not_built(run: RunContext, plan: Plan, call: int) -> bool:
-    """Whether the tree as the applied answer left it is not to be built (run/built_trees.py has the
-    rule): it changed nothing, or it is the tree an earlier build of the run started from. Then the
-    attempt is used up, counted, and the next prompt says what happened; else the tree is remembered
-    as this call's build's."""
+    """Whether the tree the applied answer left is not to be built (run/built_trees.py has the rule).
+    Then its attempt is used up, counted, and the next prompt says what happened."""
     state, orchestrator = run.state, run.orchestrator
     built = orchestrator.watch.originals if orchestrator.watch else {}
-    state.trees.note(built, state.originals.files, orchestrator.root)
-    now = state.trees.current(orchestrator.root)
-    earlier = None if not plan.changes else state.trees.judged(now)
-    if plan.changes and earlier is None:
-        state.trees.building(call, now)
+    why = state.trees.decide(plan, call, orchestrator.root, built, state.originals.files)
+    if why is None:
         return False
-    if not plan.final:
-        what, told = "the answer has no ^^^ block, so it changed nothing", "held no ^^^ block and changed nothing"
-    elif not plan.changes:
-        what = "the answer changed nothing: every file it gave already held that content"
-        told = "changed nothing (every file it gave already held that content)"
-    else:
-        what = f"the answer left the files as the build of call {earlier} found them, and that build failed"
-        told = f"put the files back as they were when the build of call {earlier} ran (that build failed)"
     run.record.answers_without_change += 1
-    orchestrator.event(call, f"not built: {what}")
-    orchestrator.console.warn(f"call {call}: {what}; build.sh was not run again (the attempt is used up)")
-    previous = state.feedback
-    if previous is None:
-        after = "build.sh has not run yet in this run: answer with the blocks that carry out the QUERY."
-    elif previous.refused:
-        after = "The ANSWER REFUSED section below is about an earlier answer: answer with blocks that change the files."
-    else:
-        after = "The BUILD OUTPUT below is still the last build's: change the files so that build.sh passes."
-    note = f"Your previous answer {told}, so build.sh was not run again; the attempt is used up. {after}"
-    state.feedback = replace(previous or Feedback(""), unchanged=note)
+    orchestrator.event(call, f"not built: {why.what}")
+    orchestrator.console.warn(f"call {call}: {why.what}; build.sh was not run again (the attempt is used up)")
+    state.feedback = why.feedback(state.feedback)
     return True
 
 
