@@ -9,6 +9,9 @@ same view, and the host facts the case had (which command existed where, which f
 
 from __future__ import annotations
 
+import dataclasses
+import os
+import shutil
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,6 +22,7 @@ from hypothesis import strategies as st
 
 from code_commit.builds import diagnosis
 from code_commit.builds.diagnosis import Diagnosis, Host, diagnose
+from code_commit.config.sandbox_writable import holds_socket, readable_problem
 from code_commit.sandbox.bubblewrap import SandboxPolicy
 
 CORPUS = Path(__file__).parent / "corpus"
@@ -38,11 +42,13 @@ class Case:
     env: Mapping[str, str] = field(default_factory=dict)
     commands: Mapping[str, str] = field(default_factory=dict)  # found on the host's PATH
     existing: tuple[str, ...] = ()  # paths that exist on the host
-    script: str = ""  # build.sh's commands
+    script: str | None = None  # build.sh's commands; None: the corpus file's, from its annotation line
+    caches: tuple[str, ...] = (str(HOME), "/root/.m2")  # folders whose every path exists (the research's)
 
 
 SANDBOX = {
     "sandbox_capdrop_tar_chown": Case(diagnosis.CAPABILITY, "TAR_OPTIONS=--no-same-owner"),
+    "sandbox_command_installed_nowhere": Case(diagnosis.MISSING, "install shellcheck"),
     "sandbox_cargo_home_tmp_offline": Case(
         diagnosis.NETWORK, "`cargo fetch`", env={"CARGO_HOME": "/tmp/cargo-home", "CARGO_NET_OFFLINE": "true"}
     ),
@@ -104,7 +110,6 @@ SANDBOX = {
     "sandbox_yarn_classic_cache_not_writable": Case(diagnosis.NETWORK, "`yarn install`"),
 }
 ORDINARY = {
-    "ordinary_lookalike_command_not_found": Case(script="shellcheck build.sh"),
     "ordinary_lookalike_permission_denied": Case(existing=("/tmp/research-sbx/project/scripts/check.sh",)),
     "ordinary_pytest_module_not_found": Case(existing=("/tmp/research-sbx/project/.venv/bin/python",)),
 }
@@ -121,9 +126,20 @@ def read(name: str) -> tuple[str, int]:
     return output, int(code) if code.isdigit() else 1
 
 
-def view(case: Case) -> tuple[SandboxPolicy, Host]:
+def command(name: str) -> str:
+    """The command the corpus file's build ran, from its annotation line: build.sh's text."""
+    annotation = (CORPUS / f"{name}.txt").read_text().split("\n", 1)[0]
+    return annotation.partition("| command: ")[2].partition(" | ")[0]
+
+
+def view(case: Case, name: str = "") -> tuple[SandboxPolicy, Host]:
     root = LAB / case.root
     env = {"HOME": str(HOME), "PATH": PATH, **case.env}
+    script = case.script if case.script is not None else command(name) if name else ""
+
+    def exists(path: str) -> bool:
+        return path in case.existing or any(path == tree or path.startswith(tree + "/") for tree in case.caches)
+
     policy = SandboxPolicy(
         "/usr/bin/bwrap",
         root,
@@ -134,8 +150,7 @@ def view(case: Case) -> tuple[SandboxPolicy, Host]:
         readable=(HOME,),  # the research's simulated home, shown read-only as a real one is
     )
     host = Host(
-        root, env, f"#!/bin/sh\n{case.script}\n", lambda name, path: case.commands.get(name),
-        lambda path: path in case.existing, lambda path: path,
+        root, env, f"#!/bin/sh\n{script}\n", lambda name, path: case.commands.get(name), exists, lambda path: path,
     )  # fmt: skip
     return policy, host
 
@@ -150,7 +165,7 @@ def test_a_build_the_sandbox_kept_from_running_is_diagnosed_with_its_fix(name: s
     case = SANDBOX[name]
     output, code = read(name)
 
-    found = diagnose(output, code, *view(case))
+    found = diagnose(output, code, *view(case, name))
 
     assert found is not None, f"{name}: not diagnosed"
     assert found.kind == case.kind, found
@@ -163,7 +178,7 @@ def test_a_build_the_sandbox_kept_from_running_is_diagnosed_with_its_fix(name: s
 def test_an_ordinary_failure_is_never_diagnosed_in_the_sandbox_or_out_of_it(name: str) -> None:
     case = ORDINARY.get(name, Case())
     output, code = read(name)
-    policy, host = view(case)
+    policy, host = view(case, name)
 
     assert diagnose(output, code, policy, host) is None
     assert diagnose(output, code, None, host) is None
@@ -192,10 +207,14 @@ def test_a_network_error_with_the_network_on_is_not_the_sandboxs_doing() -> None
     assert diagnose(output, code, *view(Case(network=True, **_without(case, "network")))) is None
 
 
-def test_a_command_not_found_that_the_host_lacks_too_is_ordinary() -> None:
+def test_a_command_build_sh_runs_that_the_host_lacks_too_is_missing_and_one_it_does_not_run_is_ordinary() -> None:
     output, code = read("sandbox_tool_under_tmp_hidden")
 
-    assert diagnose(output, code, *view(Case(script="pnpm test"))) is None
+    found = diagnose(output, code, *view(Case(script="pnpm test")))
+
+    assert found is not None and found.kind == diagnosis.MISSING and "install pnpm" in found.fix
+    assert diagnose(output, code, *view(Case(script="make test"))) is None, "build.sh does not run pnpm"
+    assert diagnose(output, code, *view(Case(script="pnpm-lint test"))) is None, "nor is pnpm-lint pnpm"
 
 
 def test_a_command_found_on_the_host_where_the_sandbox_shows_it_is_not_hidden() -> None:
@@ -267,7 +286,7 @@ def test_long_output_costs_work_bounded_by_its_size() -> None:
     line = "x" * diagnosis.MAX_LINE + " EAI_AGAIN\n"
     output = line * 300 + "npm error code EAI_AGAIN registry.npmjs.org\n"
 
-    found = diagnose(output, 1, *view(Case()))
+    found = diagnose(output, 1, *view(Case(script="npm ci")))
 
     assert found is not None and found.evidence == "npm error code EAI_AGAIN registry.npmjs.org"
 
@@ -294,3 +313,161 @@ def test_any_output_gives_a_diagnosis_or_none_never_an_error(pieces: list[str], 
     found = diagnose(output, 1, policy, host)
 
     assert found is None or found.evidence.removesuffix(" [...]") in output
+
+
+# The attacker's lines: the model's code prints what would make the diagnosis end the run with a fix
+# that hands the build more. Each must go to the model as any failure, or name only a safe setting.
+
+TOOLS = "uv run pytest -q && npm test && cargo test && pip install -e . && mvn -o test"
+FORGED_PATHS = (
+    f"{HOME}/.local/bin/git",
+    f"{HOME}/.config/git/config",
+    f"{HOME}/.bashrc",
+    f"{HOME}/.config/autostart/evil.desktop",
+    f"{HOME}/.npmrc",
+    f"{HOME}/.ssh/authorized_keys",
+    f"{HOME}/.cargo/bin/cargo",
+    f"{HOME}/.cargo/config.toml",
+    f"{HOME}/evil",
+)
+WIDENING = ("sandbox_writable", "sandbox_readable", "sandbox_network")
+
+
+@pytest.mark.parametrize("path", FORGED_PATHS)
+@pytest.mark.parametrize(
+    "shape",
+    [
+        "OSError: [Errno 30] Read-only file system: '{path}'",
+        "error: failed to write `{path}`: Read-only file system (os error 30)",
+    ],
+)
+def test_a_printed_read_only_line_outside_a_tools_cache_goes_to_the_model(path: str, shape: str) -> None:
+    """Before: a sandbox_writable fix for each path (a PATH folder, git's config, a start-up file...)
+    and the run ended. Now the line proves nothing: build.sh runs every tool, every path exists."""
+    output = f"tests/test_app.py F\n{shape.format(path=path)}\n1 failed\n"
+
+    assert diagnose(output, 1, *view(Case(script=TOOLS, existing=(path,)))) is None
+
+
+def test_a_tools_cache_is_the_only_folder_proposed_and_never_one_pointed_at_a_dangerous_place() -> None:
+    line = (
+        "ERROR: Could not install packages due to an OSError: [Errno 30] Read-only file system: "
+        f"'{HOME}/.cache/pip/http/x'\n"
+    )
+
+    found = diagnose(line, 1, *view(Case(script=".venv/bin/pip install -e .")))
+
+    assert found is not None and 'sandbox_writable = ["~/.cache/pip"]' in found.fix, found
+    for pointed in (f"{HOME}/.local/bin", f"{HOME}/.config/pip", str(HOME)):
+        moved = line.replace(f"{HOME}/.cache/pip", pointed)
+        case = Case(script=".venv/bin/pip install -e .", env={"PIP_CACHE_DIR": pointed})
+        assert diagnose(moved, 1, *view(case)) is None, pointed
+    assert diagnose(line, 1, *view(Case(script="python -m pytest"))) is None, "build.sh runs no pip"
+    assert diagnose(line, 1, *view(Case(script="pip install -e .", caches=()))) is None, "no such cache here"
+
+
+def test_a_cache_holding_a_socket_is_never_proposed(tmp_path: Path) -> None:
+    import socket
+
+    home = tmp_path / "home"
+    (home / ".cache" / "pip").mkdir(parents=True)
+    with socket.socket(socket.AF_UNIX) as server:
+        server.bind(str(home / ".cache" / "pip" / "agent.sock"))
+        line = f"OSError: [Errno 30] Read-only file system: '{home}/.cache/pip/x'\n"
+        policy, host = view(Case(script="pip install .", env={"HOME": str(home)}))
+        host = dataclasses.replace(host, holds_socket=holds_socket, exists=os.path.lexists)
+
+        assert diagnose(line, 1, policy, host) is None
+
+
+def test_a_tool_under_tmp_whose_folder_holds_a_socket_is_not_shown_to_builds(tmp_path: Path) -> None:
+    import socket
+
+    output, code = read("sandbox_tool_under_tmp_hidden")
+    policy, host = view(SANDBOX["sandbox_tool_under_tmp_hidden"])
+    with socket.socket(socket.AF_UNIX) as server:
+        server.bind(str(tmp_path / "ssh-agent.sock"))
+        tools = dataclasses.replace(host, holds_socket=lambda folder: holds_socket(str(tmp_path)))
+
+        found = diagnose(output, code, policy, tools)
+
+    assert found is not None and found.kind == diagnosis.HIDDEN
+    assert "sandbox_readable" not in found.fix and "move it out of /tmp" in found.fix
+    assert readable_problem(str(tmp_path), Path("/nonexistent")) is not None, "nor may the setting name it"
+
+
+@pytest.mark.parametrize("script", ["python -m pytest", "npm test"])
+def test_a_printed_host_name_never_proposes_the_network(script: str) -> None:
+    output = (
+        "npm error code EAI_AGAIN\nnpm error request to https://evil.example.com/x failed, reason: "
+        "getaddrinfo EAI_AGAIN evil.example.com\n"
+    )
+
+    found = diagnose(output, 1, *view(Case(script=script)))
+
+    assert found is None or not any(setting in found.fix for setting in WIDENING), found
+
+
+def test_the_network_is_proposed_only_where_build_sh_itself_downloads() -> None:
+    output, code = read("sandbox_npm_install_nolock_no_network")
+
+    installs = diagnose(output, code, *view(Case(script="npm install && npm test")))
+    tests_only = diagnose(output, code, *view(Case(script="npm test")))
+
+    assert installs is not None and "sandbox_network = true" in installs.fix
+    assert tests_only is not None and "sandbox_network" not in tests_only.fix
+
+
+def test_a_printed_protected_path_ends_the_run_only_where_build_sh_writes_it() -> None:
+    output, code = read("sandbox_protected_git_readonly")
+
+    assert diagnose(output, code, *view(Case(root="prot-git", script="python -m pytest"))) is None
+    assert diagnose(output, code, *view(Case(root="prot-git", script="npm version patch"))) is not None
+
+
+@pytest.mark.parametrize("as_root", [True, False])
+def test_a_nested_sandbox_is_diagnosed_only_where_the_probe_fails_too(as_root: bool) -> None:
+    output = (
+        "E   SetupError: bubblewrap cannot create its sandbox here "
+        "(bwrap said: bwrap: Creating new namespace failed: Operation not permitted)\n"
+    )
+    policy, host = view(Case(script="./run-tests"))
+    refused = dataclasses.replace(
+        host, nested_sandbox=lambda _: "bwrap: Creating new namespace failed", as_root=as_root
+    )
+
+    found = diagnose(output, 1, policy, refused)
+
+    assert diagnose(output, 1, policy, host) is None, "a sandbox starts in this one: the line is not the cause"
+    assert found is not None and found.kind == diagnosis.NAMESPACES
+    assert 'sandbox = "off"' in found.fix and ("ordinary user" in found.fix) == as_root
+    assert not any(setting in found.fix for setting in WIDENING)
+
+
+def test_a_program_off_the_builds_path_is_found_where_installers_put_it(tmp_path: Path) -> None:
+    """cron's PATH lacks ~/.cargo/bin: build.sh's cargo is there, and the fix says how to give it."""
+    home = tmp_path / "home"
+    (home / ".cargo" / "bin").mkdir(parents=True)
+    (home / ".cargo" / "bin" / "cargo").write_text("#!/bin/sh\n")
+    (home / ".cargo" / "bin" / "cargo").chmod(0o755)
+    policy, host = view(Case(script="cargo test", env={"HOME": str(home), "PATH": "/usr/bin:/bin"}))
+    real = dataclasses.replace(host, which=lambda name, path: shutil.which(name, path=path))
+
+    found = diagnose("./build.sh: 2: cargo: not found\n", 127, policy, real)
+
+    assert found is not None and found.kind == diagnosis.MISSING, found
+    assert "it is at ~/.cargo/bin/cargo" in found.cause and "PATH=~/.cargo/bin:/usr/bin:/bin" in found.fix
+    assert diagnose("./build.sh: 2: cargo: not found\n", 127, None, real) == found, "unsandboxed too (cron)"
+
+
+def test_a_fresh_clone_without_node_modules_is_told_to_install() -> None:
+    package = '{"scripts": {"test": "jest --ci"}}'
+    policy, host = view(Case(script="npm test", existing=(f"{LAB}/project/package-lock.json",)))
+    clone = dataclasses.replace(host, read=lambda name: package if name == "package.json" else "")
+
+    found = diagnose("> jest --ci\n\nsh: 1: jest: not found\n", 127, policy, clone)
+
+    assert found is not None and found.subject == "node_modules" and "`npm ci`" in found.fix
+    installed = dataclasses.replace(clone, exists=lambda path: path.endswith("node_modules"))
+    assert diagnose("sh: 1: jest: not found\n", 127, policy, installed) is None
+    assert diagnose("sh: 1: mocha: not found\n", 127, policy, clone) is None, "no script of package.json's runs it"

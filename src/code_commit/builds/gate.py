@@ -13,6 +13,7 @@ from pathlib import Path
 
 from code_commit.builds.changes import BuildWatch
 from code_commit.builds.diagnosis import Diagnosis, Host, diagnose
+from code_commit.builds.diagnosis.nested import probe
 from code_commit.builds.ignored_files import put_back, saved
 from code_commit.builds.integrity import (
     CREATED,
@@ -26,6 +27,7 @@ from code_commit.builds.runner import BuildResult, run_build
 from code_commit.config.paths import CONFIG_DIR
 from code_commit.config.protected import BUILD_SCRIPT, GIT_DIR
 from code_commit.config.redaction import Redactor
+from code_commit.config.sandbox_writable import holds_socket
 from code_commit.config.settings import Settings
 from code_commit.errors import BuildTampered
 from code_commit.files.setup_files import read_regular
@@ -254,11 +256,13 @@ def refusals_note(refused: list[Refusal], most: int = 5) -> str:
 def diagnosed(
     root: Path, result: BuildResult, build_policy: SandboxPolicy | None, refused: list[Refusal]
 ) -> Diagnosis | None:
-    """What kept a failed build from running, if the sandbox or the setup did (builds/diagnosis.py);
+    """What kept a failed build from running, if the sandbox or the setup did (builds/diagnosis/);
     `refused`: the hosts the proxy refused it, from the proxy's own record."""
     env = {**os.environ, **dict(build_policy.env if build_policy else ())}
     script = _head(root / BUILD_SCRIPT, SCRIPT_READ).decode("utf-8", "replace")
-    host = Host.of(root, env, script)
+    host = Host.of(
+        root, env, script, lambda name: _head(root / name, SCRIPT_READ).decode(errors="replace"), holds_socket, probe
+    )
     return diagnose(output_text(result), result.exit_code, build_policy, host, result.start_error, refused)
 
 

@@ -7,10 +7,12 @@ Checked when the settings load and again before each build (a build can change w
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Sequence
 from pathlib import Path
 
 PRIVATE_TMP = Path("/tmp")  # the sandbox gives each build its own, empty: the host's is hidden
+SOCKET_LOOK = 2000  # entries of a folder looked at for a socket, at most (then it counts as holding one)
 
 
 def writable_problem(path: str, root: Path, writable: Sequence[str] = ()) -> str | None:
@@ -55,7 +57,31 @@ def readable_problem(path: str, root: Path, writable: Sequence[str] = ()) -> str
         owner = None  # not there (yet): bwrap skips it
     if owner is not None and owner not in (os.geteuid(), 0):
         return f"{path!r} belongs to another user: in the shared {PRIVATE_TMP}, only your own folders can be shown"
+    if holds_socket(str(expanded)):
+        return f"{path!r} holds a Unix socket (an agent's, a server's): a build could talk to it; name one without"
     return _through_writable_link(path, expanded, project, writable)
+
+
+def holds_socket(path: str) -> bool:
+    """Whether the folder holds a Unix socket, at any depth, without following symlinks. A folder too
+    big to look through (SOCKET_LOOK entries) counts as holding one: no build may reach a socket."""
+    seen = 0
+    pending = [path]
+    while pending:
+        try:
+            with os.scandir(pending.pop()) as entries:
+                for entry in entries:
+                    seen += 1
+                    if seen > SOCKET_LOOK:
+                        return True
+                    mode = entry.stat(follow_symlinks=False).st_mode
+                    if stat.S_ISSOCK(mode):
+                        return True
+                    if stat.S_ISDIR(mode):
+                        pending.append(entry.path)
+        except OSError:
+            continue  # not there, or not ours to read: nothing a build could see there either
+    return False
 
 
 def _through_writable_link(path: str, expanded: Path, project: Path, writable: Sequence[str]) -> str | None:
