@@ -35,13 +35,14 @@ code means; `EXIT_CODES` below is the only place a class meets its code.
 
 from __future__ import annotations
 
+import re
 from typing import Protocol
 
 from code_commit.exits import EXIT
 
 
 class BlockedBy(Protocol):
-    """What kept a build from running (builds/diagnosis.py's Diagnosis): its one line."""
+    """What kept a build from running (builds/diagnosis/: Diagnosis): its one line."""
 
     def line(self) -> str: ...
 
@@ -99,17 +100,41 @@ class BuildError(CodeCommitError):
 
 class BuildTampered(BuildError):
     """The build changed what the run's integrity rests on (build.sh, an ignore file, git's hooks or
-    config, agent-config/): the run stops at once, sends nothing more to the model, never passes."""
+    config, agent-config/): the run stops at once, sends nothing more to the model, never passes.
+
+    The message lists every changed path itself and advises no command that would run what the
+    build planted: `git status` runs core.fsmonitor and a filter's clean command from a config the
+    build may have changed, and a `git` planted on PATH would stand in for git. So it names git by
+    the full path code-commit itself runs (PATH's trusted part), with fsmonitor off (status runs no
+    hook), and, where a git config is among the changed paths, says to restore that first."""
 
     def __init__(self, paths: list[str]) -> None:
+        from code_commit.git.env import find_program  # a leaf's leaf: only when a build tampered
+
+        git = find_program("git") or "/usr/bin/git"
+        configs = [path for path in paths if _GIT_CONFIG.search(path)]
+        first = (
+            f" One of them is git's config ({', '.join(configs)}): read it and put it back with an editor before "
+            "you run git there at all, as it can name a program git runs."
+            if configs
+            else ""
+        )
         super().__init__(
             "the build changed files it must never change, so the run stopped: nothing more was sent to "
             "the model and this build does not count. Changed: "
             + ", ".join(paths)
-            + ". Check them (git status, git diff; agent-config/ is not in git) and restore them before "
-            'running again; with sandbox = "require" no build can change them.'
+            + ". Look at each of them (with a viewer: less, an editor) and restore them before running again; "
+            "run nothing there before, not build.sh, not a plain `git status`, which runs what a changed git "
+            "config names (core.fsmonitor, a filter) and whatever `git` comes first on PATH."
+            + first
+            + f" To see the rest of the tree: {git} -c core.fsmonitor=false status (git by its full path; "
+            'agent-config/ is not in git). With sandbox = "require" no build can change them.'
         )
         self.paths = list(paths)
+
+
+# A changed path that is git's configuration (the repository's, a worktree's, the user's or an included one).
+_GIT_CONFIG = re.compile(r"(?:^|/)(?:[^/]*gitconfig|config(?:\.worktree)?|\.gitmodules)(?: \(|$)")
 
 
 class BuildBlocked(BuildError):

@@ -29,7 +29,7 @@ from code_commit.errors import BuildChangedTests, CodeCommitError, SetupError, S
 from code_commit.guard.weakening import What
 from code_commit.run import signals
 from code_commit.run.orchestrator import Orchestrator
-from code_commit.run.record import RunRecord
+from code_commit.run.record import RunRecord, first_errors
 from code_commit.run.signals import TimeLimit
 from code_commit.run.workspace import build_script_problems, config_dir_problems, gitignore_problems
 from code_commit.sandbox.bubblewrap import BUBBLEWRAP, Sandbox, choose, describe_policy
@@ -130,6 +130,9 @@ def init_check(console: Console, root: Path) -> Checked | None:
     except (CodeCommitError, Stopped) as exc:
         checked.record.ended_by(exc, 0.0)
     console.info(f"check: {verdict(checked.record)}")
+    build = checked.record.last_build
+    if build is not None and not build.passed and checked.record.diagnosis is None:
+        console.excerpt(first_errors(build))
     return checked
 
 

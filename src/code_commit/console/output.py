@@ -25,7 +25,7 @@ import contextlib
 import os
 import sys
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
@@ -138,6 +138,16 @@ class Console:
             self._flush_partial()
             for line in _lines(self.redact(text)):
                 self._line(f"  {line}", "dim")
+
+    def excerpt(self, lines: Sequence[str]) -> None:
+        """Lines quoted under the last one (a failed build's first errors): indented, as the build
+        printed them, one line each; not when quiet."""
+        if self.quiet or not lines:
+            return
+        self._flush_partial()
+        for line in lines:
+            for part in _lines(self.redact(line))[:1]:
+                self._line(f"  | {part}", "dim")
 
     def warn(self, text: str) -> None:
         self._emit(f"warning: {text}", style="yellow")

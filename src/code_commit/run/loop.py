@@ -43,7 +43,7 @@ from code_commit.run.built_trees import BuiltTrees
 from code_commit.run.model_calls import Caller, CallMeter, check_fits, report_totals, with_server_context
 from code_commit.run.orchestrator import Orchestrator
 from code_commit.run.preflight import stale_rollup, untracked_in_rollup, untracked_warning
-from code_commit.run.record import RunRecord
+from code_commit.run.record import RunRecord, first_errors
 from code_commit.run.revert import Originals, build_originals
 from code_commit.run.signals import TimeLimit
 from code_commit.run.workspace import Workspace
@@ -201,6 +201,7 @@ def repair_loop(run: RunContext) -> None:
             record.passed = True
             return
         console.info(f"build fails: {result.describe()}")
+        console.excerpt(first_errors(result))
         state.feedback = Feedback(output_for_prompt(result.output, settings.build_output_cap) + approved.note)
         state.failed_build = result.log_path
     if record.last_build is None and record.answers_without_change:

@@ -29,6 +29,7 @@ from code_commit.exits import EXIT, REFUSED_OUTCOME, outcome_name
 from code_commit.llm.base import Usage
 
 FIRST_ERROR = 300  # characters of the first error line the record's `error` quotes
+FIRST_ERRORS = 3  # a failed build's first error lines the console shows
 RUN = frozenset({"run"})  # `demo` runs the real loop: its record is a run's
 APPLY = frozenset({"apply"})
 CHECK = frozenset({"check"})  # build.sh run as a run runs it, with no model
@@ -239,11 +240,15 @@ class RunRecord:
 def first_error(build: BuildResult) -> str | None:
     """The first line of the build's output shaped like a diagnostic (else mentioning an error), on one
     line and shortened: enough to say what failed without opening the log."""
-    for kept in (build.output.diagnostics, build.output.mentions):
-        for _, line in kept.first[:1]:
-            text = " ".join(line.split())
-            return text if len(text) <= FIRST_ERROR else text[: FIRST_ERROR - 5] + " [...]"
-    return None
+    return next(iter(first_errors(build, 1)), None)
+
+
+def first_errors(build: BuildResult, count: int = FIRST_ERRORS) -> list[str]:
+    """The build's first lines shaped like diagnostics (else mentioning an error), as the repair
+    prompt leads with them, each on one line and shortened: what the console shows of a failure."""
+    kept = build.output.diagnostics if build.output.diagnostics.first else build.output.mentions
+    texts = [" ".join(line.split()) for _, line in kept.first[:count]]
+    return [text if len(text) <= FIRST_ERROR else text[: FIRST_ERROR - 5] + " [...]" for text in texts]
 
 
 def plain(value: Any) -> Any:
