@@ -101,6 +101,8 @@ def test_an_ordinary_failing_test_is_still_repaired(project: Project, api: FakeA
     assert result.exit_code == EXIT.OK, result.stderr
     assert len(api.requests) == 2
     assert "AssertionError: 'broken\\n' != 'fixed\\n'" in api.requests[1].prompt_text, "the repair saw the failure"
+    shown = result.stderr.split("build fails: ", 1)[1].split("call 2/", 1)[0]
+    assert "  | AssertionError: 'broken\\n' != 'fixed\\n'" in shown, "the console says why, not only the exit code"
 
 
 def test_apply_build_kept_from_running_exits_11_with_the_fix(project: Project, cli, tool_under_tmp: Path) -> None:

@@ -4,7 +4,7 @@ The same orchestrator as a run (run/orchestrator.py): the same sandbox, environm
 output capture and tamper check, under the project's lock, logged in a run folder. It says where
 the build ran (the sandbox, the network, what it may write, what is hidden), the build's output as
 a repair prompt would carry it, the verdict, how many tests the output says ran, and, when the
-sandbox or the setup kept the build from running, the cause and the fix (builds/diagnosis.py).
+sandbox or the setup kept the build from running, the cause and the fix (builds/diagnosis/).
 What the build did to the tests is judged as in a run (the tests setting): under protect a build
 that deleted, rewrote or weakened them is no pass (exit 12), as a run would stop there; under
 report it is named under the verdict.

@@ -208,7 +208,7 @@ class Orchestrator:
         What it did to the tests is judged (the tests setting): under protect, a build that deleted,
         rewrote or weakened them raises BuildChangedTests, whatever its verdict: its code is the
         model's, so no pass, and nothing more goes to the model. Raises BuildBlocked when the sandbox
-        or the setup kept it from running (builds/diagnosis.py): no answer can help either."""
+        or the setup kept it from running (builds/diagnosis/): no answer can help either."""
         assert self.sandbox is not None and self.watch is not None, "prepare(builds=True) chooses the sandbox"
         self.console.step("running build.sh")
         log = self.log

@@ -23,7 +23,7 @@ The project's cache is never a host cache made writable: a build can change only
 sandboxed builds of the same project read. yarn's and pnpm's caches are left alone: yarn 4 and pnpm
 record the cache's path in the project (.pnp.cjs, node_modules/.modules.yaml), so another one would
 break the user's own next `yarn test` or `pnpm install`, and YARN_CACHE_FOLDER would override a
-yarn 4 project's own cacheFolder (builds/diagnosis.py names the step to take outside the sandbox).
+yarn 4 project's own cacheFolder (builds/diagnosis/ names the step to take outside the sandbox).
 """
 
 from __future__ import annotations
