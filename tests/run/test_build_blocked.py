@@ -285,3 +285,29 @@ def test_after_tampering_the_advice_runs_neither_a_planted_git_nor_a_planted_fsm
     subprocess.run(advice.group(1).split(), cwd=project.root, check=True, capture_output=True)  # as the user would
     assert sorted(p.name for p in out.iterdir()) == [], "the advice ran what the build planted"
     assert "git status" not in record["error"].replace("a plain `git status`", "")
+
+
+@pytest.mark.parametrize("ignored", [True, False])
+def test_a_generated_module_a_fresh_clone_lacks_ends_the_run_only_where_git_ignores_it(
+    project: Project, api: FakeAPI, cli, ignored: bool
+) -> None:
+    """setuptools-scm's version file: the package imports it, git ignores it, a clone has none. Not
+    ignored, a missing module is the code's own failure (the model may write it)."""
+    project.write("pkg/__init__.py", "from pkg._version import version\n")
+    if ignored:
+        project.write(".gitignore", "/agent-config\npkg/_version.py\n")
+    project.build_script(f"set -e\n{PYTHON} -B -c 'import pkg'\ntest -f fixed.txt\n")
+    project.commit_all()
+    for _ in range(4):
+        api.reply(FIX)
+
+    result = cli("--json", "--sandbox", "require")
+
+    record = json.loads(result.stdout)
+    if not ignored:
+        assert result.exit_code == EXIT.BUILD_FAILS and record["diagnosis"] is None, result.stderr
+        assert len(api.requests) == 4, "each repair was asked for"
+        return
+    assert result.exit_code == EXIT.BUILD_BLOCKED, result.stderr
+    assert len(api.requests) == 1
+    assert record["diagnosis"]["subject"] == "pkg/_version.py" and "pip install -e ." in record["diagnosis"]["fix"]

@@ -33,6 +33,7 @@ from code_commit.errors import BuildTampered
 from code_commit.files.setup_files import read_regular
 from code_commit.git.config_files import GitFiles
 from code_commit.git.env import distrust
+from code_commit.git.ignore import check_ignore
 from code_commit.sandbox.bubblewrap import Sandbox, SandboxPolicy, policy, proxied
 from code_commit.sandbox.home import home_view
 from code_commit.sandbox.limits import BuildLimits
@@ -261,9 +262,23 @@ def diagnosed(
     env = {**os.environ, **dict(build_policy.env if build_policy else ())}
     script = _head(root / BUILD_SCRIPT, SCRIPT_READ).decode("utf-8", "replace")
     host = Host.of(
-        root, env, script, lambda name: _head(root / name, SCRIPT_READ).decode(errors="replace"), holds_socket, probe
+        root,
+        env,
+        script,
+        lambda name: _head(root / name, SCRIPT_READ).decode(errors="replace"),
+        holds_socket,
+        probe,
+        lambda path: _ignored(root, path),
     )
     return diagnose(output_text(result), result.exit_code, build_policy, host, result.start_error, refused)
+
+
+def _ignored(root: Path, path: str) -> bool:
+    """git ignores the project's `path` (a generated file a clone lacks?); no answer counts as no."""
+    try:
+        return check_ignore(root, [path]).get(path) is not None
+    except OSError:  # GitUnanswered among them
+        return False
 
 
 def output_text(result: BuildResult) -> str:

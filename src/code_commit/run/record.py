@@ -240,15 +240,22 @@ class RunRecord:
 def first_error(build: BuildResult) -> str | None:
     """The first line of the build's output shaped like a diagnostic (else mentioning an error), on one
     line and shortened: enough to say what failed without opening the log."""
-    return next(iter(first_errors(build, 1)), None)
+    kept = build.output.diagnostics if build.output.diagnostics.first else build.output.mentions
+    return next((_one_line(line) for _, line in kept.first[:1]), None)
 
 
 def first_errors(build: BuildResult, count: int = FIRST_ERRORS) -> list[str]:
-    """The build's first lines shaped like diagnostics (else mentioning an error), as the repair
-    prompt leads with them, each on one line and shortened: what the console shows of a failure."""
-    kept = build.output.diagnostics if build.output.diagnostics.first else build.output.mentions
-    texts = [" ".join(line.split()) for _, line in kept.first[:count]]
-    return [text if len(text) <= FIRST_ERROR else text[: FIRST_ERROR - 5] + " [...]" for text in texts]
+    """The build's first lines shaped like diagnostics, then its first mentioning an error, as the
+    repair prompt leads with them, in the output's order, each on one line and shortened: what the
+    console shows of a failure."""
+    output = build.output
+    chosen = sorted([*output.diagnostics.first[:count], *output.mentions.first[:count]][:count])
+    return [_one_line(line) for _, line in chosen]
+
+
+def _one_line(line: str) -> str:
+    text = " ".join(line.split())
+    return text if len(text) <= FIRST_ERROR else text[: FIRST_ERROR - 5] + " [...]"
 
 
 def plain(value: Any) -> Any:

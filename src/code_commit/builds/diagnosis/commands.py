@@ -51,6 +51,9 @@ NODE_INSTALLS = (
     ("package-lock.json", "npm ci"),
     ("npm-shrinkwrap.json", "npm ci"),
 )
+# Python's word for a module it could not import: a generated one (a version file) a clone lacks?
+_NO_MODULE = re.compile(r"ModuleNotFoundError: No module named '(?P<module>[\w.]+)'")
+PACKAGE_ROOTS = ("", "src/")  # where a project's packages are: flat, or the src layout
 # build.sh sourcing a virtualenv's activate script that is not there (dash, then bash).
 _NO_ACTIVATE = re.compile(
     r"^(?P<shell>[^\s:][^:\n]*?): (?:line )?\d+: (?:\.|source): (?:cannot open |can't open )?"
@@ -160,6 +163,38 @@ def _no_node_modules(command: str, view: View, line: str) -> Diagnosis | None:
         "installed): no change to the code can make it run",
         f"run `{install}` in the project before the run, outside the sandbox (in CI, a step before code-commit): "
         "build.sh runs with no network",
+        evidence(line),
+    )
+
+
+def generated_missing(lines: list[str], view: View) -> Iterator[tuple[int, Diagnosis]]:
+    """The tests import a module of the project's own that a build step generates (setuptools-scm's
+    version file): its package is there, the file is not, and git ignores it, so a fresh clone
+    never had it. Facts all three: the package folder exists, the file does not, git ignores it."""
+    host = view.host
+    for index, line in enumerate(lines):
+        match = _NO_MODULE.search(line)
+        if match is None or "." not in match.group("module"):
+            continue
+        *package, name = match.group("module").split(".")
+        for top in PACKAGE_ROOTS:
+            relative = f"{top}{'/'.join(package)}/{name}.py"
+            folder = host.root / top / "/".join(package)
+            package_there = host.exists(str(folder / "__init__.py"))
+            if package_there and not host.exists(str(host.root / relative)) and host.ignored(relative):
+                yield index, _generated(match.group("module"), relative, line)
+                return
+
+
+def _generated(module: str, relative: str, line: str) -> Diagnosis:
+    return Diagnosis(
+        MISSING,
+        relative,
+        f"the tests import {module}, whose file {relative} a build step generates: git ignores it and the "
+        "project has none (a fresh clone): no change to the code can make it",
+        f"generate {relative} before the run, outside the sandbox (for a version file setuptools-scm or hatch-vcs "
+        "writes: install the project, `pip install -e .` in its virtualenv, or `uv sync`); in CI, a step before "
+        "code-commit",
         evidence(line),
     )
 

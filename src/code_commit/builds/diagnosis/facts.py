@@ -61,6 +61,10 @@ def _nests(_: SandboxPolicy) -> str | None:
     return None
 
 
+def _nothing_ignored(_: str) -> bool:
+    return False
+
+
 def _matches(pattern: str) -> list[str]:
     return sorted(glob.glob(pattern))[:100]
 
@@ -81,6 +85,7 @@ class Host:
     nested_sandbox: Callable[[SandboxPolicy], str | None] = _nests  # why no sandbox starts inside this one
     as_root: bool = False  # code-commit runs as root
     glob: Callable[[str], list[str]] = _matches  # the paths a pattern matches
+    ignored: Callable[[str], bool] = _nothing_ignored  # git ignores this path of the project
 
     @classmethod
     def of(
@@ -91,6 +96,7 @@ class Host:
         read: Callable[[str], str] = _no_file,
         holds_socket: Callable[[str], bool] = _no_socket,
         nested_sandbox: Callable[[SandboxPolicy], str | None] = _nests,
+        ignored: Callable[[str], bool] = _nothing_ignored,
     ) -> Host:
         return cls(
             Path(os.path.realpath(root)),
@@ -103,6 +109,8 @@ class Host:
             holds_socket,
             nested_sandbox,
             os.geteuid() == 0,
+            _matches,
+            ignored,
         )
 
     @property

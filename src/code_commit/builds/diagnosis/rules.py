@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 from code_commit.builds.diagnosis.caches import the_tools, widening_problem
-from code_commit.builds.diagnosis.commands import hidden_tmp_path, not_found, unstarted
+from code_commit.builds.diagnosis.commands import generated_missing, hidden_tmp_path, not_found, unstarted
 from code_commit.builds.diagnosis.facts import (
     CAPABILITY,
     CONFIG,
@@ -99,6 +99,9 @@ _RUNS = {
 }
 
 
+Rule = Callable[[list[str], View], Iterator[tuple[int, Diagnosis]]]  # a rule: its first hit, if any, with its line
+
+
 def diagnose(
     output: str,
     exit_code: int | None,
@@ -108,9 +111,9 @@ def diagnose(
     refused: Sequence[Refusal] = (),
 ) -> Diagnosis | None:
     """The cause of a failed build that the sandbox or the setup made, or None for an ordinary
-    failure (or none found). `policy`: what the build ran under; None, unsandboxed, where only an
-    interpreter build.sh names that does not exist can be found. `start_error`: why build.sh could
-    not be started at all (builds/runner.py: code-commit's words, not the build's). `refused`: the
+    failure (or none found). `policy`: what the build ran under; None, unsandboxed, where only what
+    the setup lacks (a program, an interpreter, a dependency) can be found. `start_error`: why build.sh
+    could not be started at all (builds/runner.py: code-commit's words, not the build's). `refused`: the
     hosts code-commit's proxy refused the build (sandbox/proxy.py: its record, not the build's words),
     which explain a failure before anything the output says. Else the earliest evidence wins: the
     first thing that went wrong explains the rest."""
@@ -125,9 +128,18 @@ def diagnose(
         return _refused(refused)
     lines = [line[:MAX_LINE] for line in output.splitlines()[-MAX_LINES:]]
     rules: Sequence[Callable[[list[str], View], Iterator[tuple[int, Diagnosis]]]] = (
-        (not_found,)
+        (not_found, generated_missing)
         if policy is None
-        else (not_found, _read_only, hidden_tmp_path, _network, nested, _capability, _pnpm_store_switch)
+        else (
+            not_found,
+            generated_missing,
+            _read_only,
+            hidden_tmp_path,
+            _network,
+            nested,
+            _capability,
+            _pnpm_store_switch,
+        )
     )
     found = [hit for rule in rules for hit in rule(lines, view)]  # each rule yields its first hit, if any
     return min(found, key=lambda hit: hit[0])[1] if found else None
