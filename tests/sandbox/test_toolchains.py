@@ -174,13 +174,16 @@ def test_an_ordinary_failure_gets_no_diagnosis_and_a_network_one_does(tmp_path: 
     root.mkdir()
     python = os.path.realpath(sys.executable)  # a venv under /tmp (a CI checkout there) would be hidden
     lookup = f"{python} -c 'import socket; socket.getaddrinfo(\"registry.npmjs.org\", 443)'\n"
+    install = f"{python} -m pip install --retries 0 --no-cache-dir --target /tmp/deps six\n"
 
     failing_test = build(root, "echo 'FAILED tests/test_x.py::test_one - assert 1 == 2'\nexit 1\n")
-    no_network = build(root, lookup)
+    no_network = build(root, install)
+    code_s_own = build(root, lookup)  # the code's own lookup: a host name printed is no cause (issue 30)
 
     assert not failing_test.passed and failing_test.diagnosis is None
     assert no_network.diagnosis is not None and no_network.diagnosis.kind == diagnosis.NETWORK, no_network
-    assert "sandbox_network = true" in no_network.diagnosis.fix
+    assert "sandbox_network = true" in no_network.diagnosis.fix, "build.sh itself installs"
+    assert not code_s_own.passed and code_s_own.diagnosis is None
 
 
 @needs_bwrap

@@ -36,12 +36,12 @@ LOOK_AHEAD = 2  # indented lines after it that may (uv wraps `at path` onto the 
 NETWORK_ON = "sandbox_network = true"
 NETWORK_RISK = "which lets the build, the model's code, reach any host"
 # Variables naming a cache code-commit gives sandboxed builds itself when they are unset
-# (sandbox/toolchains.py), with the tool and, where it must always write there, its default folder
-# under the home folder (npm need not: it reads a read-only cache).
-OWN_CACHE_VARS: dict[str, tuple[str, tuple[str, ...]]] = {
-    "UV_CACHE_DIR": ("uv", (".cache", "uv")),
-    "GOCACHE": ("Go", (".cache", "go-build")),
-    "npm_config_cache": ("npm", ()),
+# (sandbox/toolchains.py), with the tool and whether it must always write its cache (npm need not:
+# it reads a read-only cache).
+OWN_CACHE_VARS: dict[str, tuple[str, bool]] = {
+    "UV_CACHE_DIR": ("uv", True),
+    "GOCACHE": ("Go", True),
+    "npm_config_cache": ("npm", False),
 }
 
 _READ_ONLY_WORDS = re.compile(r"read-only file system|\bEROFS\b|os error 30\b|\[Errno 30\]", re.IGNORECASE)
