@@ -35,6 +35,7 @@ code means; `EXIT_CODES` below is the only place a class meets its code.
 
 from __future__ import annotations
 
+import os
 import re
 from typing import Protocol
 
@@ -105,13 +106,11 @@ class BuildTampered(BuildError):
     The message lists every changed path itself and advises no command that would run what the
     build planted: `git status` runs core.fsmonitor and a filter's clean command from a config the
     build may have changed, and a `git` planted on PATH would stand in for git. So it names git by
-    the full path code-commit itself runs (PATH's trusted part), with fsmonitor off (status runs no
-    hook), and, where a git config is among the changed paths, says to restore that first."""
+    its full path in a system folder, with fsmonitor off (status runs no hook), and, where a git
+    config is among the changed paths, says to restore that first."""
 
     def __init__(self, paths: list[str]) -> None:
-        from code_commit.git.env import find_program  # a leaf's leaf: only when a build tampered
-
-        git = find_program("git") or "/usr/bin/git"
+        git = next((path for path in SYSTEM_GITS if os.access(path, os.X_OK)), SYSTEM_GITS[0])
         configs = [path for path in paths if _GIT_CONFIG.search(path)]
         first = (
             f" One of them is git's config ({', '.join(configs)}): read it and put it back with an editor before "
@@ -133,6 +132,8 @@ class BuildTampered(BuildError):
         self.paths = list(paths)
 
 
+# Where the system's git is: folders no build writes (PATH's first `git` may be one a build planted).
+SYSTEM_GITS = ("/usr/bin/git", "/bin/git", "/usr/local/bin/git", "/opt/homebrew/bin/git")
 # A changed path that is git's configuration (the repository's, a worktree's, the user's or an included one).
 _GIT_CONFIG = re.compile(r"(?:^|/)(?:[^/]*gitconfig|config(?:\.worktree)?|\.gitmodules)(?: \(|$)")
 

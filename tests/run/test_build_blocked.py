@@ -12,6 +12,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -120,6 +121,25 @@ def test_apply_build_kept_from_running_exits_11_with_the_fix(project: Project, c
 # The honest ones: a failure no answer can fix ends the run after one call, with the cause and the fix.
 
 
+def answered_with_the_fix(project: Project, api: FakeAPI, cli) -> tuple[Any, dict[str, Any]]:
+    """A sandboxed run of the project, committed, whose every answer is the fix: its result and record."""
+    project.commit_all()
+    for _ in range(4):
+        api.reply(FIX)
+    result = cli("--json", "--sandbox", "require")
+    return result, json.loads(result.stdout)
+
+
+def blocked(project: Project, api: FakeAPI, cli) -> dict[str, Any]:
+    """A run of the project whose build no answer can fix: exit 11 after its first call, the
+    diagnosis on the console; its record."""
+    result, record = answered_with_the_fix(project, api, cli)
+    assert result.exit_code == EXIT.BUILD_BLOCKED, result.stderr
+    assert len(api.requests) == 1, "no repair was asked for"
+    assert record["error"] in result.stderr
+    return record
+
+
 def test_a_program_build_sh_runs_off_the_builds_path_ends_the_run_with_where_it_is(
     project: Project, api: FakeAPI, cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -131,19 +151,12 @@ def test_a_program_build_sh_runs_off_the_builds_path_ends_the_run_with_where_it_
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("PATH", "/usr/bin:/bin")  # cron's
     project.build_script("set -e\nlint-all\ntest -f fixed.txt\n")
-    project.commit_all()
-    for _ in range(4):
-        api.reply(FIX)
 
-    result = cli("--json", "--sandbox", "require")
+    record = blocked(project, api, cli)
 
-    assert result.exit_code == EXIT.BUILD_BLOCKED, result.stderr
-    assert len(api.requests) == 1, "no repair was asked for"
-    record = json.loads(result.stdout)
     assert record["diagnosis"]["kind"] == "missing" and record["diagnosis"]["subject"] == "lint-all"
     assert "it is at ~/.local/bin/lint-all" in record["error"]
     assert "PATH=~/.local/bin:/usr/bin:/bin code-commit" in record["diagnosis"]["fix"]
-    assert record["error"] in result.stderr
 
 
 def test_a_fresh_clone_without_node_modules_ends_the_run_with_the_install(project: Project, api: FakeAPI, cli) -> None:
@@ -152,15 +165,9 @@ def test_a_fresh_clone_without_node_modules_ends_the_run_with_the_install(projec
         pytest.skip("npm is not installed")
     project.write("package.json", '{"name": "app", "version": "1.0.0", "scripts": {"test": "jest --ci"}}\n')
     project.build_script("set -e\nnpm test\ntest -f fixed.txt\n")
-    project.commit_all()
-    for _ in range(4):
-        api.reply(FIX)
 
-    result = cli("--json", "--sandbox", "require")
+    record = blocked(project, api, cli)
 
-    assert result.exit_code == EXIT.BUILD_BLOCKED, result.stderr
-    assert len(api.requests) == 1
-    record = json.loads(result.stdout)
     assert record["diagnosis"]["subject"] == "node_modules" and "`npm install`" in record["diagnosis"]["fix"]
     assert record["diagnosis"]["evidence"] == "sh: 1: jest: not found"
 
@@ -174,18 +181,13 @@ def test_a_build_that_starts_a_sandbox_of_its_own_is_diagnosed_with_the_setting_
     bwrap = shutil.which("bwrap")
     nested = f"{bwrap} --ro-bind / / --dev /dev --unshare-pid --proc /proc --unshare-net -- true"
     project.build_script(f"set -e\n{nested}\ntest -f fixed.txt\n")
-    project.commit_all()
-    for _ in range(4):
-        api.reply(FIX)
-
-    result = cli("--json", "--sandbox", "require")
-
-    record = json.loads(result.stdout)
     if os.geteuid() != 0:
+        result, record = answered_with_the_fix(project, api, cli)
         assert result.exit_code == EXIT.OK and record["diagnosis"] is None, result.stderr
         return
-    assert result.exit_code == EXIT.BUILD_BLOCKED, result.stderr
-    assert len(api.requests) == 1
+
+    record = blocked(project, api, cli)
+
     assert record["diagnosis"]["kind"] == "namespaces"
     assert 'sandbox = "off"' in record["diagnosis"]["fix"] and "ordinary user" in record["diagnosis"]["fix"]
     assert "code-commit's own probe there: bwrap:" in record["diagnosis"]["cause"]
@@ -297,17 +299,12 @@ def test_a_generated_module_a_fresh_clone_lacks_ends_the_run_only_where_git_igno
     if ignored:
         project.write(".gitignore", "/agent-config\npkg/_version.py\n")
     project.build_script(f"set -e\n{PYTHON} -B -c 'import pkg'\ntest -f fixed.txt\n")
-    project.commit_all()
-    for _ in range(4):
-        api.reply(FIX)
-
-    result = cli("--json", "--sandbox", "require")
-
-    record = json.loads(result.stdout)
     if not ignored:
+        result, record = answered_with_the_fix(project, api, cli)
         assert result.exit_code == EXIT.BUILD_FAILS and record["diagnosis"] is None, result.stderr
         assert len(api.requests) == 4, "each repair was asked for"
         return
-    assert result.exit_code == EXIT.BUILD_BLOCKED, result.stderr
-    assert len(api.requests) == 1
+
+    record = blocked(project, api, cli)
+
     assert record["diagnosis"]["subject"] == "pkg/_version.py" and "pip install -e ." in record["diagnosis"]["fix"]
