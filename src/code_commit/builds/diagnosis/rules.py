@@ -85,6 +85,7 @@ _DOWNLOADS = re.compile(
     r"\b(?:npm|pnpm|yarn) (?:install|ci|i|add)\b|\bpip3? install\b|\buv (?:sync|pip install|add)\b"
     r"|\bcargo fetch\b|\bgo mod download\b"
 )
+_VERSION_BUMP = re.compile(r"\b(?:npm|yarn|pnpm) version\b")  # commits and tags
 # The tools a network diagnosis may name, by the words build.sh runs them with.
 _RUNS = {
     "corepack": ("corepack", "pnpm", "yarn"),
@@ -202,13 +203,12 @@ def _protected(path: Path, view: View, line: str) -> Diagnosis:
 
 
 def _build_sh_writes(path: Path, view: View) -> bool:
-    """build.sh itself names the step that writes the protected path: a git command or a version bump
-    (which commits) for git's files, the file's name for another. A printed line alone is no cause."""
+    """build.sh itself names the step that writes the protected path: git, or a version bump (which
+    commits), for git's files; the file's name for another. A printed line alone is no cause."""
     assert view.policy is not None
     script = view.host.build_script
-    if under(path, (view.policy.root / ".git",)) or path.name.startswith(".git"):
-        gits = ("git", ".git", "version")  # `npm version` commits and tags
-        return any(names_command(script, word) for word in gits) or path.name in script
+    if under(path, (view.policy.root / ".git",)):
+        return names_command(script, "git") or _VERSION_BUMP.search(script) is not None
     return path.name in script
 
 
