@@ -439,3 +439,24 @@ def test_bad_limits_are_setup_errors(project: Project, cli, setting: str, messag
     project.write("agent-config/config.toml", setting + "\n")
     result = cli("config")
     assert result.exit_code == 2 and message in result.stderr
+
+
+def test_a_build_inside_a_limited_build_keeps_the_limit_it_is_under() -> None:
+    """code-commit's own build, sandboxed, runs sandboxed builds: as a user, the inner one asked for a
+    higher hard RLIMIT_NPROC than the outer set, and every nested build failed with `ValueError: not
+    allowed to raise maximum limit`. It gets the lower of the two (root may raise it: the test looks
+    at the value)."""
+    import resource
+    import subprocess
+
+    def outer() -> None:
+        resource.setrlimit(resource.RLIMIT_NPROC, (500, 500))
+
+    helper = [sys.executable, "-I", "-S", "-c", limits.HELPER, "100000", "0", "--"]
+    hard = "import resource; print(resource.getrlimit(resource.RLIMIT_NPROC)[1])"
+    done = subprocess.run(
+        [*helper, sys.executable, "-I", "-S", "-c", hard], preexec_fn=outer, capture_output=True, text=True, check=False
+    )
+
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "500"

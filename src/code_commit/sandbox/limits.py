@@ -63,7 +63,8 @@ CONTROLLERS = {
 
 # Joins each cgroup whose cgroup.procs file it is given, sets RLIMIT_NPROC (processes running now for
 # this user, plus the limit; `limited` passes 0 for root, whom the kernel exempts) and RLIMIT_DATA,
-# then execs.
+# each no higher than the one it runs under (a user may not raise a hard limit: code-commit's own
+# tests run sandboxed builds inside its sandboxed build), then execs.
 HELPER = """
 import os, resource, sys
 processes, data, *procs = sys.argv[1:sys.argv.index("--")]
@@ -71,12 +72,15 @@ command = sys.argv[sys.argv.index("--") + 1:]
 for path in procs:
     with open(path, "w") as fh:
         fh.write(str(os.getpid()))
+def within(kind, wanted):  # never above the limit this process is under (a build in a build)
+    hard = resource.getrlimit(kind)[1]
+    return (wanted if hard == resource.RLIM_INFINITY else min(wanted, hard),) * 2
 if int(data):
-    resource.setrlimit(resource.RLIMIT_DATA, (int(data), int(data)))
+    resource.setrlimit(resource.RLIMIT_DATA, within(resource.RLIMIT_DATA, int(data)))
 if int(processes):
     uid = os.getuid()
     running = sum(1 for p in os.listdir("/proc") if p.isdigit() and os.stat("/proc/" + p).st_uid == uid)
-    resource.setrlimit(resource.RLIMIT_NPROC, (running + int(processes),) * 2)
+    resource.setrlimit(resource.RLIMIT_NPROC, within(resource.RLIMIT_NPROC, running + int(processes)))
 try:
     os.execv(command[0], command)
 except OSError as exc:
