@@ -471,3 +471,23 @@ def test_a_fresh_clone_without_node_modules_is_told_to_install() -> None:
     installed = dataclasses.replace(clone, exists=lambda path: path.endswith("node_modules"))
     assert diagnose("sh: 1: jest: not found\n", 127, policy, installed) is None
     assert diagnose("sh: 1: mocha: not found\n", 127, policy, clone) is None, "no script of package.json's runs it"
+
+
+def test_a_virtualenv_under_tmp_may_be_shown_and_a_folder_with_an_agents_socket_may_not(tmp_path: Path) -> None:
+    """A virtualenv's thousands of files hold no agent's socket (before: the look gave up at 2,000
+    entries and refused it, as init's own sandbox_readable for a venv under /tmp); an ssh-agent's
+    folder inside the named one does."""
+    import socket
+
+    packages = tmp_path / "venv" / "lib" / "python3" / "site-packages"
+    packages.mkdir(parents=True)
+    for n in range(2100):
+        (packages / f"module_{n}.py").write_text("")
+    agent = tmp_path / "tools" / "ssh-XXXX"
+    agent.mkdir(parents=True)
+
+    with socket.socket(socket.AF_UNIX) as server:
+        server.bind(str(agent / "agent.1"))
+
+        assert readable_problem(str(tmp_path / "venv"), Path("/nonexistent")) is None
+        assert "Unix socket" in (readable_problem(str(tmp_path / "tools"), Path("/nonexistent")) or "")

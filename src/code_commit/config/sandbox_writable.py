@@ -12,7 +12,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 PRIVATE_TMP = Path("/tmp")  # the sandbox gives each build its own, empty: the host's is hidden
-SOCKET_LOOK = 2000  # entries of a folder looked at for a socket, at most (then it counts as holding one)
+SOCKET_LOOK = 10_000  # entries looked at for a socket, at most (then the folder counts as holding one)
+SOCKET_DEPTH = 1  # folders below the named one looked into: agents keep their sockets near the top
 
 
 def writable_problem(path: str, root: Path, writable: Sequence[str] = ()) -> str | None:
@@ -63,13 +64,16 @@ def readable_problem(path: str, root: Path, writable: Sequence[str] = ()) -> str
 
 
 def holds_socket(path: str) -> bool:
-    """Whether the folder holds a Unix socket, at any depth, without following symlinks. A folder too
-    big to look through (SOCKET_LOOK entries) counts as holding one: no build may reach a socket."""
+    """Whether the folder holds a Unix socket in it or in a folder of its own, without following
+    symlinks: where agents and servers keep theirs (/tmp/ssh-XXXX/agent.N, /tmp/tmux-0/default, a
+    project's run/ folder). Deeper, a virtualenv's thousands of files are not looked through. A folder
+    too big to look through (SOCKET_LOOK entries) counts as holding one."""
     seen = 0
-    pending = [path]
+    pending = [(path, 0)]
     while pending:
+        folder, depth = pending.pop()
         try:
-            with os.scandir(pending.pop()) as entries:
+            with os.scandir(folder) as entries:
                 for entry in entries:
                     seen += 1
                     if seen > SOCKET_LOOK:
@@ -77,8 +81,8 @@ def holds_socket(path: str) -> bool:
                     mode = entry.stat(follow_symlinks=False).st_mode
                     if stat.S_ISSOCK(mode):
                         return True
-                    if stat.S_ISDIR(mode):
-                        pending.append(entry.path)
+                    if stat.S_ISDIR(mode) and depth < SOCKET_DEPTH:
+                        pending.append((entry.path, depth + 1))
         except OSError:
             continue  # not there, or not ours to read: nothing a build could see there either
     return False
