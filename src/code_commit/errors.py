@@ -14,7 +14,7 @@
       BuildError                       the build cannot be believed
         BuildTampered       exit 10    it changed what the run's integrity rests on
         BuildBlocked        exit 11    the sandbox or the setup kept it from running: no answer can help
-        BuildChangedTests   exit 12    it deleted, rewrote or weakened the tests (tests = "protect")
+        BuildChangedTests   exit 12    it changed the tests or the runners' configuration (tests = "protect")
       InternalError         exit 9     nothing expected it: a bug, or the environment (a full disk)
     Stopped                            ended from outside (a BaseException, as KeyboardInterrupt is)
       Interrupted           exit 130   SIGINT or SIGTERM (a bare Ctrl-C outside a run, too)
@@ -149,9 +149,9 @@ class BuildBlocked(BuildError):
 
 
 class BuildChangedTests(BuildError):
-    """The build deleted, rewrote or weakened the tests, under `tests = "protect"`: the model's code
-    (or build.sh) did it while it ran, so its verdict is no pass, and the run stops before its next
-    paid call. `findings`: what was done, one line each (guard/weakening's Finding)."""
+    """The build changed the tests or the runners' configuration, under `tests = "protect"`: the
+    model's code (or build.sh) did it while it ran, so its verdict is no pass, and the run stops
+    before its next paid call. `findings`: what was done, one line each (testguard's TestChange)."""
 
     NAMED = 10  # findings the message names; run.log and the record have them all
 

@@ -13,7 +13,7 @@ import typer
 from code_commit import exits
 from code_commit.cli.app import app
 from code_commit.config.settings import Settings
-from code_commit.guard.weakening import What
+from code_commit.testguard.runners import TABLE
 from code_commit.run.record import RunRecord
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
@@ -47,11 +47,11 @@ def test_every_flag_of_a_run_is_documented() -> None:
         assert f"`code-commit {name}" in rows or f"code-commit [SETTING FLAGS] {name}" in rows, name
 
 
-def test_every_kind_of_test_weakening_the_record_names_is_documented() -> None:
-    rows = table_rows("unattended.md", "## The JSON record").splitlines()
-    (row,) = [row for row in rows if row.startswith("| `tests_weakened` |")]
-    for what in What:
-        assert f"`{what.name.lower()}`" in row, what
+def test_every_runner_configuration_the_tests_guard_reads_is_documented_with_its_source() -> None:
+    rows = table_rows("configuration.md", "### What the runners read").splitlines()
+    for entry in TABLE:
+        (row,) = [row for row in rows if all(f"`{name}`" in row for name in entry.names)]
+        assert entry.runner in row and entry.source in row, entry
 
 
 def test_every_field_and_outcome_of_the_json_record_is_documented() -> None:

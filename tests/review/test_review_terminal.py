@@ -6,6 +6,7 @@ everything it can on the way."""
 from __future__ import annotations
 
 import io
+import json
 import os
 import termios
 
@@ -169,29 +170,23 @@ ADD_ONLY = "def test_add():\n    assert 1 + 1 == 2\n"
 SUB_ONLY = "def test_sub():\n    assert 2 - 1 == 1\n"
 
 
-def test_the_user_sees_a_rewrite_of_their_edit_first_and_what_the_review_kept_is_judged_for_the_tests(
+def test_the_user_sees_a_rewrite_of_their_edit_first_and_a_new_test_the_review_keeps_is_judged_apart(
     files: Project, api: FakeAPI, terminal: Spawner
 ) -> None:
-    """A whole-file answer over an uncommitted edit is named before the review starts; an answer that
-    moves a test is no weakening, but keeping the removal and rejecting the new file is: refused."""
-    files.write("tests/test_calc.py", CALC)
+    """A whole-file answer over an uncommitted edit is named before the review starts; a new test file
+    the user keeps is kept, and the pass is judged without it (it fails here, and the run passes)."""
+    files.write("tests/test_calc.py", ADD_ONLY)
     files.commit_all()
     files.write("old.txt", "old, and my uncommitted edit\n")
-    api.reply(
-        f"^^^old.txt\nold, from the rollup\n^^^end\n^^^tests/test_calc.py\n{ADD_ONLY}^^^end\n"
-        f"^^^tests/test_sub.py\n{SUB_ONLY}^^^end\n"
-    )
-    api.reply(FIX)
+    failing = "def test_sub():\n    assert 2 - 1 == 0\n"
+    api.reply(f"^^^old.txt\nold, from the rollup\n^^^end\n^^^tests/test_sub.py\n{failing}^^^end\n{FIX}")
     run = Session(terminal, files, NO_COLOR="1")
     run.expect("the answer rewrites 1 file whole that has uncommitted changes of yours: old.txt")
     run.expect("(1/3) Accept this hunk")
-    run.keys(("a", "(2/3) Accept this hunk"), ("a", "(3/3) Create this file"), ("r", "every hunk is decided"))
-    run.child.send("q")
-    run.expect("tests/test_calc.py: test_sub: removed a test")
-    run.expect("(1/1) Create this file")
-    run.keys(("a", "every hunk is decided"))
+    run.keys(("r", "(2/3) Create this file"), ("a", "(3/3) Create this file"), ("a", "every hunk is decided"))
     run.child.send("q")
     run.expect("build passes")
     assert run.finish() == 0
-    assert files.read("tests/test_calc.py") == CALC and files.read("old.txt") == "old, and my uncommitted edit\n"
-    assert "fix the code, not the test" in api.requests[1].prompt_text
+    assert files.read("tests/test_sub.py") == failing and files.read("old.txt") == "old, and my uncommitted edit\n"
+    summary = json.loads((files.run_dirs()[-1] / "summary.json").read_text())
+    assert summary["new_tests"] == ["tests/test_sub.py"] and summary["new_tests_pass"] is False

@@ -8,7 +8,7 @@ import contextlib
 import dataclasses
 import os
 import stat
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 from code_commit.builds.changes import BuildWatch
@@ -64,10 +64,12 @@ def checked_build(
     on_output: Callable[[str], None] | None = None,
     on_note: Callable[[str], None] | None = None,
     watch: BuildWatch | None = None,
+    read_only: Callable[[list[str] | None], Sequence[str]] | None = None,
 ) -> BuildResult:
     """Run build.sh; raise BuildTampered naming every watched path it changed, even when the build
     was stopped (a signal, the run's time limit) before it ended. `watch`: the files git shows,
-    whose changes by the build it records (`watch.last`), however the build ended."""
+    whose changes by the build it records (`watch.last`), however the build ended. `read_only`:
+    which of the files git shows the sandbox binds read-only besides the protected ones (the tests)."""
     distrust(root, *settings.sandbox_writable)  # as the settings did: no git a build plants ever runs here
     protected = protected_paths(root, run_folder)  # its listing of the files git shows serves the watch
     configured = protected.configured  # the check after the build looks where this one did
@@ -88,7 +90,8 @@ def checked_build(
             f"the tamper check looks for new .git folders and files among the tree's first {TREE_ENTRIES:,} "
             "entries only (breadth first): the tree has more"
         )
-    build_policy = sandbox_policy(root, settings, sandbox, protected)
+    extra = read_only(protected.shown) if read_only is not None and sandbox.active else ()
+    build_policy = sandbox_policy(root, settings, sandbox, protected, extra)
     if build_policy is not None and build_policy.network and on_note is not None:
         on_note(WHOLE_NETWORK)
     if watch is not None:
@@ -210,9 +213,14 @@ def own_change(root: Path, run_folder: Path) -> Iterator[None]:
 
 
 def sandbox_policy(
-    root: Path, settings: Settings, sandbox: Sandbox, protected: ProtectedPaths | None = None
+    root: Path,
+    settings: Settings,
+    sandbox: Sandbox,
+    protected: ProtectedPaths | None = None,
+    read_only: Sequence[str] = (),
 ) -> SandboxPolicy | None:
-    """What the next build may touch (None without a sandbox): `check` shows it before its build."""
+    """What the next build may touch (None without a sandbox): `check` shows it before its build.
+    `read_only`: more files of the project to bind read-only (relative paths)."""
     protected = protected or protected_paths(root)
     tools = toolchains(root, settings, sandbox)
     writable = [Path(os.path.expanduser(path)) for path in settings.sandbox_writable]
@@ -223,7 +231,7 @@ def sandbox_policy(
     return policy(
         sandbox,
         root,
-        protected.read_only,
+        [*protected.read_only, *(root / path for path in read_only)],
         [root / CONFIG_DIR, *hidden.folders],
         hosts.everything,
         settings.sandbox_writable,

@@ -26,7 +26,6 @@ from code_commit.console.plural import count
 from code_commit.console.printable import visible
 from code_commit.errors import SetupError
 from code_commit.guard.policy import Guard
-from code_commit.guard.weakening import Finding
 from code_commit.llm.catalog import load_catalog, with_output_limit
 from code_commit.logs.run_folder import ANSWER_FILE
 from code_commit.logs.run_log import RunLog
@@ -35,6 +34,7 @@ from code_commit.run.orchestrator import Orchestrator
 from code_commit.run.record import FileChange, RunRecord
 from code_commit.run.signals import TimeLimit
 from code_commit.run.workspace import build_script_problems, config_dir_problems, gitignore_problems
+from code_commit.testguard.rule import Judged
 
 FORMATS = ("auto", "caret", "json")
 
@@ -89,7 +89,7 @@ def _check_or_apply(orchestrator: Orchestrator, source: str, build: bool) -> Non
     if record.dry_run:  # --check: nothing is written, no lock is taken
         checked = _plan(orchestrator, text, fmt)
         if checked is not None:
-            orchestrator.tests_let_through(checked.weakened, 1)
+            orchestrator.tests_let_through(checked.judged, checked.plan, 1)
         record.passed = checked is not None
         for warning in record.warnings:
             orchestrator.console.warn(warning)
@@ -115,7 +115,7 @@ def _apply(orchestrator: Orchestrator, text: str, fmt: str, build: bool) -> None
         try:
             with signals.shielded():  # applied and recorded as applied: one step
                 orchestrator.apply(plan.plan, 1)
-                orchestrator.tests_let_through(plan.weakened, 1)
+                orchestrator.tests_let_through(plan.judged, plan.plan, 1)
         except AnswerRefused as failure:
             record.problems = list(failure.problems)
         else:
@@ -125,6 +125,8 @@ def _apply(orchestrator: Orchestrator, text: str, fmt: str, build: bool) -> None
         orchestrator.event(1, f"refused ({count(len(record.problems), 'problem')}); nothing was written")
     elif build:
         record.passed = orchestrator.build(1).passed
+        if record.passed and orchestrator.new_tests and orchestrator.settings.tests == "protect":
+            orchestrator.build_new_tests(1)
     else:
         record.passed = True
 
@@ -151,7 +153,7 @@ def _read_answer(source: str, cap: int) -> str:
 @dataclass(frozen=True)
 class Checked:
     plan: Plan
-    weakened: list[Finding]  # what it does to the tests, which tests = report lets through
+    judged: Judged  # what it does to the tests (which tests = report lets through), its new test files
 
 
 def _plan(orchestrator: Orchestrator, text: str, fmt: str) -> Checked | None:
@@ -166,7 +168,7 @@ def _plan(orchestrator: Orchestrator, text: str, fmt: str) -> Checked | None:
     guard = Guard(root, settings.protected_patterns)
     try:
         plan = checked_plan(root, text, settings, fmt=fmt, guard=guard, need_edits=True, secrets=orchestrator.redact)
-        weakened = orchestrator.judge_tests(plan, 1)
+        judged = orchestrator.judge_tests(plan, 1)
     except AnswerRefused as refusal:
         record.problems = list(refusal.problems)
         return None
@@ -174,7 +176,7 @@ def _plan(orchestrator: Orchestrator, text: str, fmt: str) -> Checked | None:
         record.warnings = list(guard.warnings)  # invalid ignore lines, skipped as git skips them
     record.changes = [FileChange(c.path, "delete" if c.content is None else "write") for c in plan.changes]
     record.missing_deletes = list(plan.missing_deletes)
-    return Checked(plan, weakened)
+    return Checked(plan, judged)
 
 
 def _as_text(record: RunRecord) -> str:

@@ -26,7 +26,6 @@ from code_commit.config.settings import Settings, load_settings
 from code_commit.console.output import Console, to_stdout
 from code_commit.console.printable import visible, visible_lines
 from code_commit.errors import BuildChangedTests, CodeCommitError, SetupError, Stopped
-from code_commit.guard.weakening import What
 from code_commit.run import signals
 from code_commit.run.orchestrator import Orchestrator
 from code_commit.run.record import RunRecord, first_errors
@@ -105,13 +104,10 @@ def report(checked: Checked, settings: Settings) -> str:
     out.append(verdict(record) + "\n")
     if record.diagnosis is not None:
         out.append(f"  read from the build's output: {record.diagnosis.evidence}\n")
-    allowed = [w for w in record.tests_weakened if w.allowed]
+    allowed = [change for change in record.tests_changed if change.allowed]
     if allowed:
         out.append("the build changed the tests (tests = report lets it through; a run would go on):\n")
-        for change in allowed:
-            where = f" {change.where}:" if change.where else ""
-            detail = f" ({change.detail})" if change.detail else ""
-            out.append(f"  - {visible(change.path)}:{where} {What[change.what.upper()].value}{detail}\n")
+        out += [f"  - {visible(change.path)}: {change.change} {change.what}\n" for change in allowed]
     return "".join(out)
 
 

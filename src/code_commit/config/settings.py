@@ -48,11 +48,8 @@ FALLBACK_MAX_TOKENS = 32_000
 # hostile-answer benchmarks measured it when max_tokens follows a model's 128,000-token limit.
 ANSWER_CAP_TOKENS = 32_000
 SANDBOX_MODES = ("auto", "require", "off")  # sandbox/bubblewrap.py: what each means
-TESTS_MODES = ("protect", "report", "free")  # guard/weakening: what an answer or a build may do to the tests
-TEST_PATTERNS_MODES = (
-    "extend",
-    "replace",
-)  # guard/weakening/paths.py: test_patterns add to the defaults or replace them
+TESTS_MODES = ("protect", "report", "free")  # testguard/: what an answer or a build may do to the tests
+TEST_PATTERNS_MODES = ("extend", "replace")  # testguard/files.py: test_patterns add to the defaults or replace them
 STALE_ROLLUP_MODES = ("warn", "refuse", "refresh")  # rollup/freshness.py: a rollup older than the files
 MIN_ROLLUP_BUDGET = 1000  # tokens: below this not even a small project's main files fit
 # bytes: the rollup reads a file whole to judge it, and a model's whole context is a few MiB; a sparse
@@ -380,16 +377,17 @@ class Settings:
     allow_delete: bool = _setting(True, "Whether an answer may delete files; false refuses every ^^^delete block.")
     tests: str = _setting(
         "protect",
-        "What an answer or a build may do to the tests. protect: weakening them (a test file deleted, a test "
-        "removed, skipped or emptied of its assertions, a hook or runner setting that changes what runs) refuses "
-        "the answer; a build that deletes, rewrites or weakens them is no pass and stops the run (exit 12). "
-        "report: allowed, and named in the console, run.log and the record. free: not checked.",
+        "What an answer or a build may do to the tests. protect: the existing tests and the test runners' "
+        "configuration are read-only (an answer that changes them is refused; a build that does is no pass, exit "
+        "12), new test files are kept but the pass is judged without them, and a pass needs the runners' own "
+        "counts to show no failure and as many tests passing as the baseline ran. report: test changes are "
+        "allowed, and named with any drop in the runners' counts. free: nothing is checked.",
         flag=BUILDING,
         rules=(_one_of(TESTS_MODES),),
     )
     test_patterns: list[str] = _setting(
         [],
-        "Gitignore-style patterns of more files that are tests or test configuration (matched case-sensitively, "
+        "Gitignore-style patterns of more files that are tests (matched case-sensitively, "
         "`!` drops one), added to the built-in ones or, with test_patterns_mode = replace, instead of them.",
         ["qa/**", "Makefile"],
         rules=(PATTERNS,),

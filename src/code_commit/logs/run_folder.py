@@ -32,6 +32,9 @@ CHANGES_DIFF = "changes.diff"  # --diff: what the answer changes
 REFUSED = "refused.txt"  # every reason the answer was refused
 BUILD_LOG = "build.txt"  # the build's output
 JOURNAL = "journal"  # the apply's journal folder, NN-journal
+HELD_JOURNAL = "held-journal"  # the new test files held aside while the judged build runs
+NEW_TESTS_BUILD_LOG = "new-tests-build.txt"  # the build's output with the new test files back
+BASELINE_BUILD = 0  # the call number of the baseline build: 00-build.txt
 
 # In a journal folder.
 JOURNAL_SUFFIX = "-" + JOURNAL

@@ -198,6 +198,8 @@ def repair_loop(run: RunContext) -> None:
         result = run.orchestrator.build(call)
         if result.passed:
             console.info(f"build passes ({result.describe()})")
+            if run.orchestrator.new_tests and settings.tests == "protect":
+                run.orchestrator.build_new_tests(call)
             record.passed = True
             return
         console.info(f"build fails: {result.describe()}")
@@ -266,11 +268,12 @@ def apply_answer(run: RunContext, completion: Completion, call: int) -> Approved
     guard = Guard(root, settings.protected_patterns, created=state.originals.created())
     try:
         plan = accept_answer(root, completion, settings, guard, secrets=orchestrator.redact)
-        weakened = orchestrator.judge_tests(plan, call)  # before the review: no one reviews a refused answer
+        created = state.originals.created()
+        judged = orchestrator.judge_tests(plan, call, created)  # before the review: no one reviews a refused answer
         orchestrator.warn_whole_over_dirty(plan, call)  # before the review, which shows it the user first
         approved = approve(root, plan, call, settings, run.log, orchestrator.console)
-        if approved.plan is not plan:  # what the supervisor kept of it may weaken what the whole did not
-            weakened = orchestrator.judge_tests(approved.plan, call, shown=False)
+        if approved.plan is not plan:  # what the supervisor kept of it: its own changes to the tests
+            judged = orchestrator.judge_tests(approved.plan, call, created, shown=False)
         with signals.shielded():  # the originals, the apply and their record: one step a stop cannot split
             recorded = state.originals.remember(root, approved.plan)
             try:
@@ -279,7 +282,7 @@ def apply_answer(run: RunContext, completion: Completion, call: int) -> Approved
                 state.originals.forget(recorded)
                 raise
             _applied(run, approved.plan, call)
-            orchestrator.tests_let_through(weakened, call)
+            orchestrator.tests_let_through(judged, approved.plan, call)
         return approved
     finally:
         for warning in guard.warnings:  # invalid ignore lines, once a run
@@ -308,7 +311,7 @@ def dry_run(run: RunContext) -> None:
     root, log = orchestrator.root, run.log
     try:
         plan = accept_answer(root, completion, run.settings, need_blocks=True, secrets=orchestrator.redact)
-        orchestrator.tests_let_through(orchestrator.judge_tests(plan, 1), 1)
+        orchestrator.tests_let_through(orchestrator.judge_tests(plan, 1), plan, 1)
     except AnswerRefused as refusal:
         orchestrator.refuse(refusal, 1)
         cap = run.settings.build_output_cap

@@ -12,13 +12,14 @@ from __future__ import annotations
 
 import contextlib
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from code_commit.answer.plan import AnswerRefused, Plan, Problem
+from code_commit.apply.aside import held_aside
 from code_commit.apply.transaction import apply_plan
-from code_commit.builds.changes import CREATED, DELETED, MAX_FILES, Before, BuildWatch
+from code_commit.builds.changes import CREATED, DELETED, MAX_FILES, Before, BuildWatch, Change
 from code_commit.builds.gate import checked_build, own_change
 from code_commit.builds.runner import BuildResult
 from code_commit.config.paths import CONFIG_DIR
@@ -32,26 +33,34 @@ from code_commit.files.owner_only import make_private_dirs
 from code_commit.git.layout import GitSetup
 from code_commit.git.stash import GitFailed
 from code_commit.guard.policy import check_git_index
-from code_commit.guard.weakening import Finding, TestPaths
-from code_commit.guard.weakening.judging import Touched, judge_build, judge_proposed
-from code_commit.logs.run_folder import BUILD_LOG, JOURNAL, REFUSED, SUMMARY_FILE
+from code_commit.logs.run_folder import BUILD_LOG, HELD_JOURNAL, JOURNAL, NEW_TESTS_BUILD_LOG, REFUSED, SUMMARY_FILE
 from code_commit.logs.run_log import RunLog, internal_error
 from code_commit.run import signals
-from code_commit.run.record import RunRecord, SavedWork, TestWeakening
+from code_commit.run.record import RunRecord, SavedWork, TestsChange
 from code_commit.run.session import Session, session
 from code_commit.run.signals import TimeLimit
 from code_commit.run.user_work import UserWork
 from code_commit.sandbox.bubblewrap import Sandbox, choose
+from code_commit.testguard.files import TestPaths
+from code_commit.testguard.rule import Judged, TestChange, Touched, judge_answer, judge_build
+from code_commit.testguard.runners import is_runner_file
 
-TESTS_WEAKENED = "tests_weakened"  # the kind of problem of an answer refused for weakening the tests
-SHOWN_FINDINGS = 10  # what the tests setting found, named on the console at most (run.log has all)
+TESTS_CHANGED = "tests_changed"  # the kind of problem of an answer refused for changing the tests
+# Files the sandbox binds read-only under protect, at most: bwrap's mounts took 0.13 s for 100 and 0.8 s
+# for 300 on a loaded 2-core machine (their cost grows with their number).
+MAX_READ_ONLY_TESTS = 128
+SHOWN_CHANGES = 10  # changes to the tests named on the console at most (run.log and the record have all)
+NO_CHANGES = Judged(())
 
 
-def weakening_refused(finding: Finding) -> str:
-    """Why an answer that weakens a test is refused: for the model (fix the code) and the user (the setting)."""
+def tests_refusal(change: TestChange) -> str:
+    """Why an answer that changes the tests is refused: for the model (fix the code, or hand the task
+    back) and for the user (the setting that lets such a change through)."""
     return (
-        f"{finding}: the tests are protected, so the answer was refused; fix the code, not the test "
-        '(a user who wants such a change lets it through with --tests report, or tests = "report")'
+        f'{change}: the existing tests and the test runners\' configuration are read-only (tests = "protect"), '
+        "so the whole answer was refused. Fix the code, not the tests; new test files are welcome. If the task "
+        "cannot be done without this change, answer with a ^^^needs-human block that says why. (A user whose "
+        'query asks for changed tests runs with --tests report, or tests = "report".)'
     )
 
 
@@ -72,6 +81,9 @@ class Orchestrator:
     started: float = field(default_factory=time.monotonic)
     _log: RunLog | None = None
     _test_paths: TestPaths | None = None  # made once a command, when an answer is first judged
+    new_tests: set[str] = field(default_factory=set)  # test files the command's answers added: judged apart
+    _test_verdicts: dict[str, bool] = field(default_factory=dict)  # path -> it is a test (git, asked once)
+    _last_changes: list[Change] = field(default_factory=list)  # what the last build changed
     _work: UserWork | None = None  # the user's uncommitted work, saved before the command writes over it
     _repository: bool = True  # the project is in a git repository (prepare says)
 
@@ -205,24 +217,64 @@ class Orchestrator:
         """build.sh, sandboxed and fingerprinted (builds/gate.py), its output in NN-build.txt; the
         record keeps it as the last build. What it changed in the files git shows is never silent:
         on the console, in run.log and in the record's `build_changed`, however the build ended.
-        What it did to the tests is judged (the tests setting): under protect, a build that deleted,
-        rewrote or weakened them raises BuildChangedTests, whatever its verdict: its code is the
-        model's, so no pass, and nothing more goes to the model. Raises BuildBlocked when the sandbox
-        or the setup kept it from running (builds/diagnosis/): no answer can help either."""
+        What it did to the tests is judged (the tests setting): under protect, a build that changed
+        them raises BuildChangedTests, whatever its verdict: its code is the model's, so no pass, and
+        nothing more goes to the model. Under protect the answers' new test files are held aside
+        while it runs (apply/aside.py), and the existing tests and the runners' files are bound
+        read-only. Raises BuildBlocked when the sandbox or the setup kept it from running
+        (builds/diagnosis/): no answer can help either."""
+        held = sorted(self.new_tests) if self.settings.tests == "protect" else []
+        if not held:
+            return self._build(call, BUILD_LOG)
+        self.event(call, f"held aside while the build runs (new test files, judged apart): {', '.join(held)}")
+        with held_aside(self.root, self.log.path(call, HELD_JOURNAL), held) as aside:
+            try:
+                return self._build(call, BUILD_LOG)
+            finally:
+                for conflict in aside.conflicts:
+                    self.console.warn(f"a new test file could not be put back after the build: {conflict}")
+
+    def build_new_tests(self, call: int) -> None:
+        """After a pass judged without the answers' new test files: the build again with them, for
+        the record (`new_tests_pass`). It cannot change the verdict, nor may it change what the
+        verdict was given for: a build that changes a file git shows then, but the new tests and the
+        test data they create (a snapshot), is no pass (BuildChangedTests)."""
+        self.console.step(f"running build.sh again with the new test files ({', '.join(sorted(self.new_tests))})")
+        result = self._build(call, NEW_TESTS_BUILD_LOG, judged=False)
+        created_tests = [c.path for c in self._last_changes if c.kind == CREATED]
+        tests = (
+            {path for path, test in self.test_paths.check(created_tests).items() if test} if created_tests else set()
+        )
+        moved = [str(c) for c in self._last_changes if c.path not in self.new_tests and c.path not in tests]
+        self.record.new_tests_pass = result.passed
+        self.event(call, f"the new test files {'pass' if result.passed else 'fail'}: {result.describe()}")
+        if result.passed:
+            self.console.info(f"the new test files pass too ({result.describe()})")
+        else:
+            self.console.warn(f"the new test files fail ({result.describe()}): see {result.log_path}")
+        if moved:
+            raise BuildChangedTests(
+                [f"{path}: changed by the build with the new test files, after the pass was judged" for path in moved],
+                reverted=self.reverts,
+            )
+
+    def _build(self, call: int, log_name: str, *, judged: bool = True) -> BuildResult:
         assert self.sandbox is not None and self.watch is not None, "prepare(builds=True) chooses the sandbox"
-        self.console.step("running build.sh")
+        if judged:
+            self.console.step("running build.sh")
         log = self.log
         try:
-            result = self.record.last_build = checked_build(
+            result = checked_build(
                 self.root,
                 log.folder,
-                log.path(call, BUILD_LOG),
+                log.path(call, log_name),
                 log.redact,
                 self.settings,
                 self.sandbox,
                 on_output=self.console.build_output,
                 on_note=lambda note: self.warn_once(note, note),
                 watch=self.watch,
+                read_only=self._read_only_tests,
             )
         except BaseException:
             # What the build did is recorded however it ended, but the ending itself (a tampered
@@ -232,17 +284,43 @@ class Orchestrator:
             with contextlib.suppress(Exception):
                 self._report_changes(call, self.watch)
             raise
-        weakened = self._tests_by_build(call, self.watch)
+        if judged:
+            self.record.last_build = result
+        self._last_changes = list(self.watch.last)
+        changed = self._tests_by_build(call, self.watch)
         self._report_changes(call, self.watch)
         self.event(call, result.describe())
-        if weakened and self.settings.tests == "protect":
-            raise BuildChangedTests([str(finding) for finding in weakened], reverted=self.reverts)
+        if changed and self.settings.tests == "protect":
+            raise BuildChangedTests([str(change) for change in changed], reverted=self.reverts)
         if result.diagnosis is not None:
             self.record.diagnosis = result.diagnosis
             self.event(call, f"kept from running: {result.diagnosis.line()}")
             self.event(call, f"read from this line of its output: {result.diagnosis.evidence}")
             raise BuildBlocked(result.diagnosis)
         return result
+
+    def _read_only_tests(self, shown: list[str] | None) -> list[str]:
+        """Under protect: the runners' files and the existing test files among those git shows, for the
+        sandbox to bind read-only, the runners' first; at most MAX_READ_ONLY_TESTS (each bind is a
+        mount, and their cost grows with their number). The rest are checked after the build."""
+        if self.settings.tests != "protect" or not shown:
+            return []
+        unknown = [path for path in shown if path not in self._test_verdicts]
+        if unknown:
+            try:
+                verdicts = self.test_paths.check(unknown)
+            except OSError:
+                verdicts = {}
+            self._test_verdicts.update((path, verdicts.get(path) is not None) for path in unknown)
+        runners = [path for path in shown if is_runner_file(path)]
+        tests = [path for path in shown if self._test_verdicts[path] and path not in self.new_tests]
+        chosen = list(dict.fromkeys([*runners, *tests]))
+        if len(chosen) > MAX_READ_ONLY_TESTS:
+            self.note_once(
+                f"the sandbox binds {MAX_READ_ONLY_TESTS} of the {len(chosen):,} test and runner files read-only "
+                "(each is a mount); what a build does to the others is seen after it"
+            )
+        return chosen[:MAX_READ_ONLY_TESTS]
 
     def _report_changes(self, call: int, watch: BuildWatch) -> None:
         self.record.build_changed = [str(change) for change in watch.net()]
@@ -259,9 +337,9 @@ class Orchestrator:
             )
             watch.last = []
 
-    def _tests_by_build(self, call: int, watch: BuildWatch) -> list[Finding]:
+    def _tests_by_build(self, call: int, watch: BuildWatch) -> list[TestChange]:
         """What the last build did to the tests, under the `tests` setting (free: nothing is read):
-        into the record and run.log, and under report on the console; the findings."""
+        into the record and run.log, and under report on the console; the changes."""
         mode = self.settings.tests
         if mode == "free" or not watch.last:
             return []
@@ -275,21 +353,21 @@ class Orchestrator:
             )
             for c in watch.last
         ]
-        judgement = judge_build(self.root, touched, self.test_paths)
-        self._unanswered(judgement.unanswered, "a build")
-        if judgement.unread:
+        judged = judge_build(self.root, touched, self.new_tests, self.test_paths)
+        self._unanswered(judged.unanswered, "a build")
+        if judged.unread:
             self.note_once(
-                f"{count(judgement.unread, 'file')} the build changed that can hold tests or test settings could not "
-                "be judged for what it did to the tests (past the read budget, or what they held was not kept)"
+                f"{count(judged.unread, 'file')} the build changed that can hold tests could not be read to say "
+                "whether it changed them (past the read budget, or what they held was not kept)"
             )
-        findings = list(judgement.findings)
+        changes = list(judged.changes)
         allowed = mode == "report"
-        self._record_tests(findings, call, "build", allowed=allowed)
-        for finding in findings:
-            self.event(call, f"the build changed the tests{' (tests = report)' if allowed else ''}: {finding}")
-        if findings and allowed:
-            self.console.warn(f"the build changed the tests; tests = report lets it through:{_listing(findings)}")
-        return findings
+        self._record_tests(changes, call, "build", allowed=allowed)
+        for change in changes:
+            self.event(call, f"the build changed the tests{' (tests = report)' if allowed else ''}: {change}")
+        if changes and allowed:
+            self.console.warn(f"the build changed the tests; tests = report lets it through:{_listing(changes)}")
+        return changes
 
     @property
     def test_paths(self) -> TestPaths:
@@ -298,27 +376,29 @@ class Orchestrator:
             self._test_paths = TestPaths(self.settings.test_patterns, self.settings.test_patterns_mode)
         return self._test_paths
 
-    def judge_tests(self, plan: Plan, call: int, *, shown: bool = True) -> list[Finding]:
+    def judge_tests(self, plan: Plan, call: int, created: Collection[str] = (), *, shown: bool = True) -> Judged:
         """What applying `plan` would do to the tests, under the `tests` setting. protect: an answer
-        that weakens them is refused (AnswerRefused, one problem per finding, each in the record);
-        report: the findings, named on the console (`shown`), for `tests_let_through` once applied;
-        free: nothing is read."""
-        mode = self.settings.tests
-        if mode == "free" or not plan.changes:
-            return []
-        judgement = judge_proposed(self.root, {c.path: c.content for c in plan.changes}, self.test_paths)
-        self._unanswered(judgement.unanswered, "an answer")
-        findings = list(judgement.findings)
-        if not findings:
-            return []
-        if mode == "protect":
-            self._record_tests(findings, call, "answer", allowed=False)
+        that changes an existing test or a runner's configuration is refused (AnswerRefused, one
+        problem per change, each in the record); report: the changes, named on the console (`shown`),
+        for `tests_let_through` once applied; free: nothing is read. `created`: the files this
+        command's answers created (a test among them is the model's own, to change as it likes)."""
+        if self.settings.tests == "free" or not plan.changes:
+            return NO_CHANGES
+        proposed = {c.path: c.content for c in plan.changes}
+        judged = judge_answer(self.root, proposed, {*created, *self.new_tests}, self.test_paths)
+        self._unanswered(judged.unanswered, "an answer")
+        if not judged.changes:
+            return judged
+        if self.settings.tests == "protect":
+            self._record_tests(judged.changes, call, "answer", allowed=False)
             if self._log is not None:
-                self.event(call, f"refused: it weakens the tests ({count(len(findings), 'finding')})")
-            raise AnswerRefused([Problem(TESTS_WEAKENED, weakening_refused(f), f.path) for f in findings])
+                self.event(call, f"refused: it changes the tests ({count(len(judged.changes), 'change')})")
+            raise AnswerRefused([Problem(TESTS_CHANGED, tests_refusal(c), c.path) for c in judged.changes])
         if shown:
-            self.console.warn(f"the answer weakens the tests; tests = report lets it through:{_listing(findings)}")
-        return findings
+            self.console.warn(
+                f"the answer changes the tests; tests = report lets it through:{_listing(judged.changes)}"
+            )
+        return judged
 
     def _unanswered(self, why: str | None, who: str) -> None:
         if why is not None:
@@ -326,18 +406,21 @@ class Orchestrator:
                 f"git could not say which files are tests ({why}): every file {who} changes is judged as a test"
             )
 
-    def tests_let_through(self, findings: Sequence[Finding], call: int) -> None:
-        """Weakenings `tests = report` let through in an applied (or, checking only, acceptable) answer:
-        into the record, and run.log."""
-        self._record_tests(findings, call, "answer", allowed=True)
+    def tests_let_through(self, judged: Judged, plan: Plan, call: int) -> None:
+        """An applied (or, checking only, acceptable) answer: its changes to the tests, which `tests =
+        report` lets through, into the record and run.log; the new test files it added, kept apart."""
+        self._record_tests(judged.changes, call, "answer", allowed=True)
         if self._log is not None:
-            for finding in findings:
-                self.event(call, f"weakens the tests (tests = report): {finding}")
+            for change in judged.changes:
+                self.event(call, f"changes the tests (tests = report): {change}")
+        self.new_tests.update(judged.new_tests)
+        self.new_tests.difference_update(c.path for c in plan.changes if c.content is None)
+        self.record.new_tests = sorted(self.new_tests)
+        if judged.new_tests and self._log is not None:
+            self.event(call, f"new test files, judged apart from the pass: {', '.join(judged.new_tests)}")
 
-    def _record_tests(self, findings: Sequence[Finding], call: int, by: str, *, allowed: bool) -> None:
-        self.record.tests_weakened += [
-            TestWeakening(f.path, f.what.name.lower(), f.where, f.detail, by, call, allowed) for f in findings
-        ]
+    def _record_tests(self, changes: Sequence[TestChange], call: int, by: str, *, allowed: bool) -> None:
+        self.record.tests_changed += [TestsChange(c.path, c.kind, c.what, by, call, allowed) for c in changes]
 
     def note_once(self, note: str) -> None:
         """A warning once a command, in run.log too once there is one."""
@@ -377,8 +460,8 @@ def _reader(root: Path, before: Before | None) -> Callable[[], bytes | None]:
     return lambda: before.read(root) if before is not None else None
 
 
-def _listing(findings: Sequence[Finding]) -> str:
-    """Findings for the console, one a line, up to SHOWN_FINDINGS of them."""
-    shown = "".join(f"\n- {finding}" for finding in findings[:SHOWN_FINDINGS])
-    more = len(findings) - SHOWN_FINDINGS
+def _listing(changes: Sequence[TestChange]) -> str:
+    """Changes to the tests for the console, one a line, up to SHOWN_CHANGES of them."""
+    shown = "".join(f"\n- {change}" for change in changes[:SHOWN_CHANGES])
+    more = len(changes) - SHOWN_CHANGES
     return shown + (f"\n- and {more} more (run.log and the record list them all)" if more > 0 else "")

@@ -71,18 +71,16 @@ class FileChange:
 
 
 @dataclass(frozen=True)
-class TestWeakening:
-    """One thing an answer or a build did to the tests (guard/weakening's `Finding`, and where it came from)."""
-
-    __test__ = False  # a class named Test* that pytest must not collect
+class TestsChange:
+    """One change an answer or a build made to the tests or the runners' configuration (testguard's
+    `TestChange`, and where it came from)."""
 
     path: str
-    what: str  # the kind, `What`'s name in lower case: "deleted", "skipped", "checks_removed", ...
-    where: str  # the test, hook or setting concerned; "" for the whole file
-    detail: str  # what exactly, e.g. "@pytest.mark.skip" or "3 -> 1 assertions"
+    change: str  # "created", "changed" or "deleted"
+    what: str  # "a test file", "pytest configuration ([tool.pytest] ...)", "the tests in a source file (...)"
     by: str  # "answer" or "build"
-    attempt: int  # the model call whose answer, or whose answer's build, did it
-    allowed: bool  # tests = report let it through; false: the answer was refused, or the run failed for it
+    attempt: int  # the model call whose answer, or whose answer's build, made it
+    allowed: bool  # tests = report let it through; false: the answer was refused, or the build is no pass
 
 
 @dataclass(frozen=True)
@@ -129,8 +127,10 @@ class RunRecord:
     warnings: list[str] = fact([], shown=APPLY)  # invalid ignore lines, skipped as git skips them
     problems: list[Problem] = fact([], shown=APPLY)  # why the answer was refused (a run: its last one)
     saved_work: list[SavedWork] = fact([])  # where the user's uncommitted changes were saved before a write
-    tests_weakened: list[TestWeakening] = fact([])  # what answers and builds did to the tests (tests setting)
     answers_without_change: int = fact(0, shown=RUN)  # applied answers that changed nothing, so were not built
+    tests_changed: list[TestsChange] = fact([])  # what answers and builds did to the tests (tests setting)
+    new_tests: list[str] = fact([], shown=RUN | APPLY)  # test files the answers added: kept, judged apart
+    new_tests_pass: bool | None = fact(shown=RUN | APPLY)  # their own build's verdict; None: not built
 
     @property
     def refused(self) -> bool:

@@ -1,0 +1,154 @@
+"""Which paths are tests: test code and its data (fixtures, snapshots, golden files).
+
+The defaults are gitignore patterns, matched by git itself with the user's `test_patterns` (see
+`git/ignore.py`: a throwaway git directory whose info/exclude holds the patterns, one
+`git check-ignore` for all the paths of a change). `test_patterns` extend the defaults (a `!line`
+drops a file the defaults name, as in any ignore file) or, with `test_patterns_mode = "replace"`,
+replace them. Matching is case-sensitive, as the conventions are (`*Test.java` is not `Latest.java`).
+
+Some sources hold tests of their own after the code: Rust's `#[cfg(test)] mod tests` and in-source
+Vitest (`if (import.meta.vitest)`). By both conventions the tests come last, so `in_source_tests`
+takes the tests as everything from the first such line to the end of the file: the code above it
+is the model's to change, the rest is not.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from code_commit.config.settings import TEST_PATTERNS_MODES
+
+SOURCE = "test_patterns"
+
+# Folders of tests, at any depth (a pattern with no slash but a trailing one matches a folder anywhere).
+TEST_FOLDERS = (
+    "tests/",
+    "test/",
+    "spec/",
+    "specs/",
+    "__tests__/",
+    "__snapshots__/",
+    "__mocks__/",
+    "__fixtures__/",
+    "testdata/",
+    "test_data/",
+    "e2e/",
+    "*Tests/",
+    "*.Test/",
+    "*.Tests/",
+    "**/src/*Test/",
+    "**/src/testFixtures/",
+)
+# Files named as tests, wherever they are: the names the runners collect by default.
+TEST_FILES = (
+    "test_*.py",
+    "*_test.py",
+    "tests.py",
+    "conftest.py",
+    "*_test.go",
+    "*.test.[jt]s",
+    "*.test.[jt]sx",
+    "*.test.[cm][jt]s",
+    "*.spec.[jt]s",
+    "*.spec.[jt]sx",
+    "*.spec.[cm][jt]s",
+    "*_test.rb",
+    "*_spec.rb",
+    "*Test.php",
+    "*Test.java",
+    "*Tests.java",
+    "*TestCase.java",
+    "*IT.java",
+    "*Test.kt",
+    "*Tests.kt",
+    "*Test.cs",
+    "*Tests.cs",
+    "*Tests.swift",
+    "*Spec.scala",
+    "*Suite.scala",
+    "*Test.scala",
+    "*_test.dart",
+    "*_test.exs",
+    "*_test.c",
+    "*_test.cc",
+    "*_test.cpp",
+    "*_unittest.cc",
+    "test_*.c",
+)
+DEFAULT_PATTERNS = (*TEST_FOLDERS, *TEST_FILES)
+_JS = (".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx", ".mts", ".cts")
+
+# The line that starts a source's own tests, by suffix: an attribute or a condition at a line's start.
+_IN_SOURCE = (
+    ((".rs",), re.compile(rb"^[ \t]*#\[(?:cfg\(test\)|test)\]", re.MULTILINE)),
+    (_JS, re.compile(rb"^[ \t]*if[ \t]*\([ \t]*import\.meta\.vitest\b", re.MULTILINE)),
+)
+
+
+def test_pattern_lines(patterns: Sequence[str], mode: str) -> tuple[str, ...]:
+    """The patterns in force: the defaults then the user's, or the user's alone."""
+    if mode not in TEST_PATTERNS_MODES:
+        raise ValueError(f"test_patterns_mode must be one of {', '.join(TEST_PATTERNS_MODES)}, not {mode!r}")
+    return tuple(patterns) if mode == "replace" else (*DEFAULT_PATTERNS, *patterns)
+
+
+class TestPaths:
+    """Which paths are tests, git deciding (one `git check-ignore` per call)."""
+
+    __test__ = False  # a class named Test* that pytest must not collect
+
+    def __init__(self, patterns: Sequence[str] = (), mode: str = "extend") -> None:
+        from code_commit.git.ignore import PathPatterns  # git is asked only when there are paths
+
+        self.lines = test_pattern_lines(patterns, mode)
+        self.defaults = 0 if mode == "replace" else len(DEFAULT_PATTERNS)
+        self._patterns = PathPatterns(self.lines, SOURCE)
+
+    def check(self, paths: Iterable[str]) -> dict[str, str | None]:
+        """For each path, the pattern that makes it a test ("tests/ (default)", "qa/** (test_patterns)"),
+        or None. Raises GitUnanswered (an OSError) if git cannot say: callers then treat every path
+        as a test, failing closed."""
+        found = self._patterns.check(paths)
+        return {path: None if m is None else self._named(m.line, m.pattern) for path, m in found.items()}
+
+    def _named(self, line: int, pattern: str) -> str:
+        return f"{pattern} ({'default' if line <= self.defaults else SOURCE})"
+
+
+def named_as_test(path: str) -> bool:
+    """Whether a file's name is one a runner collects by default (`test_x.py`, `x.test.js`), or it is
+    JavaScript in a `__tests__` folder, which Jest collects whatever its name: test code, as opposed
+    to the data a test folder also holds (fixtures, snapshots, and what tools write there)."""
+    name = path.rsplit("/", 1)[-1]
+    if any(fnmatch.fnmatchcase(name, pattern) for pattern in TEST_FILES):
+        return True
+    return "__tests__" in path.split("/")[:-1] and name.endswith(_JS)
+
+
+@dataclass(frozen=True)
+class InSource:
+    """A source file's own tests: from `line` (1-based) to the end of the file."""
+
+    line: int
+    text: bytes
+
+
+def may_hold_own_tests(path: str) -> bool:
+    """Whether a source of this name may hold its own tests (`in_source_tests` reads it to say)."""
+    return any(path.endswith(suffixes) for suffixes, _ in _IN_SOURCE)
+
+
+def in_source_tests(path: str, content: bytes | None) -> InSource | None:
+    """The part of a source file that holds its own tests, if it holds any (see the module's note)."""
+    if content is None:
+        return None
+    for suffixes, start in _IN_SOURCE:
+        if path.endswith(suffixes):
+            found = start.search(content)
+            if found is None:
+                return None
+            return InSource(content.count(b"\n", 0, found.start()) + 1, content[found.start() :])
+    return None
