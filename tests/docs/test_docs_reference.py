@@ -13,8 +13,8 @@ import typer
 from code_commit import exits
 from code_commit.cli.app import app
 from code_commit.config.settings import Settings
-from code_commit.testguard.runners import TABLE
 from code_commit.run.record import RunRecord
+from code_commit.testguard.runners import TABLE
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 

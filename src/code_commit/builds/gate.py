@@ -231,7 +231,7 @@ def sandbox_policy(
     return policy(
         sandbox,
         root,
-        [*protected.read_only, *(root / path for path in read_only)],
+        protected.read_only,
         [root / CONFIG_DIR, *hidden.folders],
         hosts.everything,
         settings.sandbox_writable,
@@ -243,6 +243,7 @@ def sandbox_policy(
         home=view,
         hosts=hosts,
         proxy_env=proxy_env(hosts, os.environ.get("MAVEN_OPTS", "")) if hosts.proxied else (),
+        tests=[root / path for path in read_only],
     )
 
 

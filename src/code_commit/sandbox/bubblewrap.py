@@ -100,6 +100,7 @@ class SandboxPolicy:
     hosts: NetworkAccess = NO_NETWORK  # the hosts sandbox_network names, reached through the proxy
     proxy_env: tuple[tuple[str, str], ...] = ()  # what points the build's tools at it (proxy.proxy_env)
     proxy: Path | None = None  # the proxy's socket on the host, while it serves the build (`proxied`)
+    tests: tuple[Path, ...] = ()  # the existing tests and the runners' files, bound read-only (tests = protect)
 
     def stand_in_texts(self) -> list[bytes]:
         """What each of `stand_ins` reads as, in order: `wrap` gets a descriptor to read each from."""
@@ -136,7 +137,7 @@ def wrap(policy: SandboxPolicy, command: Sequence[str], stand_in_fds: Sequence[i
     for path in policy.writable:  # --bind-try: a cache folder that does not exist yet is no error
         args += ["--bind-try", str(path), str(path)]
     args += ["--bind", str(policy.root), str(policy.root)]
-    for path in policy.read_only:
+    for path in (*policy.read_only, *policy.tests):
         args += ["--ro-bind", str(path), str(path)]
     for path in policy.hidden:
         args += ["--tmpfs", str(path)]
@@ -244,6 +245,7 @@ def policy(
     home: HomeView = EVERYTHING_READ_ONLY,
     hosts: NetworkAccess = NO_NETWORK,
     proxy_env: Sequence[tuple[str, str]] = (),
+    tests: Sequence[Path] = (),
 ) -> SandboxPolicy | None:
     """The policy for one build, or None without a sandbox. Paths are bound by their real path:
     bwrap follows a symlink at a mount point, so a protected name that is a symlink has its target
@@ -275,6 +277,7 @@ def policy(
         home,
         hosts,
         tuple(proxy_env),
+        tests=_existing_real(tests),
     )
 
 
