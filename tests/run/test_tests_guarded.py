@@ -22,13 +22,19 @@ FIX = f"^^^calc.py\n{CALC_FIXED}^^^end\n"
 PYPROJECT = '[project]\nname = "calc"\nversion = "1.0"\n\n[tool.pytest.ini_options]\ntestpaths = ["tests"]\n'
 MAKEFILE = "CFLAGS = -O2\n\n.PHONY: test\ntest: calc\n\t./run-tests.sh\n\ncalc: calc.c\n\t$(CC) $(CFLAGS) -o $@ $<\n"
 PACKAGE = '{\n  "name": "calc",\n  "scripts": {\n    "test": "node --test",\n    "lint": "eslint ."\n  }\n}\n'
-JS_TEST = "const assert = require('node:assert');\nconst { add } = require('../calc.js');\n\nassert.strictEqual(add(2, 3), 5);\n"
+JS_TEST = (
+    "const assert = require('node:assert');\nconst { add } = require('../calc.js');\n\n"
+    "assert.strictEqual(add(2, 3), 5);\n"
+)
 RUST_TEST = "use calc::add;\n\n#[test]\nfn adds() {\n    assert_eq!(add(2, 3), 5);\n}\n"
 RUST_LIB = (
     "pub fn add(a: i32, b: i32) -> i32 {\n    a - b\n}\n\n#[cfg(test)]\nmod tests {\n    use super::*;\n\n"
     "    #[test]\n    fn adds() {\n        assert_eq!(add(2, 3), 5);\n    }\n}\n"
 )
-GO_TEST = 'package calc\n\nimport "testing"\n\nfunc TestAdd(t *testing.T) {\n\tif Add(2, 3) != 5 {\n\t\tt.Fatal("add")\n\t}\n}\n'
+GO_TEST = (
+    'package calc\n\nimport "testing"\n\nfunc TestAdd(t *testing.T) {\n\tif Add(2, 3) != 5 {\n'
+    '\t\tt.Fatal("add")\n\t}\n}\n'
+)
 
 
 def edit(path: str, search: str, replace: str) -> str:
