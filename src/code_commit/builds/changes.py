@@ -106,7 +106,7 @@ class BuildWatch:
             for path, blob in index.blobs.items()
             if path.startswith(layout.prefix)
         }
-        dirty = _dirty(self.root)
+        dirty = dirty_files(self.root)
         self._object_format = self._object_format or object_format(self.root)
         self._clean = {path: blob for path, blob in blobs.items() if path not in dirty}
         with Tree(self.root) as tree:
@@ -224,7 +224,7 @@ def _stamp(info: os.stat_result | None) -> Stamp | None:
     return (info.st_mode, info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino)
 
 
-def _dirty(root: Path) -> set[str]:
+def dirty_files(root: Path) -> set[str]:
     """Tracked files whose content differs from the index (git compares by stat, hashing only the
     files whose stat changed), relative to the root."""
     try:

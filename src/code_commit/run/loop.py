@@ -186,6 +186,7 @@ def repair_loop(run: RunContext) -> None:
     build fails, ask again with its output, up to `max_repairs` times."""
     settings, console, record, state = run.settings, run.orchestrator.console, run.record, run.state
     calls = 1 + settings.max_repairs
+    run.orchestrator.take_baseline()
     for call in range(1, calls + 1):
         completion = run.caller.ask(next_prompt(run), call, calls)
         try:
@@ -196,15 +197,23 @@ def repair_loop(run: RunContext) -> None:
         if not_built(run, approved.plan, call):
             continue
         result = run.orchestrator.build(call)
-        if result.passed:
-            console.info(f"build passes ({result.describe()})")
+        counted = run.orchestrator.judge_counts(result, call) if result.passed and settings.tests != "free" else None
+        if result.passed and (counted is None or counted.passed or settings.tests == "report"):
+            console.info(f"build passes ({result.describe()})" + (f"; {counted.line()}" if counted else ""))
             if run.orchestrator.new_tests and settings.tests == "protect":
                 run.orchestrator.build_new_tests(call)
             record.passed = True
             return
-        console.info(f"build fails: {result.describe()}")
-        console.excerpt(first_errors(result))
-        state.feedback = Feedback(output_for_prompt(result.output, settings.build_output_cap) + approved.note)
+        output = output_for_prompt(result.output, settings.build_output_cap)
+        if counted is not None:  # it exited 0, and its own runners say otherwise
+            console.info(f"no pass: build.sh exits 0, but the test runners' own counts say no: {counted.reason}")
+            output += f"
+[code-commit: no pass: build.sh exited 0, but {counted.reason} ({counted.line()})]
+"
+        else:
+            console.info(f"build fails: {result.describe()}")
+            console.excerpt(first_errors(result))
+        state.feedback = Feedback(output + approved.note)
         state.failed_build = result.log_path
     if record.last_build is None and record.answers_without_change:
         console.info(str(record.message))

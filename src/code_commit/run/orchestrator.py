@@ -20,7 +20,8 @@ from code_commit.answer.plan import AnswerRefused, Plan, Problem
 from code_commit.apply.aside import held_aside
 from code_commit.apply.transaction import apply_plan
 from code_commit.builds.changes import CREATED, DELETED, MAX_FILES, Before, BuildWatch, Change
-from code_commit.builds.gate import checked_build, own_change
+from code_commit.builds.gate import checked_build, output_text, own_change
+from code_commit.builds.ran_tests import RunnerCount, runner_counts
 from code_commit.builds.runner import BuildResult
 from code_commit.config.paths import CONFIG_DIR
 from code_commit.config.redaction import Redactor
@@ -33,14 +34,16 @@ from code_commit.files.owner_only import make_private_dirs
 from code_commit.git.layout import GitSetup
 from code_commit.git.stash import GitFailed
 from code_commit.guard.policy import check_git_index
-from code_commit.logs.run_folder import BUILD_LOG, HELD_JOURNAL, JOURNAL, NEW_TESTS_BUILD_LOG, REFUSED, SUMMARY_FILE
+from code_commit.logs.run_folder import BASELINE_BUILD, BUILD_LOG, HELD_JOURNAL, JOURNAL, NEW_TESTS_BUILD_LOG, REFUSED, SUMMARY_FILE
 from code_commit.logs.run_log import RunLog, internal_error
 from code_commit.run import signals
+from code_commit.run.baseline import Baseline, load, save, taken_now, tree_state
 from code_commit.run.record import RunRecord, SavedWork, TestsChange
 from code_commit.run.session import Session, session
 from code_commit.run.signals import TimeLimit
 from code_commit.run.user_work import UserWork
 from code_commit.sandbox.bubblewrap import Sandbox, choose
+from code_commit.testguard.counts import CountCheck, describe, judge
 from code_commit.testguard.files import TestPaths
 from code_commit.testguard.rule import Judged, TestChange, Touched, judge_answer, judge_build
 from code_commit.testguard.runners import is_runner_file
@@ -84,6 +87,7 @@ class Orchestrator:
     new_tests: set[str] = field(default_factory=set)  # test files the command's answers added: judged apart
     _test_verdicts: dict[str, bool] = field(default_factory=dict)  # path -> it is a test (git, asked once)
     _last_changes: list[Change] = field(default_factory=list)  # what the last build changed
+    baseline: Baseline | None = None  # the runners' counts before any answer (tests = protect, report)
     _work: UserWork | None = None  # the user's uncommitted work, saved before the command writes over it
     _repository: bool = True  # the project is in a git repository (prepare says)
 
@@ -257,6 +261,47 @@ class Orchestrator:
                 [f"{path}: changed by the build with the new test files, after the pass was judged" for path in moved],
                 reverted=self.reverts,
             )
+
+    def take_baseline(self) -> None:
+        """Before the first answer, under protect and report: the runners' counts of this tree's own
+        build (run/baseline.py), from the store, or from a build now, call 0 (which ends the command,
+        as any build does, if the sandbox or the setup keeps it from running: before any paid call)."""
+        if self.settings.tests == "free":
+            return
+        state = tree_state(self.root, self.settings)
+        stored = load(self.root, state) if state is not None else None
+        if stored is not None:
+            self.baseline = stored
+            note = f"the baseline, from {stored.by} (the same tree's build): {describe(stored.counts)}"
+        else:
+            self.console.step("running build.sh first: the test runners' counts before any answer (the baseline)")
+            result = self._build(BASELINE_BUILD, BUILD_LOG, judged=False)
+            self.remember_baseline(state, result)
+            note = f"the baseline (this tree's own build, exit code {result.exit_code}): {describe(self.baseline_counts)}"
+        self.event(BASELINE_BUILD, note)
+        self.console.info(note)
+
+    @property
+    def baseline_counts(self) -> tuple[RunnerCount, ...] | None:
+        return None if self.baseline is None else self.baseline.counts
+
+    def remember_baseline(self, state: str | None, result: BuildResult) -> None:
+        """`result`, a build of a tree no answer touched (its digest `state`), as the baseline: kept
+        for this command, and stored for later ones of the same tree."""
+        self.baseline = taken_now(state or "", runner_counts(output_text(result)), result.exit_code, self.log.folder.name)
+        if state is not None:
+            save(self.root, self.baseline)
+
+    def judge_counts(self, result: BuildResult, call: int) -> CountCheck:
+        """A build that exited 0, judged by the runners' own counts against the baseline
+        (testguard/counts.py): into the record and run.log. Under protect a check that fails is no
+        pass; under report it is named, and the pass stands."""
+        check = judge(self.baseline_counts, runner_counts(output_text(result)))
+        self.record.test_counts = check
+        self.event(call, f"the runners' counts: {check.line()}: {'a pass' if check.passed else check.reason}")
+        if not check.passed and self.settings.tests == "report":
+            self.console.warn(f"the test runners' counts fall short (tests = report lets it pass): {check.reason}")
+        return check
 
     def _build(self, call: int, log_name: str, *, judged: bool = True) -> BuildResult:
         assert self.sandbox is not None and self.watch is not None, "prepare(builds=True) chooses the sandbox"

@@ -22,6 +22,7 @@ from typing import Any
 from code_commit.answer.plan import Problem
 from code_commit.builds.diagnosis import Diagnosis
 from code_commit.builds.ran_tests import RanTests
+from code_commit.testguard.counts import CountCheck
 from code_commit.builds.runner import BuildResult
 from code_commit.console.plural import count
 from code_commit.errors import BuildTampered, Ending, NeedsHuman, exit_code_for
@@ -131,6 +132,7 @@ class RunRecord:
     tests_changed: list[TestsChange] = fact([])  # what answers and builds did to the tests (tests setting)
     new_tests: list[str] = fact([], shown=RUN | APPLY)  # test files the answers added: kept, judged apart
     new_tests_pass: bool | None = fact(shown=RUN | APPLY)  # their own build's verdict; None: not built
+    test_counts: CountCheck | None = fact()  # the runners' counts of the last passing build, against the baseline
 
     @property
     def refused(self) -> bool:
