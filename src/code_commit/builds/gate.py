@@ -158,20 +158,24 @@ def _look_after(
 
 
 def tool_ignore_file(change: str, watch: BuildWatch, protected: ProtectedPaths) -> bool:
-    """A tool's cache, as pytest, ruff and mypy make one: a `.gitignore` holding only `*`, created in
-    a new folder of one of TOOL_CACHES' names where git showed nothing before the build
-    (`.pytest_cache/.gitignore`). What it hides there, the build itself made, and test runners do not
-    look into it. Any other new ignore file is tampering: one in a folder that held a file git showed
-    would hide the user's untracked work; one in another folder could hide from the report and the
-    test guard a `conftest.py` pytest still runs, or an editor's `.vscode/tasks.json` that runs when
-    the folder is opened; one with other patterns could hide some files and not others; and git's
-    folders, agent-config/ and a hooks folder hold no tool's cache."""
+    """A tool's own folder, as pytest, ruff and mypy make their caches and venv and uv their virtual
+    environments: a `.gitignore` holding only `*`, created in a new folder of one of TOOL_CACHES'
+    names or a virtual environment's (`_virtualenv`), where git showed nothing before the build
+    (`.pytest_cache/.gitignore`, `.venv/.gitignore`). What it hides there, the build itself made,
+    and test runners do not look into it. Any other new ignore file is tampering: one in a folder
+    that held a file git showed would hide the user's untracked work; one in another folder could
+    hide from the report and the test guard a `conftest.py` pytest still runs, or an editor's
+    `.vscode/tasks.json` that runs when the folder is opened; one with other patterns could hide
+    some files and not others; and git's folders, agent-config/ and a hooks folder hold no tool's
+    cache."""
     if not change.endswith(CREATED):
         return False
     path = change.removesuffix(CREATED)
     folder, _, name = path.rpartition("/")
     parts = folder.split("/")
-    if name != ".gitignore" or not folder or parts[0] == CONFIG_DIR or parts[-1] not in TOOL_CACHES:
+    if name != ".gitignore" or not folder or parts[0] == CONFIG_DIR:
+        return False
+    if parts[-1] not in TOOL_CACHES and not _virtualenv(protected.root / folder, parts[-1]):
         return False
     if any(part.casefold() == GIT_DIR for part in parts):
         return False
@@ -179,6 +183,18 @@ def tool_ignore_file(change: str, watch: BuildWatch, protected: ProtectedPaths) 
     if any(hooks == absolute or hooks in absolute.parents for hooks in protected.hook_folders):
         return False
     return _ignores_all(absolute) and watch.showed_nothing_in(folder)
+
+
+def _virtualenv(folder: Path, name: str) -> bool:
+    """A virtual environment, as `python -m venv` (3.13 on) and uv make one with a `.gitignore` of
+    `*`: its `pyvenv.cfg` at the top. A dot-folder only by uv's and venv's usual name: a `.vscode/`
+    the build made into a look-alike still holds what an editor runs when the folder is opened."""
+    if name.startswith(".") and name != ".venv":
+        return False
+    try:
+        return stat.S_ISREG(os.lstat(folder / "pyvenv.cfg").st_mode)
+    except OSError:
+        return False
 
 
 def _ignores_all(path: Path) -> bool:

@@ -27,6 +27,7 @@ from code_commit.console.output import Console, to_stdout
 from code_commit.console.printable import visible, visible_lines
 from code_commit.errors import BuildChangedTests, CodeCommitError, SetupError, Stopped
 from code_commit.run import signals
+from code_commit.run.baseline import tree_state
 from code_commit.run.orchestrator import Orchestrator
 from code_commit.run.record import RunRecord, first_errors
 from code_commit.run.signals import TimeLimit
@@ -58,7 +59,9 @@ def check(console: Console, root: Path, settings: Settings, checked: Checked) ->
         assert orchestrator.sandbox is not None
         checked.where = where(root, settings, orchestrator.sandbox)
         with orchestrator.session():
+            state = tree_state(root, settings)  # the tree as no answer touched it: the baseline's
             result = orchestrator.build(1)
+            orchestrator.remember_baseline(state, result)
             checked.record.passed = result.passed
             checked.record.ran_tests = ran_tests(output_text(result))
     return checked

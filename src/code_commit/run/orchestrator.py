@@ -34,7 +34,15 @@ from code_commit.files.owner_only import make_private_dirs
 from code_commit.git.layout import GitSetup
 from code_commit.git.stash import GitFailed
 from code_commit.guard.policy import check_git_index
-from code_commit.logs.run_folder import BASELINE_BUILD, BUILD_LOG, HELD_JOURNAL, JOURNAL, NEW_TESTS_BUILD_LOG, REFUSED, SUMMARY_FILE
+from code_commit.logs.run_folder import (
+    BASELINE_BUILD,
+    BUILD_LOG,
+    HELD_JOURNAL,
+    JOURNAL,
+    NEW_TESTS_BUILD_LOG,
+    REFUSED,
+    SUMMARY_FILE,
+)
 from code_commit.logs.run_log import RunLog, internal_error
 from code_commit.run import signals
 from code_commit.run.baseline import Baseline, load, save, taken_now, tree_state
@@ -277,7 +285,8 @@ class Orchestrator:
             self.console.step("running build.sh first: the test runners' counts before any answer (the baseline)")
             result = self._build(BASELINE_BUILD, BUILD_LOG, judged=False)
             self.remember_baseline(state, result)
-            note = f"the baseline (this tree's own build, exit code {result.exit_code}): {describe(self.baseline_counts)}"
+            counts = describe(self.baseline_counts or ())
+            note = f"the baseline (this tree's own build, exit code {result.exit_code}): {counts}"
         self.event(BASELINE_BUILD, note)
         self.console.info(note)
 
@@ -288,9 +297,13 @@ class Orchestrator:
     def remember_baseline(self, state: str | None, result: BuildResult) -> None:
         """`result`, a build of a tree no answer touched (its digest `state`), as the baseline: kept
         for this command, and stored for later ones of the same tree."""
-        self.baseline = taken_now(state or "", runner_counts(output_text(result)), result.exit_code, self.log.folder.name)
+        counts = runner_counts(output_text(result))
+        self.baseline = taken_now(
+            state or "", counts, -1 if result.exit_code is None else result.exit_code, self.log.folder.name
+        )
         if state is not None:
-            save(self.root, self.baseline)
+            with own_change(self.root, self.log.folder):  # agent-config/ is watched between builds
+                save(self.root, self.baseline)
 
     def judge_counts(self, result: BuildResult, call: int) -> CountCheck:
         """A build that exited 0, judged by the runners' own counts against the baseline

@@ -22,12 +22,12 @@ from typing import Any
 from code_commit.answer.plan import Problem
 from code_commit.builds.diagnosis import Diagnosis
 from code_commit.builds.ran_tests import RanTests
-from code_commit.testguard.counts import CountCheck
 from code_commit.builds.runner import BuildResult
 from code_commit.console.plural import count
 from code_commit.errors import BuildTampered, Ending, NeedsHuman, exit_code_for
 from code_commit.exits import EXIT, REFUSED_OUTCOME, outcome_name
 from code_commit.llm.base import Usage
+from code_commit.testguard.counts import CountCheck
 
 FIRST_ERROR = 300  # characters of the first error line the record's `error` quotes
 FIRST_ERRORS = 3  # a failed build's first error lines the console shows
@@ -176,6 +176,9 @@ class RunRecord:
             what = f"the build still fails after {repairs} repair{'' if repairs == 1 else 's'}"
         else:
             what = "the build fails"
+        counted = self.test_counts
+        if build.passed and counted is not None and not counted.passed:
+            return f"{what}: build.sh exits 0, but its test runners' own counts are no pass: {counted.reason}"
         first = first_error(build)
         told = f"; see {build.log_path}" + (f"; first error: {first}" if first else "")
         if unchanged:

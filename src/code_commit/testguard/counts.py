@@ -57,9 +57,8 @@ def judge(baseline: Sequence[RunnerCount] | None, final: Sequence[RunnerCount]) 
                     problems.append(f"no summary from {before.runner}, which ran {before.ran} before the answers")
             elif after.passed < before.ran:
                 unit = "tests" if before.unit == "test" else f"{before.unit}s"
-                problems.append(
-                    f"{before.runner} passed {after.passed} {unit}, fewer than the {before.ran} it ran before the answers"
-                )
+                ran = f"the {before.ran} it ran before the answers"
+                problems.append(f"{before.runner} passed {after.passed} {unit}, fewer than {ran}")
     if problems:
         return CountCheck(kept, tuple(final), False, "; ".join(problems))
     return CountCheck(kept, tuple(final), True, "no failure" + (", and no fewer tests passing" if kept else ""))

@@ -28,7 +28,7 @@ from pathlib import Path
 
 from code_commit.files.confined import Tree
 from code_commit.testguard.files import TestPaths, in_source_tests, may_hold_own_tests, named_as_test
-from code_commit.testguard.runners import RunnerPart, Unreadable, is_runner_file, runner_part
+from code_commit.testguard.runners import RunnerPart, Unreadable, entries_for, is_runner_file, runner_part
 
 CREATED, CHANGED, DELETED = "created", "changed", "deleted"
 MAX_READ = 4 << 20  # bytes of one file read to judge it (runners.MAX_CONFIG_BYTES is the parsers' own cap)
@@ -160,10 +160,42 @@ class Touched:
     held: Callable[[], bytes | None]  # what it held then, read only when needed; None: no copy was kept
 
 
+# Markers tools leave at the top of a tree of their own output: CMake's build tree, the Cache
+# Directory Tagging Specification's tag (Cargo's target/, and other caches), a virtual environment,
+# Meson's build tree. In such a tree, what a build tool reads where the build points it (a generated
+# Makefile, CTestTestfile.cmake) is the tool's output; what a runner finds by walking the tree (a
+# conftest.py, a test module) counts wherever it is.
+TOOL_TREE_MARKERS = ("CMakeCache.txt", "CACHEDIR.TAG", "pyvenv.cfg", "meson-private")
+
+
+class _ToolTrees:
+    """Which folders of the project are tool trees (`TOOL_TREE_MARKERS`), looked up once a folder."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.known: dict[str, bool] = {}
+
+    def holds(self, path: str) -> bool:
+        parts = path.split("/")[:-1]
+        return any(self._marked("/".join(parts[: depth + 1])) for depth in range(len(parts)))
+
+    def _marked(self, folder: str) -> bool:
+        if folder not in self.known:
+            self.known[folder] = any(os.path.lexists(self.root / folder / m) for m in TOOL_TREE_MARKERS)
+        return self.known[folder]
+
+
 def _reads(path: str) -> bool:
     """Whether judging a build's change to `path` needs what it holds: a runner's file, or a source
     that may hold its own tests."""
     return is_runner_file(path) or may_hold_own_tests(path)
+
+
+def _tool_output(path: str, trees: _ToolTrees) -> bool:
+    """A file a build created in a tool's tree that no runner finds by walking the tree."""
+    if named_as_test(path) or any(entry.discovered for entry in entries_for(path)):
+        return False
+    return trees.holds(path)
 
 
 def _created_test_code(root: Path, path: str) -> TestChange | None:
@@ -183,11 +215,12 @@ def judge_build(root: Path, touched: Sequence[Touched], new: Collection[str], pa
     tests, unanswered = _tests(paths, (item.path for item in touched))
     changes: list[TestChange] = []
     unread = spent = read = 0
+    trees = _ToolTrees(root)
     with Tree(root) as tree:
         for item in touched:
             path = item.path
             found: TestChange | None = None
-            if path in new:
+            if path in new or (not item.existed and _tool_output(path, trees)):
                 continue
             if path in tests and item.existed:
                 found = TestChange(path, CHANGED if item.exists else DELETED, "a test file")

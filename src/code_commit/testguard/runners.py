@@ -45,6 +45,9 @@ class Entry:
     part: str  # what of the file is the runner's, in words
     read: Reader
     source: str  # where the runner documents that it reads this
+    # The runner finds the file by walking the tree (pytest's conftest.py, Jest's config), as opposed
+    # to reading it where the build points the tool (a Makefile, CMake's files, Cargo.toml).
+    discovered: bool = True
 
     def matches(self, path: str) -> bool:
         parts = path.split("/")
@@ -541,6 +544,7 @@ TABLE: tuple[Entry, ...] = (
         "the test rules, what they depend on and refer to, MAKEFLAGS, SHELL",
         make_test_rules,
         "https://www.gnu.org/software/make/manual/make.html#Special-Targets",
+        discovered=False,
     ),
     Entry(
         "CTest",
@@ -548,6 +552,7 @@ TABLE: tuple[Entry, ...] = (
         "add_test, set_tests_properties, enable_testing, the test targets",
         cmake_tests,
         "https://cmake.org/cmake/help/latest/manual/ctest.1.html",
+        discovered=False,
     ),
     Entry(
         "CTest",
@@ -555,6 +560,7 @@ TABLE: tuple[Entry, ...] = (
         "the whole file",
         whole,
         "https://cmake.org/cmake/help/latest/manual/ctest.1.html",
+        discovered=False,
     ),
     Entry(
         "cargo test",
@@ -562,6 +568,7 @@ TABLE: tuple[Entry, ...] = (
         "[[test]], [lib]/[[bin]] test, doctest, harness, [profile.test], autotests",
         cargo,
         "https://doc.rust-lang.org/cargo/reference/cargo-targets.html#configuring-a-target",
+        discovered=False,
     ),
     Entry(
         "cargo test",
@@ -577,6 +584,7 @@ TABLE: tuple[Entry, ...] = (
         "the Surefire and Failsafe plugins, the test properties, the test folders",
         pom,
         "https://maven.apache.org/surefire/maven-surefire-plugin/test-mojo.html",
+        discovered=False,
     ),
     Entry(
         "Maven",
@@ -584,6 +592,7 @@ TABLE: tuple[Entry, ...] = (
         "the whole file (-DskipTests)",
         whole,
         "https://maven.apache.org/configure.html",
+        discovered=False,
     ),
     Entry(
         "PHPUnit",
