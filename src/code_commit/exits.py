@@ -163,22 +163,22 @@ TABLE: tuple[ExitCode, ...] = (
         12,
         "BUILD_CHANGED_TESTS",
         "build_changed_tests",
-        'the build deleted, rewrote or weakened the tests (`tests = "protect"`): it is no pass, and the run '
-        "stopped before its next call; the message names each file and what was done",
+        'the build changed the tests or a test runner\'s configuration (`tests = "protect"`): it is no pass, and '
+        "the run stopped before its next call; the message names each file",
         BUILDING,
-        detail="The model's code runs in the build, and a build has no reason to touch a test: a test file it "
-        "deletes or changes (more than its layout) counts, and so does test code or a runner's configuration it "
-        "creates (a `conftest.py`, a `pytest.ini`) or a change to the test settings of `pyproject.toml`, "
-        "`package.json` and their kin that narrows what runs; a new snapshot does not. Nothing more went to the "
-        "model: a model whose code rewrites the tests is not asked again. `run.log` and the record's "
-        '`tests_weakened` (`by: "build"`) name each file; the files are left as the build left them (`git diff` '
-        "shows them; `--revert-on-failure` puts them back). With `--tests report` the run goes on and may pass, "
-        "and they are named",
-        apply="with `--build`: applied, but the build deleted, rewrote or weakened the tests (`tests = "
-        '"protect"`): it is no pass; the message names each file and what was done',
-        check='the build deleted, rewrote or weakened the tests (`tests = "protect"`), so a run would stop '
-        "there; usually a `build.sh` that writes tests (a snapshot update, a formatter that writes): make it check, "
-        "or use `--tests report`",
+        detail="The model's code runs in the build, and under protect the tests are read-only to it: an existing "
+        "test file it changes or deletes counts, and so does a runner's configuration it creates or changes (a "
+        "`conftest.py`, a `pytest.toml`, `[tool.pytest]` in `pyproject.toml`) or test code a runner collects by "
+        "its name (`test_x.py`); a new snapshot does not. Nothing more went to the model: a model whose code "
+        'changes the tests is not asked again. `run.log` and the record\'s `tests_changed` (`by: "build"`) '
+        "name each file; the files are left as the build left them (`git diff` shows them; "
+        "`--revert-on-failure` puts them back). With `--tests report` the run goes on and may pass, and they are "
+        "named",
+        apply="with `--build`: applied, but the build changed the tests or a runner's configuration (`tests = "
+        '"protect"`): it is no pass; the message names each file',
+        check='the build changed the tests or a runner\'s configuration (`tests = "protect"`), so a run would '
+        "stop there; usually a `build.sh` that writes tests (a snapshot update, a formatter that writes): make it "
+        "check, or use `--tests report`",
     ),
     ExitCode(
         13,

@@ -34,7 +34,7 @@ class Problem:
     """One reason an answer is refused, structured for `code-commit apply --check`."""
 
     # guard, delete_disabled, exists, elided, not_utf8, missing_file, not_text, blank_search, no_match,
-    # ambiguous, file_and_folder, unreadable, tests_weakened
+    # ambiguous, file_and_folder, unreadable, tests_changed
     kind: str
     message: str  # the whole reason, as the model and the user read it
     path: str | None = None

@@ -6,7 +6,7 @@ the build ran (the sandbox, the network, what it may write, what is hidden), the
 a repair prompt would carry it, the verdict, how many tests the output says ran, and, when the
 sandbox or the setup kept the build from running, the cause and the fix (builds/diagnosis/).
 What the build did to the tests is judged as in a run (the tests setting): under protect a build
-that deleted, rewrote or weakened them is no pass (exit 12), as a run would stop there; under
+that changed them or a runner's configuration is no pass (exit 12), as a run would stop there; under
 report it is named under the verdict.
 
 The report goes to stdout (the JSON record with `--json`); progress to stderr. The model SDK is
