@@ -1,7 +1,8 @@
 """The test runners' configuration: what each supported runner reads to decide what runs and how,
 as data, each entry with the runner's documentation as its source.
 
-An entry names files (a name pattern, or a path ending such as `.cargo/config.toml`) and the part
+The table is runners.toml beside this module. An entry names files (a name pattern, or a path
+ending such as `.cargo/config*`) and the part
 of them that is the runner's: the whole file, or a table, a section, a key, the rules of a
 Makefile that run the tests, CMake's test commands. `runner_part(path, data)` reads that part with
 the format's own parser (`tomllib`, `configparser`, `json`, `xml.etree`) into a value that compares
@@ -23,6 +24,7 @@ import tomllib
 import xml.etree.ElementTree as ET
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from code_commit.testguard.files import TEST_FOLDERS, named_as_test
@@ -441,181 +443,43 @@ def cmake_tests(data: bytes) -> Part | None:
 
 # --- the table ---------------------------------------------------------------------------------
 
-PYTEST_DOCS = "https://docs.pytest.org/en/stable/reference/customize.html"
-TABLE: tuple[Entry, ...] = (
-    Entry("pytest", ("pytest.toml", ".pytest.toml", "pytest.ini", ".pytest.ini"), "the whole file", whole, PYTEST_DOCS),
-    Entry(
-        "pytest",
-        ("pyproject.toml",),
-        "[tool.pytest], [tool.pytest.ini_options], [tool.tox], [tool.coverage]",
-        toml_keys("tool.pytest", "tool.tox", "tool.coverage"),
-        PYTEST_DOCS,
-    ),
-    Entry(
-        "pytest",
-        ("tox.ini",),
-        "[pytest], [tox], [testenv*], [coverage:*]",
-        ini_sections("pytest", "tox", "testenv*", "coverage:*"),
-        PYTEST_DOCS,
-    ),
-    Entry(
-        "pytest", ("setup.cfg",), "[tool:pytest], [coverage:*]", ini_sections("tool:pytest", "coverage:*"), PYTEST_DOCS
-    ),
-    Entry(
-        "pytest",
-        ("conftest.py",),
-        "the whole file (hooks and fixtures for every test below it)",
-        whole,
-        "https://docs.pytest.org/en/stable/reference/fixtures.html#conftest-py-sharing-fixtures-across-multiple-files",
-    ),
-    Entry(
-        "python",
-        ("sitecustomize.py", "usercustomize.py"),
-        "the whole file (run when Python starts)",
-        whole,
-        "https://docs.python.org/3/library/site.html",
-    ),
-    Entry("tox", ("tox.toml",), "the whole file", whole, "https://tox.wiki/en/latest/config.html"),
-    Entry("nox", ("noxfile.py",), "the whole file", whole, "https://nox.thea.codes/en/stable/config.html"),
-    Entry(
-        "coverage.py",
-        (".coveragerc",),
-        "the whole file (fail_under)",
-        whole,
-        "https://coverage.readthedocs.io/en/latest/config.html",
-    ),
-    Entry(
-        "npm",
-        ("package.json",),
-        "scripts test*, pretest*, posttest*; the keys jest, mocha, ava, c8, nyc, jasmine, tap",
-        package_json,
-        "https://docs.npmjs.com/cli/using-npm/scripts",
-    ),
-    Entry("Jest", ("jest.config.*",), "the whole file", whole, "https://jestjs.io/docs/configuration"),
-    Entry(
-        "Vitest",
-        ("vitest.config.*", "vitest.workspace.*", "vite.config.*"),
-        "the whole file (JavaScript: its `test` key cannot be read apart)",
-        whole,
-        "https://vitest.dev/config/",
-    ),
-    Entry(
-        "Mocha", (".mocharc", ".mocharc.*"), "the whole file", whole, "https://mochajs.org/#configuring-mocha-nodejs"
-    ),
-    Entry(
-        "AVA",
-        ("ava.config.*",),
-        "the whole file",
-        whole,
-        "https://github.com/avajs/ava/blob/main/docs/06-configuration.md",
-    ),
-    Entry("Jasmine", ("jasmine.json",), "the whole file", whole, "https://jasmine.github.io/setup/nodejs.html"),
-    Entry(
-        "Karma",
-        ("karma.conf.*",),
-        "the whole file",
-        whole,
-        "https://karma-runner.github.io/latest/config/configuration-file.html",
-    ),
-    Entry(
-        "Playwright",
-        ("playwright.config.*",),
-        "the whole file",
-        whole,
-        "https://playwright.dev/docs/test-configuration",
-    ),
-    Entry(
-        "Cypress",
-        ("cypress.config.*",),
-        "the whole file",
-        whole,
-        "https://docs.cypress.io/app/references/configuration",
-    ),
-    Entry(
-        "c8/nyc",
-        (".c8rc", ".c8rc.*", ".nycrc", ".nycrc.*", "nyc.config.*"),
-        "the whole file (coverage thresholds)",
-        whole,
-        "https://github.com/istanbuljs/nyc#configuration-files",
-    ),
-    Entry(
-        "make",
-        ("Makefile", "makefile", "GNUmakefile", "*.mk"),
-        "the test rules, what they depend on and refer to, MAKEFLAGS, SHELL",
-        make_test_rules,
-        "https://www.gnu.org/software/make/manual/make.html#Special-Targets",
-        discovered=False,
-    ),
-    Entry(
-        "CTest",
-        ("CMakeLists.txt", "*.cmake"),
-        "add_test, set_tests_properties, enable_testing, the test targets",
-        cmake_tests,
-        "https://cmake.org/cmake/help/latest/manual/ctest.1.html",
-        discovered=False,
-    ),
-    Entry(
-        "CTest",
-        ("CTestCustom.cmake", "CTestConfig.cmake"),
-        "the whole file",
-        whole,
-        "https://cmake.org/cmake/help/latest/manual/ctest.1.html",
-        discovered=False,
-    ),
-    Entry(
-        "cargo test",
-        ("Cargo.toml",),
-        "[[test]], [lib]/[[bin]] test, doctest, harness, [profile.test], autotests",
-        cargo,
-        "https://doc.rust-lang.org/cargo/reference/cargo-targets.html#configuring-a-target",
-        discovered=False,
-    ),
-    Entry(
-        "cargo test",
-        (".cargo/config*",),
-        "the whole file (target runners, flags, aliases)",
-        whole,
-        "https://doc.rust-lang.org/cargo/reference/config.html",
-    ),
-    Entry("nextest", (".config/nextest.toml",), "the whole file", whole, "https://nexte.st/docs/configuration/"),
-    Entry(
-        "Maven Surefire",
-        ("pom.xml",),
-        "the Surefire and Failsafe plugins, the test properties, the test folders",
-        pom,
-        "https://maven.apache.org/surefire/maven-surefire-plugin/test-mojo.html",
-        discovered=False,
-    ),
-    Entry(
-        "Maven",
-        (".mvn/maven.config", ".mvn/jvm.config"),
-        "the whole file (-DskipTests)",
-        whole,
-        "https://maven.apache.org/configure.html",
-        discovered=False,
-    ),
-    Entry(
-        "PHPUnit",
-        ("phpunit.xml", "phpunit.xml.dist"),
-        "the whole file",
-        whole,
-        "https://docs.phpunit.de/en/11.5/configuration.html",
-    ),
-    Entry(
-        "RSpec",
-        (".rspec",),
-        "the whole file",
-        whole,
-        "https://rspec.info/features/3-13/rspec-core/configuration/read-options-from-file/",
-    ),
-    Entry(
-        "dotnet test",
-        ("*.runsettings",),
-        "the whole file",
-        whole,
-        "https://learn.microsoft.com/en-us/visualstudio/test/configure-unit-tests-by-using-a-dot-runsettings-file",
-    ),
-)
+TABLE_FILE = Path(__file__).with_name("runners.toml")  # the table, as data with its sources
+READERS: dict[str, Reader] = {
+    "whole": whole,
+    "package_json": package_json,
+    "pom": pom,
+    "make": make_test_rules,
+    "cmake": cmake_tests,
+    "cargo": cargo,
+}
+
+
+def _reader(spec: str) -> Reader:
+    kind, _, args = spec.partition(":")
+    if kind == "toml":
+        return toml_keys(*args.split(","))
+    if kind == "ini":
+        return ini_sections(*args.split(","))
+    return READERS[spec]
+
+
+def load_table(path: Path = TABLE_FILE) -> tuple[Entry, ...]:
+    """The runners' table from runners.toml (read once, at import)."""
+    rows = tomllib.loads(path.read_text(encoding="utf-8"))["runner"]
+    return tuple(
+        Entry(
+            row["name"],
+            tuple(row["files"]),
+            row["part"],
+            _reader(row["read"]),
+            row["source"],
+            row.get("discovered", True),
+        )
+        for row in rows
+    )
+
+
+TABLE = load_table()
 
 
 def entries_for(path: str) -> list[Entry]:
