@@ -69,8 +69,12 @@ def test_code_that_fakes_a_passing_exit_buys_no_pass(calc: Project, api: FakeAPI
     assert "[code-commit: no pass: build.sh exited 0, but " + reason in repair
     counts = record(result)["test_counts"]
     assert counts["passed"] is True
-    assert counts["baseline"] == [{"runner": "pytest", "passed": 0, "failed": 1, "skipped": 0, "unit": "test"}]
-    assert counts["final"] == [{"runner": "pytest", "passed": 1, "failed": 0, "skipped": 0, "unit": "test"}]
+    assert counts["baseline"] == [
+        {"runner": "pytest", "passed": 0, "failed": 1, "skipped": 0, "unit": "test", "summaries": 1}
+    ]
+    assert counts["final"] == [
+        {"runner": "pytest", "passed": 1, "failed": 0, "skipped": 0, "unit": "test", "summaries": 1}
+    ]
     assert "before the answers: 0 passed, 1 failed (pytest); this build: 1 passed (pytest)" in result.stderr
 
 

@@ -76,6 +76,7 @@ class RunnerCount:
     failed: int  # failures and errors
     skipped: int = 0  # neither passed nor failed: skipped, todo, pending, xfailed, deselected
     unit: str = "test"  # what was counted: tests, or Go's packages
+    summaries: int = 1  # how many of the runner's summaries were added up (a printed one is one more)
 
     @property
     def ran(self) -> int:
@@ -564,9 +565,14 @@ def runner_counts(output: str) -> tuple[RunnerCount, ...]:
     """Each runner's summaries added up, in the order the runners first appear; () when none is read."""
     totals: dict[str, RunnerCount] = {}
     for summary, (passed, failed, skipped) in _readings(output):
-        before = totals.get(summary.runner, RunnerCount(summary.runner, 0, 0, 0, summary.unit))
+        before = totals.get(summary.runner, RunnerCount(summary.runner, 0, 0, 0, summary.unit, 0))
         totals[summary.runner] = RunnerCount(
-            summary.runner, before.passed + passed, before.failed + failed, before.skipped + skipped, summary.unit
+            summary.runner,
+            before.passed + passed,
+            before.failed + failed,
+            before.skipped + skipped,
+            summary.unit,
+            before.summaries + 1,
         )
     return tuple(totals.values())
 

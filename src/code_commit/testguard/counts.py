@@ -5,7 +5,10 @@ test runner's summary shows no failure, and at least as many tests passing as th
 This one check is what catches `|| true`, `| cat`, `-k`, `--setup-plan`, skip markers and hooks in
 any language: whatever was done, fewer tests pass than ran before, or a failure still shows. A build
 whose summaries cannot be read, where the baseline's could, is no pass. Without a readable baseline,
-no failure may show. Pure: the counts in (builds/ran_tests.py reads them), the verdict out.
+no failure may show. Summary lines are text the build printed, so the model's code can print one
+too: a forged line can only add a summary (builds/ran_tests.py sums them, and never lets one take a
+real failure away), so a runner with more summaries than in the baseline is no pass either. Pure:
+the counts in, the verdict out.
 """
 
 from __future__ import annotations
@@ -55,6 +58,12 @@ def judge(baseline: Sequence[RunnerCount] | None, final: Sequence[RunnerCount]) 
             if after is None:
                 if final:
                     problems.append(f"no summary from {before.runner}, which ran {before.ran} before the answers")
+            elif after.summaries > before.summaries:
+                # Lines the build's code printed can only add a summary: the runner printed as many as before.
+                problems.append(
+                    f"{before.runner} printed {after.summaries} summaries, where it printed {before.summaries} before "
+                    "the answers (a summary line printed by the code under test?)"
+                )
             elif after.passed < before.ran:
                 unit = "tests" if before.unit == "test" else f"{before.unit}s"
                 ran = f"the {before.ran} it ran before the answers"
