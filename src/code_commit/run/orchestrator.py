@@ -391,7 +391,8 @@ class Orchestrator:
             changed = ", ".join(str(change) for change in watch.last)
             self.event(call, f"the build changed files git shows, beyond the answer: {changed}")
             self.console.warn(
-                f"the build changed {count(len(watch.last), 'file')} git shows, beyond the answer: {changed}"
+                f"the build changed {count(len(watch.last), 'file')} git shows, beyond the answer: "
+                + _by_folder(watch.last)
             )
             watch.last = []
 
@@ -516,6 +517,22 @@ class Orchestrator:
 def _reader(root: Path, before: Before | None) -> Callable[[], bytes | None]:
     """What a file held before the build, read when asked (from git, for a clean tracked file)."""
     return lambda: before.read(root) if before is not None else None
+
+
+def _by_folder(changes: Sequence[Change]) -> str:
+    """Changes for the console: each named, up to SHOWN_CHANGES; past that, the rest by top folder
+    (a build tree git does not ignore holds hundreds), with a hint that run.log has them all."""
+    shown = ", ".join(str(change) for change in changes[:SHOWN_CHANGES])
+    rest = changes[SHOWN_CHANGES:]
+    if not rest:
+        return shown
+    folders: dict[str, int] = {}
+    for change in rest:
+        top = change.path.split("/", 1)[0] + ("/" if "/" in change.path else "")
+        folders[top] = folders.get(top, 0) + 1
+    grouped = ", ".join(f"{folder} ({count(n, 'more file')})" for folder, n in sorted(folders.items()))
+    hint = "; if one is a build folder, add it to .gitignore" if any(f.endswith("/") for f in folders) else ""
+    return f"{shown}, and {grouped} (run.log lists them all{hint})"
 
 
 def _listing(changes: Sequence[TestChange]) -> str:
