@@ -31,7 +31,8 @@ SANDBOXES = ["require", "off"]
 
 
 def run(project: Project, api: FakeAPI, cli, sandbox: str, attack: str) -> dict:
-    project.build_script(attack + "test -f fixed.txt\n")
+    """The attack is the model's code: it runs in the builds after an answer, not in the baseline's."""
+    project.build_script(f"if [ -f fixed.txt ]; then\n{attack}fi\ntest -f fixed.txt\n")
     (project.root / "fixed.txt").unlink(missing_ok=True)  # a second run's fix changes the tree, so it is built
     git(project.root, "add", "-A")
     git(project.root, "commit", "-qm", "snapshot", "--allow-empty")

@@ -43,7 +43,7 @@ def test_an_unexpected_exception_in_a_run_exits_9_with_its_record_and_traceback(
 
     monkeypatch.setattr(orchestrator, "checked_build", full_disk)
     api.reply(FIX)
-    result = cli("--json", "--revert-on-failure")
+    result = cli("--json", "--revert-on-failure", "--tests", "free")  # free: no baseline build before the answer
     assert result.exit_code == 9
     data = json.loads(result.stdout)
     assert data["outcome"] == "internal_error" and data["exit_code"] == 9

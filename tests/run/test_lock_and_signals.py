@@ -58,7 +58,10 @@ def code_commit(root: Path, *args: str) -> subprocess.Popen[str]:
 
 def test_a_second_run_exits_4_and_sigterm_ends_the_first_cleanly(project: Project, api: FakeAPI, tmp_path) -> None:
     build_pid, child_pid = tmp_path / "build.pid", tmp_path / "child.pid"
-    project.build_script(f"sh -c 'echo $$ > {child_pid}; exec sleep 600' &\necho $$ > {build_pid}\nsleep 600\n")
+    project.build_script(
+        f"test -f fixed.txt || exit 1\nsh -c 'echo $$ > {child_pid}; exec sleep 600' &\n"
+        f"echo $$ > {build_pid}\nsleep 600\n"
+    )
     api.reply(FIX)
     first = code_commit(project.root, "--json", "--sandbox", "off")  # the build writes pids outside the project
     try:

@@ -160,7 +160,7 @@ def test_the_repair_prompt_shows_each_file_as_the_build_left_it(project: Project
     project.build_script(
         "[ -f style.txt ] && echo 'formatted by the build' >> style.txt\n"
         "rm -f temp.txt\n"
-        "ln -sf /etc/hostname linked.txt 2>/dev/null\n"
+        "[ -f style.txt ] && ln -sf /etc/hostname linked.txt 2>/dev/null\n"
         "test -f fixed.txt\n"
     )
     api.reply("^^^style.txt\nnope\n^^^end\n^^^temp.txt\nshort-lived\n^^^end\n^^^linked.txt\nmine\n^^^end\n")

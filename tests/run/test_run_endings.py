@@ -103,10 +103,11 @@ def test_json_on_a_setup_error(project: Project, cli, monkeypatch: pytest.Monkey
     assert project.run_dirs() == []
 
 
-def test_a_build_sh_whose_interpreter_does_not_exist_ends_the_run_after_one_call(
+def test_a_build_sh_whose_interpreter_does_not_exist_ends_the_run_before_any_call(
     project: Project, api: FakeAPI, cli
 ) -> None:
-    """No answer can change build.sh's #! line: before, the model was asked three more times."""
+    """No answer can change build.sh's #! line: once, the model was asked four times; the baseline
+    build, before any answer, now finds it without one."""
     project.write("build.sh", "#!/nonexistent/sh\ntest -f fixed.txt\n", mode=0o755)
     project.commit_all()
     for _ in range(4):
@@ -114,8 +115,8 @@ def test_a_build_sh_whose_interpreter_does_not_exist_ends_the_run_after_one_call
     result = cli("--json")
     assert result.exit_code == 11
     data = record(result)
-    assert data["outcome"] == "build_blocked" and len(api.requests) == 1 and data["attempts"] == 1
-    assert data["last_build"]["exit_code"] == 127
+    assert data["outcome"] == "build_blocked" and api.requests == [] and data["attempts"] == 0
+    assert (Path(data["log_dir"]) / "00-build.txt").exists()
     assert data["error"].startswith("build.sh's #! line names /nonexistent/sh, which is not found here")
     assert data["diagnosis"]["kind"] == "missing" and "#!/bin/sh" in data["diagnosis"]["fix"]
     assert data["error"] in result.stderr
@@ -257,8 +258,13 @@ def test_revert_on_failure_never_follows_a_symlink_the_build_made(
     project.write("lib/other.txt", "other\n")
     project.commit_all()
     # Model-written code runs in the build: it swaps lib/ for a symlink to a folder outside the root.
-    project.build_script(f"if [ ! -L lib ]; then mv lib lib.bak && ln -s {outside} lib; fi\nexit 1\n")
-    api.reply("^^^lib/keep.txt\nmodel keep\n^^^end\n^^^lib/new.txt\nmodel new\n^^^end\n^^^app.txt\nchanged\n^^^end\n")
+    project.build_script(
+        f"if [ -f app2.txt ] && [ ! -L lib ]; then mv lib lib.bak && ln -s {outside} lib; fi\nexit 1\n"
+    )
+    api.reply(
+        "^^^lib/keep.txt\nmodel keep\n^^^end\n^^^lib/new.txt\nmodel new\n^^^end\n^^^app.txt\nchanged\n^^^end\n"
+        "^^^app2.txt\nthe model's code runs now\n^^^end\n"
+    )
     result = cli("--revert-on-failure", "--json", env={"CODE_COMMIT_MAX_REPAIRS": "0"})
     assert result.exit_code == 1
     data = record(result)
@@ -330,7 +336,7 @@ def test_build_timeout_is_a_failed_build_the_model_is_told_about(project: Projec
 
 def test_the_whole_run_time_limit_exits_5_and_kills_the_build(project: Project, api: FakeAPI, cli, tmp_path) -> None:
     pid_file = tmp_path / "build.pid"
-    project.build_script(f"echo $$ > {pid_file}\nsleep 600\n")
+    project.build_script(f"test -f fixed.txt || exit 1\necho $$ > {pid_file}\nsleep 600\n")
     api.reply(FIX)
     # Unsandboxed: the build writes its pid outside the project (tests/test_sandbox.py has the sandboxed case).
     result = cli("--timeout", "1", "--json", "--revert-on-failure", "--sandbox", "off")
@@ -355,7 +361,7 @@ def test_the_time_limit_also_ends_a_wait_for_the_model(project: Project, api: Fa
 
 def test_sigint_during_the_build_exits_130_with_a_record(project: Project, api: FakeAPI, cli) -> None:
     # build.sh's parent is this very process (the CLI runs in-process): it interrupts the run.
-    project.build_script("kill -INT $PPID\nsleep 600\n")
+    project.build_script("test -f fixed.txt || exit 1\nkill -INT $PPID\nsleep 600\n")
     api.reply(FIX)
     result = cli("--json", "--sandbox", "off")  # in the sandbox, no process of the run is in reach
     assert result.exit_code == 130
@@ -385,7 +391,7 @@ def test_a_signal_during_an_apply_lets_it_finish(project: Project, api: FakeAPI,
         assert project.read(f"part{n}.txt") == f"part {n}\n"
     data = record(result)
     assert data["files_changed"] == [f"part{n}.txt" for n in range(5)]
-    assert not list(Path(data["log_dir"]).glob("*build*")), "the run stopped before the build"
+    assert not list(Path(data["log_dir"]).glob("01-*build*")), "the run stopped before the build"
 
 
 def test_log_retention_keeps_the_newest_runs(project: Project, api: FakeAPI, cli, monkeypatch) -> None:

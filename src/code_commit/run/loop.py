@@ -440,7 +440,10 @@ def _revert(
     log, console, record = orchestrator.log, orchestrator.console, orchestrator.record
     proposal = originals.patch(workspace.root, log.redact)  # bytes: byte for byte
     record.patch = write_patch(log.folder / FINAL_PATCH, proposal, log.redact)
-    by_builds, unrestorable = build_originals(workspace.root, built, originals.files)
+    # A file the baseline build changed before any answer did is put back as the run found it.
+    first = orchestrator.baseline_changed
+    by_builds, unrestorable = build_originals(workspace.root, built, [p for p in originals.files if p not in first])
+    originals = Originals({path: o for path, o in originals.files.items() if path not in by_builds.files})
     created = Originals({path: o for path, o in by_builds.files.items() if o.content is None})
     for path in created.files:
         del by_builds.files[path]

@@ -96,6 +96,7 @@ class Orchestrator:
     _test_verdicts: dict[str, bool] = field(default_factory=dict)  # path -> it is a test (git, asked once)
     _last_changes: list[Change] = field(default_factory=list)  # what the last build changed
     baseline: Baseline | None = None  # the runners' counts before any answer (tests = protect, report)
+    baseline_changed: set[str] = field(default_factory=set)  # files git shows the baseline build changed
     _work: UserWork | None = None  # the user's uncommitted work, saved before the command writes over it
     _repository: bool = True  # the project is in a git repository (prepare says)
 
@@ -284,6 +285,7 @@ class Orchestrator:
         else:
             self.console.step("running build.sh first: the test runners' counts before any answer (the baseline)")
             result = self._build(BASELINE_BUILD, BUILD_LOG, judged=False)
+            self.baseline_changed = {change.path for change in self._last_changes}
             self.remember_baseline(state, result)
             counts = describe(self.baseline_counts or ())
             note = f"the baseline (this tree's own build, exit code {result.exit_code}): {counts}"
