@@ -36,7 +36,9 @@ def test_a_needs_human_answer_ends_the_run_after_one_call_with_exit_13(project: 
     assert record["last_build"] is None and record["attempts"] == 1
     assert "add(2, 2) == 5" in result.stderr  # the console gives the reason
     (run,) = project.run_dirs()
-    assert not list(run.glob("*-build.txt")), "no build ran"
+    assert [p.name for p in run.glob("*-build.txt")] == ["00-build.txt"], (
+        "no build ran but the baseline, before any answer"
+    )
     assert "add(2, 2) == 5" in (run / "run.log").read_text()
     assert json.loads((run / "summary.json").read_text())["needs_human"] == record["needs_human"]
     assert git(project.root, "status", "--porcelain") == before

@@ -27,10 +27,13 @@ def counting_build(project: Project, script: str = "test -f fixed.txt\n") -> Non
 
 
 def builds(project: Project) -> tuple[int, list[str]]:
-    """How often build.sh ran, and the run folder's build logs."""
+    """How often build.sh ran after an answer, and those builds' logs: the baseline build (00-build.txt,
+    before any answer: testguard) is the tree no answer touched, not an answer's."""
     ran = (project.root / "builds.txt").read_text().count("ran") if (project.root / "builds.txt").exists() else 0
     (run,) = project.run_dirs()
-    return ran, sorted(p.name for p in run.glob("*-build.txt"))
+    baseline = run / "00-build.txt"
+    assert baseline.exists(), "the run took its baseline first"
+    return ran - 1, sorted(p.name for p in run.glob("*-build.txt") if p != baseline)
 
 
 def test_prose_then_an_answer_already_applied_then_a_fix_builds_once(project: Project, api: FakeAPI, cli) -> None:

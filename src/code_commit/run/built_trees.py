@@ -86,9 +86,10 @@ class BuiltTrees:
                 "the answer changed nothing: every file it gave already held that content",
                 "changed nothing (every file it gave already held that content)",
             )
+        which = "the baseline build, before any answer," if earlier == 0 else f"the build of call {earlier}"
         return NotBuilt(
-            f"the answer left the files as the build of call {earlier} found them, and that build failed",
-            f"put the files back as they were when the build of call {earlier} ran (that build failed)",
+            f"the answer left the files as {which} found them, and that build failed",
+            f"put the files back as they were when {which} ran (that build failed)",
         )
 
     def note(self, by_builds: Mapping[str, Before], by_answers: Mapping[str, Original], root: Path) -> None:

@@ -187,6 +187,8 @@ def repair_loop(run: RunContext) -> None:
     settings, console, record, state = run.settings, run.orchestrator.console, run.record, run.state
     calls = 1 + settings.max_repairs
     run.orchestrator.take_baseline()
+    if run.orchestrator.baseline is not None and run.orchestrator.baseline.exit_code != 0:
+        state.trees.building(0, {})  # the tree no answer touched failed: an answer that puts it back is not built
     for call in range(1, calls + 1):
         completion = run.caller.ask(next_prompt(run), call, calls)
         try:
