@@ -209,9 +209,7 @@ def repair_loop(run: RunContext) -> None:
         output = output_for_prompt(result.output, settings.build_output_cap)
         if counted is not None:  # it exited 0, and its own runners say otherwise
             console.info(f"no pass: build.sh exits 0, but the test runners' own counts say no: {counted.reason}")
-            output += f"
-[code-commit: no pass: build.sh exited 0, but {counted.reason} ({counted.line()})]
-"
+            output += f"\n[code-commit: no pass: build.sh exited 0, but {counted.reason} ({counted.line()})]\n"
         else:
             console.info(f"build fails: {result.describe()}")
             console.excerpt(first_errors(result))
