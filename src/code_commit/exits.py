@@ -169,7 +169,7 @@ TABLE: tuple[ExitCode, ...] = (
         detail="The model's code runs in the build, and under protect the tests are read-only to it: an existing "
         "test file it changes or deletes counts, and so does a runner's configuration it creates or changes (a "
         "`conftest.py`, a `pytest.toml`, `[tool.pytest]` in `pyproject.toml`) or test code a runner collects by "
-        "its name (`test_x.py`); a new snapshot does not. Nothing more went to the model: a model whose code "
+        "its name (`test_*.py`); a new snapshot does not. Nothing more went to the model: a model whose code "
         'changes the tests is not asked again. `run.log` and the record\'s `tests_changed` (`by: "build"`) '
         "name each file; the files are left as the build left them (`git diff` shows them; "
         "`--revert-on-failure` puts them back). With `--tests report` the run goes on and may pass, and they are "
