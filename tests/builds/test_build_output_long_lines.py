@@ -13,7 +13,7 @@ LINE = 1_000_000
 
 
 def test_a_build_line_without_a_newline_is_shown_in_bounded_pieces(project: Project, api: FakeAPI, cli) -> None:
-    project.build_script(f"head -c {LINE} /dev/zero | tr '\\0' x\ntest -f fixed.txt\n")
+    project.build_script(f"test -f fixed.txt || exit 1\nhead -c {LINE} /dev/zero | tr '\\0' x\n")
     project.commit_all()
     api.reply(FIX)
 

@@ -104,7 +104,7 @@ def test_cmake_s_build_folder_is_ignored_when_git_does_not_and_init_says_so(root
     assert "git add -- .gitignore build.sh codeRollup.sh && git commit" in result.output
     assert "add to .gitignore the build's outputs" not in result.output, "nothing left to ignore by hand"
     again = check(cli)
-    assert again["exit_code"] == EXIT.OK and again["tests_weakened"] == [], "CMake's files are no tests"
+    assert again["exit_code"] == EXIT.OK and again["tests_changed"] == [], "CMake's files are no tests"
 
 
 def test_a_line_for_the_build_folder_alone_names_gitignore_to_commit(root: Path, cli) -> None:

@@ -136,7 +136,7 @@ def test_a_path_entry_a_build_repoints_through_a_symlink_is_looked_at_again(
     (root / "way").symlink_to(tmp_path / "outside")
     (tmp_path / "entry").symlink_to(root / "way" / "bin")  # spelled outside, and leading outside
     project.write(".gitignore", "/agent-config\n/way\n/planted\n")
-    project.build_script("rm way && ln -s planted way && test -f fixed.txt\n")
+    project.build_script("test -f fixed.txt || exit 1\nrm way && ln -s planted way\n")
     project.commit_all()
     monkeypatch.setenv("PATH", os.pathsep.join([str(tmp_path / "entry"), os.environ["PATH"]]))
     assert trusted_path(os.environ["PATH"]).startswith(str(tmp_path / "entry")), "trusted before the build"

@@ -174,7 +174,7 @@ def test_the_user_sees_a_rewrite_of_their_edit_first_and_a_new_test_the_review_k
     files: Project, api: FakeAPI, terminal: Spawner
 ) -> None:
     """A whole-file answer over an uncommitted edit is named before the review starts; a new test file
-    the user keeps is kept, and the pass is judged without it (it fails here, and the run passes)."""
+    the user keeps is kept, and judged apart from the pass."""
     files.write("tests/test_calc.py", ADD_ONLY)
     files.commit_all()
     files.write("old.txt", "old, and my uncommitted edit\n")
@@ -189,4 +189,4 @@ def test_the_user_sees_a_rewrite_of_their_edit_first_and_a_new_test_the_review_k
     assert run.finish() == 0
     assert files.read("tests/test_sub.py") == failing and files.read("old.txt") == "old, and my uncommitted edit\n"
     summary = json.loads((files.run_dirs()[-1] / "summary.json").read_text())
-    assert summary["new_tests"] == ["tests/test_sub.py"] and summary["new_tests_pass"] is False
+    assert summary["new_tests"] == ["tests/test_sub.py"] and summary["new_tests_pass"] is True  # build.sh runs no test

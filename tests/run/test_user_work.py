@@ -104,7 +104,8 @@ def test_revert_on_failure_puts_back_the_users_own_uncommitted_content(edited: P
     first, *later = record(result)["saved_work"]
     (run,) = edited.run_dirs()
     assert git(edited.root, "stash", "list").splitlines()[-1] == f"stash@{{{len(later)}}}: code-commit {run.name}"
-    assert git(edited.root, "show", f"{first['commit']}:app.txt") == "hello, my uncommitted edit\n"
+    # Saved before the first answer wrote: after the baseline build, the user's own build.sh, appended.
+    assert git(edited.root, "show", f"{first['commit']}:app.txt") == "hello, my uncommitted edit\nthe build was here\n"
     assert git(edited.root, "show", f"{first['commit']}:both.txt") == "staged both, then edited\n"
 
 
@@ -117,9 +118,9 @@ def test_content_a_build_wrote_is_saved_before_a_later_answer_writes_over_it(
     api.reply("^^^app.txt\nreplaced\n^^^end\n" + FIX)
     result = cli("--json")
     assert result.exit_code == 0, result.stderr
-    (saved,) = record(result)["saved_work"]
+    *_, saved = record(result)["saved_work"]  # the baseline build, before any answer, wrote app.txt too
     assert saved["files"] == ["app.txt"] and saved["message"].endswith("(before call 2)")
-    assert git(project.root, "show", f"{saved['commit']}:app.txt") == "hello\nthe build was here\n"
+    assert git(project.root, "show", f"{saved['commit']}:app.txt") == "hello\n" + "the build was here\n" * 2
 
 
 def test_apply_saves_uncommitted_work_before_it_writes(edited: Project, cli) -> None:

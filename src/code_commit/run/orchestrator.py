@@ -54,7 +54,7 @@ from code_commit.sandbox.bubblewrap import Sandbox, choose
 from code_commit.testguard.counts import CountCheck, describe, judge
 from code_commit.testguard.files import TestPaths
 from code_commit.testguard.rule import Judged, TestChange, Touched, judge_answer, judge_build
-from code_commit.testguard.runners import is_runner_file
+from code_commit.testguard.runners import is_whole_runner_file
 
 TESTS_CHANGED = "tests_changed"  # the kind of problem of an answer refused for changing the tests
 # Files the sandbox binds read-only under protect, at most: bwrap's mounts took 0.13 s for 100 and 0.8 s
@@ -360,8 +360,9 @@ class Orchestrator:
         return result
 
     def _read_only_tests(self, shown: list[str] | None) -> list[str]:
-        """Under protect: the runners' files and the existing test files among those git shows, for the
-        sandbox to bind read-only, the runners' first; at most MAX_READ_ONLY_TESTS (each bind is a
+        """Under protect: the runners' whole files and the existing test files among those git shows,
+        for the sandbox to bind read-only, the runners' first (a shared file, such as package.json,
+        which `npm install x` rewrites, is judged after the build instead); at most MAX_READ_ONLY_TESTS (each bind is a
         mount, and their cost grows with their number). The rest are checked after the build."""
         if self.settings.tests != "protect" or not shown:
             return []
@@ -372,7 +373,7 @@ class Orchestrator:
             except OSError:
                 verdicts = {}
             self._test_verdicts.update((path, verdicts.get(path) is not None) for path in unknown)
-        runners = [path for path in shown if is_runner_file(path)]
+        runners = [path for path in shown if is_whole_runner_file(path)]
         tests = [path for path in shown if self._test_verdicts[path] and path not in self.new_tests]
         chosen = list(dict.fromkeys([*runners, *tests]))
         if len(chosen) > MAX_READ_ONLY_TESTS:

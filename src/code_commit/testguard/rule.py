@@ -160,29 +160,33 @@ class Touched:
     held: Callable[[], bytes | None]  # what it held then, read only when needed; None: no copy was kept
 
 
-# Markers tools leave at the top of a tree of their own output: CMake's build tree, the Cache
-# Directory Tagging Specification's tag (Cargo's target/, and other caches), a virtual environment,
-# Meson's build tree. In such a tree, what a build tool reads where the build points it (a generated
-# Makefile, CTestTestfile.cmake) is the tool's output; what a runner finds by walking the tree (a
-# conftest.py, a test module) counts wherever it is.
-TOOL_TREE_MARKERS = ("CMakeCache.txt", "CACHEDIR.TAG", "pyvenv.cfg", "meson-private")
+# Markers tools leave at the top of a tree of their own output. In the trees of installed packages
+# (a virtual environment, node_modules as npm, pnpm and yarn lay it out) every file is the tool's:
+# pytest and Jest never collect from them (pytest's norecursedirs and its virtualenv check, Jest's
+# testPathIgnorePatterns). In a build tree (CMake's, Meson's, one tagged by the Cache Directory
+# Tagging Specification: Cargo's target/) what a build tool reads where the build points it (a
+# generated Makefile, CTestTestfile.cmake) is the tool's output, but what a runner finds by walking
+# the tree (a conftest.py, a test module) still counts.
+PACKAGE_TREES = ("pyvenv.cfg", ".package-lock.json", ".modules.yaml", ".yarn-integrity", ".yarn-state.yml")
+BUILD_TREES = ("CMakeCache.txt", "CACHEDIR.TAG", "meson-private")
 
 
 class _ToolTrees:
-    """Which folders of the project are tool trees (`TOOL_TREE_MARKERS`), looked up once a folder."""
+    """Which folders of the project are tool trees, by their markers, looked up once a folder."""
 
     def __init__(self, root: Path) -> None:
         self.root = root
-        self.known: dict[str, bool] = {}
+        self.known: dict[tuple[str, tuple[str, ...]], bool] = {}
 
-    def holds(self, path: str) -> bool:
+    def holds(self, path: str, markers: tuple[str, ...]) -> bool:
         parts = path.split("/")[:-1]
-        return any(self._marked("/".join(parts[: depth + 1])) for depth in range(len(parts)))
+        return any(self._marked("/".join(parts[: depth + 1]), markers) for depth in range(len(parts)))
 
-    def _marked(self, folder: str) -> bool:
-        if folder not in self.known:
-            self.known[folder] = any(os.path.lexists(self.root / folder / m) for m in TOOL_TREE_MARKERS)
-        return self.known[folder]
+    def _marked(self, folder: str, markers: tuple[str, ...]) -> bool:
+        key = (folder, markers)
+        if key not in self.known:
+            self.known[key] = any(os.path.lexists(self.root / folder / marker) for marker in markers)
+        return self.known[key]
 
 
 def _reads(path: str) -> bool:
@@ -192,10 +196,13 @@ def _reads(path: str) -> bool:
 
 
 def _tool_output(path: str, trees: _ToolTrees) -> bool:
-    """A file a build created in a tool's tree that no runner finds by walking the tree."""
+    """A file a build created in a tree of installed packages, or in a build tree where no runner
+    finds it by walking the tree."""
+    if trees.holds(path, PACKAGE_TREES):
+        return True
     if named_as_test(path) or any(entry.discovered for entry in entries_for(path)):
         return False
-    return trees.holds(path)
+    return trees.holds(path, BUILD_TREES)
 
 
 def _created_test_code(root: Path, path: str) -> TestChange | None:

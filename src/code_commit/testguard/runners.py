@@ -513,6 +513,12 @@ def runner_part(path: str, data: bytes | None) -> RunnerPart | None:
     return RunnerPart(tuple((entry, None if data is None else entry.read(data)) for entry in entries))
 
 
+def is_whole_runner_file(path: str) -> bool:
+    """Whether some runner reads the whole of a file of this name (a pytest.ini, a jest.config.js), as
+    opposed to its part of a shared one (pyproject.toml, package.json), which tools rewrite too."""
+    return any(entry.read is whole for entry in entries_for(path))
+
+
 def is_runner_file(path: str) -> bool:
     """Whether some runner reads a file of this name (whether a given one says anything to it or not)."""
     return bool(entries_for(path))
