@@ -1,5 +1,6 @@
-"""A build the sandbox keeps from running stops the run before its next paid call: exactly one model
-call, exit 11, and the cause, the command and the fix on the console, in run.log and in the record.
+"""A build the sandbox keeps from running stops the run before its next paid call: the baseline build,
+before any answer, finds it, so no model call at all, exit 11, and the cause, the command and the fix
+on the console, in run.log and in the record.
 An ordinary failing build is still repaired. Through the real loop, the real SDK, the fake service
 and bubblewrap."""
 
@@ -39,7 +40,7 @@ def tool_under_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return tools
 
 
-def test_a_build_the_sandbox_keeps_from_running_ends_the_run_after_one_call(
+def test_a_build_the_sandbox_keeps_from_running_ends_the_run_before_any_call(
     project: Project, api: FakeAPI, cli, tool_under_tmp: Path
 ) -> None:
     """Before: four paid calls, the console saying only "build.sh exited with code 127", `error` null."""
@@ -51,10 +52,10 @@ def test_a_build_the_sandbox_keeps_from_running_ends_the_run_after_one_call(
     result = cli("--json", "--sandbox", "require")
 
     assert result.exit_code == EXIT.BUILD_BLOCKED == 11, result.stderr
-    assert len(api.requests) == 1, "no repair was asked for"
+    assert api.requests == [], "no call was made: the baseline build found it"
     record = json.loads(result.stdout)
     fix = f'sandbox_readable = ["{tool_under_tmp}"] in agent-config/config.toml'
-    assert record["outcome"] == "build_blocked" and record["attempts"] == 1
+    assert record["outcome"] == "build_blocked" and record["attempts"] == 0
     assert record["error"].startswith(f"the build could not find lint-all: it is at {tool_under_tmp}/lint-all")
     assert fix in record["error"] and record["error"] in result.stderr
     assert record["diagnosis"] == {
@@ -65,7 +66,7 @@ def test_a_build_the_sandbox_keeps_from_running_ends_the_run_after_one_call(
         "evidence": "./build.sh: 3: lint-all: not found",
     }
     run_log = (Path(record["log_dir"]) / "run.log").read_text()
-    assert f"call 1: kept from running: {record['error']}" in run_log
+    assert f"call 0: kept from running: {record['error']}" in run_log
     assert "read from this line of its output: ./build.sh: 3: lint-all: not found" in run_log
     assert json.loads((Path(record["log_dir"]) / "summary.json").read_text()) == record
 
@@ -118,7 +119,7 @@ def test_apply_build_kept_from_running_exits_11_with_the_fix(project: Project, c
     assert f'sandbox_readable = ["{tool_under_tmp}"]' in record["error"] and record["diagnosis"]["kind"] == "hidden"
 
 
-# The honest ones: a failure no answer can fix ends the run after one call, with the cause and the fix.
+# The honest ones: a failure no answer can fix ends the run before any call, with the cause and the fix.
 
 
 def answered_with_the_fix(project: Project, api: FakeAPI, cli) -> tuple[Any, dict[str, Any]]:
@@ -131,11 +132,11 @@ def answered_with_the_fix(project: Project, api: FakeAPI, cli) -> tuple[Any, dic
 
 
 def blocked(project: Project, api: FakeAPI, cli) -> dict[str, Any]:
-    """A run of the project whose build no answer can fix: exit 11 after its first call, the
-    diagnosis on the console; its record."""
+    """A run of the project whose build no answer can fix: exit 11 from the baseline build, before any
+    call, the diagnosis on the console; its record."""
     result, record = answered_with_the_fix(project, api, cli)
     assert result.exit_code == EXIT.BUILD_BLOCKED, result.stderr
-    assert len(api.requests) == 1, "no repair was asked for"
+    assert api.requests == [], "no call was made: the baseline build found it"
     assert record["error"] in result.stderr
     return record
 
@@ -191,7 +192,8 @@ def test_a_build_that_starts_a_sandbox_of_its_own_is_diagnosed_with_the_setting_
     assert record["diagnosis"]["kind"] == "namespaces"
     assert 'sandbox = "off"' in record["diagnosis"]["fix"] and "ordinary user" in record["diagnosis"]["fix"]
     assert "code-commit's own probe there: bwrap:" in record["diagnosis"]["cause"]
-    off = cli("--sandbox", "off", "check")  # the setting it names runs it: with the answer applied, it passes
+    project.write("fixed.txt", "fixed\n")  # what the answer would have written: the run ended before any call
+    off = cli("--sandbox", "off", "check")  # the setting it names runs it: with the fix in place, it passes
     assert off.exit_code == EXIT.OK, off.output
 
 
