@@ -79,7 +79,12 @@ if int(data):
     resource.setrlimit(resource.RLIMIT_DATA, within(resource.RLIMIT_DATA, int(data)))
 if int(processes):
     uid = os.getuid()
-    running = sum(1 for p in os.listdir("/proc") if p.isdigit() and os.stat("/proc/" + p).st_uid == uid)
+    def owner(pid):
+        try:
+            return os.stat("/proc/" + pid).st_uid
+        except OSError:  # it ended between the listing and the look
+            return -1
+    running = sum(1 for p in os.listdir("/proc") if p.isdigit() and owner(p) == uid)
     resource.setrlimit(resource.RLIMIT_NPROC, within(resource.RLIMIT_NPROC, running + int(processes)))
 try:
     os.execv(command[0], command)
