@@ -83,3 +83,16 @@ def count_file_reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 
     monkeypatch.setattr(planning, "_read_existing", counted)
     return reads
+
+
+def pytest_calc(project: Project, python: str) -> Project:
+    """The calc project with a build.sh that runs real pytest (`python -m pytest`), in one process:
+    a test module imported first can patch `calc`, and pytest prints the summary the judge reads."""
+    project.write("calc.py", CALC_BUGGY)
+    project.write("tests/test_calc.py", CALC_TEST)
+    project.write("pytest.ini", "[pytest]\ntestpaths = tests\npythonpath = .\n")
+    project.write(".gitignore", "/agent-config\n__pycache__/\n.pytest_cache/\n")
+    project.build_script(f'exec "{python}" -m pytest -q -p no:cacheprovider\n')
+    project.write("agent-config/codeRollup.txt", f"==> calc.py <==\n{CALC_BUGGY}")
+    project.commit_all()
+    return project

@@ -18,7 +18,7 @@ from code_commit.apply.aside import held_aside
 from code_commit.exits import EXIT
 
 from fakeapi import FakeAPI
-from support import CALC_BUGGY, CALC_FIXED, CALC_TEST, Project
+from support import CALC_FIXED, Project, pytest_calc
 
 if shutil.which("bwrap") is None:
     if os.environ.get("CI") or os.environ.get("REQUIRE_SANDBOX_TESTS"):
@@ -32,15 +32,7 @@ MORE = "from calc import add\n\n\ndef test_add_zero():\n    assert add(0, 0) == 
 
 @pytest.fixture
 def calc(project: Project) -> Project:
-    """pytest runs every test module in one process: a module imported first can patch `calc`."""
-    project.write("calc.py", CALC_BUGGY)
-    project.write("tests/test_calc.py", CALC_TEST)
-    project.write("pytest.ini", "[pytest]\ntestpaths = tests\npythonpath = .\n")
-    project.write(".gitignore", "/agent-config\n__pycache__/\n.pytest_cache/\n")
-    project.build_script(f'exec "{PYTHON}" -m pytest -q -p no:cacheprovider\n')
-    project.write("agent-config/codeRollup.txt", f"==> calc.py <==\n{CALC_BUGGY}")
-    project.commit_all()
-    return project
+    return pytest_calc(project, PYTHON)
 
 
 def record(result) -> dict:

@@ -17,7 +17,7 @@ import pytest
 from code_commit.exits import EXIT
 
 from fakeapi import FakeAPI
-from support import CALC_BUGGY, CALC_FIXED, CALC_TEST, Project
+from support import CALC_BUGGY, CALC_FIXED, Project, pytest_calc
 
 if shutil.which("bwrap") is None:
     if os.environ.get("CI") or os.environ.get("REQUIRE_SANDBOX_TESTS"):
@@ -41,14 +41,7 @@ CHEATS = {
 
 @pytest.fixture
 def calc(project: Project) -> Project:
-    project.write("calc.py", CALC_BUGGY)
-    project.write("tests/test_calc.py", CALC_TEST)
-    project.write("pytest.ini", "[pytest]\ntestpaths = tests\npythonpath = .\n")
-    project.write(".gitignore", "/agent-config\n__pycache__/\n")
-    project.build_script(f'exec "{PYTHON}" -m pytest -q -p no:cacheprovider\n')
-    project.write("agent-config/codeRollup.txt", f"==> calc.py <==\n{CALC_BUGGY}")
-    project.commit_all()
-    return project
+    return pytest_calc(project, PYTHON)
 
 
 def record(result) -> dict:
