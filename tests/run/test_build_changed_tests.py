@@ -44,7 +44,7 @@ ATTACKS = {
         "pytest configuration (the whole file)",
     ),
 }
-# What a build may create where the sandbox cannot stop it: each is no pass, sandbox or not.
+# What a build may create, or write into a shared file, where the sandbox does not stop it: no pass.
 CREATIONS = {
     "adds a conftest.py": (
         "open('tests/conftest.py', 'w').write('import pytest\\n\\n\\n@pytest.hookimpl(hookwrapper=True)\\n"
@@ -55,6 +55,10 @@ CREATIONS = {
     "writes a pytest.toml": (
         "open('pytest.toml', 'w').write('[pytest]\\naddopts = [\"--setup-plan\"]\\n')\n",
         "pytest.toml",
+    ),
+    "writes addopts into pyproject.toml": (
+        "open('pyproject.toml', 'a').write('[tool.pytest.ini_options]\\naddopts = \"--setup-plan\"\\n')\n",
+        "pyproject.toml",
     ),
     "adds a test module that patches the code": (
         "open('tests/test_zz.py', 'w').write('import calc\\n\\ncalc.add = lambda a, b: a + b\\n')\n",
@@ -80,6 +84,7 @@ def calc(project: Project) -> Project:
     project.write("calc.py", CALC_BUGGY)
     project.write("tests/test_calc.py", CALC_TEST)
     project.write("pytest.ini", "[pytest]\ntestpaths = tests\n")
+    project.write("pyproject.toml", '[project]\nname = "calc"\nversion = "1.0"\n')
     project.write(".gitignore", "/agent-config\n__pycache__/\n")
     project.build_script(f'status=0\n"{PYTHON}" calc.py\n{RUN_TESTS}exit $status\n')
     project.write("agent-config/codeRollup.txt", f"==> calc.py <==\n{CALC_BUGGY}")
@@ -146,7 +151,7 @@ def test_a_build_that_creates_runner_configuration_or_test_code_is_no_pass(
     assert result.exit_code == EXIT.BUILD_CHANGED_TESTS, result.stderr
     assert len(api.requests) == 1
     ((changed, change),) = {(c["path"], c["change"]) for c in record(result)["tests_changed"]}
-    assert (changed, change) == (path, "created")
+    assert (changed, change) == (path, "changed" if path == "pyproject.toml" else "created")
 
 
 @pytest.mark.parametrize("revert", [False, True], ids=["left", "reverted"])
