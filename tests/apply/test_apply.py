@@ -801,3 +801,34 @@ def test_allow_delete_false_refuses_every_delete(root: Path) -> None:
     # Whole-file and edit blocks are still fine.
     plan = plan_changes(root, [edit("old.txt", ("old\n", "new\n"))], Guard(root), allow_delete=False)
     assert plan.changes == (Change("old.txt", b"new\n"),)
+
+
+def test_a_same_size_fix_written_within_the_second_of_its_bytecode_runs_the_new_code(tmp_path: Path) -> None:
+    """Python trusts `__pycache__/calc.*.pyc` while calc.py keeps the size and whole second it recorded:
+    `a - b` to `a + b` written within that second would run the old code. The apply removes the
+    cache of each file it writes; a cache folder that is a symlink (a build's) is never followed."""
+    import py_compile
+    import subprocess
+    import sys
+
+    from code_commit.answer.plan import Change, Plan
+    from code_commit.apply.transaction import apply_plan
+
+    root = tmp_path / "project"
+    (root / "pkg").mkdir(parents=True)
+    source = root / "calc.py"
+    source.write_text("def add(a, b):\n    return a - b\n")
+    os.utime(source, (1_000_000_000, 1_000_000_000))
+    py_compile.compile(str(source), cfile=str(root / "__pycache__" / f"calc.{sys.implementation.cache_tag}.pyc"))
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "mod.x.pyc").write_bytes(b"not the project's")
+    (root / "pkg" / "__pycache__").symlink_to(outside)
+    fixed = b"def add(a, b):\n    return a + b\n"
+    apply_plan(root, Plan({}, (Change("calc.py", fixed), Change("pkg/mod.py", b"x = 1\n"))), tmp_path / "01-journal")
+    os.utime(source, (1_000_000_000, 1_000_000_000))  # the same second the cache recorded
+    ran = subprocess.run(
+        [sys.executable, "-c", "import calc; print(calc.add(2, 3))"], cwd=root, capture_output=True, text=True
+    )
+    assert ran.stdout.strip() == "5", ran.stderr
+    assert (outside / "mod.x.pyc").exists()

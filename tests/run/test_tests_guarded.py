@@ -136,6 +136,7 @@ WEAKENINGS = {
 @pytest.fixture
 def calc(project: Project) -> Project:
     """A polyglot project whose build runs its Python test, and fails: add() subtracts."""
+    project.write(".gitignore", "/agent-config\n__pycache__/\n")
     project.write("calc.py", CALC_BUGGY)
     project.write("tests/test_calc.py", CALC_TEST)
     project.write("pyproject.toml", PYPROJECT)

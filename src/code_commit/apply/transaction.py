@@ -8,6 +8,9 @@ does the same on the next start.
 
 from __future__ import annotations
 
+import contextlib
+import os
+import stat
 from pathlib import Path
 
 from code_commit.answer.plan import ApplyFailed, Plan
@@ -30,6 +33,29 @@ def apply_plan(root: Path, plan: Plan, journal: Path) -> None:
         _apply(root, plan, journal)
     finally:
         forget_resolved_paths()  # what the apply wrote could change where a PATH entry leads
+    forget_bytecode(root, [change.path for change in plan.changes])
+
+
+def forget_bytecode(root: Path, paths: list[str]) -> None:
+    """Remove Python's cached bytecode of each `.py` file written: Python trusts a `__pycache__` file
+    whose source has the size and the whole-second mtime it recorded, so a fix of the same size
+    written within the second of the last build (`a - b` to `a + b`) would run the old code."""
+    for path in paths:
+        folder, _, name = path.rpartition("/")
+        if not name.endswith(".py"):
+            continue
+        cache = root / folder / "__pycache__"
+        stem = name.removesuffix(".py") + "."
+        try:
+            if not stat.S_ISDIR(os.lstat(cache).st_mode):  # a symlink a build planted is not followed
+                continue
+            with os.scandir(cache) as entries:
+                stale = [e.name for e in entries if e.name.startswith(stem) and e.name.endswith(".pyc")]
+        except OSError:
+            continue
+        for entry in stale:
+            with contextlib.suppress(OSError):
+                os.unlink(cache / entry)
 
 
 def _apply(root: Path, plan: Plan, journal: Path) -> None:

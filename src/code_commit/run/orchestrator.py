@@ -94,6 +94,7 @@ class Orchestrator:
     _test_paths: TestPaths | None = None  # made once a command, when an answer is first judged
     new_tests: set[str] = field(default_factory=set)  # test files the command's answers added: judged apart
     _test_verdicts: dict[str, bool] = field(default_factory=dict)  # path -> it is a test (git, asked once)
+    _existing_tests: frozenset[str] | None = None  # the test and runner files there before the first build
     _last_changes: list[Change] = field(default_factory=list)  # what the last build changed
     baseline: Baseline | None = None  # the runners' counts before any answer (tests = protect, report)
     baseline_changed: set[str] = field(default_factory=set)  # files git shows the baseline build changed
@@ -376,6 +377,9 @@ class Orchestrator:
         runners = [path for path in shown if is_whole_runner_file(path)]
         tests = [path for path in shown if self._test_verdicts[path] and path not in self.new_tests]
         chosen = list(dict.fromkeys([*runners, *tests]))
+        if self._existing_tests is None:  # the command's first build: what is there is what existed
+            self._existing_tests = frozenset(chosen)
+        chosen = [path for path in chosen if path in self._existing_tests]  # not what the builds made since
         if len(chosen) > MAX_READ_ONLY_TESTS:
             self.note_once(
                 f"the sandbox binds {MAX_READ_ONLY_TESTS} of the {len(chosen):,} test and runner files read-only "
@@ -415,7 +419,9 @@ class Orchestrator:
             )
             for c in watch.last
         ]
-        judged = judge_build(self.root, touched, self.new_tests, self.test_paths)
+        now = {change.path for change in watch.last if change.kind == CREATED}
+        made = {c.path for c in watch.net() if c.kind == CREATED} - now  # by the command's earlier builds
+        judged = judge_build(self.root, touched, self.new_tests | made, self.test_paths)
         self._unanswered(judged.unanswered, "a build")
         if judged.unread:
             self.note_once(

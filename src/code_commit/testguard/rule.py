@@ -217,7 +217,8 @@ def _created_test_code(root: Path, path: str) -> TestChange | None:
 def judge_build(root: Path, touched: Sequence[Touched], new: Collection[str], paths: TestPaths) -> Judged:
     """What a build did to the tests. An existing test file changed or deleted counts, however; a
     runner's configuration created, changed or deleted counts; test code a runner collects by its
-    name created counts. The run's own new test files (`new`) are the model's, judged apart. Bounded:
+    name created counts. `new`: the files the run made (its answers' new tests, the test data its
+    builds wrote, which a later build may write again), judged when they were made. Bounded:
     MAX_BUILD_FILES files and MAX_BUILD_BYTES read at most; a runner's file past that counts."""
     tests, unanswered = _tests(paths, (item.path for item in touched))
     changes: list[TestChange] = []
