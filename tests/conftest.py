@@ -53,6 +53,10 @@ def _isolated_environment(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pyt
     # terminal a test gives the CLI, and make a run under -n differ from one without.
     monkeypatch.delenv("COLUMNS", raising=False)
     monkeypatch.delenv("LINES", raising=False)
+    # Where these tests are code-commit's own build, in its sandbox, that sandbox pointed the tools at
+    # its cache (sandbox/toolchains.py): the builds these tests run get their own, as a user's would.
+    for name in ("UV_CACHE_DIR", "GOCACHE", "npm_config_cache", "npm_config_logs_dir"):
+        monkeypatch.delenv(name, raising=False)
     # The clouds' credential chains find nothing of the developer's, and never reach past the machine:
     # no instance metadata (169.254.169.254) for AWS, no metadata-server check for Google.
     cloud = tmp_path_factory.getbasetemp() / "no-cloud-config"
@@ -194,3 +198,16 @@ def wheel(session_folder: Path) -> Path:
             subprocess.run([*pip_wheel, str(REPO)], check=True, capture_output=True)
     (built,) = out.glob("code_commit-*.whl")
     return built
+
+
+@pytest.fixture(scope="session")
+def sandbox_pytest() -> str:
+    """A python with pytest that sandboxed builds can run: a virtualenv outside the host's /tmp (this
+    run's own may be under it, which builds cannot see) with pytest copied in, made once a worker."""
+    from support import outside_tmp
+    from venv_copies import install_copies
+
+    venv = outside_tmp("code-commit-pytest-") / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, capture_output=True)
+    install_copies(venv, "pytest")
+    return str(venv / "bin" / "python")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import subprocess
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -96,3 +97,19 @@ def pytest_calc(project: Project, python: str) -> Project:
     project.write("agent-config/codeRollup.txt", f"==> calc.py <==\n{CALC_BUGGY}")
     project.commit_all()
     return project
+
+
+OUTSIDE_TMP = Path(__file__).resolve().parents[1] / ".outside-tmp"  # ignored: see .gitignore
+
+
+def outside_tmp(prefix: str) -> Path:
+    """A new folder outside the host's /tmp (which the sandbox replaces with its own): in /var/tmp,
+    or, where that is read-only (these tests running inside code-commit's own sandbox, as its own
+    build does), in the checkout's ignored .outside-tmp/."""
+    for base in (Path("/var/tmp"), OUTSIDE_TMP):
+        try:
+            base.mkdir(exist_ok=True)
+            return Path(tempfile.mkdtemp(prefix=prefix, dir=base))
+        except OSError:
+            continue
+    raise OSError("no writable folder outside /tmp for the test")

@@ -19,7 +19,6 @@ import re
 import shutil
 import subprocess
 import sys
-import tempfile
 import venv
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -32,7 +31,7 @@ from code_commit.builds import diagnosis
 from code_commit.cli.commit_advice import untracked
 
 from npm_registry import NpmRegistry
-from support import git
+from support import git, outside_tmp
 from venv_copies import install_copies
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
@@ -69,7 +68,7 @@ class Toolbox:
 
 @pytest.fixture(scope="session")
 def toolbox() -> Iterator[Toolbox]:
-    base = Path(tempfile.mkdtemp(prefix="code-commit-toolchains-", dir="/var/tmp"))  # outside the host's /tmp
+    base = outside_tmp("code-commit-toolchains-")  # outside the host's /tmp
     home, bin_dir = base / "home", base / "home" / "bin"
     bin_dir.mkdir(parents=True)
     real_home = Path.home()

@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import sys
 from pathlib import Path
 
 import pytest
@@ -25,14 +24,13 @@ if shutil.which("bwrap") is None:
         pytest.fail("bubblewrap (bwrap) is missing in CI: .ci/run installs it; these tests must run", pytrace=False)
     pytest.skip("bubblewrap (bwrap) is not installed here", allow_module_level=True)
 
-PYTHON = os.path.realpath(sys.executable)
 PATCH = "import calc\n\ncalc.add = lambda a, b: a + b\n"  # a "test" module: pytest imports it before any test runs
 MORE = "from calc import add\n\n\ndef test_add_zero():\n    assert add(0, 0) == 0\n"
 
 
 @pytest.fixture
-def calc(project: Project) -> Project:
-    return pytest_calc(project, PYTHON)
+def calc(project: Project, sandbox_pytest: str) -> Project:
+    return pytest_calc(project, sandbox_pytest)
 
 
 def record(result) -> dict:

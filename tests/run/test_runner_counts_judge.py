@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import sys
 
 import pytest
 
@@ -24,7 +23,6 @@ if shutil.which("bwrap") is None:
         pytest.fail("bubblewrap (bwrap) is missing in CI: .ci/run installs it; these tests must run", pytrace=False)
     pytest.skip("bubblewrap (bwrap) is not installed here", allow_module_level=True)
 
-PYTHON = os.path.realpath(sys.executable)
 FIX = f"^^^calc.py\n{CALC_FIXED}^^^end\n"
 # The model's code, which the tests import: each is a pass bought without fixing add().
 CHEATS = {
@@ -40,8 +38,8 @@ CHEATS = {
 
 
 @pytest.fixture
-def calc(project: Project) -> Project:
-    return pytest_calc(project, PYTHON)
+def calc(project: Project, sandbox_pytest: str) -> Project:
+    return pytest_calc(project, sandbox_pytest)
 
 
 def record(result) -> dict:

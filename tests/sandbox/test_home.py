@@ -8,7 +8,6 @@ from __future__ import annotations
 import os
 import shutil
 import stat
-import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -23,6 +22,8 @@ from code_commit.sandbox.bubblewrap import choose, wrap
 from code_commit.sandbox.home import home_view
 from code_commit.sandbox.toolchains import PRUNE_REMOVE, cache_folder, prepare_cache, prune_caches
 
+from support import outside_tmp
+
 if shutil.which("bwrap") is None:
     if os.environ.get("CI") or os.environ.get("REQUIRE_SANDBOX_TESTS"):
         pytest.fail("bubblewrap (bwrap) is missing in CI: .ci/run installs it; these tests must run", pytrace=False)
@@ -35,7 +36,7 @@ DAY = 86400
 def home(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     """A home outside /tmp (which the sandbox replaces anyway), holding the project, its caches and a
     toolchain, as a developer's does."""
-    folder = Path(tempfile.mkdtemp(prefix="code-commit-home-", dir="/var/tmp"))
+    folder = outside_tmp("code-commit-home-")
     monkeypatch.setenv("HOME", str(folder))
     monkeypatch.delenv("XDG_CACHE_HOME")  # the caches in ~/.cache
     yield folder
@@ -110,7 +111,7 @@ def test_the_home_view_shows_the_tables_folders_never_a_home_and_recreates_a_lin
     (home / ".rustup").mkdir()
     (home / ".m2" / "repository").mkdir(parents=True)
     (home / ".m2" / "settings.xml").write_text("<settings/>")
-    outside = Path(tempfile.mkdtemp(dir="/var/tmp"))
+    outside = outside_tmp("code-commit-outside-")
     try:
         (home / ".pyenv").symlink_to(outside)
         env = {"HOME": str(home), "PATH": f"{home}:{home}/bin:/usr/bin", "GOPATH": str(home)}

@@ -15,7 +15,6 @@ import shutil
 import socket
 import subprocess
 import sys
-import tempfile
 import time
 import uuid
 from collections.abc import Iterator
@@ -29,7 +28,7 @@ from code_commit.config.redaction import Redactor
 from code_commit.sandbox.bubblewrap import BUBBLEWRAP, choose, policy, wrap
 
 from fakeapi import FakeAPI
-from support import TEST_KEY, Project, git
+from support import TEST_KEY, Project, git, outside_tmp
 
 BWRAP = shutil.which("bwrap")
 if BWRAP is None:
@@ -134,7 +133,7 @@ def listener() -> Iterator[socket.socket]:
 @pytest.fixture
 def outside() -> Iterator[Path]:
     """A folder the test owns outside the project and outside /tmp (which the sandbox replaces)."""
-    folder = Path(tempfile.mkdtemp(prefix="code-commit-outside-", dir="/var/tmp"))
+    folder = outside_tmp("code-commit-outside-")
     yield folder
     shutil.rmtree(folder)
 
@@ -523,7 +522,7 @@ def test_without_the_sandbox_a_same_user_build_cannot_read_the_runs_environment(
     """prctl(PR_SET_DUMPABLE, 0): /proc/<code-commit>/environ is closed to the build, a process of the
     same user. Root reads it anyway (CAP_SYS_PTRACE), so as root the CLI runs as `nobody` here; the
     process boundary is what is tested. The key file stays readable in off mode (SECURITY.md says so)."""
-    base = Path(tempfile.mkdtemp(prefix="code-commit-dumpable-", dir="/var/tmp"))
+    base = outside_tmp("code-commit-dumpable-")
     try:
         root = base / "project"
         project = Project(root)

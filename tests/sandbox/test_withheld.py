@@ -10,7 +10,6 @@ import base64
 import json
 import os
 import shutil
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -21,7 +20,7 @@ from code_commit.sandbox.allowlist import TABLE, allowed
 from code_commit.sandbox.withheld import CREDENTIAL_STORES, build_environment, hidden_stores
 
 from fakeapi import FakeAPI
-from support import TEST_KEY, Project
+from support import TEST_KEY, Project, outside_tmp
 
 if shutil.which("bwrap") is None:
     if os.environ.get("CI") or os.environ.get("REQUIRE_SANDBOX_TESTS"):
@@ -172,7 +171,7 @@ def test_bad_withholding_settings_are_setup_errors(project: Project, cli, settin
 def home(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     """A home directory outside /tmp (which the sandbox replaces, so a home there proves nothing),
     with a credential in each store the audit planted, and more."""
-    folder = Path(tempfile.mkdtemp(prefix="code-commit-home-", dir="/var/tmp"))
+    folder = outside_tmp("code-commit-home-")
     stores = {
         ".ssh/id_ed25519": "SSH-PRIVATE-KEY-audit",
         ".aws/credentials": "AWS-CREDENTIALS-audit",
