@@ -27,6 +27,20 @@ from support import TEST_KEY, Project, git
 from terminal import ForkServer, Spawner, spawner
 
 KEY_VARS = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_BASE_URL", "OPENAI_API_KEY")
+# What code-commit's sandbox gives a build (sandbox/toolchains.py): where these tests are that build.
+SANDBOX_TOOLCHAIN_VARS = (
+    "UV_CACHE_DIR",
+    "UV_LINK_MODE",
+    "UV_OFFLINE",
+    "GOCACHE",
+    "GOPROXY",
+    "npm_config_cache",
+    "npm_config_logs_dir",
+    "npm_config_fetch_retries",
+    "CARGO_NET_OFFLINE",
+    "YARN_HTTP_RETRY",
+    "TAR_OPTIONS",
+)
 CLEARED_PREFIXES = ("CODE_COMMIT_", "ANTHROPIC_", "OPENAI_", "AWS_", "GOOGLE_", "CLOUDSDK_", "CLOUD_ML_", "GCE_")
 
 
@@ -53,9 +67,9 @@ def _isolated_environment(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pyt
     # terminal a test gives the CLI, and make a run under -n differ from one without.
     monkeypatch.delenv("COLUMNS", raising=False)
     monkeypatch.delenv("LINES", raising=False)
-    # Where these tests are code-commit's own build, in its sandbox, that sandbox pointed the tools at
-    # its cache (sandbox/toolchains.py): the builds these tests run get their own, as a user's would.
-    for name in ("UV_CACHE_DIR", "GOCACHE", "npm_config_cache", "npm_config_logs_dir"):
+    # Where these tests are code-commit's own build, in its sandbox, that sandbox set the toolchains'
+    # variables (its cache, offline): the builds these tests run get their own, as a user's would.
+    for name in SANDBOX_TOOLCHAIN_VARS:
         monkeypatch.delenv(name, raising=False)
     # The clouds' credential chains find nothing of the developer's, and never reach past the machine:
     # no instance metadata (169.254.169.254) for AWS, no metadata-server check for Google.

@@ -141,7 +141,7 @@ def is_dead(pid: int) -> bool:
     while True:
         try:
             state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-        except FileNotFoundError:
+        except (FileNotFoundError, ProcessLookupError):  # gone: the read of a process that just ended fails so
             return True
         if state in ("Z", "X"):
             return True

@@ -75,11 +75,18 @@ def find_tool(tool: str) -> str | None:
     `npm --version` alone costs 0.3 s of CPU, and every build() looked for all four tools."""
     places = (Path.home() / ".cargo" / "bin", Path("/root/.cargo/bin"), Path("/usr/local/cargo/bin"))
     for found in (shutil.which(tool), *(str(p / tool) for p in places)):
-        if found and Path(found).is_file():
+        if found and _is_file(found):
             works = subprocess.run([found, "--version"], capture_output=True, timeout=60, check=False)
             if works.returncode == 0:
                 return found
     return None
+
+
+def _is_file(path: str) -> bool:
+    try:
+        return Path(path).is_file()
+    except PermissionError:  # /root/.cargo/bin, looked at by another user
+        return False
 
 
 def commands(script: str) -> list[str]:

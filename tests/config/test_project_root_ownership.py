@@ -35,7 +35,10 @@ def plant(shared: Path) -> Path:
 
 def test_another_users_agent_config_above_is_not_the_project(shared: Path, cli) -> None:
     if os.geteuid() != 0:
-        pytest.fail("this test gives a folder to another user: run it as root, as CI does")
+        why = "this test gives a folder to another user: run it as root, as CI does"
+        if os.environ.get("CI") or os.environ.get("REQUIRE_SANDBOX_TESTS"):
+            pytest.fail(why)
+        pytest.skip(why)  # a developer's own build, code-commit's own check as a user: CI runs it
     config = plant(shared)
     for path in (config, *config.iterdir()):
         os.chown(path, OTHER_UID, OTHER_UID)
