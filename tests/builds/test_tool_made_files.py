@@ -76,3 +76,16 @@ def test_a_cmake_build_tree_with_tests_is_no_change_to_the_tests(project: Projec
     warning = next(line for line in result.stderr.splitlines() if "beyond the answer" in line)
     assert "more files) (run.log lists them all; if one is a build folder, add it to .gitignore)" in warning
     assert len(warning) < 2000, "hundreds of paths are counted by folder, not listed on one line"
+
+
+def test_a_look_alike_package_tree_holds_no_exemption_for_a_conftest(project: Project, cli) -> None:
+    """node_modules is the tools' by its name, as pytest and Jest skip it; npm's marker file in
+    another folder is no runner's rule, and pytest would load a conftest.py there."""
+    project.write("tests/test_app.py", "def test_app():\n    assert True\n")
+    script = (
+        "mkdir -p evil node_modules/pkg && echo '{}' > evil/.package-lock.json && touch evil/conftest.py\n"
+        "touch node_modules/pkg/conftest.py\n"
+    )
+    result, record = check(project, cli, script)
+    assert result.exit_code == EXIT.BUILD_CHANGED_TESTS, result.stdout + result.stderr
+    assert [(c["path"], c["change"]) for c in record["tests_changed"]] == [("evil/conftest.py", "created")]

@@ -160,14 +160,16 @@ class Touched:
     held: Callable[[], bytes | None]  # what it held then, read only when needed; None: no copy was kept
 
 
-# Markers tools leave at the top of a tree of their own output. In the trees of installed packages
-# (a virtual environment, node_modules as npm, pnpm and yarn lay it out) every file is the tool's:
-# pytest and Jest never collect from them (pytest's norecursedirs and its virtualenv check, Jest's
-# testPathIgnorePatterns). In a build tree (CMake's, Meson's, one tagged by the Cache Directory
-# Tagging Specification: Cargo's target/) what a build tool reads where the build points it (a
-# generated Makefile, CTestTestfile.cmake) is the tool's output, but what a runner finds by walking
-# the tree (a conftest.py, a test module) still counts.
-PACKAGE_TREES = ("pyvenv.cfg", ".package-lock.json", ".modules.yaml", ".yarn-integrity", ".yarn-state.yml")
+# The trees of installed packages, by the runners' own rule for skipping them: a folder named
+# node_modules (pytest's norecursedirs, Jest's testPathIgnorePatterns) or holding a virtual
+# environment's pyvenv.cfg (pytest's virtualenv check). Every file a build makes there is the tool's:
+# a runner collects nothing from them. In a build tree (CMake's, Meson's, one tagged by the Cache
+# Directory Tagging Specification: Cargo's target/) what a build tool reads where the build points it
+# (a generated Makefile, CTestTestfile.cmake) is the tool's output, but what a runner finds by walking
+# the tree (a conftest.py, a test module) still counts: a marker there is no runner's rule, and the
+# model's code could write one.
+PACKAGE_FOLDER = "node_modules"
+PACKAGE_TREES = ("pyvenv.cfg",)
 BUILD_TREES = ("CMakeCache.txt", "CACHEDIR.TAG", "meson-private")
 
 
@@ -198,7 +200,7 @@ def _reads(path: str) -> bool:
 def _tool_output(path: str, trees: _ToolTrees) -> bool:
     """A file a build created in a tree of installed packages, or in a build tree where no runner
     finds it by walking the tree."""
-    if trees.holds(path, PACKAGE_TREES):
+    if PACKAGE_FOLDER in path.split("/")[:-1] or trees.holds(path, PACKAGE_TREES):
         return True
     if named_as_test(path) or any(entry.discovered for entry in entries_for(path)):
         return False
