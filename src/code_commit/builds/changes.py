@@ -101,14 +101,8 @@ class BuildWatch:
         self.shown = frozenset(paths)
         layout = find_git_layout(self.root)
         index = read_git_setup(layout.top) if index is None else index
-        blobs = {
-            path.removeprefix(layout.prefix): blob
-            for path, blob in index.blobs.items()
-            if path.startswith(layout.prefix)
-        }
-        dirty = dirty_files(self.root)
         self._object_format = self._object_format or object_format(self.root)
-        self._clean = {path: blob for path, blob in blobs.items() if path not in dirty}
+        self._clean = clean_blobs(self.root, index, layout.prefix)
         with Tree(self.root) as tree:
             self._stamps = {path: _stamp(info) for path, info in tree.lstat_each(paths)}
             for path, stamp in self._stamps.items():
@@ -222,6 +216,14 @@ def _stamp(info: os.stat_result | None) -> Stamp | None:
     if info is None:
         return None
     return (info.st_mode, info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino)
+
+
+def clean_blobs(root: Path, index: GitSetup, prefix: str) -> dict[str, str]:
+    """The tracked files below the root that git sees unchanged, each with its index blob (what it
+    holds, known without reading it), relative to the root; `prefix`: the root below the top."""
+    dirty = dirty_files(root)
+    below = ((path.removeprefix(prefix), blob) for path, blob in index.blobs.items() if path.startswith(prefix))
+    return {path: blob for path, blob in below if path not in dirty}
 
 
 def dirty_files(root: Path) -> set[str]:

@@ -34,7 +34,7 @@ from pathlib import Path
 
 from code_commit.config.paths import CONFIG_DIR
 from code_commit.files.confined import Tree
-from code_commit.files.owner_only import open_private
+from code_commit.files.owner_only import replace_private
 from code_commit.git.layout import ls_files
 from code_commit.logs.run_folder import BUILD_OUTPUTS, RUN_ID
 
@@ -178,10 +178,7 @@ def _record(kept: Kept, tree: Tree) -> None:
             records[path] = _stamp(info)
     target = kept.run_folder / BUILD_OUTPUTS
     with contextlib.suppress(OSError):
-        temp = target.with_name(f".{target.name}.{os.getpid()}")
-        with open(open_private(temp, os.O_WRONLY | os.O_TRUNC), "w", encoding="utf-8") as fh:
-            json.dump(records, fh, indent=0, sort_keys=True)
-        os.replace(temp, target)
+        replace_private(target, json.dumps(records, indent=0, sort_keys=True).encode())
 
 
 def _listed(root: Path) -> set[str]:

@@ -4,6 +4,7 @@ anything a censor did not recognise); nobody else on the machine needs to read t
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 from pathlib import Path
@@ -47,3 +48,14 @@ def make_private_dir(path: Path) -> None:
     """Create one folder owner-only; FileExistsError if something is there."""
     os.mkdir(path, FOLDER_MODE)
     os.chmod(path, FOLDER_MODE)
+
+
+def replace_private(target: Path, data: bytes) -> None:
+    """`target` replaced whole by `data`, owner-only: written beside it first (never through a
+    symlink planted there), then renamed over it, so a reader never sees half of it."""
+    temp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(temp)
+    with os.fdopen(open_private(temp, os.O_WRONLY | os.O_EXCL | os.O_NOFOLLOW), "wb") as fh:
+        fh.write(data)
+    os.replace(temp, target)

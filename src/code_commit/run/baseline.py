@@ -25,12 +25,12 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from code_commit.builds.changes import dirty_files
+from code_commit.builds.changes import clean_blobs
 from code_commit.builds.ran_tests import RunnerCount
 from code_commit.config.paths import CONFIG_DIR
 from code_commit.config.settings import Settings
 from code_commit.files.confined import Tree
-from code_commit.files.owner_only import open_private
+from code_commit.files.owner_only import replace_private
 from code_commit.files.setup_files import read_regular
 from code_commit.git.layout import find_git_layout, list_tree
 from code_commit.git.objects import blob_id, object_format
@@ -60,16 +60,15 @@ def tree_state(root: Path, settings: Settings) -> str | None:
     listing = list_tree(root, layout.top)
     if listing.shown is None:
         return None
-    blobs = {p.removeprefix(layout.prefix): b for p, b in listing.index.blobs.items() if p.startswith(layout.prefix)}
-    dirty = dirty_files(root)
+    clean = clean_blobs(root, listing.index, layout.prefix)
     fmt = object_format(root)
     digest = hashlib.sha256()
     digest.update(json.dumps({name: getattr(settings, name) for name in BUILD_SETTINGS}, sort_keys=True).encode())
     budget = MAX_HASHED_BYTES
     with Tree(root) as tree:
         for path in sorted(p for p in listing.shown if not p.startswith(CONFIG_DIR + "/")):
-            if path in blobs and path not in dirty:
-                item = blobs[path]
+            if path in clean:
+                item = clean[path]
             else:
                 try:
                     data = tree.read(path, budget + 1)
@@ -99,14 +98,7 @@ def save(root: Path, baseline: Baseline) -> None:
     """`baseline` first in the store, the older ones of other states after it, KEPT in all."""
     kept = [baseline, *(b for b in _read(root) if b.state != baseline.state)][:KEPT]
     document = {"format": FORMAT, "baselines": [asdict(b) for b in kept]}
-    target = _store(root)
-    temp = target.with_name(target.name + ".tmp")
-    with contextlib.suppress(FileNotFoundError):
-        temp.unlink()
-    fd = open_private(temp, os.O_WRONLY | os.O_EXCL | os.O_NOFOLLOW)
-    with os.fdopen(fd, "wb") as fh:
-        fh.write(json.dumps(document, indent=1).encode())
-    os.replace(temp, target)
+    replace_private(_store(root), json.dumps(document, indent=1).encode())
 
 
 def _read(root: Path) -> list[Baseline]:
