@@ -93,8 +93,7 @@ class Orchestrator:
     _log: RunLog | None = None
     _test_paths: TestPaths | None = None  # made once a command, when an answer is first judged
     new_tests: set[str] = field(default_factory=set)  # test files the command's answers added: judged apart
-    _test_verdicts: dict[str, bool] = field(default_factory=dict)  # path -> it is a test (git, asked once)
-    _existing_tests: frozenset[str] | None = None  # the test and runner files there before the first build
+    _existing_tests: tuple[str, ...] | None = None  # the test and runner files there before the first build
     _last_changes: list[Change] = field(default_factory=list)  # what the last build changed
     baseline: Baseline | None = None  # the runners' counts before any answer (tests = protect, report)
     baseline_changed: set[str] = field(default_factory=set)  # files git shows the baseline build changed
@@ -361,25 +360,23 @@ class Orchestrator:
         return result
 
     def _read_only_tests(self, shown: list[str] | None) -> list[str]:
-        """Under protect: the runners' whole files and the existing test files among those git shows,
-        for the sandbox to bind read-only, the runners' first (a shared file, such as package.json,
-        which `npm install x` rewrites, is judged after the build instead); at most MAX_READ_ONLY_TESTS (each bind is a
-        mount, and their cost grows with their number). The rest are checked after the build."""
+        """Under protect: the runners' whole files and the test files there before the command's first
+        build (not what builds made since), among those git shows, for the sandbox to bind
+        read-only, the runners' first. A shared file (package.json, which `npm install x` rewrites)
+        is judged after the build instead. At most MAX_READ_ONLY_TESTS: each bind is a mount, and
+        their cost grows with their number; the rest are checked after the build."""
         if self.settings.tests != "protect" or not shown:
             return []
-        unknown = [path for path in shown if path not in self._test_verdicts]
-        if unknown:
+        if self._existing_tests is None:
             try:
-                verdicts = self.test_paths.check(unknown)
-            except OSError:
+                verdicts = self.test_paths.check(shown)
+            except OSError:  # git cannot say: the check after the build judges every file as a test
                 verdicts = {}
-            self._test_verdicts.update((path, verdicts.get(path) is not None) for path in unknown)
-        runners = [path for path in shown if is_whole_runner_file(path)]
-        tests = [path for path in shown if self._test_verdicts[path] and path not in self.new_tests]
-        chosen = list(dict.fromkeys([*runners, *tests]))
-        if self._existing_tests is None:  # the command's first build: what is there is what existed
-            self._existing_tests = frozenset(chosen)
-        chosen = [path for path in chosen if path in self._existing_tests]  # not what the builds made since
+            runners = [path for path in shown if is_whole_runner_file(path)]
+            tests = [path for path in shown if verdicts.get(path) is not None]
+            self._existing_tests = tuple(dict.fromkeys([*runners, *tests]))
+        present = set(shown)
+        chosen = [path for path in self._existing_tests if path in present and path not in self.new_tests]
         if len(chosen) > MAX_READ_ONLY_TESTS:
             self.note_once(
                 f"the sandbox binds {MAX_READ_ONLY_TESTS} of the {len(chosen):,} test and runner files read-only "
