@@ -122,15 +122,9 @@ def judge_answer(root: Path, proposed: Mapping[str, bytes | None], new: Collecti
     created: list[str] = []
     with Tree(root) as tree:
         for path, after in proposed.items():
-            try:
-                before: bytes | None = tree.read(path, MAX_READ + 1)
-            except (FileNotFoundError, NotADirectoryError):
-                before = None
-            except OSError as exc:
-                changes.append(TestChange(path, CHANGED, f"a file whose original could not be read ({exc.strerror})"))
-                continue
-            if before is not None and len(before) > MAX_READ:
-                changes.append(TestChange(path, CHANGED, f"a file over {MAX_READ >> 20} MiB, past checking"))
+            before, why = _now(tree, path)
+            if why is not None:
+                changes.append(TestChange(path, CHANGED, f"a file whose original is past checking ({why})"))
                 continue
             if before == after:
                 continue
@@ -265,5 +259,5 @@ def _now(tree: Tree, path: str) -> tuple[bytes | None, str | None]:
     except (FileNotFoundError, NotADirectoryError):
         return None, None
     except OSError as exc:  # a symlink, a folder, a FIFO: no file its runner reads as before
-        return None, f"it is no longer a regular file ({exc.strerror or exc})"
+        return None, f"not a regular file: {exc.strerror or exc}"
     return (None, f"over {MAX_READ >> 20} MiB") if len(data) > MAX_READ else (data, None)
