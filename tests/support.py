@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import shutil
 import subprocess
 import tempfile
 from dataclasses import dataclass
@@ -113,3 +115,14 @@ def outside_tmp(prefix: str) -> Path:
         except OSError:
             continue
     raise OSError("no writable folder outside /tmp for the test")
+
+
+def require_bwrap() -> None:
+    """At a sandbox test module's top: bubblewrap must be here. In CI, and wherever
+    REQUIRE_SANDBOX_TESTS is set, its absence fails the module (a security test that skips in CI is
+    a missing test); elsewhere the module is skipped."""
+    if shutil.which("bwrap") is not None:
+        return
+    if os.environ.get("CI") or os.environ.get("REQUIRE_SANDBOX_TESTS"):
+        pytest.fail("bubblewrap (bwrap) is missing in CI: .ci/run installs it; these tests must run", pytrace=False)
+    pytest.skip("bubblewrap (bwrap) is not installed here", allow_module_level=True)

@@ -31,17 +31,14 @@ from code_commit.builds import diagnosis
 from code_commit.cli.commit_advice import untracked
 
 from npm_registry import NpmRegistry
-from support import git, outside_tmp
+from support import git, outside_tmp, require_bwrap
 from venv_copies import install_copies
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 PNPM, YARN = "pnpm@10.34.0", "yarn@4.18.1"  # the versions .ci/run installs into corepack's cache
 BWRAP = shutil.which("bwrap")
 REQUIRED = bool(os.environ.get("CI") or os.environ.get("REQUIRE_SANDBOX_TESTS"))
-if BWRAP is None:
-    if REQUIRED:
-        pytest.fail("bubblewrap (bwrap) is missing in CI: .ci/run installs it; these tests must run", pytrace=False)
-    pytest.skip("bubblewrap (bwrap) is not installed here", allow_module_level=True)
+require_bwrap()
 
 
 def tool(name: str, ci_installs: bool = True) -> str:

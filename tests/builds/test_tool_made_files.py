@@ -15,12 +15,9 @@ import pytest
 
 from code_commit.exits import EXIT
 
-from support import Project
+from support import Project, require_bwrap
 
-if shutil.which("bwrap") is None:
-    if os.environ.get("CI") or os.environ.get("REQUIRE_SANDBOX_TESTS"):
-        pytest.fail("bubblewrap (bwrap) is missing in CI: .ci/run installs it; these tests must run", pytrace=False)
-    pytest.skip("bubblewrap (bwrap) is not installed here", allow_module_level=True)
+require_bwrap()
 
 UV = os.path.join(os.path.dirname(sys.executable), "uv")  # the test extra installs it beside python
 

@@ -24,15 +24,12 @@ import pytest
 from code_commit.exits import EXIT
 
 from npm_registry import NpmRegistry
-from support import git
+from support import git, require_bwrap
 from venv_copies import install_copies
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 REQUIRED = bool(os.environ.get("CI") or os.environ.get("REQUIRE_SANDBOX_TESTS"))
-if shutil.which("bwrap") is None:
-    if REQUIRED:
-        pytest.fail("bubblewrap (bwrap) is missing in CI: .ci/run installs it; these tests must run", pytrace=False)
-    pytest.skip("bubblewrap (bwrap) is not installed here", allow_module_level=True)
+require_bwrap()
 
 
 def needs(tool: str) -> None:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import sys
 from pathlib import Path
 
@@ -19,12 +18,9 @@ import pytest
 from code_commit.exits import EXIT
 
 from fakeapi import FakeAPI
-from support import CALC_BUGGY, CALC_FIXED, CALC_TEST, Project
+from support import CALC_BUGGY, CALC_FIXED, CALC_TEST, Project, require_bwrap
 
-if shutil.which("bwrap") is None:
-    if os.environ.get("CI") or os.environ.get("REQUIRE_SANDBOX_TESTS"):
-        pytest.fail("bubblewrap (bwrap) is missing in CI: .ci/run installs it; these tests must run", pytrace=False)
-    pytest.skip("bubblewrap (bwrap) is not installed here", allow_module_level=True)
+require_bwrap()
 
 PYTHON = os.path.realpath(sys.executable)  # not a venv's link: a venv under /tmp is hidden from builds
 RUN_TESTS = f'for f in tests/test_*.py; do [ -e "$f" ] || continue; "{PYTHON}" "$f" || status=1; done\n'

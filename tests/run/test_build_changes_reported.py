@@ -10,19 +10,14 @@ from __future__ import annotations
 
 import functools
 import json
-import os
-import shutil
 from pathlib import Path
 
 import pytest
 
 from fakeapi import FakeAPI
-from support import Project
+from support import Project, require_bwrap
 
-if shutil.which("bwrap") is None:
-    if os.environ.get("CI") or os.environ.get("REQUIRE_SANDBOX_TESTS"):
-        pytest.fail("bubblewrap (bwrap) is missing in CI: .ci/run installs it; these tests must run", pytrace=False)
-    pytest.skip("bubblewrap (bwrap) is not installed here", allow_module_level=True)
+require_bwrap()
 
 FIX = "^^^fixed.txt\nfixed\n^^^end\n"
 WRONG = "^^^wrong.txt\nnope\n^^^end\n"

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 from pathlib import Path
 
 import pytest
@@ -17,12 +16,9 @@ from code_commit.apply.aside import held_aside
 from code_commit.exits import EXIT
 
 from fakeapi import FakeAPI
-from support import CALC_FIXED, Project, pytest_calc
+from support import CALC_FIXED, Project, pytest_calc, require_bwrap
 
-if shutil.which("bwrap") is None:
-    if os.environ.get("CI") or os.environ.get("REQUIRE_SANDBOX_TESTS"):
-        pytest.fail("bubblewrap (bwrap) is missing in CI: .ci/run installs it; these tests must run", pytrace=False)
-    pytest.skip("bubblewrap (bwrap) is not installed here", allow_module_level=True)
+require_bwrap()
 
 PATCH = "import calc\n\ncalc.add = lambda a, b: a + b\n"  # a "test" module: pytest imports it before any test runs
 MORE = "from calc import add\n\n\ndef test_add_zero():\n    assert add(0, 0) == 0\n"

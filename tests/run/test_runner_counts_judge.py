@@ -8,20 +8,15 @@ why, and the counts are in the console and the record."""
 from __future__ import annotations
 
 import json
-import os
-import shutil
 
 import pytest
 
 from code_commit.exits import EXIT
 
 from fakeapi import FakeAPI
-from support import CALC_BUGGY, CALC_FIXED, Project, pytest_calc
+from support import CALC_BUGGY, CALC_FIXED, Project, pytest_calc, require_bwrap
 
-if shutil.which("bwrap") is None:
-    if os.environ.get("CI") or os.environ.get("REQUIRE_SANDBOX_TESTS"):
-        pytest.fail("bubblewrap (bwrap) is missing in CI: .ci/run installs it; these tests must run", pytrace=False)
-    pytest.skip("bubblewrap (bwrap) is not installed here", allow_module_level=True)
+require_bwrap()
 
 FIX = f"^^^calc.py\n{CALC_FIXED}^^^end\n"
 # The model's code, which the tests import: each is a pass bought without fixing add().

@@ -11,7 +11,6 @@ import contextlib
 import json
 import os
 import re
-import shutil
 import signal
 import subprocess
 import sys
@@ -27,13 +26,10 @@ from code_commit.sandbox.cgroups import Hierarchy
 from code_commit.sandbox.limits import BuildLimits
 
 from fakeapi import FakeAPI
-from support import Project
+from support import Project, require_bwrap
 
 REQUIRED = bool(os.environ.get("CI") or os.environ.get("REQUIRE_SANDBOX_TESTS"))
-if shutil.which("bwrap") is None:
-    if REQUIRED:
-        pytest.fail("bubblewrap (bwrap) is missing in CI: .ci/run installs it; these tests must run", pytrace=False)
-    pytest.skip("bubblewrap (bwrap) is not installed here", allow_module_level=True)
+require_bwrap()
 
 FIX = "^^^fixed.txt\nfixed\n^^^end\n"
 PYTHON = os.path.realpath(sys.executable)  # not a venv under /tmp, which the sandbox hides

@@ -22,12 +22,9 @@ from code_commit.sandbox.bubblewrap import choose, wrap
 from code_commit.sandbox.home import home_view
 from code_commit.sandbox.toolchains import PRUNE_REMOVE, cache_folder, prepare_cache, prune_caches
 
-from support import outside_tmp
+from support import outside_tmp, require_bwrap
 
-if shutil.which("bwrap") is None:
-    if os.environ.get("CI") or os.environ.get("REQUIRE_SANDBOX_TESTS"):
-        pytest.fail("bubblewrap (bwrap) is missing in CI: .ci/run installs it; these tests must run", pytrace=False)
-    pytest.skip("bubblewrap (bwrap) is not installed here", allow_module_level=True)
+require_bwrap()
 
 DAY = 86400
 

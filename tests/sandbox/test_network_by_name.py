@@ -21,13 +21,10 @@ from code_commit.exits import EXIT
 
 from npm_registry import NpmRegistry
 from pypi_index import PypiIndex, wheel
-from support import Project, git
+from support import Project, git, require_bwrap
 
 BWRAP = shutil.which("bwrap")
-if BWRAP is None:
-    if os.environ.get("CI") or os.environ.get("REQUIRE_SANDBOX_TESTS"):
-        pytest.fail("bubblewrap (bwrap) is missing in CI: .ci/run installs it; these tests must run", pytrace=False)
-    pytest.skip("bubblewrap (bwrap) is not installed here", allow_module_level=True)
+require_bwrap()
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 PYTHON = os.path.realpath(sys.executable)  # a venv under /tmp (a CI checkout there) would be hidden

@@ -28,13 +28,10 @@ from code_commit.config.redaction import Redactor
 from code_commit.sandbox.bubblewrap import BUBBLEWRAP, choose, policy, wrap
 
 from fakeapi import FakeAPI
-from support import TEST_KEY, Project, git, outside_tmp
+from support import TEST_KEY, Project, git, outside_tmp, require_bwrap
 
 BWRAP = shutil.which("bwrap")
-if BWRAP is None:
-    if os.environ.get("CI") or os.environ.get("REQUIRE_SANDBOX_TESTS"):  # .ci/run sets the second
-        pytest.fail("bubblewrap (bwrap) is missing in CI: .ci/run installs it; these tests must run", pytrace=False)
-    pytest.skip("bubblewrap (bwrap) is not installed here", allow_module_level=True)
+require_bwrap()
 
 NOBODY = 65534
 FIX = "^^^fixed.txt\nfixed\n^^^end\n"

@@ -20,12 +20,9 @@ from code_commit.sandbox.allowlist import TABLE, allowed
 from code_commit.sandbox.withheld import CREDENTIAL_STORES, build_environment, hidden_stores
 
 from fakeapi import FakeAPI
-from support import TEST_KEY, Project, outside_tmp
+from support import TEST_KEY, Project, outside_tmp, require_bwrap
 
-if shutil.which("bwrap") is None:
-    if os.environ.get("CI") or os.environ.get("REQUIRE_SANDBOX_TESTS"):
-        pytest.fail("bubblewrap (bwrap) is missing in CI: .ci/run installs it; these tests must run", pytrace=False)
-    pytest.skip("bubblewrap (bwrap) is not installed here", allow_module_level=True)
+require_bwrap()
 
 FIX = "^^^fixed.txt\nfixed\n^^^end\n"
 WRONG = "^^^wrong.txt\nno\n^^^end\n"
