@@ -25,8 +25,8 @@ import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from code_commit.builds.diagnosis import Diagnosis
 from code_commit.builds.output import CHUNK, LOG_CAP, BuildOutput, OutputLog
 from code_commit.config.redaction import Redactor
 from code_commit.config.settings import Settings
@@ -34,6 +34,9 @@ from code_commit.git.env import forget_resolved_paths
 from code_commit.sandbox.bubblewrap import SandboxPolicy, wrap
 from code_commit.sandbox.limits import REACHED, Confinement, limited
 from code_commit.sandbox.withheld import build_environment
+
+if TYPE_CHECKING:  # the diagnosis and its rules are imported where a build is judged, not at start-up
+    from code_commit.builds.diagnosis import Diagnosis
 
 LINGER_SECONDS = Settings.build_linger  # after build.sh exits, how long children may keep the pipe open
 CAP_CHECK = 0.1  # seconds between two reads of the build's cgroup events (a read per output chunk is waste)

@@ -17,10 +17,9 @@ import dataclasses
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from code_commit.answer.plan import Problem
-from code_commit.builds.diagnosis import Diagnosis
 from code_commit.builds.ran_tests import RanTests
 from code_commit.builds.runner import BuildResult
 from code_commit.console.plural import count
@@ -28,6 +27,9 @@ from code_commit.errors import BuildTampered, Ending, NeedsHuman, exit_code_for
 from code_commit.exits import EXIT, REFUSED_OUTCOME, outcome_name
 from code_commit.llm.base import Usage
 from code_commit.testguard.counts import CountCheck
+
+if TYPE_CHECKING:  # the diagnosis and its rules are imported where a build is judged, not at start-up
+    from code_commit.builds.diagnosis import Diagnosis
 
 FIRST_ERROR = 300  # characters of the first error line the record's `error` quotes
 FIRST_ERRORS = 3  # a failed build's first error lines the console shows

@@ -22,6 +22,7 @@ import sys
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from code_commit.config.sandbox_network import NO_NETWORK, NetworkAccess
 from code_commit.config.sandbox_writable import PRIVATE_TMP, readable_problem, writable_problem
@@ -29,7 +30,9 @@ from code_commit.errors import BuildTampered, SetupError
 from code_commit.git.env import distrust, find_program, git_env
 from code_commit.sandbox.home import EVERYTHING_READ_ONLY, HomeView
 from code_commit.sandbox.limits import NO_LIMITS, BuildLimits
-from code_commit.sandbox.proxy import SANDBOX_SOCKET, Proxy, bridge_command, interpreter_home, serving
+
+if TYPE_CHECKING:  # the proxy (sockets, threads) is imported where a build names hosts, not at start-up
+    from code_commit.sandbox.proxy import Proxy
 
 BUBBLEWRAP = "bubblewrap"
 NONE = "none"
@@ -130,6 +133,8 @@ def wrap(policy: SandboxPolicy, command: Sequence[str], stand_in_fds: Sequence[i
     if not policy.network:
         args.append("--unshare-net")
     if policy.proxy is not None:  # in the private /tmp, the one way out of the network namespace
+        from code_commit.sandbox.proxy import SANDBOX_SOCKET, bridge_command, interpreter_home
+
         args += ["--bind", str(policy.proxy), str(SANDBOX_SOCKET)]
         command = bridge_command(command)
     for name, value in (*policy.env, *(policy.proxy_env if policy.proxy is not None else ())):
@@ -163,6 +168,8 @@ def proxied(policy: SandboxPolicy | None) -> Iterator[tuple[SandboxPolicy | None
     if policy is None or policy.network or not policy.hosts.proxied:
         yield policy, None
         return
+    from code_commit.sandbox.proxy import serving
+
     with serving(policy.hosts) as proxy:
         yield dataclasses.replace(policy, proxy=proxy.socket_path), proxy
 

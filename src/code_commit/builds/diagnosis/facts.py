@@ -12,10 +12,13 @@ import shutil
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from code_commit.config.paths import CONFIG_DIR, CONFIG_FILE
 from code_commit.config.sandbox_writable import PRIVATE_TMP
-from code_commit.sandbox.bubblewrap import SandboxPolicy
+
+if TYPE_CHECKING:
+    from code_commit.sandbox.bubblewrap import SandboxPolicy
 
 # The kinds, as the JSON record names them.
 HIDDEN = "hidden"  # a command or file the sandbox hides (the host's /tmp, agent-config/)
