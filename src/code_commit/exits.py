@@ -280,7 +280,7 @@ def reference_table() -> str:
 
 
 def command_table(command: str) -> str:
-    """docs/usage.md's table for one command: the codes it returns, in its own words."""
+    """A command's table (docs/answers.md: apply; docs/setup.md: check): its codes, in its own words."""
     lines = [f"| `{command}` exit code | meaning |", "| --- | --- |"]
     lines += [f"| {row.code} | {row.meaning_for(command)} |" for row in rows_for(command)]
     return "\n".join(lines) + "\n"

@@ -111,5 +111,5 @@ def test_the_docs_state_the_cap() -> None:
     from pathlib import Path
 
     docs = Path(__file__).resolve().parents[2] / "docs"
-    for page in ("usage.md", "unattended.md"):
+    for page in ("answers.md", "unattended.md"):
         assert f"first {REASON_CAP:,} characters" in (docs / page).read_text(), page

@@ -238,8 +238,8 @@ def test_x_should_retry_false_is_obeyed(project: Project, api: FakeAPI, cli) -> 
     assert "HTTP 503" in result.stderr
 
 
-def test_the_usage_docs_retry_rules_say_what_x_should_retry_does() -> None:
-    usage = (Path(__file__).resolve().parents[2] / "docs" / "usage.md").read_text()
+def test_the_model_service_docs_retry_rules_say_what_x_should_retry_does() -> None:
+    usage = (Path(__file__).resolve().parents[2] / "docs" / "models.md").read_text()
     retries = usage[usage.index("**Retries.**") : usage.index("**Cut-off answers.**")]
     assert "`x-should-retry: false` is not\nretried, 5xx included" in retries
 
