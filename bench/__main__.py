@@ -1,6 +1,7 @@
 """Run every benchmark scenario and print one table.
 
     .venv/bin/python -m bench [--repeat N] [--only startup,apply,hostile,rollup,build,tokens,recall]
+    .venv/bin/python -m bench repair --mode scripted|live|local   (bench/repair/run.py)
 
 Each comparison is measured side by side in the same run (alternating runs, best of N), on data
 the scenario generates itself in a temporary directory.
@@ -38,6 +39,12 @@ SCENARIOS: dict[str, Scenario] = {
 def main(argv: Sequence[str] | None = None, scenarios: Mapping[str, Scenario] = SCENARIOS) -> int:
     """Print the table row by row as each completes; a failing scenario's row shows its error, and
     the rest still run. Returns 1 if any scenario failed."""
+    if argv is None:
+        argv = sys.argv[1:]
+    if argv[:1] == ["repair"]:  # the repair corpus has its own flags (mode, provider, model)
+        from .repair.run import main as repair
+
+        return repair(argv[1:])
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=5, help="timed runs of each command (best kept)")
     parser.add_argument("--only", default=",".join(scenarios), help="comma-separated scenarios to run")

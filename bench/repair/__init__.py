@@ -1,0 +1,1 @@
+"""`python -m bench repair`: code-commit end to end on a corpus of broken builds (bench/repair/tasks/)."""

@@ -1,0 +1,3 @@
+from bench.repair.run import main
+
+raise SystemExit(main())
