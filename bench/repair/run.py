@@ -13,14 +13,15 @@ or, in scripted mode, when a task did not end as its known fix says it must.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 import traceback
-from collections.abc import Sequence
-from contextlib import AbstractContextManager, nullcontext
+from collections.abc import Iterator, Sequence
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from pathlib import Path
 
-from bench.harness import Row, error_row, format_header, format_row
+from bench.harness import BIN, Row, error_row, format_header, format_row
 
 from .measure import measure
 from .modes import MODES, Live, Mode, Scripted, ServerFactory, bundled_server, local
@@ -58,8 +59,23 @@ def main(argv: Sequence[str] | None = None, server: ServerFactory = bundled_serv
         context = nullcontext(Live(args.provider, args.model, args.base_url))
     else:
         context = local(server)
-    with context as mode:
+    with tools_on_path(), context as mode:
         return run(tasks, mode, args.out, args.keep)
+
+
+@contextmanager
+def tools_on_path() -> Iterator[None]:
+    """This virtualenv's bin first on PATH while the tasks run, as `bench_env` gives the other benches'
+    commands: the tasks' builds run uv from there (the test extra installs it)."""
+    before = os.environ.get("PATH")
+    os.environ["PATH"] = f"{BIN}{os.pathsep}{before or os.defpath}"
+    try:
+        yield
+    finally:
+        if before is None:
+            del os.environ["PATH"]
+        else:
+            os.environ["PATH"] = before
 
 
 def run(tasks: Sequence[Task], mode: Mode, out: Path, keep: Path | None = None) -> int:

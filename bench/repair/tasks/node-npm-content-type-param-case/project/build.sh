@@ -1,0 +1,5 @@
+#!/bin/sh
+# The project's tests with node's own runner, through npm: nothing to install. (package.json's scripts are
+# trimmed to `node --test`: the coverage, lint and type-test tools they also ran are devDependencies.)
+set -eu
+npm test
