@@ -108,13 +108,23 @@ class LocalServerInfo:
 ServerFactory = Callable[[], AbstractContextManager[LocalServerInfo]]
 
 
-def bundled_server() -> AbstractContextManager[LocalServerInfo]:
-    """llama.cpp's server with the bundled small model, started and stopped by the bench
-    (bench/local_server.py); its `LocalServerUnavailable` says what to install."""
-    from bench.local_server import local_server  # type: ignore[import-not-found,unused-ignore]
+class ServerUnavailable(RuntimeError):
+    """Local mode's server cannot start here: the message says what to install."""
 
-    server: AbstractContextManager[LocalServerInfo] = local_server()
-    return server
+
+@contextmanager
+def bundled_server() -> Iterator[LocalServerInfo]:
+    """llama.cpp's server with the bundled small model, started and stopped by the bench
+    (bench/local_server.py); what it lacks (llama-cpp-python, the model) is a `ServerUnavailable`."""
+    try:
+        from bench.local_server import LocalServerUnavailable, local_server  # type: ignore[import-not-found,unused-ignore]
+    except ImportError as error:
+        raise ServerUnavailable(f"local mode needs bench/local_server.py, which cannot be imported: {error}") from None
+    try:
+        with local_server() as server:
+            yield LocalServerInfo(server.base_url, server.model)
+    except LocalServerUnavailable as error:
+        raise ServerUnavailable(str(error)) from None
 
 
 @contextmanager

@@ -24,16 +24,17 @@ from pathlib import Path
 from bench.harness import BIN, Row, error_row, format_header, format_row
 
 from .measure import measure
-from .modes import MODES, Live, Mode, Scripted, ServerFactory, bundled_server, local
+from .modes import MODES, Live, Mode, Scripted, ServerFactory, ServerUnavailable, bundled_server, local
 from .results import RESULTS, Provenance, Report, TaskResult
-from .task import Task, load_tasks
+from .task import TASKS, Task, load_tasks
 
 
 class NothingMeasured(RuntimeError):
     """A run whose result would be empty: no task, or no build ran."""
 
 
-def main(argv: Sequence[str] | None = None, server: ServerFactory = bundled_server) -> int:
+def main(argv: Sequence[str] | None = None, server: ServerFactory = bundled_server, corpus: Path = TASKS) -> int:
+    """`server` starts local mode's server; `corpus` is the tasks' folder (tests give their own)."""
     parser = argparse.ArgumentParser(prog="python -m bench repair", description=__doc__.splitlines()[0])
     parser.add_argument("--mode", choices=MODES, default="scripted")
     parser.add_argument("--provider", help="live: anthropic, openai, bedrock or vertex (as code-commit's flag)")
@@ -51,7 +52,7 @@ def main(argv: Sequence[str] | None = None, server: ServerFactory = bundled_serv
         return 0
     if args.mode == "live" and not (args.provider and args.model):
         parser.error("--mode live needs --provider and --model (the key comes from the environment)")
-    tasks = load_tasks(only=tuple(filter(None, args.tasks.split(","))))
+    tasks = load_tasks(corpus, only=tuple(filter(None, args.tasks.split(","))))
     context: AbstractContextManager[Mode]
     if args.mode == "scripted":
         context = nullcontext(Scripted())
@@ -59,8 +60,12 @@ def main(argv: Sequence[str] | None = None, server: ServerFactory = bundled_serv
         context = nullcontext(Live(args.provider, args.model, args.base_url))
     else:
         context = local(server)
-    with tools_on_path(), context as mode:
-        return run(tasks, mode, args.out, args.keep)
+    try:
+        with tools_on_path(), context as mode:
+            return run(tasks, mode, args.out, args.keep)
+    except ServerUnavailable as error:
+        print(f"bench repair: {error}", file=sys.stderr)
+        return 2
 
 
 @contextmanager
