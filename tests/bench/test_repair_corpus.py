@@ -83,7 +83,7 @@ tests = ["test_a.py"]
 
 def write_task(
     root: Path, toml: str = GOOD, fix: dict[str, str] | None = None, name: str = "python-pip-demo-x"
-) -> Path:  # noqa: E501
+) -> Path:
     folder = root / name
     (folder / PROJECT).mkdir(parents=True)
     (folder / PROJECT / "a.py").write_text("x = 1 - 1\n")
