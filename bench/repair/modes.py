@@ -77,14 +77,12 @@ class Live:
     model: str
     base_url: str | None = None
     name: str = "live"
-    env: tuple[tuple[str, str], ...] = ()  # added to this process's environment (tests: the fake's address)
 
     def run(self, task: Task, root: Path) -> Ran:
         argv = [sys.executable, "-m", "code_commit", "--json", "--provider", self.provider, "--model", self.model]
         if self.base_url:
             argv += ["--base-url", self.base_url]
         env = {k: v for k, v in os.environ.items() if not k.startswith("CODE_COMMIT_")}  # the run's flags only
-        env.update(self.env)
         started = time.perf_counter()
         done = subprocess.run(argv, cwd=root, env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True)
         wall = time.perf_counter() - started

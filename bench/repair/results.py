@@ -14,11 +14,13 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from code_commit.exits import EXIT
+
 SCHEMA = 1  # of the JSON file; bump it when a key changes meaning
 RESULTS = Path(__file__).resolve().parent / "results"  # the default folder of the JSON files (not committed)
-PASSED = 0  # code-commit's exit code for a build that passes (exits.EXIT.OK)
-NEEDS_HUMAN = 13  # the model handed the task back (exits.EXIT.NEEDS_HUMAN)
-SETUP_BLOCKS = 11  # the sandbox or the setup kept build.sh from running: no answer could fix it
+PASSED = EXIT.OK
+NEEDS_HUMAN = EXIT.NEEDS_HUMAN  # the model handed the task back
+UNFIXABLE = EXIT.BUILD_BLOCKED  # the sandbox or the setup kept build.sh from running: no answer could fix it
 
 
 @dataclass(frozen=True)
@@ -85,7 +87,7 @@ class TaskResult:
     @property
     def unfixable_calls(self) -> int:
         """Calls spent on a build no answer could fix (the sandbox or the setup kept it from running)."""
-        return self.calls if self.exit_code == SETUP_BLOCKS else 0
+        return self.calls if self.exit_code == UNFIXABLE else 0
 
     @property
     def verdict(self) -> str:

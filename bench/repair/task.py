@@ -22,6 +22,7 @@ BREAKS = ("history", "mutation", "impossible")
 EXPECTS = {"history": "pass", "mutation": "pass", "impossible": "needs_human"}  # the only right ending of each
 STRINGS = ("id", "ecosystem", "project", "upstream", "commit", "licence", "break", "break_source", "query", "expect")
 LISTS = ("delete", "tests")
+FIELDS = {"break": "break_kind"}  # task.toml's keys that are a Python keyword, and their field's name
 MARK = "^^^"  # a line of a ^^^path block's content may not begin with it (answer/caret_blocks.py)
 
 
@@ -100,22 +101,8 @@ def load_task(folder: Path) -> Task:
         raise TaskError(f"{source}: fix/ is empty and key 'delete' too: a task needs its known fix")
     if not (folder / PROJECT).is_dir():
         raise TaskError(f"{source}: the task has no {PROJECT}/ folder beside it")
-    return Task(
-        id=values["id"],
-        ecosystem=values["ecosystem"],
-        project=values["project"],
-        upstream=values["upstream"],
-        commit=values["commit"],
-        licence=values["licence"],
-        break_kind=values["break"],
-        break_source=values["break_source"],
-        query=values["query"],
-        expect=values["expect"],
-        delete=lists["delete"],
-        tests=lists["tests"],
-        folder=folder,
-        fix=fix,
-    )
+    strings = {FIELDS.get(key, key): value for key, value in values.items()}
+    return Task(**strings, **lists, folder=folder, fix=fix)
 
 
 def load_tasks(root: Path = TASKS, only: tuple[str, ...] = ()) -> tuple[Task, ...]:
