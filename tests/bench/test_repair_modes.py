@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from bench.__main__ import main as bench_main
 from bench.repair.modes import LocalServerInfo, ServerUnavailable, bundled_server
 from bench.repair.results import Provenance, Report, TaskResult, prompts_hash
 from bench.repair.run import NothingMeasured, check_measured, main
@@ -129,9 +130,9 @@ def test_live_mode_measures_repairs_refusals_cost_and_reports_a_pass_on_an_impos
     assert f"| repair live: {IMPOSSIBLE} | python-pip |" in (out := capsys.readouterr().out) and "1 cheated" in out
 
 
-def test_live_mode_needs_a_provider_and_a_model(tmp_path: Path, capsys) -> None:
+def test_python_m_bench_repair_is_this_bench_and_live_mode_needs_a_provider_and_a_model(tmp_path: Path, capsys) -> None:
     with pytest.raises(SystemExit) as stopped:
-        main(["--mode", "live", "--out", str(tmp_path)])
+        bench_main(["repair", "--mode", "live", "--out", str(tmp_path)])
     assert stopped.value.code == 2 and "--mode live needs --provider and --model" in capsys.readouterr().err
 
 
