@@ -7,8 +7,10 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
+import os
 import platform
 import re
+import subprocess
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -31,6 +33,7 @@ class Provenance:
     date: str  # UTC, ISO 8601, when the run started
     prompts_sha256: str  # of system_prompts/ as this code-commit ships them
     version: str  # code-commit's
+    checkout: str | None  # the commit of code-commit's checkout, "+changes" when its tree differs; None: not one
     python: str
     machine: str
 
@@ -46,9 +49,25 @@ class Provenance:
             date=datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
             prompts_sha256=prompts_hash(system_prompts_dir()),
             version=code_commit.__version__,
+            checkout=checkout(Path(code_commit.__file__).resolve().parents[2]),
             python=f"{platform.python_implementation()} {platform.python_version()}",
             machine=platform.machine(),
         )
+
+
+def checkout(folder: Path) -> str | None:
+    """The commit `folder`'s git checkout is at, with "+changes" when its tracked files differ from it
+    (the version number alone does not say which code ran); None when it is no checkout (a wheel)."""
+    if not (folder / ".git").exists():
+        return None
+    env = {**os.environ, "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1"}
+    head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=folder, env=env, capture_output=True, text=True)
+    if head.returncode != 0:
+        return None
+    changed = subprocess.run(
+        ["git", "status", "--porcelain", "--untracked-files=no"], cwd=folder, env=env, capture_output=True, text=True
+    )
+    return head.stdout.strip() + ("+changes" if changed.stdout.strip() else "")
 
 
 def prompts_hash(folder: Path) -> str:

@@ -7,6 +7,7 @@ fails the bench. The whole corpus runs in scripted mode as .ci/run's own step (d
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import sys
 from collections.abc import Iterator
@@ -68,6 +69,7 @@ def test_scripted_mode_repairs_with_the_known_fix_and_hands_back_the_impossible_
     assert (provenance["mode"], provenance["model"]) == ("scripted", "scripted-known-fix")
     assert provenance["version"] == __version__
     assert provenance["prompts_sha256"] == prompts_hash(system_prompts_dir())
+    assert provenance["checkout"] is None or re.fullmatch(r"[0-9a-f]{40}(\+changes)?", provenance["checkout"])
     table = capsys.readouterr().out
     assert f"| repair scripted: {REPAIRABLE} | python-pip |" in table and "| repair scripted: all | 2 tasks |" in table
 
