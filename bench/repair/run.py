@@ -26,7 +26,7 @@ from bench.harness import BIN, Row, error_row, format_header, format_row
 from .measure import measure
 from .modes import MODES, Live, Mode, Scripted, ServerFactory, ServerUnavailable, bundled_server, local
 from .results import RESULTS, Provenance, Report, TaskResult
-from .task import TASKS, Task, load_tasks
+from .task import ECOSYSTEMS, TASKS, Task, load_tasks
 
 
 class NothingMeasured(RuntimeError):
@@ -41,6 +41,7 @@ def main(argv: Sequence[str] | None = None, server: ServerFactory = bundled_serv
     parser.add_argument("--model", help="live: the model id (as code-commit's flag)")
     parser.add_argument("--base-url", help="live: the service's address (as code-commit's flag)")
     parser.add_argument("--tasks", default="", help="comma-separated task ids (default: every task)")
+    parser.add_argument("--ecosystems", default="", help="comma-separated ecosystems or prefixes: python,node-npm,c")
     parser.add_argument("--out", type=Path, default=RESULTS, help="the folder of the results' JSON files")
     parser.add_argument("--keep", type=Path, help="copy each task's repository and logs here")
     parser.add_argument("--plot", action="store_true", help="plot the JSON files in --out instead of running")
@@ -53,6 +54,11 @@ def main(argv: Sequence[str] | None = None, server: ServerFactory = bundled_serv
     if args.mode == "live" and not (args.provider and args.model):
         parser.error("--mode live needs --provider and --model (the key comes from the environment)")
     tasks = load_tasks(corpus, only=tuple(filter(None, args.tasks.split(","))))
+    if args.ecosystems:  # a CI step each, when the whole corpus takes too long for one
+        wanted = tuple(filter(None, args.ecosystems.split(",")))
+        if unknown := [w for w in wanted if not any(of_ecosystem(t, w) for t in tasks)]:
+            parser.error(f"no task of ecosystem {', '.join(unknown)} (there are {', '.join(ECOSYSTEMS)})")
+        tasks = tuple(t for t in tasks if any(of_ecosystem(t, w) for w in wanted))
     context: AbstractContextManager[Mode]
     if args.mode == "scripted":
         context = nullcontext(Scripted())
@@ -66,6 +72,11 @@ def main(argv: Sequence[str] | None = None, server: ServerFactory = bundled_serv
     except ServerUnavailable as error:
         print(f"bench repair: {error}", file=sys.stderr)
         return 2
+
+
+def of_ecosystem(task: Task, name: str) -> bool:
+    """`name` is the task's ecosystem or its prefix: python is python-pip's and python-uv's."""
+    return task.ecosystem == name or task.ecosystem.startswith(f"{name}-")
 
 
 @contextmanager

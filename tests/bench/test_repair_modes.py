@@ -20,7 +20,7 @@ import pytest
 from bench.__main__ import main as bench_main
 from bench.repair.modes import LocalServerInfo, ServerUnavailable, bundled_server
 from bench.repair.results import Provenance, Report, TaskResult, prompts_hash
-from bench.repair.run import NothingMeasured, check_measured, main
+from bench.repair.run import NothingMeasured, check_measured, main, of_ecosystem
 from bench.repair.task import TASKS, load_task
 from code_commit import __version__
 from code_commit.llm.prompts import system_prompts_dir
@@ -169,3 +169,12 @@ def test_local_mode_without_its_server_says_what_is_missing(tmp_path: Path, monk
     assert main(["--mode", "local", "--out", str(tmp_path)], server=unavailable) == 2
     assert "install llama-cpp-python" in capsys.readouterr().err
     assert not list(tmp_path.glob("*.json"))  # nothing measured, nothing written
+
+
+def test_ecosystems_pick_tasks_by_name_or_prefix_and_a_name_matching_none_is_an_error(tmp_path: Path, capsys) -> None:
+    task = load_task(TASKS / REPAIRABLE)
+    assert of_ecosystem(task, "python") and of_ecosystem(task, "python-pip")
+    assert not of_ecosystem(task, "python-uv") and not of_ecosystem(task, "pyth")
+    with pytest.raises(SystemExit) as stopped:
+        main(["--ecosystems", "python,cobol", "--out", str(tmp_path)])
+    assert stopped.value.code == 2 and "no task of ecosystem cobol" in capsys.readouterr().err
