@@ -1,7 +1,7 @@
 /*
  * The MIT License
  *
- * Copyright 2012-2024 Zafar Khaja <zafarkhaja@gmail.com>.
+ * Copyright 2012-2023 Zafar Khaja <zafarkhaja@gmail.com>.
  *
  * Permission is hereby granted, free of charge, to any person obtaining a copy
  * of this software and associated documentation files (the "Software"), to deal
@@ -146,11 +146,6 @@ class VersionParser implements Parser<Version> {
     }
 
     /**
-     * Indicates if the parser is in strict mode.
-     */
-    private final boolean isStrictModeOn;
-
-    /**
      * The stream of characters.
      */
     private final Stream<Character> chars;
@@ -163,18 +158,6 @@ class VersionParser implements Parser<Version> {
      * @throws IllegalArgumentException if the input string is {@code NULL} or empty
      */
     VersionParser(String input) {
-        this(input, true);
-    }
-
-    /**
-     * Constructs a {@code VersionParser} instance with an input string to parse.
-     *
-     * @param input an input string to parse
-     * @param strictModeOn a switch to turn the strict parsing mode on and off
-     */
-    VersionParser(String input, boolean strictModeOn) {
-        isStrictModeOn = strictModeOn;
-
         if (input == null || input.isEmpty()) {
             throw new IllegalArgumentException("Input string is NULL or empty");
         }
@@ -208,21 +191,7 @@ class VersionParser implements Parser<Version> {
      * @throws UnexpectedCharacterException when encounters an unexpected character type
      */
     static Version parseValidSemVer(String version) {
-        return parseValidSemVer(version, true);
-    }
-
-    /**
-     * Parses the whole version including pre-release version and build metadata.
-     *
-     * @param version a version string to parse
-     * @param strictModeOn a switch to turn the strict parsing mode on and off
-     * @return a valid version instance
-     * @throws IllegalArgumentException if the input string is {@code NULL} or empty
-     * @throws ParseException when there is a grammar error
-     * @throws UnexpectedCharacterException when encounters an unexpected character type
-     */
-    static Version parseValidSemVer(String version, boolean strictModeOn) {
-        VersionParser parser = new VersionParser(version, strictModeOn);
+        VersionParser parser = new VersionParser(version);
         return parser.parseValidSemVer();
     }
 
@@ -230,29 +199,28 @@ class VersionParser implements Parser<Version> {
      * Parses the version core.
      *
      * @param versionCore the version core string to parse
-     * @return a valid version object
+     * @return a valid normal version object
      * @throws IllegalArgumentException if the input string is {@code NULL} or empty
      * @throws ParseException when there is a grammar error
      * @throws UnexpectedCharacterException when encounters an unexpected character type
      */
-    static Version parseVersionCore(String versionCore) {
+    static NormalVersion parseVersionCore(String versionCore) {
         VersionParser parser = new VersionParser(versionCore);
-        long[] versionParts = parser.parseVersionCore();
-        return Version.of(versionParts[0], versionParts[1], versionParts[2]);
+        return parser.parseVersionCore();
     }
 
     /**
      * Parses the pre-release version.
      *
      * @param preRelease the pre-release version string to parse
-     * @return an array of pre-release identifiers
+     * @return a valid pre-release version object
      * @throws IllegalArgumentException if the input string is {@code NULL} or empty
      * @throws ParseException when there is a grammar error
      * @throws UnexpectedCharacterException when encounters an unexpected character type
      */
-    static String[] parsePreRelease(String preRelease) {
+    static MetadataVersion parsePreRelease(String preRelease) {
         VersionParser parser = new VersionParser(preRelease);
-        String[] result = parser.parsePreRelease();
+        MetadataVersion result = parser.parsePreRelease();
         parser.ensureValidLookahead(EOI);
         return result;
     }
@@ -261,14 +229,14 @@ class VersionParser implements Parser<Version> {
      * Parses the build metadata.
      *
      * @param build the build metadata string to parse
-     * @return an array of build identifiers
+     * @return a valid build metadata object
      * @throws IllegalArgumentException if the input string is {@code NULL} or empty
      * @throws ParseException when there is a grammar error
      * @throws UnexpectedCharacterException when encounters an unexpected character type
      */
-    static String[] parseBuild(String build) {
+    static MetadataVersion parseBuild(String build) {
         VersionParser parser = new VersionParser(build);
-        String[] result = parser.parseBuild();
+        MetadataVersion result = parser.parseBuild();
         parser.ensureValidLookahead(EOI);
         return result;
     }
@@ -288,9 +256,9 @@ class VersionParser implements Parser<Version> {
      * @return a valid version object
      */
     private Version parseValidSemVer() {
-        long[] versionParts = parseVersionCore();
-        String[] preRelease = new String[0];
-        String[] build = new String[0];
+        NormalVersion normal = parseVersionCore();
+        MetadataVersion preRelease = MetadataVersion.NULL;
+        MetadataVersion build = MetadataVersion.NULL;
 
         Character next = consumeNextCharacter(HYPHEN, PLUS, EOI);
         if (HYPHEN.isMatchedBy(next)) {
@@ -301,7 +269,7 @@ class VersionParser implements Parser<Version> {
             build = parseBuild();
         }
         consumeNextCharacter(EOI);
-        return new Version(versionParts[0], versionParts[1], versionParts[2], preRelease, build);
+        return new Version(normal, preRelease, build);
     }
 
     /**
@@ -313,24 +281,15 @@ class VersionParser implements Parser<Version> {
      * }
      * </pre>
      *
-     * @return an array of the version core parts
+     * @return a valid normal version object
      */
-    private long[] parseVersionCore() {
+    private NormalVersion parseVersionCore() {
         long major = numericIdentifier();
-
-        long minor = 0;
-        if (isStrictModeOn || chars.positiveLookahead(DOT)) {
-            consumeNextCharacter(DOT);
-            minor = numericIdentifier();
-        }
-
-        long patch = 0;
-        if (isStrictModeOn || chars.positiveLookahead(DOT)) {
-            consumeNextCharacter(DOT);
-            patch = numericIdentifier();
-        }
-
-        return new long[] {major, minor, patch};
+        consumeNextCharacter(DOT);
+        long minor = numericIdentifier();
+        consumeNextCharacter(DOT);
+        long patch = numericIdentifier();
+        return new NormalVersion(major, minor, patch);
     }
 
     /**
@@ -345,9 +304,9 @@ class VersionParser implements Parser<Version> {
      * }
      * </pre>
      *
-     * @return an array of pre-release identifiers
+     * @return a valid pre-release version object
      */
-    private String[] parsePreRelease() {
+    private MetadataVersion parsePreRelease() {
         ensureValidLookahead(DIGIT, LETTER, HYPHEN);
         List<String> idents = new ArrayList<>();
         do {
@@ -358,7 +317,7 @@ class VersionParser implements Parser<Version> {
             }
             break;
         } while (true);
-        return idents.toArray(new String[0]);
+        return new MetadataVersion(idents.toArray(new String[0]));
     }
 
     /**
@@ -395,9 +354,9 @@ class VersionParser implements Parser<Version> {
      * }
      * </pre>
      *
-     * @return an array of build identifiers
+     * @return a valid build metadata object
      */
-    private String[] parseBuild() {
+    private MetadataVersion parseBuild() {
         ensureValidLookahead(DIGIT, LETTER, HYPHEN);
         List<String> idents = new ArrayList<>();
         do {
@@ -408,7 +367,7 @@ class VersionParser implements Parser<Version> {
             }
             break;
         } while (true);
-        return idents.toArray(new String[0]);
+        return new MetadataVersion(idents.toArray(new String[0]));
     }
 
     /**

@@ -1,7 +1,7 @@
 /*
  * The MIT License
  *
- * Copyright 2012-2024 Zafar Khaja <zafarkhaja@gmail.com>.
+ * Copyright 2012-2023 Zafar Khaja <zafarkhaja@gmail.com>.
  *
  * Permission is hereby granted, free of charge, to any person obtaining a copy
  * of this software and associated documentation files (the "Software"), to deal
@@ -24,8 +24,6 @@
 package com.github.zafarkhaja.semver;
 
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
 import static org.junit.jupiter.api.Assertions.*;
 
 /**
@@ -36,8 +34,8 @@ class VersionParserTest {
 
     @Test
     void shouldParseNormalVersion() {
-        Version version = VersionParser.parseVersionCore("1.0.0");
-        assertEquals(Version.of(1, 0, 0), version);
+        NormalVersion version = VersionParser.parseVersionCore("1.0.0");
+        assertEquals(new NormalVersion(1, 0, 0), version);
     }
 
     @Test
@@ -51,8 +49,8 @@ class VersionParserTest {
 
     @Test
     void shouldParsePreReleaseVersion() {
-        String[] preRelease = VersionParser.parsePreRelease("beta-1.1");
-        assertArrayEquals(new String[] {"beta-1", "1"}, preRelease);
+        MetadataVersion preRelease = VersionParser.parsePreRelease("beta-1.1");
+        assertEquals(new MetadataVersion(new String[] {"beta-1", "1"}), preRelease);
     }
 
     @Test
@@ -75,8 +73,8 @@ class VersionParserTest {
 
     @Test
     void shouldParseBuildMetadata() {
-        String[] build = VersionParser.parseBuild("build.1");
-        assertArrayEquals(new String[] {"build", "1"}, build);
+        MetadataVersion build = VersionParser.parseBuild("build.1");
+        assertEquals(new MetadataVersion(new String[] {"build", "1"}), build);
     }
 
     @Test
@@ -99,29 +97,15 @@ class VersionParserTest {
     @Test
     void shouldParseValidSemVer() {
         VersionParser parser = new VersionParser("1.0.0-rc.2+build.05");
-        Version v = parser.parse(null);
-        assertEquals(Version.of(1, 0, 0, "rc.2", "build.05"), v);
-    }
-
-    @Test
-    void shouldParseShortVersionCoresWithMajorAndMinorVersionsInLenientMode() {
-        VersionParser parser = new VersionParser("1.2-rc.2+build.05", false);
-        Version v = parser.parse(null);
-        assertEquals(Version.of(1, 2, 0, "rc.2", "build.05"), v);
-    }
-
-    @Test
-    void shouldParseShortVersionCoresWithMajorVersionInLenientMode() {
-        VersionParser parser = new VersionParser("1-rc.2+build.05", false);
-        Version v = parser.parse(null);
-        assertEquals(Version.of(1, 0, 0, "rc.2", "build.05"), v);
-    }
-
-    @ParameterizedTest
-    @ValueSource(strings = {"1", "1.2"})
-    void shouldNotAllowShortVersionCoresInStrictMode(String s) {
-        VersionParser parser = new VersionParser(s, true);
-        assertThrows(ParseException.class, () -> parser.parse(null));
+        Version version = parser.parse(null);
+        assertEquals(
+            new Version(
+                new NormalVersion(1, 0, 0),
+                new MetadataVersion(new String[] {"rc", "2"}),
+                new MetadataVersion(new String[] {"build", "05"})
+            ),
+            version
+        );
     }
 
     @Test

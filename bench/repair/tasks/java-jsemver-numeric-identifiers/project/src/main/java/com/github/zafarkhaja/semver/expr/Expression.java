@@ -1,7 +1,7 @@
 /*
  * The MIT License
  *
- * Copyright 2012-2024 Zafar Khaja <zafarkhaja@gmail.com>.
+ * Copyright 2012-2023 Zafar Khaja <zafarkhaja@gmail.com>.
  *
  * Permission is hereby granted, free of charge, to any person obtaining a copy
  * of this software and associated documentation files (the "Software"), to deal
@@ -24,7 +24,6 @@
 package com.github.zafarkhaja.semver.expr;
 
 import com.github.zafarkhaja.semver.Version;
-import java.util.function.Predicate;
 
 /**
  * The {@code Expression} interface is to be implemented
@@ -34,7 +33,7 @@ import java.util.function.Predicate;
  * @author Zafar Khaja {@literal <zafarkhaja@gmail.com>}
  * @since 0.7.0
  */
-public interface Expression extends Predicate<Version> {
+public interface Expression {
 
     /**
      * Interprets the expression.
@@ -43,8 +42,4 @@ public interface Expression extends Predicate<Version> {
      * @return the result of the expression interpretation
      */
     boolean interpret(Version version);
-
-    default boolean test(Version version) {
-        return interpret(version);
-    }
 }

@@ -1,7 +1,7 @@
 /*
  * The MIT License
  *
- * Copyright 2012-2024 Zafar Khaja <zafarkhaja@gmail.com>.
+ * Copyright 2012-2023 Zafar Khaja <zafarkhaja@gmail.com>.
  *
  * Permission is hereby granted, free of charge, to any person obtaining a copy
  * of this software and associated documentation files (the "Software"), to deal
@@ -235,20 +235,20 @@ public class ExpressionParser implements Parser<Expression> {
         long major = consumeNextNumeric();
         if (!tokens.positiveLookahead(DOT)) {
             Version lo = Version.of(major);
-            Version hi = lo.nextMajorVersion();
+            Version hi = lo.incrementMajorVersion();
             return gte(lo).and(lt(hi));
         }
         consumeNextToken(DOT);
         long minor = consumeNextNumeric();
         if (!tokens.positiveLookahead(DOT)) {
             Version lo = Version.of(major, minor);
-            Version hi = lo.nextMinorVersion();
+            Version hi = lo.incrementMinorVersion();
             return gte(lo).and(lt(hi));
         }
         consumeNextToken(DOT);
         long patch = consumeNextNumeric();
         Version lo = Version.of(major, minor, patch);
-        Version hi = lo.nextMinorVersion();
+        Version hi = lo.incrementMinorVersion();
         return gte(lo).and(lt(hi));
     }
 
@@ -268,14 +268,14 @@ public class ExpressionParser implements Parser<Expression> {
         long major = consumeNextNumeric();
         if (!tokens.positiveLookahead(DOT)) {
             Version lo = Version.of(major);
-            Version hi = lo.nextMajorVersion();
+            Version hi = lo.incrementMajorVersion();
             return gte(lo).and(lt(hi));
         }
         consumeNextToken(DOT);
         long minor = consumeNextNumeric();
         if (!tokens.positiveLookahead(DOT)) {
             Version lo = Version.of(major, minor);
-            Version hi = major > 0 ? lo.nextMajorVersion() : lo.nextMinorVersion();
+            Version hi = major > 0 ? lo.incrementMajorVersion() : lo.incrementMinorVersion();
             return gte(lo).and(lt(hi));
         }
         consumeNextToken(DOT);
@@ -283,11 +283,11 @@ public class ExpressionParser implements Parser<Expression> {
         Version lo = Version.of(major, minor, patch);
         CompositeExpression gte = gte(lo);
         if (major > 0) {
-            return gte.and(lt(lo.nextMajorVersion()));
+            return gte.and(lt(lo.incrementMajorVersion()));
         } else if (minor > 0) {
-            return gte.and(lt(lo.nextMinorVersion()));
+            return gte.and(lt(lo.incrementMinorVersion()));
         } else if (patch > 0) {
-            return gte.and(lt(lo.nextPatchVersion()));
+            return gte.and(lt(lo.incrementPatchVersion()));
         }
         return eq(lo);
     }
@@ -330,7 +330,7 @@ public class ExpressionParser implements Parser<Expression> {
         if (tokens.positiveLookahead(WILDCARD)) {
             tokens.consume();
             Version lo = Version.of(major);
-            Version hi = lo.nextMajorVersion();
+            Version hi = lo.incrementMajorVersion();
             return gte(lo).and(lt(hi));
         }
 
@@ -338,7 +338,7 @@ public class ExpressionParser implements Parser<Expression> {
         consumeNextToken(DOT);
         consumeNextToken(WILDCARD);
         Version lo = Version.of(major, minor);
-        Version hi = lo.nextMinorVersion();
+        Version hi = lo.incrementMinorVersion();
         return gte(lo).and(lt(hi));
     }
 
@@ -402,13 +402,13 @@ public class ExpressionParser implements Parser<Expression> {
         long major = consumeNextNumeric();
         if (!tokens.positiveLookahead(DOT)) {
             Version lo = Version.of(major);
-            Version hi = lo.nextMajorVersion();
+            Version hi = lo.incrementMajorVersion();
             return gte(lo).and(lt(hi));
         }
         consumeNextToken(DOT);
         long minor = consumeNextNumeric();
         Version lo = Version.of(major, minor);
-        Version hi = lo.nextMinorVersion();
+        Version hi = lo.incrementMinorVersion();
         return gte(lo).and(lt(hi));
     }
 

@@ -1,7 +1,7 @@
 /*
  * The MIT License
  *
- * Copyright 2012-2024 Zafar Khaja <zafarkhaja@gmail.com>.
+ * Copyright 2012-2023 Zafar Khaja <zafarkhaja@gmail.com>.
  *
  * Permission is hereby granted, free of charge, to any person obtaining a copy
  * of this software and associated documentation files (the "Software"), to deal
@@ -57,6 +57,6 @@ class NotEqual implements Expression {
      */
     @Override
     public boolean interpret(Version version) {
-        return !version.isEquivalentTo(parsedVersion);
+        return !version.equals(parsedVersion);
     }
 }
