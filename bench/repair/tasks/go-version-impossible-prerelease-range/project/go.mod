@@ -1,0 +1,3 @@
+module github.com/hashicorp/go-version
+
+go 1.16
