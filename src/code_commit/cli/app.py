@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from code_commit.cli import events as event_stream
 from code_commit.cli.flags import honoured_before, setting_option, with_setting_flags
 from code_commit.config.settings import Flags, FlagValue, flag_name
 from code_commit.errors import CodeCommitError, Ending, InternalError, Interrupted, SetupError, Stopped, exit_code_for
@@ -50,9 +51,16 @@ app = typer.Typer(
 )
 
 
-def _guarded(action: Any, quiet: bool = False, verbose: bool = False, json_report: JsonReport | None = None) -> int:
+def _guarded(
+    action: Any,
+    quiet: bool = False,
+    verbose: bool = False,
+    json_report: JsonReport | None = None,
+    events: event_stream.Events | None = None,
+) -> int:
     """Run a command's action and turn every failure into its exit code, with a message on stderr
-    and, given `json_report` (--json), the command's own JSON report of that ending on stdout.
+    and, given `json_report` (--json), the command's own JSON report of that ending on stdout; the
+    `--events` stream the action opened ends with the same outcome.
 
     The last line of defence for every command: any exception nothing expected becomes an internal
     error (exit 9) with a one-line message, never a traceback and exit 1, which would read as "the
@@ -63,7 +71,10 @@ def _guarded(action: Any, quiet: bool = False, verbose: bool = False, json_repor
     console = Console.for_terminal(quiet=quiet, verbose=verbose)
     try:
         _distrust_build_folders()
-        return int(action(console))
+        code = int(action(console))
+        if events is not None:
+            events.end(None, time.monotonic() - started)
+        return code
     except (CodeCommitError, Stopped) as exc:
         error: Ending = exc
     except KeyboardInterrupt:  # a Ctrl-C outside a run's watch (signals.py)
@@ -74,6 +85,8 @@ def _guarded(action: Any, quiet: bool = False, verbose: bool = False, json_repor
         error = internal_error(exc, None, console.redact)
     with contextlib.suppress(Exception):  # stderr may be what failed; the exit code and the record still count
         report_error(console, error)
+    if events is not None:
+        events.end(error, time.monotonic() - started)
     if json_report is not None:
         _stdout(console.redact(json_report(error, time.monotonic() - started)))
     return exit_code_for(error)
@@ -151,6 +164,7 @@ def _before(ctx: typer.Context) -> BeforeCommand:
 # -q and -v count before every subcommand; a setting's flag before those its declaration names
 # (flags.honoured_before); any other flag given there is an error, never ignored.
 _CONSOLE_FLAGS = frozenset({"quiet", "verbose"})
+EVENTS_COMMANDS = frozenset({"apply", "check", "demo"})  # and a run: the commands with --events
 # The form that does what a misplaced flag meant, where there is one.
 RIGHT_FORM = {
     ("apply", "dry_run"): "to validate an answer and write nothing: code-commit apply --check FILE",
@@ -171,6 +185,8 @@ def unhonoured_flag(command: str, params: dict[str, Any]) -> str | None:
             continue  # not given (a repeatable flag given no times is an empty list)
         flag = _flag_name(name)
         form = RIGHT_FORM.get((command, name)) or f"it is a flag of a run: code-commit {flag}"
+        if name == "events_target" and command in EVENTS_COMMANDS:
+            form = f"give it after the command: code-commit {command} --events FILE"
         return f"{flag} does nothing for `code-commit {command}`, so nothing was done; {form}."
     return None
 
@@ -239,6 +255,7 @@ def main_command(
             help="Unless the build passes in the end, restore the files the run changed; save its proposal as a patch.",
         ),
     ] = False,
+    events_target: Annotated[str | None, event_stream.OPTION] = None,
     quiet: Annotated[bool, QUIET] = False,
     verbose: Annotated[bool, VERBOSE] = False,
     version: Annotated[
@@ -254,9 +271,16 @@ def main_command(
             raise typer.Exit(_guarded(_fail(problem), quiet, verbose))
         return
 
+    taken = "--json" if json_output else "--dry-run's diff" if dry_run else None
+    problem = event_stream.stdout_taken(events_target, "", taken)
+    if problem:
+        raise typer.Exit(_guarded(_fail(problem), quiet, verbose))
+
     from code_commit.run.record import RunRecord
 
     record = RunRecord("run", dry_run=dry_run)  # what a setup error reports too, with --json
+    ended: list[RunRecord] = []  # the run's own record, once it has one: the end event's
+    events = event_stream.Events(events_target, lambda: ended[0] if ended else record)
 
     def action(console: Any) -> int:
         from code_commit.config.settings import load_settings
@@ -264,6 +288,7 @@ def main_command(
         from code_commit.run.workspace import check_setup
 
         root, found = _project_root(console)
+        observe = events.open(root, console)  # before anything is read or sent: a bad target is a usage error
         loaded = load_settings(root, flags=flags)
         settings = loaded.settings
         if dry_run:  # a dry run writes nothing, so there is nothing to review, whatever the config says
@@ -289,7 +314,8 @@ def main_command(
             from code_commit.run.loop import RunOptions, execute  # imported only once the setup is known to be good
 
             options = RunOptions(dry_run, revert_on_failure)
-            ran = execute(workspace, key, settings, console, limit, options, endpoint=endpoint)
+            ran = execute(workspace, key, settings, console, limit, options, endpoint=endpoint, observe=observe)
+            ended.append(ran)
         if ran.error is not None:
             report_error(console, ran.error)
         if ran.diff is not None and not json_output:
@@ -300,7 +326,7 @@ def main_command(
             _stdout(console.redact(ran.to_json()))
         return ran.exit_code
 
-    raise typer.Exit(_guarded(action, quiet, verbose, _json_of(record) if json_output else None))
+    raise typer.Exit(_guarded(action, quiet, verbose, _json_of(record) if json_output else None, events))
 
 
 @app.command()
@@ -395,6 +421,7 @@ def demo(
         ),
     ] = None,
     quiet: Annotated[bool, QUIET] = False,
+    events_target: Annotated[str | None, event_stream.OPTION] = None,
 ) -> None:
     """Watch code-commit repair a small project: offline, no API key.
 
@@ -403,13 +430,19 @@ def demo(
     wrong fix, then, after seeing the failing build, the right one.
     """
     quiet = quiet or _before(ctx).quiet
+    from code_commit.run.record import RunRecord
+
+    ended: list[RunRecord] = []
+    events = event_stream.Events(events_target, lambda: ended[0] if ended else RunRecord("run"))
 
     def action(console: Any) -> int:
         from code_commit.cli.demo import run_demo
 
-        return run_demo(console, directory)
+        # The demo's project is a new folder (--dir: new or empty), so no events file is in it yet.
+        observe = events.open(None, console)
+        return run_demo(console, directory, observe, ended.append)
 
-    raise typer.Exit(_guarded(action, quiet=quiet, verbose=not quiet))
+    raise typer.Exit(_guarded(action, quiet=quiet, verbose=not quiet, events=events))
 
 
 @app.command()
@@ -471,17 +504,23 @@ def apply_command(
     answer_format: Annotated[
         str, typer.Option("--format", help="auto (JSON if the answer starts with '['), caret or json.")
     ] = "auto",
+    events_target: Annotated[str | None, event_stream.OPTION] = None,
 ) -> None:
     flags = _before(ctx).flags  # given before `apply`, as for a run: --build-timeout, --wait-lock...
+    problem = event_stream.stdout_taken(events_target, "apply", "apply's report")
+    if problem:
+        raise typer.Exit(_guarded(_fail(problem), *_console_flags(ctx)))
     from code_commit.cli.apply import command, new_record  # only now that `apply` is the command
 
     record = new_record(answer, answer_format, check)
+    events = event_stream.Events(events_target, lambda: record)
 
     def action(console: Any) -> int:
         root = _project_root(console)[0]
-        return command(console, root, answer, record, flags=flags, build=build, as_json=as_json)
+        observe = events.open(root, console)
+        return command(console, root, answer, record, flags=flags, build=build, as_json=as_json, observe=observe)
 
-    raise typer.Exit(_guarded(action, *_console_flags(ctx), _json_of(record) if as_json else None))
+    raise typer.Exit(_guarded(action, *_console_flags(ctx), _json_of(record) if as_json else None, events))
 
 
 @app.command(
@@ -502,20 +541,26 @@ and the fix. Setting flags given before `check` count, as for a run: --sandbox-n
 def check_command(
     ctx: typer.Context,
     as_json: Annotated[bool, typer.Option("--json", help="Print the check's record as JSON.")] = False,
+    events_target: Annotated[str | None, event_stream.OPTION] = None,
 ) -> None:
     flags = _before(ctx).flags
+    problem = event_stream.stdout_taken(events_target, "check", "check's report")
+    if problem:
+        raise typer.Exit(_guarded(_fail(problem), *_console_flags(ctx)))
     from code_commit.cli.check import Checked  # only now that `check` is the command
 
     checked = Checked()
+    events = event_stream.Events(events_target, lambda: checked.record)
 
     def action(console: Any) -> int:
         from code_commit.cli.check import command
         from code_commit.config.settings import load_settings
 
         root = _project_root(console)[0]
-        return command(console, root, load_settings(root, flags=flags).settings, as_json, checked)
+        observe = events.open(root, console)
+        return command(console, root, load_settings(root, flags=flags).settings, as_json, checked, observe)
 
-    raise typer.Exit(_guarded(action, *_console_flags(ctx), _json_of(checked.record) if as_json else None))
+    raise typer.Exit(_guarded(action, *_console_flags(ctx), _json_of(checked.record) if as_json else None, events))
 
 
 @app.command()

@@ -25,6 +25,7 @@ from code_commit.console.output import Console, to_stdout
 from code_commit.console.plural import count
 from code_commit.console.printable import visible
 from code_commit.errors import SetupError
+from code_commit.events.kinds import Observer, ignore
 from code_commit.guard.policy import Guard
 from code_commit.llm.catalog import load_catalog, with_output_limit
 from code_commit.logs.run_folder import ANSWER_FILE
@@ -53,6 +54,7 @@ def command(
     flags: Flags | None = None,
     build: bool = False,
     as_json: bool = False,
+    observe: Observer = ignore,
 ) -> int:
     """Check, or apply, the answer in `source` (a file, or - for standard input): the report printed,
     and its exit code. What ends it early is raised, `record` filled as far as it got, for
@@ -75,7 +77,7 @@ def command(
     # The time limit covers reading the answer too: `agent | code-commit apply -` must not wait for
     # ever on an agent that never closes its output.
     with signals.watch(limit):
-        _check_or_apply(Orchestrator(root, settings, console, record, limit), source, build)
+        _check_or_apply(Orchestrator(root, settings, console, record, limit, observe=observe), source, build)
     to_stdout(console.redact(record.to_json() if as_json else _as_text(record)))
     return record.exit_code
 

@@ -26,6 +26,7 @@ from code_commit.config.settings import Settings, load_settings
 from code_commit.console.output import Console, to_stdout
 from code_commit.console.printable import visible, visible_lines
 from code_commit.errors import BuildChangedTests, CodeCommitError, SetupError, Stopped
+from code_commit.events.kinds import Observer, ignore
 from code_commit.run import signals
 from code_commit.run.baseline import tree_state
 from code_commit.run.orchestrator import Orchestrator
@@ -46,7 +47,7 @@ class Checked:
     where: list[tuple[str, str]] = field(default_factory=list)
 
 
-def check(console: Console, root: Path, settings: Settings, checked: Checked) -> Checked:
+def check(console: Console, root: Path, settings: Settings, checked: Checked, observe: Observer = ignore) -> Checked:
     """Run build.sh as a run would. What ends it early (a setup error, the lock, the tamper check, a
     build the sandbox kept from running, a stop) is raised, `checked` filled as far as it got."""
     problems = config_dir_problems(root) + gitignore_problems(root) + build_script_problems(root, WHY)
@@ -54,7 +55,7 @@ def check(console: Console, root: Path, settings: Settings, checked: Checked) ->
         raise SetupError("\n".join(problems))
     limit = TimeLimit.of(settings)
     with signals.watch(limit):
-        orchestrator = Orchestrator(root, settings, console, checked.record, limit)
+        orchestrator = Orchestrator(root, settings, console, checked.record, limit, observe=observe)
         orchestrator.prepare(builds=True)
         assert orchestrator.sandbox is not None
         checked.where = where(root, settings, orchestrator.sandbox)
@@ -80,11 +81,13 @@ def where(root: Path, settings: Settings, sandbox: Sandbox) -> list[tuple[str, s
     return lines
 
 
-def command(console: Console, root: Path, settings: Settings, as_json: bool, checked: Checked) -> int:
+def command(
+    console: Console, root: Path, settings: Settings, as_json: bool, checked: Checked, observe: Observer = ignore
+) -> int:
     """`code-commit check`: the report on stdout, and the check's exit code. An ending by an error
     still reports where the build ran and what it printed before `cli._guarded` says the error."""
     try:
-        check(console, root, settings, checked)
+        check(console, root, settings, checked, observe)
     except (CodeCommitError, Stopped):
         if not as_json:
             to_stdout(console.redact(report(checked, settings)))

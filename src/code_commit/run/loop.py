@@ -25,6 +25,7 @@ from code_commit.config.settings import MAX_CONTINUATIONS, Settings, output_limi
 from code_commit.console.output import Console
 from code_commit.console.plural import count
 from code_commit.errors import CodeCommitError, Stopped
+from code_commit.events.kinds import Observer, ignore
 from code_commit.files.confined import Tree
 from code_commit.guard.policy import Guard
 from code_commit.llm import Completion, Provider, make_provider
@@ -115,17 +116,21 @@ def execute(
     options: RunOptions | None = None,
     provider: Provider | None = None,
     endpoint: Endpoint | None = None,
+    observe: Observer = ignore,
 ) -> RunRecord:
     """A whole run on a checked setup (see `workspace.check_setup`), under the watch of `limit`
     (started by the command): the checks before any call, then the loop in a session, which records
-    how it ended. Never raises for an ending the user should see: the record carries it, an
-    unexpected exception in the session included (as an `InternalError`). An unexpected exception
+    how it ended; `observe` is told what happens (--events). Never raises for an ending the user
+    should see: the record carries it, an unexpected exception in the session included (as an
+    `InternalError`). An unexpected exception
     before the session (a bug in a setup check) is the command's last line of defence's
     (`cli._guarded`): exit 9 all the same.
     """
     options = options or RunOptions()
     record = RunRecord("run", dry_run=options.dry_run)
-    orchestrator = Orchestrator(workspace.root, settings, console, record, limit, reverts=options.revert_on_failure)
+    orchestrator = Orchestrator(
+        workspace.root, settings, console, record, limit, reverts=options.revert_on_failure, observe=observe
+    )
     console.redact = Redactor.of(key.censored if key else [])
     served_by = settings.provider if provider is None else str(getattr(provider, "name", type(provider).__name__))
     record.provider, record.model = served_by, settings.model
@@ -173,7 +178,7 @@ def execute(
             budget = None if settings.max_cost is None else Budget(settings.max_cost, model, output_limit(settings))
             meter = CallMeter(log, console, budget, model=model)
             provider = provider or make_provider(settings, key, meter.hooks(), endpoint, model)
-            caller = Caller(provider, model, meter, settings, record)
+            caller = Caller(provider, model, meter, settings, record, observe)
             run = RunContext(workspace, orchestrator, system, caller, state)
             (dry_run if options.dry_run else repair_loop)(run)
     except (CodeCommitError, Stopped) as exc:  # the session has recorded it, if it had begun

@@ -12,12 +12,14 @@ from code_commit.config.settings import Settings
 from code_commit.console.output import Console
 from code_commit.console.plural import count
 from code_commit.errors import CodeCommitError, ServiceError, SetupError, Stopped
+from code_commit.events.kinds import CallStart, Observer, ignore
 from code_commit.llm import Completion, Hooks, Provider, Tally, Usage
 from code_commit.llm.catalog import Budget, ModelInfo, prompt_too_long, tokens_at_least
 from code_commit.llm.endpoint import Endpoint
 from code_commit.llm.prompts import Prompt
 from code_commit.logs.run_folder import QUERY, RAW_RESPONSE, RESPONSE, THINKING, USAGE
 from code_commit.logs.run_log import RunLog
+from code_commit.run import emitted
 from code_commit.run.record import CallRecord, RunRecord
 
 
@@ -108,6 +110,7 @@ class Caller:
     meter: CallMeter
     settings: Settings
     record: RunRecord  # each call is recorded in its `calls` as soon as it returns or fails
+    observe: Observer = ignore  # --events: each call's start and end
 
     def ask(self, prompt: Prompt, call: int, calls: int) -> Completion:
         """One model call, logged and recorded as soon as it returns, or fails."""
@@ -117,6 +120,7 @@ class Caller:
         console.attempt(call, calls)
         console.step(f"call {call}/{calls} ({kind}): asking {settings.model}", f"asking {settings.model}")
         self.meter.start(call)
+        self.observe(CallStart(call, calls, settings.model))
         started = time.monotonic()
         try:
             completion = self.provider.complete(prompt, on_text=console.receiving)
@@ -134,6 +138,7 @@ class Caller:
                 tally.continuations,
             )
             self.record.calls.append(record)
+            self.observe(emitted.call_end(record))
             log.write(call, USAGE, _usage_file(record))
             log.event(f"{_usage_line(record)} error: {exc}")
             raise
@@ -148,6 +153,7 @@ class Caller:
             completion.continuations,
         )
         self.record.calls.append(record)
+        self.observe(emitted.call_end(record))
         log.write_shown(call, RESPONSE, completion.text, raw=RAW_RESPONSE)
         if completion.thinking:
             log.write_shown(call, THINKING, completion.thinking)

@@ -29,7 +29,9 @@ from code_commit.config.secrets import collect_secrets
 from code_commit.config.settings import Settings
 from code_commit.console.output import Console
 from code_commit.console.plural import count
-from code_commit.errors import BuildBlocked, BuildChangedTests, InternalError
+from code_commit.errors import BuildBlocked, BuildChangedTests, InternalError, NeedsHuman
+from code_commit.events.kinds import BuildStart, Observer, ignore
+from code_commit.events.kinds import NeedsHuman as HandedBack
 from code_commit.files.owner_only import make_private_dirs
 from code_commit.git.layout import GitSetup
 from code_commit.git.stash import GitFailed
@@ -44,7 +46,7 @@ from code_commit.logs.run_folder import (
     SUMMARY_FILE,
 )
 from code_commit.logs.run_log import RunLog, internal_error
-from code_commit.run import signals
+from code_commit.run import emitted, signals
 from code_commit.run.baseline import Baseline, load, save, taken_now, tree_state
 from code_commit.run.record import RunRecord, SavedWork, TestsChange
 from code_commit.run.session import Session, session
@@ -88,6 +90,7 @@ class Orchestrator:
     sandbox: Sandbox | None = None  # what builds run under; None: this command builds nothing
     watch: BuildWatch | None = None  # the files git shows, whose changes by each build are reported
     reverts: bool = False  # the command puts back what its builds changed if it ends without a pass
+    observe: Observer = ignore  # --events: what happens, as it happens (events/)
     warned: set[str] = field(default_factory=set)  # notes and warnings already shown, once a command
     started: float = field(default_factory=time.monotonic)
     _log: RunLog | None = None
@@ -141,6 +144,7 @@ class Orchestrator:
                 self.root, f"code-commit {log.folder.name}", self._repository, lambda: own_change(self.root, log.folder)
             )
             self.record.log_dir = log.folder
+            self.observe(emitted.run_start(self.record, self.root, self.settings, self.limit.seconds, log.folder))
             self.console.info(f"run log: {log.folder.relative_to(self.root)}")
             if begin is not None:
                 begin(log)
@@ -160,6 +164,9 @@ class Orchestrator:
                 self.survive(lambda: finish(ending.log))
             if self.record.error is not None:
                 self.survive(lambda: ending.log.event(f"{self.record.command} ended: {self.record.error}"))
+            handed_back = self.record.error
+            if isinstance(handed_back, NeedsHuman):
+                self.survive(lambda: self.observe(HandedBack(handed_back.reason)))
             self.survive(lambda: ending.log.write_file(SUMMARY_FILE, self.record.to_json()))
 
         make_private_dirs(self.root / CONFIG_DIR)
@@ -177,6 +184,7 @@ class Orchestrator:
             self._save_work(plan, call)
             apply_plan(self.root, plan, self.log.path(call, JOURNAL))
             self.work.wrote(plan)
+        self.observe(emitted.answer_applied(call, plan))
         done = ", ".join(f"{'deleted' if c.content is None else 'wrote'} {c.path}" for c in plan.changes)
         self.event(call, f"applied {done or 'nothing (every file already had that content)'}")
         for path in plan.missing_deletes:  # a delete of a file that never existed removed nothing
@@ -225,6 +233,7 @@ class Orchestrator:
     def refuse(self, refusal: AnswerRefused, call: int) -> None:
         """The refusal's every reason in NN-refused.txt (a prompt or the console gets them capped)."""
         self.log.write(call, REFUSED, "".join(f"- {reason}\n" for reason in refusal.reasons))
+        self.observe(emitted.answer_refused(call, refusal))
 
     def build(self, call: int) -> BuildResult:
         """build.sh, sandboxed and fingerprinted (builds/gate.py), its output in NN-build.txt; the
@@ -323,6 +332,8 @@ class Orchestrator:
         if judged:
             self.console.step("running build.sh")
         log = self.log
+        build = "verdict" if judged else "new_tests" if log_name == NEW_TESTS_BUILD_LOG else "baseline"
+        self.observe(BuildStart(call, build, self.sandbox.kind))
         try:
             result = checked_build(
                 self.root,
@@ -350,10 +361,13 @@ class Orchestrator:
         changed = self._tests_by_build(call, self.watch)
         self._report_changes(call, self.watch)
         self.event(call, result.describe())
+        if self.observe is not ignore:  # the runners' counts are read for the stream only
+            self.observe(emitted.build_end(call, build, result, runner_counts(output_text(result))))
         if changed and self.settings.tests == "protect":
             raise BuildChangedTests([str(change) for change in changed], reverted=self.reverts)
         if result.diagnosis is not None:
             self.record.diagnosis = result.diagnosis
+            self.observe(emitted.diagnosis(call, result.diagnosis))
             self.event(call, f"kept from running: {result.diagnosis.line()}")
             self.event(call, f"read from this line of its output: {result.diagnosis.evidence}")
             raise BuildBlocked(result.diagnosis)

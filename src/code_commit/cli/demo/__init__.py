@@ -12,12 +12,15 @@ import os
 import shutil
 import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from code_commit.config.paths import QUERY_FILE
 from code_commit.config.settings import Settings
 from code_commit.console.output import Console
 from code_commit.errors import SetupError
+from code_commit.events.kinds import Observer, ignore
 from code_commit.git.env import distrust, find_program, run_git
 
 HERE = Path(__file__).resolve().parent
@@ -30,7 +33,17 @@ GIT_IDENTITY = ("-c", "user.name=code-commit demo", "-c", "user.email=demo@examp
 NO_HOOKS = ("-c", "core.hooksPath=/dev/null", "-c", "commit.gpgsign=false")
 
 
-def run_demo(console: Console, target: Path | None = None) -> int:
+if TYPE_CHECKING:
+    from code_commit.run.record import RunRecord
+
+
+def run_demo(
+    console: Console,
+    target: Path | None = None,
+    observe: Observer = ignore,
+    ran: Callable[[RunRecord], None] | None = None,
+) -> int:
+    """The demo; `observe`: --events; `ran` is handed the run's record (the end event's values)."""
     root = prepare(target)
     console.info("code-commit demo: a scripted model repairs a small project whose unit tests fail.")
     console.info("No API key and no network: only the model is scripted; the loop, the guard and the build are real.")
@@ -45,7 +58,11 @@ def run_demo(console: Console, target: Path | None = None) -> int:
     answers = [p.read_text(encoding="utf-8") for p in sorted(ANSWERS.glob("*.txt"))]
     provider = ScriptedProvider(answers, pace=PACE_SECONDS if console.live_view else 0.0)
     settings = Settings(model=MODEL, diff=not console.quiet)  # the diffs show the repair; -q: only problems
-    outcome = execute(open_workspace(root), None, settings, console, TimeLimit.of(settings), provider=provider)
+    outcome = execute(
+        open_workspace(root), None, settings, console, TimeLimit.of(settings), provider=provider, observe=observe
+    )
+    if ran is not None:
+        ran(outcome)
     if outcome.error is not None:
         console.error(str(outcome.error))
     console.info(
