@@ -26,7 +26,7 @@ OPTION = typer.Option(
     "--events",
     metavar="FILE|-",
     help="Write what happens as it happens to FILE (- for standard output), one JSON object a line: "
-    "calls, answers, builds and the end (docs/events.md). Outside the project, or under agent-config/.",
+    "calls, answers, builds and the end (docs/events.md). FILE must be outside the project.",
 )
 
 

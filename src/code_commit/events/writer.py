@@ -15,14 +15,14 @@ import errno
 import json
 import os
 import signal
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
-from code_commit.config.paths import CONFIG_DIR
 from code_commit.console.output import Console
 from code_commit.errors import SetupError
 from code_commit.events.kinds import Event
@@ -40,17 +40,17 @@ def within(path: Path, folder: Path) -> bool:
 
 def open_events(target: str, root: Path | None, console: Console) -> EventWriter:
     """The stream to `target` (a file, made or emptied; `-`: standard output), or a SetupError saying
-    why it cannot be. A file in the project is refused but under agent-config/: there a build (the
-    model's code) could write forged lines into it, git status would show it and the next rollup
-    would send it to the model; agent-config/ is hidden from builds and ignored by git."""
+    why it cannot be. A file in the project (`root`) is refused: a build (the model's code) may write
+    there and could forge lines, git status would show it and the next rollup send it to the model;
+    and agent-config/, which builds cannot see, is what the tamper check fingerprints around each build."""
     if target == STDOUT:
-        return EventWriter(1, "standard output", console, owned=False)
+        return EventWriter(sys.stdout.buffer, "standard output", console, owned=False)
     path = Path(os.path.realpath(Path.cwd() / target))
-    project = None if root is None else Path(os.path.realpath(root))
-    if project is not None and within(path, project) and not within(path, project / CONFIG_DIR):
+    if root is not None and within(path, Path(os.path.realpath(root))):
         raise SetupError(
-            f"--events {target}: the file would be in the project, where a build may write it, git status shows it "
-            f"and the next rollup would send it to the model; give a path outside the project, or under {CONFIG_DIR}/"
+            f"--events {target}: the file would be in the project, where a build may write it, git status "
+            "shows it and the next rollup would send it to the model, so nothing was done; give a path outside "
+            "the project"
         )
     try:
         # O_NONBLOCK: a FIFO with no reader is an error now, not a wait for ever.
@@ -59,14 +59,14 @@ def open_events(target: str, root: Path | None, console: Console) -> EventWriter
         why = "a FIFO no process reads" if exc.errno == errno.ENXIO else exc.strerror or str(exc)
         raise SetupError(f"--events {target}: the events file cannot be opened: {why}") from None
     os.set_blocking(fd, True)
-    return EventWriter(fd, str(path), console)
+    return EventWriter(open(fd, "wb", buffering=0), str(path), console)
 
 
 @dataclass
 class EventWriter:
     """The stream: an `Observer` (call it with each event), numbering the lines from 1."""
 
-    fd: int
+    out: BinaryIO  # unbuffered, or flushed after each line
     name: str
     console: Console  # its redactor censors; its warning says a write failed
     owned: bool = True  # the file is this stream's to close (standard output is not)
@@ -87,7 +87,7 @@ class EventWriter:
         data = (json.dumps(line, ensure_ascii=True, allow_nan=False) + "\n").encode("ascii")
         try:
             with _held():
-                _write_all(self.fd, data)
+                _write_all(self.out, data)
         except OSError as exc:
             self.broken = True
             self.console.warn(
@@ -96,9 +96,9 @@ class EventWriter:
             )
 
     def close(self) -> None:
-        if self.owned and self.fd >= 0:
-            os.close(self.fd)
-        self.fd, self.broken = -1, True
+        self.broken = True
+        if self.owned:
+            self.out.close()
 
 
 def _censored(value: Any, console: Console) -> Any:
@@ -115,10 +115,12 @@ def _censored(value: Any, console: Console) -> Any:
     return value
 
 
-def _write_all(fd: int, data: bytes) -> None:
+def _write_all(out: BinaryIO, data: bytes) -> None:
+    """All of `data`, then flushed: a raw file may take a write in parts."""
     view = memoryview(data)
     while view:
-        view = view[os.write(fd, view) :]
+        view = view[out.write(view) or 0 :]
+    out.flush()
 
 
 @contextmanager
