@@ -10,7 +10,7 @@ from pathlib import Path
 from code_commit import __version__
 from code_commit.exits import EXIT
 
-from event_lines import of_type, read, types
+from event_lines import of_type, parsed, read, types
 from fakeapi import FakeAPI
 from support import Project
 
@@ -116,13 +116,8 @@ def test_events_to_stdout_leave_nothing_else_there(project: Project, api: FakeAP
     api.reply(FIX)
     result = cli("--events", "-")
     assert result.exit_code == EXIT.OK
-    assert types(read_text(result.stdout))[0] == "run_start" and types(read_text(result.stdout))[-1] == "end"
-
-
-def read_text(text: str) -> list[dict]:
-    from event_lines import parsed
-
-    return parsed(text)
+    events = parsed(result.stdout)  # standard output holds the stream and nothing else
+    assert types(events)[0] == "run_start" and types(events)[-1] == "end"
 
 
 def test_check_streams_its_build_and_ends_as_its_record(project: Project, cli, tmp_path: Path) -> None:
@@ -157,4 +152,4 @@ def test_demo_streams_its_run(cli, tmp_path: Path) -> None:
     assert result.exit_code == EXIT.OK, result.stderr
     events = read(stream)
     assert types(events).count("answer_applied") == 2 and events[-1]["outcome"] == "passed"
-    assert events[0]["provider"] == "ScriptedProvider" or events[0]["provider"]
+    assert (events[0]["provider"], events[0]["model"]) == ("scripted", "scripted-demo-model")
