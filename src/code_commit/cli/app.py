@@ -438,8 +438,7 @@ def demo(
     def action(console: Any) -> int:
         from code_commit.cli.demo import run_demo
 
-        # The demo's project is a new folder (--dir: new or empty), so no events file is in it yet.
-        observe = events.open(None, console)
+        observe = events.open(directory, console)  # not in the demo's project (a new temporary folder else)
         return run_demo(console, directory, observe, ended.append)
 
     raise typer.Exit(_guarded(action, quiet=quiet, verbose=not quiet, events=events))
