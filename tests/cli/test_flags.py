@@ -120,7 +120,7 @@ def sample(setting: dataclasses.Field) -> list[str]:
 
 
 # Every flag of a run: those of a run only, and one per setting whose declaration gives it a flag.
-RUN_ONLY = {"--json": [], "--dry-run": [], "--revert-on-failure": []}
+RUN_ONLY = {"--json": [], "--dry-run": [], "--revert-on-failure": [], "--events": ["events.jsonl"]}
 SETTING_FLAGS = {"--" + f.name.replace("_", "-"): sample(f) for f in dataclasses.fields(Settings) if f.metadata["flag"]}
 FLAG_ARGS = RUN_ONLY | SETTING_FLAGS
 # The spec, written out independently of the declarations: what each subcommand honours before it.

@@ -192,7 +192,7 @@ def unhonoured_flag(command: str, params: dict[str, Any]) -> str | None:
 
 
 def _flag_name(name: str) -> str:
-    return {"json_output": "--json"}.get(name) or flag_name(name)
+    return {"json_output": "--json", "events_target": "--events"}.get(name) or flag_name(name)
 
 
 def _console_flags(ctx: typer.Context) -> tuple[bool, bool]:

@@ -156,8 +156,18 @@ class End:
     log_dir: str | None  # None: the command ended before it had a run folder
 
 
-Start = RunStart | CallStart | BuildStart
-Event = Start | CallEnd | AnswerRefused | AnswerApplied | BuildEnd | Diagnosis | NeedsHuman | End
+Event = (
+    RunStart
+    | CallStart
+    | CallEnd
+    | AnswerRefused
+    | AnswerApplied
+    | BuildStart
+    | BuildEnd
+    | Diagnosis
+    | NeedsHuman
+    | End
+)
 EVENTS: tuple[type[Event], ...] = (
     RunStart,
     CallStart,
