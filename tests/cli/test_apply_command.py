@@ -389,7 +389,7 @@ def test_setting_flags_before_apply_take_effect(big: Project, cli) -> None:
 
 def test_the_time_limit_ends_apply_with_exit_5(big: Project, cli) -> None:
     big.build_script("sleep 30\n")
-    result = cli("--timeout", "0.5", "apply", "--build", "-", input=EDIT)
+    result = cli("--timeout", "3", "apply", "--build", "-", input=EDIT)
     assert result.exit_code == 5
     assert "time limit" in result.stderr
     assert "return -7" in big.read("big.py"), "the apply itself was complete before the build began"
@@ -397,7 +397,7 @@ def test_the_time_limit_ends_apply_with_exit_5(big: Project, cli) -> None:
 
 def test_the_time_limit_still_reports_what_was_applied_with_json(big: Project, cli) -> None:
     big.build_script("sleep 30\n")
-    result = cli("--timeout", "0.5", "apply", "--build", "--json", "-", input=EDIT)
+    result = cli("--timeout", "3", "apply", "--build", "--json", "-", input=EDIT)
     assert result.exit_code == 5
     data = json.loads(result.stdout)
     assert data["applied"] is True and data["changes"] == [{"path": "big.py", "action": "write"}]

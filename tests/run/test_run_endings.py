@@ -339,10 +339,10 @@ def test_the_whole_run_time_limit_exits_5_and_kills_the_build(project: Project, 
     project.build_script(f"test -f fixed.txt || exit 1\necho $$ > {pid_file}\nsleep 600\n")
     api.reply(FIX)
     # Unsandboxed: the build writes its pid outside the project (tests/test_sandbox.py has the sandboxed case).
-    result = cli("--timeout", "1", "--json", "--revert-on-failure", "--sandbox", "off")
+    result = cli("--timeout", "3", "--json", "--revert-on-failure", "--sandbox", "off")
     assert result.exit_code == 5
     data = record(result)
-    assert data["outcome"] == "timeout" and "time limit of 1 s" in data["error"]
+    assert data["outcome"] == "timeout" and "time limit of 3 s" in data["error"]
     assert data["reverted"] is True and not (project.root / "fixed.txt").exists()
     with pytest.raises(ProcessLookupError):
         os.kill(int(pid_file.read_text()), 0)
@@ -353,7 +353,7 @@ def test_the_time_limit_also_ends_a_wait_for_the_model(project: Project, api: Fa
     import anthropic  # noqa: F401 - imported beforehand, so the limit strikes inside the request, not the import
 
     api.reply(FIX, delay=30)
-    result = cli("--timeout", "1", "--json")
+    result = cli("--timeout", "3", "--json")
     assert len(api.requests) == 1, "the request was in flight"
     assert result.exit_code == 5, result.stderr
     assert record(result)["outcome"] == "timeout", "not reported as a service error"
