@@ -4,30 +4,19 @@ sandboxed builds cannot see."""
 
 from __future__ import annotations
 
-import importlib.metadata
 import shutil
 from pathlib import Path
 
-from packaging.requirements import Requirement
+from wheelhouse import closure
 
 
 def install_copies(venv_dir: Path, *names: str) -> None:
     """The distributions and what they require (their markers evaluated here), copied into the
     virtualenv's site-packages."""
     site = next(venv_dir.glob("lib/python3*/site-packages"))
-    wanted, seen = list(names), set()
-    while wanted:
-        name = wanted.pop()
-        dist = importlib.metadata.distribution(name)
-        if dist.metadata["Name"].lower() in seen:
-            continue
-        seen.add(dist.metadata["Name"].lower())
+    for dist in closure(names):
         for file in dist.files or ():
             if not str(file).startswith(".."):
                 target = site / file
                 target.parent.mkdir(parents=True, exist_ok=True)
                 shutil.copy2(dist.locate_file(file), target)
-        for text in dist.requires or ():
-            requirement = Requirement(text)
-            if requirement.marker is None or requirement.marker.evaluate({"extra": ""}):
-                wanted.append(requirement.name)
