@@ -107,7 +107,7 @@ def test_check_json_gives_the_problems_as_data(big: Project, cli) -> None:
     result = cli("apply", "--check", "--json", "-", input="^^^dup.py\n^^^search\na = 1\n^^^replace\na = 2\n^^^end\n")
     assert result.exit_code == 7
     report = json.loads(result.stdout)
-    assert (report["ok"], report["checked_only"], report["applied"], report["format"]) == (False, True, False, "caret")
+    assert (report["ok"], report["dry_run"], report["applied"], report["format"]) == (False, True, False, "caret")
     (problem,) = report["problems"]
     assert problem["kind"] == "ambiguous" and problem["path"] == "dup.py"
     assert (problem["block"], problem["search"], problem["answer_line"]) == (1, 1, 2)
@@ -163,7 +163,8 @@ def test_build_runs_only_with_build_and_its_result_sets_the_exit_code(big: Proje
     result = cli("apply", "--build", "--json", "-", input=EDIT.replace("return -7", "return -8"))
     assert result.exit_code == 1
     report = json.loads(result.stdout)
-    assert report["applied"] is True and report["build"]["passed"] is False and report["build"]["exit_code"] == 1
+    build = report["last_build"]
+    assert report["applied"] is True and build["passed"] is False and build["exit_code"] == 1
 
 
 def test_build_runs_a_build_sh_without_a_shebang_line_as_a_shell_would(big: Project, cli) -> None:
@@ -384,7 +385,7 @@ def test_setting_flags_before_apply_take_effect(big: Project, cli) -> None:
     big.build_script("sleep 30\n")
     result = cli("--build-timeout", "0.2", "apply", "--build", "--json", "-", input=EDIT)
     assert result.exit_code == 1
-    assert json.loads(result.stdout)["build"]["timed_out"] is True
+    assert json.loads(result.stdout)["last_build"]["timed_out"] is True
 
 
 def test_the_time_limit_ends_apply_with_exit_5(big: Project, cli) -> None:

@@ -79,7 +79,7 @@ def test_a_bug_in_apply_check_is_exit_9_with_its_json_report(
     assert result.exit_code == EXIT.INTERNAL
     report = json.loads(result.stdout)
     assert (report["outcome"], report["exit_code"], report["ok"]) == ("internal_error", EXIT.INTERNAL, False)
-    assert report["checked_only"] is True and report["format"] == "caret"
+    assert report["dry_run"] is True and report["format"] == "caret"
     assert report["error"].startswith("internal error: RuntimeError: a bug") and "run with -v" in report["error"]
     assert "Traceback" not in result.stderr
     assert project.run_dirs() == [] and git(project.root, "status", "--porcelain") == ""
