@@ -14,7 +14,7 @@ import pytest
 from code_commit.files import confined as tree
 
 from fakeapi import FakeAPI
-from support import TEST_KEY, Project, git
+from support import TEST_KEY, Project, git, valid_record
 
 FIX = "^^^fixed.txt\nfixed\n^^^end\n"
 FIELDS = {
@@ -39,7 +39,7 @@ def record(result) -> dict:
 
 
 def summary_file(data: dict) -> dict:
-    return json.loads((Path(data["log_dir"]) / "summary.json").read_text())
+    return valid_record((Path(data["log_dir"]) / "summary.json").read_text())
 
 
 def test_json_on_success(project: Project, api: FakeAPI, cli) -> None:
