@@ -180,10 +180,16 @@ def test_applydir_json_answers(big: Project, cli) -> None:
         {"file": "pkg/new.py", "action": "create_file", "changes": [{"original_lines": [], "changed_lines": ["x"]}]},
         {"file": "old.txt", "action": "delete_file"},
     ]
-    result = cli("apply", "-", input="```json\n" + json.dumps(answer) + "\n```\n")
+    text = "```json\n" + json.dumps(answer) + "\n```\n"
+    checked = json.loads(cli("apply", "--check", "--json", "-", input=text).stdout)
+    assert [c["action"] for c in checked["changes"]] == ["write", "write", "delete"]
+    assert checked["files_changed"] == checked["files_deleted"] == [], "--check writes nothing"
+    result = cli("apply", "--json", "-", input=text)
     assert result.exit_code == 0, result.output
     assert "def f7():\n    return 7\n" not in big.read("big.py") and "\npass\n\ndef f8" in big.read("big.py")
     assert big.read("pkg/new.py") == "x\n" and not (big.root / "old.txt").exists()
+    applied = json.loads(result.stdout)  # the keys a run's record names its change with
+    assert (applied["files_changed"], applied["files_deleted"]) == (["big.py", "pkg/new.py"], ["old.txt"])
 
 
 def test_applydir_json_in_a_fence_with_prose_around_it(big: Project, cli) -> None:

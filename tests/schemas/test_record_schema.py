@@ -8,6 +8,9 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -35,7 +38,8 @@ from code_commit.testguard.rule import CHANGED, CREATED, DELETED
 from support import RECORD_COMMANDS, record_schema, valid_record
 
 SCHEMA = record_schema()
-FILE = Path(__file__).resolve().parents[2] / "src" / "code_commit" / "schemas" / "record.schema.json"
+ROOT = Path(__file__).resolve().parents[2]
+FILE = ROOT / "src" / "code_commit" / "schemas" / "record.schema.json"
 DEFS = SCHEMA["$defs"]
 
 
@@ -178,3 +182,20 @@ def test_the_cli_fixture_validates_every_record_a_test_prints(project, cli, monk
     with pytest.raises(AssertionError, match="unschemed"):
         cli("--sandbox", "off", "check", "--json")
     assert cli("config", "--json").exit_code == 0, "config's --json prints settings, not a record"
+
+
+def test_the_docs_way_to_find_the_schema_and_validate_a_record_works(tmp_path: Path) -> None:
+    """docs/record.md's two lines: the schema's path from the installed package, then check-jsonschema."""
+    block = (ROOT / "docs" / "record.md").read_text().split("## Versions", 1)[1].split("```sh\n", 1)[1]
+    finder = re.search(r"python3 -c '([^']+)'", block)
+    assert finder is not None and "check-jsonschema --schemafile" in block
+    found = subprocess.run([sys.executable, "-c", finder[1]], capture_output=True, text=True, check=True)
+    schema = Path(found.stdout.strip())
+    assert schema.read_bytes() == FILE.read_bytes()
+    good, bad = tmp_path / "record.json", tmp_path / "renamed.json"
+    good.write_text(RunRecord("check").ended_by(SetupError("no build.sh"), 0.1).to_json())
+    bad.write_text(broken({"duration": 0.1, "duration_s": ...}, "check"))
+    check = [sys.executable, "-m", "check_jsonschema", "--schemafile", str(schema)]
+    assert subprocess.run([*check, str(good)], capture_output=True).returncode == 0
+    refused = subprocess.run([*check, str(bad)], capture_output=True, text=True)
+    assert refused.returncode == 1 and "duration" in refused.stdout
