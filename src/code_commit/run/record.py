@@ -87,7 +87,7 @@ class TestsChange:
     change: str  # "created", "changed" or "deleted"
     what: str  # "a test file", "pytest configuration ([tool.pytest] ...)", "the tests in a source file (...)"
     by: str  # "answer" or "build"
-    attempt: int  # the call whose answer, or whose answer's build, made it; 0: the baseline build, before any answer
+    call: int  # the call whose answer, or whose answer's build, made it; 0: the baseline build, before any answer
     allowed: bool  # tests = report let it through; false: the answer was refused, or the build is no pass
 
 
