@@ -12,7 +12,7 @@ import pytest
 from code_commit.exits import BY_CODE, EXIT
 from code_commit.logs.run_log import RunLog
 
-from support import Project, git
+from support import Project, git, valid_record
 
 FIX = "^^^fixed.txt\nfixed\n^^^end\n"
 GUARDED = "^^^.git/config\n[core]\n^^^end\n"
@@ -40,7 +40,7 @@ def test_apply_names_its_ending_in_summary_json(
     result = cli(*args, "--json", "-", input=answer)
     assert result.exit_code == code, result.stderr
     (run,) = project.run_dirs()
-    record = json.loads((run / "summary.json").read_text())
+    record = valid_record((run / "summary.json").read_text())
     assert (record["outcome"], record["exit_code"]) == (BY_CODE[code].outcome, code)
     assert json.loads(result.stdout) == record, "--json prints the same record"
     assert record["log_dir"] == str(run)

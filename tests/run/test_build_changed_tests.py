@@ -18,7 +18,7 @@ import pytest
 from code_commit.exits import EXIT
 
 from fakeapi import FakeAPI
-from support import CALC_BUGGY, CALC_FIXED, CALC_TEST, Project, require_bwrap
+from support import CALC_BUGGY, CALC_FIXED, CALC_TEST, Project, require_bwrap, valid_record
 
 require_bwrap()
 
@@ -236,9 +236,7 @@ def test_apply_build_is_no_pass_when_the_build_changes_the_tests(calc: Project, 
     assert result.exit_code == EXIT.BUILD_CHANGED_TESTS, result.stderr
     document = record(result)
     assert document["applied"] is True and document["outcome"] == "build_changed_tests"
-    assert {(c["path"], c["by"], c["call"]) for c in document["tests_changed"]} == {
-        ("tests/conftest.py", "build", 1)
-    }
+    assert {(c["path"], c["by"], c["call"]) for c in document["tests_changed"]} == {("tests/conftest.py", "build", 1)}
 
 
 def test_check_says_what_the_build_did_to_the_tests(calc: Project, cli) -> None:
@@ -260,7 +258,7 @@ def test_check_says_what_the_build_did_to_the_tests(calc: Project, cli) -> None:
         "the build changed the tests (tests = report lets it through; a run would go on):\n"
         "  - tests/conftest.py: created pytest configuration (the whole file" in reported.stdout
     )
-    summary = json.loads((calc.run_dirs()[-1] / "summary.json").read_text())
+    summary = valid_record((calc.run_dirs()[-1] / "summary.json").read_text())
     assert [(c["path"], c["by"], c["allowed"]) for c in summary["tests_changed"]] == [
         ("tests/conftest.py", "build", True)
     ]

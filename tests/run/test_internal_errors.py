@@ -50,7 +50,7 @@ def test_an_unexpected_exception_in_a_run_exits_9_with_its_record_and_traceback(
     assert data["error"].startswith("internal error: OSError: [Errno 28] No space left on device")
     assert "a full disk, permissions" in data["error"] and "\n" not in data["error"]
     run = Path(data["log_dir"])
-    assert json.loads((run / "summary.json").read_text()) == data, "summary.json says the same"
+    assert valid_record((run / "summary.json").read_text()) == data, "summary.json says the same"
     traceback = (run / "traceback.txt").read_text()
     assert traceback.startswith("Traceback (most recent call last):") and "full_disk" in traceback
     assert f"the traceback is in {run / 'traceback.txt'}" in data["error"]
