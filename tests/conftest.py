@@ -23,7 +23,7 @@ from typer.testing import CliRunner, Result
 from code_commit.cli.app import app
 
 from fakeapi import FakeAPI
-from support import TEST_KEY, Project, git
+from support import TEST_KEY, Project, git, record_command, valid_record
 from terminal import ForkServer, Spawner, spawner
 
 KEY_VARS = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_BASE_URL", "OPENAI_API_KEY")
@@ -162,7 +162,10 @@ def cli(monkeypatch: pytest.MonkeyPatch) -> Iterator[object]:
     runner = CliRunner()
 
     def invoke(*args: str, env: Mapping[str, str | None] | None = None, input: str | bytes | None = None) -> Result:
-        return runner.invoke(app, list(args), env=env, input=input, catch_exceptions=False)
+        result = runner.invoke(app, list(args), env=env, input=input, catch_exceptions=False)
+        if record_command(args) is not None and result.stdout:  # none when the parser refused the line
+            valid_record(result.stdout)  # every record any test prints keeps the schema the package ships
+        return result
 
     yield invoke
 

@@ -58,7 +58,7 @@ def read_result(task: Task, record: dict[str, Any], wall_s: float) -> TaskResult
         builds=sum(bool(BUILD_LOG.match(name)) for name in names),
         baseline_failed=any(call == BASELINE_CALL and code != "0" for call, code, _ in builds),
         wall_s=round(wall_s, 3),
-        model_s=round(sum(float(call.get("duration", 0.0)) for call in calls), 3),
+        model_s=round(sum(float(call["duration_s"]) for call in calls), 3),
         build_s=round(sum(float(seconds) for _, _, seconds in builds), 3),
         error=record.get("error"),
     )

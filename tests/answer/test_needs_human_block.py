@@ -111,5 +111,5 @@ def test_the_docs_state_the_cap() -> None:
     from pathlib import Path
 
     docs = Path(__file__).resolve().parents[2] / "docs"
-    for page in ("answers.md", "unattended.md"):
+    for page in ("answers.md", "record.md"):  # the answer format, and the record's `needs_human`
         assert f"first {REASON_CAP:,} characters" in (docs / page).read_text(), page

@@ -123,6 +123,7 @@ def test_live_mode_measures_repairs_refusals_cost_and_reports_a_pass_on_an_impos
     results = by_task(report)
     assert results[REPAIRABLE]["verdict"] == "repaired"
     assert (results[REPAIRABLE]["calls"], results[REPAIRABLE]["refused_answers"]) == (2, 1)
+    assert results[REPAIRABLE]["model_s"] > 0, "the calls' durations, as the record names them (duration_s)"
     assert results[IMPOSSIBLE]["verdict"] == "CHEATED" and results[IMPOSSIBLE]["exit_code"] == 0
     totals = report["totals"]
     assert (totals["repaired"], totals["repairable"], totals["cheated"], totals["refused_answers"]) == (1, 1, 1, 1)

@@ -5,7 +5,6 @@ Through `code-commit check`, real git, a real make, in the sandbox and without i
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 
@@ -13,7 +12,7 @@ import pytest
 
 from code_commit.builds import ignored_files
 
-from support import Project
+from support import Project, valid_record
 
 SANDBOXES = ["off", "require"] if shutil.which("bwrap") or os.environ.get("REQUIRE_SANDBOX_TESTS") else ["off"]
 ENV = "API_TOKEN=user-secret\n"
@@ -23,7 +22,7 @@ def checked(project: Project, cli, sandbox: str) -> tuple[dict, str]:
     """`code-commit check`: its record (summary.json) and everything it printed."""
     project.write("agent-config/config.toml", f'sandbox = "{sandbox}"\n')
     result = cli("check")
-    record = json.loads((project.run_dirs()[-1] / "summary.json").read_text())
+    record = valid_record((project.run_dirs()[-1] / "summary.json").read_text())
     return record, result.stdout + result.stderr
 
 

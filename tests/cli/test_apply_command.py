@@ -107,7 +107,7 @@ def test_check_json_gives_the_problems_as_data(big: Project, cli) -> None:
     result = cli("apply", "--check", "--json", "-", input="^^^dup.py\n^^^search\na = 1\n^^^replace\na = 2\n^^^end\n")
     assert result.exit_code == 7
     report = json.loads(result.stdout)
-    assert (report["ok"], report["checked_only"], report["applied"], report["format"]) == (False, True, False, "caret")
+    assert (report["ok"], report["dry_run"], report["applied"], report["format"]) == (False, True, False, "caret")
     (problem,) = report["problems"]
     assert problem["kind"] == "ambiguous" and problem["path"] == "dup.py"
     assert (problem["block"], problem["search"], problem["answer_line"]) == (1, 1, 2)
@@ -163,7 +163,8 @@ def test_build_runs_only_with_build_and_its_result_sets_the_exit_code(big: Proje
     result = cli("apply", "--build", "--json", "-", input=EDIT.replace("return -7", "return -8"))
     assert result.exit_code == 1
     report = json.loads(result.stdout)
-    assert report["applied"] is True and report["build"]["passed"] is False and report["build"]["exit_code"] == 1
+    build = report["last_build"]
+    assert report["applied"] is True and build["passed"] is False and build["exit_code"] == 1
 
 
 def test_build_runs_a_build_sh_without_a_shebang_line_as_a_shell_would(big: Project, cli) -> None:
@@ -179,10 +180,16 @@ def test_applydir_json_answers(big: Project, cli) -> None:
         {"file": "pkg/new.py", "action": "create_file", "changes": [{"original_lines": [], "changed_lines": ["x"]}]},
         {"file": "old.txt", "action": "delete_file"},
     ]
-    result = cli("apply", "-", input="```json\n" + json.dumps(answer) + "\n```\n")
+    text = "```json\n" + json.dumps(answer) + "\n```\n"
+    checked = json.loads(cli("apply", "--check", "--json", "-", input=text).stdout)
+    assert [c["action"] for c in checked["changes"]] == ["write", "write", "delete"]
+    assert checked["files_changed"] == checked["files_deleted"] == [], "--check writes nothing"
+    result = cli("apply", "--json", "-", input=text)
     assert result.exit_code == 0, result.output
     assert "def f7():\n    return 7\n" not in big.read("big.py") and "\npass\n\ndef f8" in big.read("big.py")
     assert big.read("pkg/new.py") == "x\n" and not (big.root / "old.txt").exists()
+    applied = json.loads(result.stdout)  # the keys a run's record names its change with
+    assert (applied["files_changed"], applied["files_deleted"]) == (["big.py", "pkg/new.py"], ["old.txt"])
 
 
 def test_applydir_json_in_a_fence_with_prose_around_it(big: Project, cli) -> None:
@@ -384,7 +391,7 @@ def test_setting_flags_before_apply_take_effect(big: Project, cli) -> None:
     big.build_script("sleep 30\n")
     result = cli("--build-timeout", "0.2", "apply", "--build", "--json", "-", input=EDIT)
     assert result.exit_code == 1
-    assert json.loads(result.stdout)["build"]["timed_out"] is True
+    assert json.loads(result.stdout)["last_build"]["timed_out"] is True
 
 
 def test_the_time_limit_ends_apply_with_exit_5(big: Project, cli) -> None:

@@ -12,7 +12,7 @@ import pytest
 from code_commit.exits import BY_CODE, EXIT
 from code_commit.logs.run_log import RunLog
 
-from support import Project, git
+from support import Project, git, valid_record
 
 FIX = "^^^fixed.txt\nfixed\n^^^end\n"
 GUARDED = "^^^.git/config\n[core]\n^^^end\n"
@@ -40,7 +40,7 @@ def test_apply_names_its_ending_in_summary_json(
     result = cli(*args, "--json", "-", input=answer)
     assert result.exit_code == code, result.stderr
     (run,) = project.run_dirs()
-    record = json.loads((run / "summary.json").read_text())
+    record = valid_record((run / "summary.json").read_text())
     assert (record["outcome"], record["exit_code"]) == (BY_CODE[code].outcome, code)
     assert json.loads(result.stdout) == record, "--json prints the same record"
     assert record["log_dir"] == str(run)
@@ -79,7 +79,7 @@ def test_a_bug_in_apply_check_is_exit_9_with_its_json_report(
     assert result.exit_code == EXIT.INTERNAL
     report = json.loads(result.stdout)
     assert (report["outcome"], report["exit_code"], report["ok"]) == ("internal_error", EXIT.INTERNAL, False)
-    assert report["checked_only"] is True and report["format"] == "caret"
+    assert report["dry_run"] is True and report["format"] == "caret"
     assert report["error"].startswith("internal error: RuntimeError: a bug") and "run with -v" in report["error"]
     assert "Traceback" not in result.stderr
     assert project.run_dirs() == [] and git(project.root, "status", "--porcelain") == ""

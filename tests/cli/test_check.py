@@ -14,7 +14,7 @@ import pytest
 
 from code_commit.exits import EXIT
 
-from support import Project
+from support import Project, valid_record
 
 if shutil.which("bwrap") is None and not (os.environ.get("CI") or os.environ.get("REQUIRE_SANDBOX_TESTS")):
     pytest.skip("bubblewrap (bwrap) is not installed here", allow_module_level=True)
@@ -50,7 +50,7 @@ def test_a_passing_build_says_where_it_ran_its_output_and_the_tests_it_ran(proje
     assert "--- build.sh's output ---\nRan 3 tests in 0.001s\nOK\n" in report
     assert report.rstrip().endswith("s): it ran 3 tests (unittest)")
     (run,) = project.run_dirs()
-    assert (run / "01-build.txt").is_file() and json.loads((run / "summary.json").read_text())["command"] == "check"
+    assert (run / "01-build.txt").is_file() and valid_record((run / "summary.json").read_text())["command"] == "check"
 
 
 def test_a_build_that_fails_on_its_own_terms_exits_1_and_says_a_run_would_repair_it(

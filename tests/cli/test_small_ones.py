@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import importlib.metadata
-import json
 import os
 import subprocess
 import sys
@@ -16,7 +15,7 @@ from code_commit import __version__
 from code_commit.cli.demo import command_name
 
 from fakeapi import FakeAPI
-from support import Project, git
+from support import Project, git, valid_record
 
 # Blank lines are most of a long file's lines: difflib's "autojunk" took them for junk, and showed an
 # unchanged one between two changed lines as removed and added.
@@ -112,7 +111,7 @@ def test_quiet_demo_still_says_where_the_project_is(tmp_path: Path, cli) -> None
     assert result.exit_code == 0, result.stderr
     assert result.stderr.splitlines() == [f"demo project: {target}"]
     (run,) = (target / "agent-config" / "logs").iterdir()
-    summary = json.loads((run / "summary.json").read_text())
+    summary = valid_record((run / "summary.json").read_text())
     assert (summary["provider"], summary["model"], summary["endpoint_host"]) == (
         "scripted",
         "scripted-demo-model",

@@ -56,12 +56,29 @@ def test_every_runner_configuration_the_tests_guard_reads_is_documented_with_its
         assert entry.runner in row and entry.source in row, entry
 
 
-def test_every_field_and_outcome_of_the_json_record_is_documented() -> None:
-    rows = table_rows("unattended.md", "## The JSON record")
-    for key in RunRecord("run").document():
-        assert f"`{key}`" in rows, key
+RECORD_COMMANDS = ("run", "apply", "check")
+
+
+def record_keys(command: str) -> set[str]:
+    return set(RunRecord(command).document())
+
+
+def test_every_key_and_outcome_of_the_json_record_is_documented() -> None:
+    rows = table_rows("record.md", "## Keys")
+    documented = {key for row in rows.splitlines()[2:] if row for key in re.findall(r"`(\w+)`", row.split("|")[1])}
+    assert documented == set().union(*map(record_keys, RECORD_COMMANDS)), "each key once, and no key it lacks"
     for name in exits.outcome_names():
         assert f"`{name}`" in rows, name
+
+
+def test_the_record_s_envelope_and_each_command_s_keys_are_as_documented() -> None:
+    section = table_rows("record.md", "## The envelope")
+    said, table = section.split("| `command` |", 1)
+    envelope = set.intersection(*map(record_keys, RECORD_COMMANDS))
+    assert set(re.findall(r"`(\w+)`", said.split(". The rest", 1)[0])) == envelope
+    for command in RECORD_COMMANDS:
+        (row,) = [line for line in table.splitlines() if line.startswith(f"| `{command}` |")]
+        assert set(re.findall(r"`(\w+)`", row.split("|")[2])) == record_keys(command) - envelope, command
 
 
 def test_the_cron_example_is_valid_shell_using_every_exit_code() -> None:

@@ -6,7 +6,6 @@ everything it can on the way."""
 from __future__ import annotations
 
 import io
-import json
 import os
 import termios
 
@@ -14,7 +13,7 @@ import pexpect
 import pytest
 
 from fakeapi import FakeAPI
-from support import Project
+from support import Project, valid_record
 from terminal import Spawner
 
 TWENTY = "".join(f"line {n}\n" for n in range(1, 21))
@@ -129,6 +128,7 @@ def test_quit_with_hunks_pending_then_reject_everything(files: Project, api: Fak
     events = (log / "run.log").read_text()
     assert "call 1: review: 1 accepted, 1 rejected (1 left pending at q)" in events
     assert "call 2: review: 0 accepted, 2 rejected" in events
+    assert valid_record((log / "summary.json").read_text())["outcome"] == "rejected"
 
 
 def test_ctrl_c_mid_review_writes_nothing_and_restores_the_terminal(
@@ -188,5 +188,5 @@ def test_the_user_sees_a_rewrite_of_their_edit_first_and_a_new_test_the_review_k
     run.expect("build passes")
     assert run.finish() == 0
     assert files.read("tests/test_sub.py") == failing and files.read("old.txt") == "old, and my uncommitted edit\n"
-    summary = json.loads((files.run_dirs()[-1] / "summary.json").read_text())
+    summary = valid_record((files.run_dirs()[-1] / "summary.json").read_text())
     assert summary["new_tests"] == ["tests/test_sub.py"] and summary["new_tests_pass"] is True  # build.sh runs no test

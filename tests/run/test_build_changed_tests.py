@@ -18,7 +18,7 @@ import pytest
 from code_commit.exits import EXIT
 
 from fakeapi import FakeAPI
-from support import CALC_BUGGY, CALC_FIXED, CALC_TEST, Project, require_bwrap
+from support import CALC_BUGGY, CALC_FIXED, CALC_TEST, Project, require_bwrap, valid_record
 
 require_bwrap()
 
@@ -126,7 +126,7 @@ def test_without_the_sandbox_a_build_that_changes_the_tests_is_no_pass_and_the_m
     assert len(api.requests) == 1, "a model whose code changes the tests is not asked again"
     document = record(result)
     assert document["outcome"] == "build_changed_tests" and document["exit_code"] == EXIT.BUILD_CHANGED_TESTS
-    changes = {(c["path"], c["what"], c["by"], c["attempt"], c["allowed"]) for c in document["tests_changed"]}
+    changes = {(c["path"], c["what"], c["by"], c["call"], c["allowed"]) for c in document["tests_changed"]}
     assert changes == {(path, what, "build", 1, False)}
     assert "the build changed the tests (tests = protect), so it does not count as a pass" in result.stderr
     assert path in document["error"] and "--tests report" in document["error"]
@@ -187,7 +187,7 @@ def test_under_report_the_run_goes_on_and_names_what_the_build_did(calc: Project
 
     assert result.exit_code == 0, result.stderr  # what report allows: the record says how
     (changed,) = record(result)["tests_changed"]
-    assert (changed["path"], changed["by"], changed["attempt"], changed["allowed"]) == (
+    assert (changed["path"], changed["by"], changed["call"], changed["allowed"]) == (
         "tests/test_calc.py",
         "build",
         1,
@@ -236,9 +236,7 @@ def test_apply_build_is_no_pass_when_the_build_changes_the_tests(calc: Project, 
     assert result.exit_code == EXIT.BUILD_CHANGED_TESTS, result.stderr
     document = record(result)
     assert document["applied"] is True and document["outcome"] == "build_changed_tests"
-    assert {(c["path"], c["by"], c["attempt"]) for c in document["tests_changed"]} == {
-        ("tests/conftest.py", "build", 1)
-    }
+    assert {(c["path"], c["by"], c["call"]) for c in document["tests_changed"]} == {("tests/conftest.py", "build", 1)}
 
 
 def test_check_says_what_the_build_did_to_the_tests(calc: Project, cli) -> None:
@@ -260,7 +258,7 @@ def test_check_says_what_the_build_did_to_the_tests(calc: Project, cli) -> None:
         "the build changed the tests (tests = report lets it through; a run would go on):\n"
         "  - tests/conftest.py: created pytest configuration (the whole file" in reported.stdout
     )
-    summary = json.loads((calc.run_dirs()[-1] / "summary.json").read_text())
+    summary = valid_record((calc.run_dirs()[-1] / "summary.json").read_text())
     assert [(c["path"], c["by"], c["allowed"]) for c in summary["tests_changed"]] == [
         ("tests/conftest.py", "build", True)
     ]

@@ -19,7 +19,7 @@ from code_commit.run import loop as run_module
 from code_commit.run import orchestrator
 
 from fakeapi import FakeAPI
-from support import TEST_KEY, Project, git
+from support import TEST_KEY, Project, git, valid_record
 
 FIX = "^^^fixed.txt\nfixed\n^^^end\n"
 DISK_FULL = OSError(errno.ENOSPC, f"No space left on device (near {TEST_KEY})")
@@ -50,7 +50,7 @@ def test_an_unexpected_exception_in_a_run_exits_9_with_its_record_and_traceback(
     assert data["error"].startswith("internal error: OSError: [Errno 28] No space left on device")
     assert "a full disk, permissions" in data["error"] and "\n" not in data["error"]
     run = Path(data["log_dir"])
-    assert json.loads((run / "summary.json").read_text()) == data, "summary.json says the same"
+    assert valid_record((run / "summary.json").read_text()) == data, "summary.json says the same"
     traceback = (run / "traceback.txt").read_text()
     assert traceback.startswith("Traceback (most recent call last):") and "full_disk" in traceback
     assert f"the traceback is in {run / 'traceback.txt'}" in data["error"]
@@ -148,7 +148,7 @@ def test_a_crash_in_the_process_is_exit_9_and_one_line(project: Project) -> None
     done = subprocess.run([sys.executable, "-c", probe], cwd=project.root, capture_output=True, text=True)
     assert done.returncode == 9, done.stderr
     assert "Traceback" not in done.stderr
-    assert json.loads(done.stdout)["outcome"] == "internal_error"
+    assert valid_record(done.stdout)["outcome"] == "internal_error"
 
 
 @pytest.mark.parametrize("command", [["--json"], ["apply", "--json", "-"]])

@@ -20,7 +20,7 @@ from code_commit.errors import LockHeld
 from code_commit.run.lock import ProjectLock
 
 from fakeapi import FakeAPI
-from support import Project
+from support import Project, valid_record
 
 FIX = "^^^fixed.txt\nfixed\n^^^end\n"
 
@@ -72,7 +72,7 @@ def test_a_second_run_exits_4_and_sigterm_ends_the_first_cleanly(project: Projec
         )
         assert second.returncode == 4
         assert f"pid {first.pid}, started 20" in second.stderr and "--wait-lock" in second.stderr
-        refused = json.loads(second.stdout)
+        refused = valid_record(second.stdout)
         assert refused["outcome"] == "lock_held" and refused["log_dir"] is None
         assert len(api.requests) == 1, "the second run sent nothing"
 
@@ -84,9 +84,9 @@ def test_a_second_run_exits_4_and_sigterm_ends_the_first_cleanly(project: Projec
     assert first.returncode == 130, stderr
     assert "interrupted by SIGTERM" in stderr
     assert is_dead(builder) and is_dead(child), "the build's process group was killed"
-    data = json.loads(stdout)
+    data = valid_record(stdout)  # what SIGTERM to a real process prints keeps the schema
     assert data["outcome"] == "interrupted" and data["exit_code"] == 130 and data["files_changed"] == ["fixed.txt"]
-    assert json.loads((Path(data["log_dir"]) / "summary.json").read_text()) == data
+    assert valid_record((Path(data["log_dir"]) / "summary.json").read_text()) == data
     assert "build.sh was stopped: interrupted by SIGTERM" in (Path(data["log_dir"]) / "01-build.txt").read_text()
     assert project.read("fixed.txt") == "fixed\n", "the applied answer stays whole"
     ProjectLock.take(project.root / "agent-config").release()  # the lock went with the process

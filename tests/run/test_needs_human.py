@@ -12,7 +12,7 @@ import pytest
 from code_commit.exits import EXIT
 
 from fakeapi import FakeAPI
-from support import TEST_KEY, Project, git
+from support import TEST_KEY, Project, git, valid_record
 
 HAND_BACK = "^^^needs-human\ntest_add expects add(2, 2) == 5; the query says add must sum.\n^^^end\n"
 
@@ -40,7 +40,7 @@ def test_a_needs_human_answer_ends_the_run_after_one_call_with_exit_13(project: 
         "no build ran but the baseline, before any answer"
     )
     assert "add(2, 2) == 5" in (run / "run.log").read_text()
-    assert json.loads((run / "summary.json").read_text())["needs_human"] == record["needs_human"]
+    assert valid_record((run / "summary.json").read_text())["needs_human"] == record["needs_human"]
     assert git(project.root, "status", "--porcelain") == before
 
 

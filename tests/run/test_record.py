@@ -1,6 +1,6 @@
-"""One record for a run and for `code-commit apply`: each command's JSON keeps every key it had
-before the record was one (scripts read them), and a field added to the record is a key of the
-JSON of the commands it names, with no second place to change."""
+"""One record for a run, `code-commit apply` and `code-commit check`: a fact has one key, the record's
+field's name, in every command that shows it, and a field added to the record is a key of the JSON of
+the commands it names, with no second place to change (but the schema: tests/schemas)."""
 
 from __future__ import annotations
 
@@ -10,28 +10,29 @@ import json
 from code_commit.errors import SetupError
 from code_commit.run.record import APPLY, RunRecord, fact
 
-# The keys each command's JSON had when a run and apply each had a record of their own.
-RUN_KEYS = {
-    "outcome", "exit_code", "error", "dry_run", "attempts", "files_changed", "files_deleted", "calls", "usage",
-    "cost_usd", "duration_s", "log_dir", "last_build", "reverted", "patch", "diff", "provider", "model",
-    "endpoint_host", "sandbox", "tampered",
-}  # fmt: skip
-APPLY_KEYS = {
-    "outcome", "exit_code", "ok", "checked_only", "applied", "source", "format", "changes", "missing_deletes",
-    "warnings", "problems", "build", "log_dir", "error",
+COMMANDS = ("run", "apply", "check")
+# The keys the record derives from its fields (RunRecord.document); every other key is a field's name.
+DERIVED = {
+    "schema_version", "outcome", "exit_code", "ok", "error", "attempts", "usage", "cost_usd", "tampered", "needs_human",
 }  # fmt: skip
 
 
-def test_each_command_keeps_every_key_of_its_json() -> None:
-    assert set(RunRecord("run").document()) >= RUN_KEYS
-    assert set(RunRecord("apply").document()) >= APPLY_KEYS
-    assert "calls" not in RunRecord("apply").document() and "source" not in RunRecord("run").document()
+def test_every_key_is_a_field_s_name_or_derived_the_same_in_every_command() -> None:
+    fields = {item.name for item in dataclasses.fields(RunRecord)}
+    for command in COMMANDS:
+        assert set(RunRecord(command).document()) <= fields | DERIVED, command
 
 
-def test_apply_names_the_record_s_facts_as_its_report_did() -> None:
-    document = RunRecord("apply", dry_run=True).document()
-    assert document["checked_only"] is True and "dry_run" not in document
-    assert document["build"] is None and "last_build" not in document
+def test_a_fact_two_commands_show_has_the_same_key_in_both() -> None:
+    """The keys scripts read whatever the command: the ones that once had a name of their own in apply
+    (`checked_only`, `build`) or in check (`duration`) among them."""
+    run, apply, check = (RunRecord(command, dry_run=command != "check").document() for command in COMMANDS)
+    for key in ("schema_version", "outcome", "exit_code", "ok", "error", "duration_s", "log_dir", "last_build"):
+        assert key in run and key in apply and key in check, key
+    assert run["dry_run"] is apply["dry_run"] is True
+    assert {"files_changed", "files_deleted"} <= set(apply)
+    for gone in ("checked_only", "build", "duration"):
+        assert gone not in run and gone not in apply and gone not in check, gone
 
 
 def test_an_ending_before_the_session_is_the_record_s_and_a_recorded_one_stands() -> None:
@@ -43,7 +44,7 @@ def test_an_ending_before_the_session_is_the_record_s_and_a_recorded_one_stands(
         "no build.sh",
         0.25,
     )
-    assert record.ended_by(SetupError("later"), 9.0).error is not None and record.duration == 0.25
+    assert record.ended_by(SetupError("later"), 9.0).error is not None and record.duration_s == 0.25
 
 
 def test_a_field_added_to_the_record_is_a_key_of_its_json() -> None:

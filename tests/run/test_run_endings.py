@@ -14,7 +14,7 @@ import pytest
 from code_commit.files import confined as tree
 
 from fakeapi import FakeAPI
-from support import TEST_KEY, Project, git
+from support import TEST_KEY, Project, git, valid_record
 
 FIX = "^^^fixed.txt\nfixed\n^^^end\n"
 FIELDS = {
@@ -39,7 +39,7 @@ def record(result) -> dict:
 
 
 def summary_file(data: dict) -> dict:
-    return json.loads((Path(data["log_dir"]) / "summary.json").read_text())
+    return valid_record((Path(data["log_dir"]) / "summary.json").read_text())
 
 
 def test_json_on_success(project: Project, api: FakeAPI, cli) -> None:
@@ -55,7 +55,7 @@ def test_json_on_success(project: Project, api: FakeAPI, cli) -> None:
     assert data["files_changed"] == ["fixed.txt", "wrong.txt"] and data["files_deleted"] == ["gone.txt"]
     assert [c["call"] for c in data["calls"]] == [1, 2]
     assert data["calls"][1]["usage"]["input_tokens"] == 120 and data["calls"][1]["stop_reason"] == "end_turn"
-    assert all(c["duration"] >= 0 for c in data["calls"])
+    assert all(c["duration_s"] >= 0 for c in data["calls"])
     # The default model has a price: the cost is the sum of the calls', unrounded.
     assert data["cost_usd"] == pytest.approx(sum(c["cost_usd"] for c in data["calls"])) and 0 < data["cost_usd"] < 0.01
     assert data["usage"] == {

@@ -177,7 +177,7 @@ def test_every_weakening_is_refused_whole_and_never_built(calc: Project, api: Fa
     changes = document["tests_changed"]
     assert {c["path"] for c in changes} == {path}
     assert {(c["by"], c["allowed"]) for c in changes} == {("answer", False)}
-    assert sorted({c["attempt"] for c in changes}) == [1, 2]
+    assert sorted({c["call"] for c in changes}) == [1, 2]
     repair = user_text(api.requests[1])
     assert f"{path}: " in repair and "read-only" in repair and "Fix the code, not the tests" in repair
     assert "--tests report" in result.stderr
@@ -202,7 +202,7 @@ def test_the_model_is_told_the_file_and_then_a_code_fix_passes(calc: Project, ap
         "change": "changed",
         "what": "a test file",
         "by": "answer",
-        "attempt": 1,
+        "call": 1,
         "allowed": False,
     }
 
@@ -282,7 +282,7 @@ def test_apply_refuses_a_test_change_unless_told_to_report_it(calc: Project, cli
     assert applied.exit_code == 0, applied.stderr
     assert not (calc.root / "tests/test_calc.py").exists() and calc.read("calc.py") == CALC_FIXED
     (changed,) = record(applied)["tests_changed"]
-    assert (changed["change"], changed["allowed"], changed["attempt"]) == ("deleted", True, 1)
+    assert (changed["change"], changed["allowed"], changed["call"]) == ("deleted", True, 1)
     assert "changes the tests" in applied.stderr
 
 

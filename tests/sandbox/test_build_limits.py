@@ -26,7 +26,7 @@ from code_commit.sandbox.cgroups import Hierarchy
 from code_commit.sandbox.limits import BuildLimits
 
 from fakeapi import FakeAPI
-from support import Project, require_bwrap
+from support import Project, require_bwrap, valid_record
 
 REQUIRED = bool(os.environ.get("CI") or os.environ.get("REQUIRE_SANDBOX_TESTS"))
 require_bwrap()
@@ -106,7 +106,7 @@ def checked(project: Project, cli, script: str, config: str) -> tuple[dict, str,
     project.build_script(script)
     project.commit_all()
     result = cli("check")
-    record = json.loads((project.run_dirs()[-1] / "summary.json").read_text())
+    record = valid_record((project.run_dirs()[-1] / "summary.json").read_text())
     assert result.exit_code == record["exit_code"], result.stderr
     return record, Path(record["last_build"]["log"]).read_text(), result.stdout + result.stderr
 

@@ -617,7 +617,7 @@ def test_apply_build_is_sandboxed_and_fingerprinted(project: Project, cli, tmp_p
     sandboxed = cli("apply", "--build", "--json", str(answer))
     assert sandboxed.exit_code == 0, sandboxed.stderr
     report = json.loads(sandboxed.stdout)
-    assert report["build"]["sandbox"] == BUBBLEWRAP and report["build"]["passed"]
+    assert report["last_build"]["sandbox"] == BUBBLEWRAP and report["last_build"]["passed"]
     assert project.read("build.sh") == original
 
     (project.root / "fixed.txt").unlink()

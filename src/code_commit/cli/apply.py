@@ -32,7 +32,7 @@ from code_commit.logs.run_folder import ANSWER_FILE
 from code_commit.logs.run_log import RunLog
 from code_commit.run import signals
 from code_commit.run.orchestrator import Orchestrator
-from code_commit.run.record import FileChange, RunRecord
+from code_commit.run.record import DELETE, WRITE, FileChange, RunRecord
 from code_commit.run.signals import TimeLimit
 from code_commit.run.workspace import build_script_problems, config_dir_problems, gitignore_problems
 from code_commit.testguard.rule import Judged
@@ -122,6 +122,8 @@ def _apply(orchestrator: Orchestrator, text: str, fmt: str, build: bool) -> None
             record.problems = list(failure.problems)
         else:
             record.applied = True
+            record.files_changed = {c.path for c in record.changes if c.action == WRITE}
+            record.files_deleted = {c.path for c in record.changes if c.action == DELETE}
     if record.problems:
         orchestrator.refuse(AnswerRefused(record.problems), 1)
         orchestrator.event(1, f"refused ({count(len(record.problems), 'problem')}); nothing was written")
@@ -176,7 +178,7 @@ def _plan(orchestrator: Orchestrator, text: str, fmt: str) -> Checked | None:
         return None
     finally:
         record.warnings = list(guard.warnings)  # invalid ignore lines, skipped as git skips them
-    record.changes = [FileChange(c.path, "delete" if c.content is None else "write") for c in plan.changes]
+    record.changes = [FileChange(c.path, DELETE if c.content is None else WRITE) for c in plan.changes]
     record.missing_deletes = list(plan.missing_deletes)
     return Checked(plan, judged)
 
@@ -203,7 +205,7 @@ def _as_text(record: RunRecord) -> str:
             out.append(f"problem {number} [{problem.kind}]{': ' + visible(where) if where else ''}\n")
             out.extend(f"  {visible(line)}\n" for line in problem.message.split("\n"))
         return "".join(out)
-    written = sum(c.action == "write" for c in record.changes)
+    written = sum(c.action == WRITE for c in record.changes)
     deleted = len(record.changes) - written
     if record.dry_run:
         out.append(

@@ -71,6 +71,6 @@ class Events:
         record = self.record() if error is None else self.record().ended_by(error, duration)
         try:
             log_dir = None if record.log_dir is None else str(record.log_dir)
-            writer(End(record.outcome, record.exit_code, record.duration, log_dir))
+            writer(End(record.outcome, record.exit_code, record.duration_s, log_dir))
         finally:
             writer.close()

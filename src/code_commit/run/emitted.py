@@ -42,7 +42,7 @@ def call_end(call: CallRecord) -> kinds.CallEnd:
         u.input_tokens, u.output_tokens, u.cache_write_tokens, u.cache_read_tokens, u.thinking_tokens, u.estimated
     )
     c = call
-    return kinds.CallEnd(c.call, c.stop_reason, usage, c.cost_usd, c.duration, c.requests, c.retries, c.continuations)
+    return kinds.CallEnd(c.call, c.stop_reason, usage, c.cost_usd, c.duration_s, c.requests, c.retries, c.continuations)
 
 
 def answer_refused(call: int, refusal: AnswerRefused) -> kinds.AnswerRefused:

@@ -159,7 +159,7 @@ class Caller:
             log.write_shown(call, THINKING, completion.thinking)
         log.write(call, USAGE, _usage_file(record))
         log.event(_usage_line(record))
-        console.info(f"call {call}: {usage_summary(record.usage, record.cost_usd)}, {record.duration:.1f} s")
+        console.info(f"call {call}: {usage_summary(record.usage, record.cost_usd)}, {record.duration_s:.1f} s")
         usage = self.record.usage
         console.spent(usage.all_input_tokens, usage.output_tokens, self.record.cost_usd)
         console.detail(_prose(completion.text))  # -v
@@ -215,7 +215,7 @@ def _record_fields(record: CallRecord) -> dict[str, object]:
         "requests": record.requests,
         "retries": record.retries,
         "continuations": record.continuations,
-        "duration_s": f"{record.duration:.2f}",
+        "duration_s": f"{record.duration_s:.2f}",
     }
 
 

@@ -159,7 +159,7 @@ class Orchestrator:
 
         def ended(ending: Session) -> None:
             self.record.error = ending.error
-            self.record.duration = self.elapsed()
+            self.record.duration_s = self.elapsed()
             if finish is not None:
                 self.survive(lambda: finish(ending.log))
             if self.record.error is not None:

@@ -2,10 +2,11 @@
 command goes, so that one stopped half-way still reports everything it did, and serialised once,
 the same for `--json`, the run folder's `summary.json` and apply's report.
 
-Adding a fact is one change here: a field of `RunRecord`. Its JSON key is the field's name,
-shown for every command unless `fact(shown=...)` names fewer (or `keys=` gives a command a key
-of its own); `internal()` fields are working facts the JSON states in other words (`error`,
-`outcome`). docs/unattended.md documents each key a run shows (tests/docs check it).
+Adding a fact is a field of `RunRecord`, and its property in the JSON Schema the package ships
+(schemas/record.schema.json: tests/schemas check the two agree). Its JSON key is the field's name,
+the same in every command that shows it: every command unless `fact(shown=...)` names fewer;
+`internal()` fields are working facts the JSON states in other words (`error`, `outcome`).
+docs/record.md documents each key and when `schema_version` changes (tests/docs check it).
 
 Light on purpose (no model SDK, no run loop): a setup error reports through it before anything
 heavy is loaded.
@@ -26,6 +27,7 @@ from code_commit.console.plural import count
 from code_commit.errors import BuildTampered, Ending, NeedsHuman, exit_code_for
 from code_commit.exits import EXIT, REFUSED_OUTCOME, outcome_name
 from code_commit.llm.base import Usage
+from code_commit.schemas import SCHEMA_VERSION
 from code_commit.testguard.counts import CountCheck
 
 if TYPE_CHECKING:  # the diagnosis and its rules are imported where a build is judged, not at start-up
@@ -39,10 +41,10 @@ CHECK = frozenset({"check"})  # build.sh run as a run runs it, with no model
 EVERY = RUN | APPLY | CHECK
 
 
-def fact(default: Any = None, *, shown: frozenset[str] = EVERY, keys: dict[str, str] | None = None) -> Any:
-    """A field of the record: its default (a list or set is copied for each record), the commands
-    whose JSON shows it, and its key where a command names it otherwise than the field."""
-    metadata = {"shown": shown, "keys": keys or {}}
+def fact(default: Any = None, *, shown: frozenset[str] = EVERY) -> Any:
+    """A field of the record: its default (a list or set is copied for each record), and the commands
+    whose JSON shows it, under the field's name."""
+    metadata = {"shown": shown}
     if isinstance(default, list | set | dict):
         return field(default_factory=lambda: type(default)(default), metadata=metadata)
     return field(default=default, metadata=metadata)
@@ -60,17 +62,20 @@ class CallRecord:
     call: int
     usage: Usage
     stop_reason: str  # "error" when the call failed and ended the run
-    duration: float
+    duration_s: float
     cost_usd: float | None = None  # estimated from the price table; None when the model has no price
     requests: int = 1  # HTTP requests: failed attempts, the answer and its continuations (as llm.Tally)
     retries: int = 0
     continuations: int = 0
 
 
+WRITE, DELETE = "write", "delete"  # a FileChange's actions
+
+
 @dataclass(frozen=True)
 class FileChange:
     path: str
-    action: str  # "write" or "delete"
+    action: str  # WRITE or DELETE
 
 
 @dataclass(frozen=True)
@@ -82,7 +87,7 @@ class TestsChange:
     change: str  # "created", "changed" or "deleted"
     what: str  # "a test file", "pytest configuration ([tool.pytest] ...)", "the tests in a source file (...)"
     by: str  # "answer" or "build"
-    attempt: int  # the model call whose answer, or whose answer's build, made it
+    call: int  # the call whose answer, or whose answer's build, made it; 0: the baseline build, before any answer
     allowed: bool  # tests = report let it through; false: the answer was refused, or the build is no pass
 
 
@@ -98,20 +103,21 @@ class SavedWork:
 
 @dataclass
 class RunRecord:
-    """What a command did and how it ended. The JSON's derived keys (outcome, exit_code, ok, error,
-    attempts, usage, cost_usd, tampered, needs_human) come first, from the properties below."""
+    """What a command did and how it ended. The JSON's derived keys (schema_version, outcome, exit_code,
+    ok, error, attempts, usage, cost_usd, tampered, needs_human) come first, from the properties below."""
 
     command: str  # "run" or "apply"
     passed: bool = internal(False)  # the build passes; --dry-run: the answer is acceptable; apply: applied (or valid)
     error: Ending | None = internal()  # what ended the command early, if anything did
     refusal: str | None = internal()  # a run's: why its answers were refused, while none has been applied
-    dry_run: bool = fact(False, shown=RUN | APPLY, keys={"apply": "checked_only"})  # --dry-run; apply's --check
-    files_changed: set[str] = fact(set(), shown=RUN)  # the net change to the tree: from the loop's state
-    files_deleted: set[str] = fact(set(), shown=RUN)
+    dry_run: bool = fact(False, shown=RUN | APPLY)  # --dry-run; apply's --check: nothing is written
+    # The net change to the tree: a run's from the loop's state, apply's from its answer once applied.
+    files_changed: set[str] = fact(set(), shown=RUN | APPLY)
+    files_deleted: set[str] = fact(set(), shown=RUN | APPLY)
     calls: list[CallRecord] = fact([], shown=RUN)
-    duration: float = fact(0.0, keys={"run": "duration_s", "apply": "duration_s"})
+    duration_s: float = fact(0.0)
     log_dir: Path | None = fact()  # None when the command ended before it had a run folder
-    last_build: BuildResult | None = fact(keys={"apply": "build"})
+    last_build: BuildResult | None = fact()
     build_changed: list[str] = fact([])  # the files git shows that the builds changed: "path (kind)"
     reverted: bool = fact(False, shown=RUN)
     patch: Path | None = fact(shown=RUN)  # the proposal as a patch: final.patch, dry-run.patch
@@ -213,9 +219,10 @@ class RunRecord:
     def document(self) -> dict[str, Any]:
         """The JSON object: the derived keys, then each field the command shows."""
         derived: dict[str, tuple[frozenset[str], Any]] = {
+            "schema_version": (EVERY, SCHEMA_VERSION),
             "outcome": (EVERY, self.outcome),
             "exit_code": (EVERY, self.exit_code),
-            "ok": (APPLY, self.exit_code == EXIT.OK),
+            "ok": (EVERY, self.exit_code == EXIT.OK),
             "error": (EVERY, self.message),
             "attempts": (RUN, self.attempts),
             "usage": (RUN, self.usage),
@@ -226,7 +233,7 @@ class RunRecord:
         document = {key: value for key, (shown, value) in derived.items() if self.command in shown}
         for item in dataclasses.fields(self):
             if self.command in item.metadata.get("shown", EVERY):  # a plain field is every command's
-                document[item.metadata.get("keys", {}).get(self.command, item.name)] = getattr(self, item.name)
+                document[item.name] = getattr(self, item.name)
         rounded: dict[str, Any] = plain(document)  # durations to the millisecond
         return rounded
 
@@ -240,7 +247,7 @@ class RunRecord:
         """The record of a command that `error` ended, with what it had done by then, so a script
         reading it gets one whatever ended it. A session has recorded its ending already: it stands."""
         if self.error is None:
-            self.error, self.duration = error, duration
+            self.error, self.duration_s = error, duration
         return self
 
 
