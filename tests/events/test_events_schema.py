@@ -31,6 +31,7 @@ def test_it_is_a_valid_draft_2020_12_schema_of_one_definition_per_event_type() -
     assert loaded["properties"]["type"]["enum"] == names
     assert loaded["oneOf"] == [{"$ref": f"#/$defs/{name}"} for name in names]
     assert loaded["$defs"]["schema_version"]["const"] == SCHEMA_VERSION
+    assert loaded["$id"] == f"urn:code-commit:schema:events:{SCHEMA_VERSION}", "named as the record's schema is"
 
 
 def closed_objects(definition: dict[str, Any], where: str) -> list[tuple[str, dict[str, Any]]]:
