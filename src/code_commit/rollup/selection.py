@@ -149,6 +149,7 @@ class _Candidate:
     forced: bool  # named by rollup_include
     content: bytes | None  # None: read it again when writing
     too_big: str | None = None  # over rollup_max_file_size (the reason): never whole, outlined if source
+    shape: Outline | None = None  # its outline, when ranking it by the query made it already
 
     @property
     def cost(self) -> int:
@@ -447,6 +448,9 @@ def _ranked(
         else {}
     )
 
+    for candidate in candidates:
+        found = scores.get(candidate.path.decode())
+        candidate.shape = None if found is None else found.outline
     strongest = sorted((p for p, r in scores.items() if r.strong), key=lambda p: (-scores[p].score, p))
     result.relevant = [f"{path} ({'; '.join(scores[path].reasons)})" for path in strongest[:RELEVANT_SHOWN]]
 
@@ -516,7 +520,7 @@ def _outlines(
         if data is None or b"\0" in data or holds_secret(data, secrets):
             result.left_out.append(LeftOut(name, why if data is not None else "unreadable", size))
             continue
-        shape = outline(name, data)
+        shape = candidate.shape if candidate.shape is not None else outline(name, data)
         lines = data.count(b"\n") + (0 if data.endswith(b"\n") else 1)
         of = f"{lines:,} lines" if len(data) >= candidate.size else f"its first {size_text(len(data))}"
         of += f"; {why}" if candidate.too_big else f", {size_text(candidate.size)}; {why}"
