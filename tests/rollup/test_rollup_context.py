@@ -11,9 +11,10 @@ from typer.testing import Result
 from code_commit.config.settings import Settings
 from code_commit.rollup import outline as outline_module
 from code_commit.rollup import relevance, selection
+from code_commit.rollup.framing import outlined_paths, shown_paths
 from code_commit.rollup.outline import Outline
 from code_commit.rollup.rules import Kind, kind_of
-from code_commit.rollup.selection import outlined_paths, shown_paths, write_rollup
+from code_commit.rollup.writing import write_rollup
 
 from support import TEST_KEY, git
 from support import write_file as write

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from code_commit.rollup.selection import HEADER
+from code_commit.rollup.framing import HEADER
 
 from fakeapi import FakeAPI
 from support import Project, git

@@ -349,7 +349,7 @@ def rollup(
 
     def action(console: Any) -> int:
         from code_commit.config.settings import load_settings
-        from code_commit.rollup.selection import command
+        from code_commit.rollup.writing import command
 
         root = _project_root(console)[0]
         target = None if output is None else Path.cwd() / output  # as given: relative to where it was typed

@@ -28,8 +28,9 @@ from code_commit.files.confined import Tree
 from code_commit.files.ends import read_ends
 from code_commit.llm.catalog import CHARS_PER_TOKEN_HIGH_ESTIMATE, tokens_at_most
 from code_commit.rollup.imports import MAX_IMPORT_BYTES, Project, imported, subject
+from code_commit.rollup.listing import excluded_dir, list_files, tool_dirs
 from code_commit.rollup.named_files import named_files
-from code_commit.rollup.selection import excluded_dir, holds_secret, list_files, tool_dirs
+from code_commit.rollup.reading import holds_secret
 
 MAX_CANDIDATES = 48  # files read to follow their imports, or to be shown
 HOPS = 2

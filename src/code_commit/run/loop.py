@@ -37,7 +37,7 @@ from code_commit.logs.run_log import RunLog
 from code_commit.review.diffs import change_diff, patch_of, plan_changes_on_disk, write_patch
 from code_commit.review.interactive import Approved, approve
 from code_commit.rollup.failure_context import context_cap, failure_context, read_build_log
-from code_commit.rollup.selection import shown_paths
+from code_commit.rollup.framing import shown_paths
 from code_commit.run import signals
 from code_commit.run.built_trees import BuiltTrees
 from code_commit.run.model_calls import Caller, CallMeter, check_fits, report_totals, with_server_context

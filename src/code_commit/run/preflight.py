@@ -16,8 +16,9 @@ from pathlib import Path
 from code_commit.config.settings import Settings
 from code_commit.errors import SetupError
 from code_commit.git.layout import TreeListing, find_git_layout
+from code_commit.rollup.framing import shown_paths
 from code_commit.rollup.freshness import check_freshness
-from code_commit.rollup.selection import shown_paths, write_rollup
+from code_commit.rollup.writing import write_rollup
 
 NAMED = 3  # untracked files named in the warning; the rest are counted
 
