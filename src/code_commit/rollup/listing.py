@@ -69,11 +69,6 @@ def ask_git(root: Path, *args: str) -> subprocess.CompletedProcess[bytes]:
         raise SetupError(f"git {args[0]} gave no answer within {GIT_TIMEOUT} s in {root}") from None
 
 
-def list_paths(root: Path) -> list[bytes]:
-    """git's tracked and untracked-not-ignored paths under `root`, deduplicated, sorted by bytes."""
-    return list_files(root).paths
-
-
 def tool_dirs(paths: list[bytes]) -> set[bytes]:
     """The nested agent-config/ folders that are code-commit's: `sub/agent-config/` when it holds a key
     file, config.toml, query.txt, codeRollup.txt or logs/."""
