@@ -22,7 +22,7 @@ import tempfile
 from pathlib import Path
 
 from code_commit.config.settings import Settings
-from code_commit.rollup.selection import write_rollup
+from code_commit.rollup.writing import write_rollup
 
 from .harness import REPO, Command, Row, bench_env, commit_fixture, side_by_side
 

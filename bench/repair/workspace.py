@@ -19,7 +19,7 @@ def prepare(task: Task, root: Path) -> Path:
     from code_commit.cli.scaffold import rollup_script  # the project looks as `code-commit init` leaves one
     from code_commit.config.paths import QUERY_FILE
     from code_commit.git.env import distrust
-    from code_commit.rollup.selection import write_rollup
+    from code_commit.rollup.writing import write_rollup
 
     shutil.copytree(task.project_dir, root, ignore=shutil.ignore_patterns("__pycache__", "node_modules"))
     distrust(root)  # its build writes there: no git of code-commit's own is looked up in it

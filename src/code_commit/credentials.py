@@ -7,11 +7,12 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
-KEY_FILES = {"anthropic": "anthropic-api-key", "openai": "openai-api-key"}  # under agent-config/
-KEY_ENV = {"anthropic": "ANTHROPIC_API_KEY", "openai": "OPENAI_API_KEY"}
+from code_commit.providers import CLOUD, KEY, TABLE
+
+KEY_FILES = {p.name: p.key_file for p in TABLE if p.credentials == KEY and p.key_file}  # under agent-config/
+KEY_ENV = {p.name: p.key_env for p in TABLE if p.credentials == KEY and p.key_env}
 # Claude through a cloud: the cloud's own credential chain, not a key of code-commit's.
-CLOUD_PROVIDERS = ("bedrock", "vertex")
-PROVIDERS = (*KEY_ENV, *CLOUD_PROVIDERS)
+CLOUD_PROVIDERS = tuple(p.name for p in TABLE if p.credentials == CLOUD)
 # The clouds' credential variables: secrets, or where to fetch one (a container's credentials URL).
 CLOUD_ENV = (
     "AWS_ACCESS_KEY_ID",

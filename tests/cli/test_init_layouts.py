@@ -25,7 +25,7 @@ import pytest
 from typer.testing import Result
 
 from code_commit.cli.build_guess import guess_build
-from code_commit.rollup.selection import write_rollup
+from code_commit.rollup.writing import write_rollup
 
 from shaped_projects import own_share
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from code_commit.logs import run_folder
-from code_commit.rollup.selection import write_rollup
+from code_commit.rollup.writing import write_rollup
 
 from fakeapi import FakeAPI
 from support import git

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import functools
 import os
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from code_commit.guard.policy import Guard
+from code_commit.guard import policy
+from code_commit.guard.policy import Guard, Refusal
 
 from support import git
 
@@ -123,23 +126,46 @@ def test_paths_at_the_limits_pass(root: Path, path: str) -> None:
     ],
 )
 def test_protected_names_are_refused(root: Path, path: str) -> None:
-    assert Guard(root).check_write(path) is not None
-    assert Guard(root).check_delete(path) is not None
+    assert_protected_name(Guard(root).check_write(path))
+    assert_protected_name(Guard(root).check_delete(path))
 
 
 def test_protected_names_match_after_nfc_normalisation(root: Path) -> None:
     # U+212A KELVIN SIGN normalises (NFC) to "K": on macOS "Cargo.loc\u212a" is Cargo.lock.
-    assert Guard(root).check_write("Cargo.loc\u212a") is not None
+    assert_protected_name(Guard(root).check_write("Cargo.loc\u212a"))
     assert Guard(root).check_write("agent-config\u0301/x") is None  # a different name, not the folder
 
 
-@pytest.mark.parametrize(
-    "path",
-    ["debug.log", "logs/x.log", "build/out.o", "src/build/x", "dist/keep.txt", "agent-config/new.txt"],
-)
-def test_gitignored_paths_are_refused(root: Path, path: str) -> None:
-    refusal = Guard(root).check_write(path)
+def assert_protected_name(refusal: Refusal | None) -> None:
+    """Refused by its name alone: a protected file or folder, git's own folder (or, for `.gitmodules `,
+    the spelling rule that comes first), never for git's failure."""
     assert refusal is not None
+    assert any(rule in refusal.rule for rule in NAME_RULES), refusal
+
+
+NAME_RULES = (" is a protected file", " is a protected folder", "inside a .git directory", "trailing whitespace")
+IGNORED = [
+    ("debug.log", ".gitignore:2: *.log"),
+    ("logs/x.log", ".gitignore:2: *.log"),
+    ("build/out.o", ".gitignore:3: build/"),
+    ("src/build/x", ".gitignore:3: build/"),
+    ("dist/keep.txt", ".gitignore:5: dist/"),  # a ! line cannot re-include a file below an ignored folder
+]
+
+
+@pytest.mark.parametrize(("path", "line"), IGNORED)
+def test_gitignored_paths_are_refused(root: Path, path: str, line: str) -> None:
+    assert_ignored_by(Guard(root).check_write(path), line)
+
+
+def test_a_path_below_agent_config_is_refused_by_its_name_before_git_is_asked(root: Path) -> None:
+    assert_protected_name(Guard(root).check_write("agent-config/new.txt"))
+
+
+def assert_ignored_by(refusal: Refusal | None, line: str) -> None:
+    """Refused because git ignores it, by the ignore file's line that decides it."""
+    assert refusal is not None
+    assert f"it is ignored by git ({line})" in refusal.rule, refusal
 
 
 def test_gitignore_reason_names_git(root: Path) -> None:
@@ -151,7 +177,7 @@ def test_info_exclude_is_honoured(root: Path) -> None:
     git(root, "init", "-q")  # a real repository: git reads no index from a bare .git/info folder
     (root / ".git" / "info").mkdir(parents=True, exist_ok=True)
     (root / ".git" / "info" / "exclude").write_text("secret.txt\n")
-    assert Guard(root).check_write("secret.txt") is not None
+    assert_ignored_by(Guard(root).check_write("secret.txt"), ".git/info/exclude:1: secret.txt")
 
 
 def test_extra_protected_patterns(root: Path) -> None:
@@ -168,8 +194,48 @@ def test_extra_protected_patterns(root: Path) -> None:
 
 def test_extra_protected_patterns_ignore_case_and_normalisation(root: Path) -> None:
     guard = Guard(root, extra_patterns=[".env*", "Caf\u00e9/"])
-    assert guard.check_write(".ENV") is not None
-    assert guard.check_write("CAFE\u0301/menu.txt") is not None  # NFD spelling of the same folder
+    assert_protected_pattern(guard.check_write(".ENV"), ".env*")
+    assert_protected_pattern(guard.check_write("CAFE\u0301/menu.txt"), "caf\u00e9/")  # NFD spelling, same folder
+
+
+def assert_protected_pattern(refusal: Refusal | None, pattern: str) -> None:
+    assert refusal is not None
+    assert f"it matches the protected pattern {pattern!r}" in refusal.rule, refusal
+
+
+@pytest.fixture
+def git_fails(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every git the guard starts fails, as in a broken repository: the guard then refuses every path
+    it asks git about (it fails closed), whatever rule the path breaks or not."""
+    shim = tmp_path_factory.mktemp("failing-git")
+    (shim / "git").write_text('#!/bin/sh\necho "fatal: simulated failure" >&2\nexit 128\n')
+    (shim / "git").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{shim}{os.pathsep}{os.environ['PATH']}")
+
+
+@pytest.mark.parametrize(
+    ("path", "check"),
+    [
+        ("Cargo.lock", assert_protected_name),
+        ("Cargo.loc\u212a", assert_protected_name),
+        ("BUILD.SH", assert_protected_name),
+        (".git/config", assert_protected_name),
+        *((path, functools.partial(assert_ignored_by, line=line)) for path, line in IGNORED),
+        ("secret.txt", functools.partial(assert_ignored_by, line=".git/info/exclude:1: secret.txt")),
+        (".ENV", functools.partial(assert_protected_pattern, pattern=".env*")),
+        ("CAFE\u0301/menu.txt", functools.partial(assert_protected_pattern, pattern="caf\u00e9/")),
+    ],
+)
+def test_the_rule_assertions_fail_when_git_failing_is_why_a_path_was_refused(
+    root: Path, git_fails: None, monkeypatch: pytest.MonkeyPatch, path: str, check: Callable[[Refusal | None], None]
+) -> None:
+    # The tests above assert the rule that refused. Here git fails and the name rule is switched
+    # off, so every path is refused for git's failure alone: "refused" still holds, the rule does not.
+    monkeypatch.setattr(policy, "protected_refusal", lambda path: None)
+    refusal = Guard(root, extra_patterns=[".env*", "Caf\u00e9/"]).check_write(path)
+    assert refusal is not None and "git could not" in refusal.rule and "simulated failure" in refusal.rule
+    with pytest.raises(AssertionError):
+        check(refusal)
 
 
 def test_an_extra_pattern_that_can_never_match_is_an_error(root: Path) -> None:

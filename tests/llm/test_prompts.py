@@ -17,7 +17,7 @@ from code_commit.llm.prompts import (
     render_replacements,
     repair_prompt,
 )
-from code_commit.rollup import selection as rollup
+from code_commit.rollup import framing as rollup
 
 SYSTEM = SystemPrompts("<PS>", "<CM>", "<IQ>", "<RQ>")
 

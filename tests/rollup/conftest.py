@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from code_commit.rollup import selection
+from code_commit.rollup import writing
+from code_commit.rollup.listing import Listing
 
 from support import git, write_file
 
@@ -20,13 +21,13 @@ from support import git, write_file
 def _written_files_are_tracked(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
     if request.node.get_closest_marker("keep_untracked"):
         return
-    real = selection.list_files
+    real = writing.list_files
 
-    def list_files(root: Path) -> selection.Listing:
+    def list_files(root: Path) -> Listing:
         subprocess.run(["git", "add", "-A", "-N"], cwd=root, capture_output=True, check=False)
         return real(root)
 
-    monkeypatch.setattr(selection, "list_files", list_files)
+    monkeypatch.setattr(writing, "list_files", list_files)
 
 
 @pytest.fixture

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from code_commit.files.confined import Tree
 from code_commit.rollup.failure_context import CONTEXT_FLOOR, context_cap, failure_context, read_build_log
 from code_commit.rollup.imports import Project, imported, subject
 
@@ -70,6 +71,22 @@ def test_a_file_holding_a_secret_never_comes_in(root: Path) -> None:
     (root / "src/lru/keys.py").write_text("TOKEN = 'sk-secret-value-123'\n")
     files = failure_context(root, "src/lru/keys.py:1: e\n", (), (), 10**6, ("sk-secret-value-123",))
     assert files == []
+
+
+def test_each_file_is_read_once_to_follow_its_imports_and_to_be_shown(
+    root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    reads: list[str] = []
+    real = Tree.read
+
+    def counted(tree: Tree, path: str, limit: int = -1) -> bytes:
+        reads.append(path)
+        return real(tree, path, limit)
+
+    monkeypatch.setattr(Tree, "read", counted)
+    found = paths(root, f'  File "{root}/tests/test_lru.py", line 1\n')
+    assert found == ["tests/test_lru.py", "src/lru/_lru.py", "src/lru/__init__.py", "src/lru/keys.py"]
+    assert sorted(reads) == sorted(found), "each named or imported file read once: its imports and its text"
 
 
 def test_the_cap_is_a_share_of_the_prompt_with_a_floor_and_the_context_window_s_room() -> None:

@@ -21,8 +21,9 @@ from typer.testing import CliRunner
 from code_commit.cli.app import app
 from code_commit.config.settings import Settings
 from code_commit.errors import SetupError
-from code_commit.rollup import selection as rollup_module
-from code_commit.rollup.selection import DEFAULT_MAX_FILE_SIZE, command, write_rollup
+from code_commit.rollup import writing as rollup_module
+from code_commit.rollup.listing import Listing
+from code_commit.rollup.writing import DEFAULT_MAX_FILE_SIZE, command, write_rollup
 
 from support import write_file as write
 
@@ -317,7 +318,7 @@ def test_a_file_that_cannot_be_opened_is_omitted_with_the_reason(
 
 def test_a_fifo_is_omitted_without_being_opened(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     os.mkfifo(repo / "pipe")  # git never lists one; a path can still become one after git has listed it
-    monkeypatch.setattr(rollup_module, "list_files", lambda root: rollup_module.Listing([b".gitignore", b"pipe"], []))
+    monkeypatch.setattr(rollup_module, "list_files", lambda root: Listing([b".gitignore", b"pipe"], []))
 
     write_rollup(repo)  # opening the FIFO for reading would block this test forever
 

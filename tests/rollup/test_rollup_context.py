@@ -9,8 +9,12 @@ import pytest
 from typer.testing import Result
 
 from code_commit.config.settings import Settings
+from code_commit.rollup import outline as outline_module
+from code_commit.rollup import relevance, selection
+from code_commit.rollup.framing import outlined_paths, shown_paths
+from code_commit.rollup.outline import Outline
 from code_commit.rollup.rules import Kind, kind_of
-from code_commit.rollup.selection import outlined_paths, shown_paths, write_rollup
+from code_commit.rollup.writing import write_rollup
 
 from support import TEST_KEY, git
 from support import write_file as write
@@ -117,3 +121,25 @@ def test_a_query_that_names_nothing_in_the_project_changes_nothing(repo: Path) -
     before = text(repo)
     write_rollup(repo, settings=Settings(rollup_budget=3000), query="Please be quick and careful.\n")
     assert text(repo) == before
+
+
+def test_a_file_ranked_by_its_definitions_and_outlined_is_parsed_once(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for i in range(6):
+        write(repo, f"src/pkg/mod{i}.py", module(f"m{i}", 30))
+    git(repo, "add", "-A")
+    parsed: list[str] = []
+    real = outline_module.outline
+
+    def counted(path: str, data: bytes) -> Outline:
+        parsed.append(path)
+        return real(path, data)
+
+    monkeypatch.setattr(relevance, "outline", counted)
+    monkeypatch.setattr(selection, "outline", counted)
+    write_rollup(repo, settings=Settings(rollup_budget=3000), query="m1_3 and m4_7 return the wrong total\n")
+    outlined = outlined_paths(text(repo))
+    assert shown_paths(text(repo)) == [".gitignore", "src/pkg/mod1.py"], "the first the query names, whole"
+    assert "src/pkg/mod4.py" in outlined, "the second, ranked by its definitions, outlined"
+    assert sorted(parsed) == sorted(set(parsed)), "each file outlined once, for its rank and its outline"

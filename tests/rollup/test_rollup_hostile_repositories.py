@@ -159,7 +159,7 @@ def test_the_left_out_list_of_a_deep_tree_takes_memory_linear_in_its_paths() -> 
     20,000 such files took 180 MB and 30 s). Counted in bytes allocated, with tracemalloc."""
     import tracemalloc
 
-    from code_commit.rollup.selection import LeftOut, listing
+    from code_commit.rollup.framing import LeftOut, listing
 
     deep = "/".join(["a"] * 1000)
     items = [LeftOut(f"{deep}/f{i}.png", "image", 10) for i in range(5000)]
@@ -198,14 +198,14 @@ def test_a_header_forged_in_a_files_content_never_makes_the_warning_name_an_igno
 @pytest.mark.keep_untracked  # the conftest's `git add -N` before the listing would ask the same git
 def test_a_git_that_never_answers_is_a_setup_error_not_a_hang(project: Project, tmp_path, monkeypatch) -> None:
     from code_commit.errors import SetupError
-    from code_commit.rollup import selection
+    from code_commit.rollup import listing
 
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
     (bin_dir / "git").write_text("#!/bin/sh\nexec sleep 60\n")
     (bin_dir / "git").chmod(0o755)
     monkeypatch.setenv("PATH", f"{bin_dir}:{os.environ['PATH']}")
-    monkeypatch.setattr(selection, "GIT_TIMEOUT", 0.5)
+    monkeypatch.setattr(listing, "GIT_TIMEOUT", 0.5)
 
     with pytest.raises(SetupError, match=r"git ls-files gave no answer within 0\.5 s"):
-        selection.list_files(project.root)
+        listing.list_files(project.root)

@@ -15,9 +15,10 @@ import pytest
 from typer.testing import Result
 
 from code_commit.config.settings import Settings
-from code_commit.rollup import selection as rollup_module
+from code_commit.rollup import framing, reading, writing
+from code_commit.rollup.framing import listing, outlined_paths
 from code_commit.rollup.rules import Kind, kind_of
-from code_commit.rollup.selection import listing, outlined_paths, write_rollup
+from code_commit.rollup.writing import write_rollup
 
 from shaped_projects import SHAPES, everything_share, make, own_share
 from support import write_file as write
@@ -69,9 +70,9 @@ def test_source_and_tests_are_most_of_the_rollup_on_projects_shaped_like_real_li
 
 def test_the_paths_the_headers_show_are_read_back_as_written() -> None:
     paths = ["a.py", "dir with space/b [1].py", "ünï/c.txt"]
-    text = "".join((rollup_module.HEADER % p.encode()).decode() + "==> not a header\nbody\n" for p in paths)
+    text = "".join((framing.HEADER % p.encode()).decode() + "==> not a header\nbody\n" for p in paths)
 
-    assert rollup_module.shown_paths(text + "--- LEFT OUT ---\nd.png (image, 1 byte)\n") == paths
+    assert framing.shown_paths(text + "--- LEFT OUT ---\nd.png (image, 1 byte)\n") == paths
 
 
 def test_the_framing_costs_less_than_the_content_of_many_tiny_files(repo: Path) -> None:
@@ -252,8 +253,8 @@ def test_a_file_that_changes_between_choosing_and_writing_is_judged_again(
 ) -> None:
     write(repo, "a.py", "A = 1\n")
     write(repo, "b.py", "B = 1\n")
-    monkeypatch.setattr(rollup_module, "KEEP_IN_MEMORY", 0)  # nothing kept: every file is read again
-    choose = rollup_module._choose
+    monkeypatch.setattr(reading, "KEEP_IN_MEMORY", 0)  # nothing kept: every file is read again
+    choose = writing.choose
 
     def then_change(*args: object) -> object:
         chosen = choose(*args)  # type: ignore[arg-type]
@@ -261,7 +262,7 @@ def test_a_file_that_changes_between_choosing_and_writing_is_judged_again(
         (repo / "b.py").unlink()
         return chosen
 
-    monkeypatch.setattr(rollup_module, "_choose", then_change)
+    monkeypatch.setattr(writing, "choose", then_change)
     result = write_rollup(repo)
 
     assert included(repo) == [".gitignore"]
@@ -296,20 +297,20 @@ def test_a_folder_of_many_left_out_files_is_summed_up_on_one_line(repo: Path) ->
 
 def test_a_very_deep_tree_is_listed_without_recursion() -> None:
     deep = "/".join(["d"] * 1500)  # deeper than Python's recursion limit
-    items = [rollup_module.LeftOut(f"{deep}/f{i}.png", "image", 1) for i in range(3)]
-    items.append(rollup_module.LeftOut("top.png", "image", 1))
+    items = [framing.LeftOut(f"{deep}/f{i}.png", "image", 1) for i in range(3)]
+    items.append(framing.LeftOut("top.png", "image", 1))
 
     assert listing(items) == [f"{deep}/f{i}.png (image, 1 byte)" for i in range(3)] + ["top.png (image, 1 byte)"]
 
 
 def test_the_list_stops_at_its_limit_with_a_count_of_the_rest() -> None:
-    items = [rollup_module.LeftOut(f"f{i:03d}.png", "image", 10) for i in range(120)]
+    items = [framing.LeftOut(f"f{i:03d}.png", "image", 10) for i in range(120)]
 
     lines = listing(items)
 
-    assert len(lines) == rollup_module.MAX_LISTED
+    assert len(lines) == framing.MAX_LISTED
     assert lines[0] == "f000.png (image, 10 bytes)"
-    assert lines[-1] == f"... and {120 - rollup_module.MAX_LISTED + 1} more files"
+    assert lines[-1] == f"... and {120 - framing.MAX_LISTED + 1} more files"
 
 
 def test_the_summary_counts_with_correct_plurals(repo: Path, cli: Cli) -> None:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from code_commit.rollup.selection import write_rollup
+from code_commit.rollup.writing import write_rollup
 
 from fakeapi import FakeAPI
 from support import git

@@ -104,7 +104,7 @@ def test_before_the_run_folder_the_traceback_is_shown_with_verbose(
         (["recover"], "code_commit.apply.journal.recover"),
         (["init"], "code_commit.cli.scaffold.guess_build"),
         (["config"], "code_commit.cli.config_report.report"),
-        (["rollup"], "code_commit.rollup.selection.command"),
+        (["rollup"], "code_commit.rollup.writing.command"),
     ],
 )
 def test_every_command_ends_an_unexpected_exception_with_exit_9(

@@ -4,11 +4,12 @@ untracked files the rollup shows the model are named in a warning."""
 from __future__ import annotations
 
 import json
+import subprocess
 from pathlib import Path
 
 import pytest
 
-from code_commit.rollup.selection import HEADER
+from code_commit.rollup.framing import HEADER
 
 from fakeapi import FakeAPI
 from support import Project, git
@@ -84,6 +85,27 @@ def test_one_untracked_file_is_one_file(project: Project, api: FakeAPI, cli) -> 
     assert "the rollup shows 1 file git does not track, which the model will not be allowed to change: notes.md;" in (
         result.stderr
     )
+
+
+def test_the_setup_lists_the_tree_once_for_the_index_the_stale_check_and_the_untracked_check(
+    project: Project, api: FakeAPI, cli, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    project.write("notes.md", "n\n")
+    project.write("agent-config/codeRollup.txt", rollup_of("app.txt", "notes.md"))
+    before_the_call: list[list[str]] = []
+    real = subprocess.run
+
+    def counted(args, *rest, **kwargs):  # type: ignore[no-untyped-def]
+        if "ls-files" in args and not api.requests:
+            before_the_call.append(list(args))
+        return real(args, *rest, **kwargs)
+
+    monkeypatch.setattr(subprocess, "run", counted)
+    api.reply(FIX)
+    result = cli("--dry-run")
+    assert result.exit_code == 0, result.stderr
+    assert "the rollup shows 1 file git does not track" in result.stderr, "the untracked check had the listing"
+    assert len(before_the_call) == 1, before_the_call
 
 
 def test_a_project_in_a_subfolder_of_a_repository_needs_its_own_tracked_files(

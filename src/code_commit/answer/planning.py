@@ -12,9 +12,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from code_commit.answer.applydir import parse_applydir
-from code_commit.answer.caret_blocks import DeleteFile, Edit, EditFile, WriteFile, parse_answer
+from code_commit.answer.caret_blocks import DeleteFile, Edit, EditFile, WriteFile
 from code_commit.answer.elision import line_set, new_placeholders
+from code_commit.answer.formats import FORMATS
 from code_commit.answer.match.finding import Work
 from code_commit.answer.match.mismatch import EXPLAINED_FAILURES, AmbiguousMatch, MatchFailure, NoMatch
 from code_commit.answer.match.resolve import resolve
@@ -68,15 +68,15 @@ def checked_plan(
     need_edits: bool = False,
     secrets: Redactor | None = None,
 ) -> Plan:
-    """Answer text (`fmt`: "caret", the ^^^ blocks, or "json", applydir's) parsed, guarded and planned.
+    """Answer text (`fmt`: a name in answer.formats.FORMATS) parsed, guarded and planned.
     Raises `AnswerRefused`, one problem per reason, if any part of it cannot be applied, or, with
     `need_edits`, if it has no edit at all (prose alone is no answer to apply), or if it would write
     one of the `secrets` into a project file. Raises `NeedsHuman` for an answer that hands the task
     back (a ^^^needs-human block): nothing of it is planned, its reason censored with `secrets`."""
-    edits = parse_applydir(text) if fmt == "json" else parse_answer(text, censor=secrets)
+    answer_format = FORMATS[fmt]
+    edits = answer_format.parse(text, secrets)
     if need_edits and not edits:
-        what = "entries" if fmt == "json" else "^^^ blocks"
-        raise AnswerRefused.of("empty", f"the answer has no {what}, so there is nothing to apply")
+        raise AnswerRefused.of("empty", f"the answer has no {answer_format.parts}, so there is nothing to apply")
     guard = guard or Guard(root, settings.protected_patterns)
     plan = plan_changes(root, edits, guard, allow_delete=settings.allow_delete, limits=MatchLimits.of(settings))
     leaks = [] if secrets is None else secret_problems(root, plan, secrets)

@@ -30,6 +30,7 @@ from code_commit.config.redaction import Redactor
 from code_commit.config.sandbox_writable import holds_socket
 from code_commit.config.settings import Settings
 from code_commit.errors import BuildTampered
+from code_commit.files.ends import read_ends
 from code_commit.files.setup_files import read_regular
 from code_commit.git.config_files import GitFiles
 from code_commit.git.env import distrust
@@ -310,14 +311,10 @@ def output_text(result: BuildResult) -> str:
     """The build's output as its log keeps it, its start and its end (a diagnosis looks no further),
     without the lines code-commit added at its end."""
     try:
-        size = result.log_path.stat().st_size
-        with open(result.log_path, "rb") as fh:
-            head = fh.read(min(size, OUTPUT_HEAD))
-            fh.seek(max(size - OUTPUT_TAIL, len(head)))
-            tail = fh.read()
+        ends = read_ends(result.log_path, OUTPUT_HEAD, OUTPUT_TAIL)
     except OSError:
         return ""
-    text = (head + tail).decode("utf-8", "replace")
+    text = (ends.head + ends.tail).decode("utf-8", "replace")
     return text[: len(text) - result.output.trailer] if result.output.trailer else text
 
 

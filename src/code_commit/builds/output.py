@@ -16,6 +16,7 @@ from pathlib import Path
 
 from code_commit.config.redaction import Redactor
 from code_commit.config.settings import Settings
+from code_commit.files.ends import read_ends
 from code_commit.files.owner_only import open_private
 
 CHUNK = 1 << 16  # characters of the log's tail joined into one piece; bytes of the pipe read at once
@@ -325,20 +326,16 @@ def output_for_prompt(output: BuildOutput, cap: int) -> str:
     first and the last ones), then other lines mentioning errors if there is room, with markers
     saying what was left out. Reads only the two ends of the log, so memory stays bounded.
     """
-    size = output.log_path.stat().st_size
-    with open(output.log_path, "rb") as fh:
-        if size <= cap and not output.cut:
-            return fh.read().decode("utf-8", "replace")
-        quarter = cap // 4
-        # Whole lines where that keeps most of each end; a long line (a progress bar redrawn with \r,
-        # a one-line JSON report) is cut instead, so that its end still shows.
-        raw_head = fh.read(quarter)
-        end = raw_head.rfind(b"\n") + 1
-        raw_head = raw_head[:end] if end >= len(raw_head) // 2 else raw_head
-        fh.seek(max(size - quarter, 0))
-        raw_tail = fh.read()
-        start = raw_tail.find(b"\n") + 1
-        raw_tail = raw_tail[start:] if 0 < start <= len(raw_tail) // 2 else raw_tail
+    ends = read_ends(output.log_path, cap // 4, cap // 4, whole=0 if output.cut else cap)
+    if not ends.tail:
+        return ends.head.decode("utf-8", "replace")
+    # Whole lines where that keeps most of each end; a long line (a progress bar redrawn with \r,
+    # a one-line JSON report) is cut instead, so that its end still shows.
+    raw_head, raw_tail = ends.head, ends.tail
+    end = raw_head.rfind(b"\n") + 1
+    raw_head = raw_head[:end] if end >= len(raw_head) // 2 else raw_head
+    start = raw_tail.find(b"\n") + 1
+    raw_tail = raw_tail[start:] if 0 < start <= len(raw_tail) // 2 else raw_tail
     head, tail = raw_head.decode("utf-8", "replace"), raw_tail.decode("utf-8", "replace")
     # The part of the output between the two ends, in the output's own offsets.
     low, high = len(head), output.chars - max(len(tail) - output.trailer, 0)

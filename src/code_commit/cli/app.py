@@ -7,9 +7,7 @@ model SDK) is imported when a command actually needs it.
 from __future__ import annotations
 
 import contextlib
-import dataclasses
-import os
-import sys
+import importlib
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -18,11 +16,16 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from code_commit import __version__
 from code_commit.cli import events as event_stream
+from code_commit.cli.endings import report_error
 from code_commit.cli.flags import honoured_before, setting_option, with_setting_flags
-from code_commit.config.settings import Flags, FlagValue, flag_name
-from code_commit.errors import CodeCommitError, Ending, InternalError, Interrupted, SetupError, Stopped, exit_code_for
+from code_commit.config.project_root import find_project_root
+from code_commit.config.settings import Flags, flag_name, load_settings
+from code_commit.console.output import Console, to_stdout
+from code_commit.errors import CodeCommitError, Ending, Interrupted, SetupError, Stopped, exit_code_for
 from code_commit.exits import EXIT, help_text
+from code_commit.logs.run_log import internal_error
 
 if TYPE_CHECKING:
     from code_commit.run.record import RunRecord
@@ -40,6 +43,26 @@ three repair queries while the build fails. Logs go to agent-config/logs/<run-id
 \b
 {help_text()}
 """
+
+# Each command's action and the module it lives in, imported only when that command runs: start-up,
+# --help and a setup error load none of them. A command is one row here and its declaration (flags,
+# help) below; its module's action takes the console and the command's values, and returns the exit code.
+COMMANDS = {
+    "run": "code_commit.cli.run",
+    "rollup": "code_commit.cli.rollup",
+    "init": "code_commit.cli.scaffold",
+    "demo": "code_commit.cli.demo",
+    "config": "code_commit.cli.config_report",
+    "apply": "code_commit.cli.apply",
+    "check": "code_commit.cli.check",
+    "recover": "code_commit.cli.recover",
+}
+
+
+def _command(name: str) -> Any:
+    """The module of a command's action (COMMANDS), imported now."""
+    return importlib.import_module(COMMANDS[name])
+
 
 app = typer.Typer(
     help=HELP,
@@ -65,8 +88,6 @@ def _guarded(
     The last line of defence for every command: any exception nothing expected becomes an internal
     error (exit 9) with a one-line message, never a traceback and exit 1, which would read as "the
     build still fails". Inside a session it already is one, its traceback in the run folder."""
-    from code_commit.console.output import Console
-
     started = time.monotonic()
     console = Console.for_terminal(quiet=quiet, verbose=verbose)
     try:
@@ -80,15 +101,13 @@ def _guarded(
     except KeyboardInterrupt:  # a Ctrl-C outside a run's watch (signals.py)
         error = Interrupted("interrupted")
     except Exception as exc:
-        from code_commit.logs.run_log import internal_error
-
         error = internal_error(exc, None, console.redact)
     with contextlib.suppress(Exception):  # stderr may be what failed; the exit code and the record still count
         report_error(console, error)
     if events is not None:
         events.end(error, time.monotonic() - started)
     if json_report is not None:
-        _stdout(console.redact(json_report(error, time.monotonic() - started)))
+        to_stdout(console.redact(json_report(error, time.monotonic() - started)))
     return exit_code_for(error)
 
 
@@ -97,9 +116,6 @@ def _distrust_build_folders() -> None:
     project around the current folder, and the paths its settings let a build write, are where an
     earlier build may have planted a `git`; code-commit never looks up its own programs there. A
     command that finds the project or loads the settings does the same again (git/env.py)."""
-    from code_commit.config.project_root import find_project_root
-    from code_commit.config.settings import load_settings
-
     with contextlib.suppress(OSError, CodeCommitError):  # the command itself reports a bad setup
         load_settings(find_project_root(Path.cwd()).path)
 
@@ -112,40 +128,6 @@ def _json_of(record: RunRecord) -> JsonReport:
         return record.ended_by(error, duration).to_json()
 
     return report
-
-
-def report_error(console: Any, error: Ending) -> None:
-    """The error's one line on stderr; with -v, an internal error's traceback too when no run
-    folder keeps it."""
-    console.error(str(error))
-    if isinstance(error, InternalError) and error.traceback_file is None and error.details:
-        console.detail(error.details)
-
-
-def _stdout(text: str | bytes) -> None:
-    from code_commit.console.output import to_stdout
-
-    to_stdout(text)
-
-
-def _print_proposal(diff: str, patch: Path | None) -> None:
-    """The --dry-run proposal on stdout. For a program (a pipe, a file) the exact patch, byte for
-    byte, as git apply takes it; on a terminal, the diff for reading, escape sequences made visible."""
-    try:
-        tty = sys.stdout.isatty()
-    except (AttributeError, ValueError):
-        tty = False
-    if tty or patch is None:
-        from code_commit.console.printable import visible_lines
-
-        _stdout(visible_lines(diff) if tty else diff)
-        return
-    try:
-        data = patch.read_bytes()
-    except OSError:
-        _stdout(diff)
-        return
-    _stdout(data)
 
 
 @dataclass(frozen=True)
@@ -204,8 +186,6 @@ def _console_flags(ctx: typer.Context) -> tuple[bool, bool]:
 def _project_root(console: Any) -> tuple[Path, str | None]:
     """The project root, found from anywhere in the project as git finds its repository, and the
     line that says so when it is not the current folder (also shown, then, on the console)."""
-    from code_commit.config.project_root import find_project_root
-
     root = find_project_root(Path.cwd())
     if root.found:
         console.info(root.note())
@@ -222,9 +202,7 @@ def _fail(message: str) -> Any:
 
 def _print_version(value: bool) -> None:
     if value:
-        from code_commit import __version__
-
-        _stdout(f"code-commit {__version__}\n")
+        to_stdout(f"code-commit {__version__}\n")
         raise typer.Exit(EXIT.OK)
 
 
@@ -276,55 +254,16 @@ def main_command(
     if problem:
         raise typer.Exit(_guarded(_fail(problem), quiet, verbose))
 
-    from code_commit.run.record import RunRecord
-
-    record = RunRecord("run", dry_run=dry_run)  # what a setup error reports too, with --json
+    run = _command("run")
+    record = run.new_record(dry_run)  # what a setup error reports too, with --json
     ended: list[RunRecord] = []  # the run's own record, once it has one: the end event's
     events = event_stream.Events(events_target, lambda: ended[0] if ended else record)
 
     def action(console: Any) -> int:
-        from code_commit.config.settings import load_settings
-        from code_commit.run import signals
-        from code_commit.run.workspace import check_setup
-
         root, found = _project_root(console)
         observe = events.open(root, console)  # before anything is read or sent: a bad target is a usage error
-        loaded = load_settings(root, flags=flags)
-        settings = loaded.settings
-        if dry_run:  # a dry run writes nothing, so there is nothing to review, whatever the config says
-            settings = dataclasses.replace(settings, review=False)
-        if settings.review:
-            from code_commit.console.terminal import require_terminal
-
-            require_terminal(loaded.sources["review"])
-        limit = signals.TimeLimit.of(settings)
-        with signals.watch(limit):  # the run's time limit covers reading its setup files too
-            try:
-                workspace, key = check_setup(root, settings, os.environ)
-            except SetupError as exc:
-                if found:  # inputs missing in a folder the user did not name: say which
-                    raise SetupError(f"{exc}\n({found})") from None
-                raise
-            from code_commit.llm.endpoint import resolve_endpoint
-
-            endpoint = resolve_endpoint(
-                settings.provider, settings.base_url, loaded.sources["base_url"], os.environ, settings
-            )
-
-            from code_commit.run.loop import RunOptions, execute  # imported only once the setup is known to be good
-
-            options = RunOptions(dry_run, revert_on_failure)
-            ran = execute(workspace, key, settings, console, limit, options, endpoint=endpoint, observe=observe)
-            ended.append(ran)
-        if ran.error is not None:
-            report_error(console, ran.error)
-        if ran.diff is not None and not json_output:
-            _print_proposal(ran.diff, ran.patch)
-        if ran.log_dir is not None:
-            console.info(f"logs: {ran.log_dir}")
-        if json_output:
-            _stdout(console.redact(ran.to_json()))
-        return ran.exit_code
+        options = (dry_run, revert_on_failure, json_output)
+        return int(run.command(console, root, found, flags, *options, observe=observe, ran=ended.append))
 
     raise typer.Exit(_guarded(action, quiet, verbose, _json_of(record) if json_output else None, events))
 
@@ -348,14 +287,7 @@ def rollup(
     """
 
     def action(console: Any) -> int:
-        from code_commit.config.settings import load_settings
-        from code_commit.rollup.selection import command
-
-        root = _project_root(console)[0]
-        target = None if output is None else Path.cwd() / output  # as given: relative to where it was typed
-        given = [("rollup_max_file_size", max_file_size, "--max-file-size"), ("rollup_budget", budget, "--budget")]
-        flags = Flags(tuple(FlagValue(*item) for item in given if item[1] is not None))
-        return command(console, root, target, load_settings(root, flags=flags).settings)
+        return int(_command("rollup").command(console, _project_root(console)[0], output, max_file_size, budget))
 
     raise typer.Exit(_guarded(action, *_console_flags(ctx)))
 
@@ -379,34 +311,7 @@ def init(
     """
 
     def action(console: Any) -> int:
-        from code_commit.cli.check import init_check
-        from code_commit.cli.commit_advice import untracked
-        from code_commit.cli.config_report import toml_value
-        from code_commit.cli.scaffold import init_project, next_steps
-        from code_commit.config.project_root import find_project_root
-
-        found = find_project_root(Path.cwd())
-        if found.found:
-            console.info(f"setting up {found.path}: {found.found}, the project a run from here would use")
-        result = init_project(found.path)
-        for name in result.created:
-            console.info(f"created  {name}")
-        for name in result.appended:
-            console.info(f"added    /agent-config to {name}")
-        for line in result.ignored:
-            console.info(f"added    {line} to .gitignore: build.sh creates that folder and git did not ignore it")
-        for name in result.kept:
-            console.info(f"kept     {name} (it exists; left as it is)")
-        for name, (value, why) in result.settings.items():
-            console.info(f"sandbox  {name} = {toml_value(value)}: {why}")
-        placeholder = result.build is not None and result.build.commands is None  # it fails until written
-        if not no_check and not placeholder:
-            result.checked = init_check(console, found.path)
-        result.untracked = untracked(found.path)
-        console.info("next steps:")
-        for number, step in enumerate(next_steps(result), 1):
-            console.info(f"  {number}. {step}")
-        return EXIT.OK
+        return int(_command("init").command(console, no_check))
 
     raise typer.Exit(_guarded(action, *_console_flags(ctx)))
 
@@ -436,10 +341,8 @@ def demo(
     events = event_stream.Events(events_target, lambda: ended[0] if ended else RunRecord("run"))
 
     def action(console: Any) -> int:
-        from code_commit.cli.demo import run_demo
-
         observe = events.open(directory, console)  # not in the demo's project (a new temporary folder else)
-        return run_demo(console, directory, observe, ended.append)
+        return int(_command("demo").run_demo(console, directory, observe, ended.append))
 
     raise typer.Exit(_guarded(action, quiet=quiet, verbose=not quiet, events=events))
 
@@ -457,24 +360,7 @@ def config(
     flags = _before(ctx).flags
 
     def action(console: Any) -> int:
-        from code_commit.cli.config_report import as_json, report
-        from code_commit.config.secrets import collect_secrets
-        from code_commit.config.settings import load_settings
-        from code_commit.llm.cloud import credentials
-        from code_commit.sandbox.bubblewrap import preview
-
-        root = _project_root(console)[0]
-        loaded = load_settings(root, flags=flags)
-        secrets = collect_secrets(root, redact_env=loaded.settings.redact_env, urls=[loaded.settings.base_url])
-        key = problem = None
-        try:
-            key = credentials(root, loaded.settings)
-        except CodeCommitError as exc:
-            problem = str(exc)
-        sandbox = preview(loaded.settings.sandbox)
-        shown = (as_json if json_output else report)(loaded, key, problem, secrets.sources, sandbox)
-        _stdout(secrets.redactor(*(key.censored if key else ()))(shown))
-        return EXIT.OK
+        return int(_command("config").command(console, _project_root(console)[0], flags, json_output))
 
     raise typer.Exit(_guarded(action, *_console_flags(ctx)))
 
@@ -509,15 +395,15 @@ def apply_command(
     problem = event_stream.stdout_taken(events_target, "apply", "apply's report")
     if problem:
         raise typer.Exit(_guarded(_fail(problem), *_console_flags(ctx)))
-    from code_commit.cli.apply import command, new_record  # only now that `apply` is the command
-
-    record = new_record(answer, answer_format, check)
+    apply = _command("apply")
+    record = apply.new_record(answer, answer_format, check)
     events = event_stream.Events(events_target, lambda: record)
 
     def action(console: Any) -> int:
         root = _project_root(console)[0]
         observe = events.open(root, console)
-        return command(console, root, answer, record, flags=flags, build=build, as_json=as_json, observe=observe)
+        given = {"flags": flags, "build": build, "as_json": as_json, "observe": observe}
+        return int(apply.command(console, root, answer, record, **given))
 
     raise typer.Exit(_guarded(action, *_console_flags(ctx), _json_of(record) if as_json else None, events))
 
@@ -546,18 +432,15 @@ def check_command(
     problem = event_stream.stdout_taken(events_target, "check", "check's report")
     if problem:
         raise typer.Exit(_guarded(_fail(problem), *_console_flags(ctx)))
-    from code_commit.cli.check import Checked  # only now that `check` is the command
-
-    checked = Checked()
+    check = _command("check")
+    checked = check.Checked()
     events = event_stream.Events(events_target, lambda: checked.record)
 
     def action(console: Any) -> int:
-        from code_commit.cli.check import command
-        from code_commit.config.settings import load_settings
-
         root = _project_root(console)[0]
         observe = events.open(root, console)
-        return command(console, root, load_settings(root, flags=flags).settings, as_json, checked, observe)
+        settings = load_settings(root, flags=flags).settings
+        return int(check.command(console, root, settings, as_json, checked, observe))
 
     raise typer.Exit(_guarded(action, *_console_flags(ctx), _json_of(checked.record) if as_json else None, events))
 
@@ -573,20 +456,7 @@ def recover(ctx: typer.Context) -> None:
     flags = _before(ctx).flags
 
     def action(console: Any) -> int:
-        from code_commit.apply.journal import recover as undo_interrupted
-        from code_commit.config.paths import CONFIG_DIR
-        from code_commit.config.settings import load_settings
-        from code_commit.run.lock import ProjectLock
-
-        root = _project_root(console)[0]
-        settings = load_settings(root, flags=flags).settings
-        with ProjectLock.take(root / CONFIG_DIR, settings.wait_lock, console.info):
-            lines = undo_interrupted(root, settings.protected_patterns).lines()
-        for line in lines:
-            console.info(line)
-        if not lines:
-            console.info("nothing to recover: no apply was interrupted")
-        return EXIT.OK
+        return int(_command("recover").command(console, _project_root(console)[0], flags))
 
     raise typer.Exit(_guarded(action, *_console_flags(ctx)))
 

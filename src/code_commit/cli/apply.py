@@ -17,7 +17,8 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from code_commit.answer.applydir import looks_like_json
+from code_commit.answer.formats import AUTO, recognised
+from code_commit.answer.formats import FORMATS as ANSWER_FORMATS
 from code_commit.answer.plan import AnswerRefused, Plan, Problem
 from code_commit.answer.planning import checked_plan
 from code_commit.config.settings import Flags, load_settings
@@ -37,7 +38,7 @@ from code_commit.run.signals import TimeLimit
 from code_commit.run.workspace import build_script_problems, config_dir_problems, gitignore_problems
 from code_commit.testguard.rule import Judged
 
-FORMATS = ("auto", "caret", "json")
+FORMATS = (AUTO, *ANSWER_FORMATS)
 
 
 def new_record(source: str, answer_format: str, check: bool) -> RunRecord:
@@ -86,8 +87,8 @@ def _check_or_apply(orchestrator: Orchestrator, source: str, build: bool) -> Non
     settings, record = orchestrator.settings, orchestrator.record
     orchestrator.prepare(builds=build)
     text = _read_answer(source, settings.answer_byte_cap)
-    given = record.format or "auto"
-    fmt = record.format = given if given != "auto" else ("json" if looks_like_json(text) else "caret")
+    given = record.format or AUTO
+    fmt = record.format = given if given != AUTO else recognised(text).name
     if record.dry_run:  # --check: nothing is written, no lock is taken
         checked = _plan(orchestrator, text, fmt)
         if checked is not None:

@@ -10,14 +10,20 @@ import dataclasses
 import json
 import os
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 from code_commit.config.keys import ApiKey
 from code_commit.config.paths import CONFIG_DIR, CONFIG_FILE
 from code_commit.config.redaction import censor
-from code_commit.config.secrets import looks_secret
-from code_commit.config.settings import ENV_PREFIX, LoadedSettings, Settings
+from code_commit.config.secrets import collect_secrets, looks_secret
+from code_commit.config.settings import ENV_PREFIX, Flags, LoadedSettings, Settings, load_settings
+from code_commit.console.output import to_stdout
 from code_commit.credentials import CLOUD_PROVIDERS
+from code_commit.errors import CodeCommitError
+from code_commit.exits import EXIT
+from code_commit.llm.cloud import credentials
+from code_commit.sandbox.bubblewrap import preview
 from code_commit.sandbox.withheld import build_environment
 
 HEADER = f"""\
@@ -155,3 +161,18 @@ def as_json(
         "build_environment": dict(zip(("given", "withheld"), build_variables(loaded.settings, env), strict=True)),
     }
     return json.dumps(data, indent=2) + "\n"
+
+
+def command(console: Any, root: Path, flags: Flags, json_output: bool) -> int:
+    """`code-commit config`: the effective settings, where each came from, and the key, censored."""
+    loaded = load_settings(root, flags=flags)
+    secrets = collect_secrets(root, redact_env=loaded.settings.redact_env, urls=[loaded.settings.base_url])
+    key = problem = None
+    try:
+        key = credentials(root, loaded.settings)
+    except CodeCommitError as exc:
+        problem = str(exc)
+    sandbox = preview(loaded.settings.sandbox)
+    shown = (as_json if json_output else report)(loaded, key, problem, secrets.sources, sandbox)
+    to_stdout(secrets.redactor(*(key.censored if key else ()))(shown))
+    return EXIT.OK

@@ -16,13 +16,15 @@ from pathlib import Path
 from typing import Any
 
 from code_commit.cli.build_guess import Guess, Which, guess_build
-from code_commit.cli.check import Checked
-from code_commit.cli.commit_advice import LIST_TIMEOUT, Untracked, add_command, ignore_lines
+from code_commit.cli.check import Checked, init_check
+from code_commit.cli.commit_advice import LIST_TIMEOUT, Untracked, add_command, ignore_lines, untracked
 from code_commit.cli.config_report import template as config_template
 from code_commit.cli.config_report import toml_value
 from code_commit.config.paths import CONFIG_DIR, CONFIG_FILE, IGNORE_LINES, QUERY_FILE
+from code_commit.config.project_root import find_project_root
 from code_commit.config.protected import BUILD_SCRIPT, GIT_FILES, ROLLUP_SCRIPT
 from code_commit.errors import SetupError
+from code_commit.exits import EXIT
 from code_commit.files.owner_only import FILE_MODE, make_private_dirs
 from code_commit.files.setup_files import IGNORE_FILE_BYTES, read_regular
 from code_commit.git.env import run_git
@@ -271,3 +273,30 @@ def _umask() -> int:
     mask = os.umask(0)
     os.umask(mask)
     return mask
+
+
+def command(console: Any, no_check: bool) -> int:
+    """`code-commit init`: the project a run from here would use, set up; each step said; build.sh run
+    as `code-commit check` runs it, unless `no_check`; the next steps."""
+    found = find_project_root(Path.cwd())
+    if found.found:
+        console.info(f"setting up {found.path}: {found.found}, the project a run from here would use")
+    result = init_project(found.path)
+    for name in result.created:
+        console.info(f"created  {name}")
+    for name in result.appended:
+        console.info(f"added    /agent-config to {name}")
+    for line in result.ignored:
+        console.info(f"added    {line} to .gitignore: build.sh creates that folder and git did not ignore it")
+    for name in result.kept:
+        console.info(f"kept     {name} (it exists; left as it is)")
+    for name, (value, why) in result.settings.items():
+        console.info(f"sandbox  {name} = {toml_value(value)}: {why}")
+    placeholder = result.build is not None and result.build.commands is None  # it fails until written
+    if not no_check and not placeholder:
+        result.checked = init_check(console, found.path)
+    result.untracked = untracked(found.path)
+    console.info("next steps:")
+    for number, step in enumerate(next_steps(result), 1):
+        console.info(f"  {number}. {step}")
+    return EXIT.OK

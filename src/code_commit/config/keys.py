@@ -13,6 +13,7 @@ from code_commit.config.settings import Settings
 from code_commit.credentials import KEY_ENV, KEY_FILE_BYTES, KEY_FILES
 from code_commit.errors import SetupError
 from code_commit.files.setup_files import read_setup_file
+from code_commit.providers import PROVIDERS
 
 MIN_KEY_LENGTH = 8
 
@@ -36,7 +37,8 @@ class ApiKey:
 def key_is_optional(settings: Settings, env: Mapping[str, str]) -> bool:
     """Only an OpenAI-compatible server of the user's choosing (llama.cpp, Ollama) may need no key;
     the default endpoint of either provider always does."""
-    return settings.provider == "openai" and bool(settings.base_url or env.get("OPENAI_BASE_URL"))
+    entry = PROVIDERS.get(settings.provider)
+    return entry is not None and entry.any_server and bool(settings.base_url or env.get(entry.url_env))
 
 
 def resolve_api_key(root: Path, provider: str, env: Mapping[str, str] | None = None, optional: bool = False) -> ApiKey:

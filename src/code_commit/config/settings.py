@@ -19,10 +19,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from code_commit.config.paths import CONFIG_DIR, CONFIG_FILE
-from code_commit.credentials import CHILD_SCRUBBED_ENV, PROVIDERS
+from code_commit.credentials import CHILD_SCRUBBED_ENV
 from code_commit.errors import SetupError
 from code_commit.files.setup_files import read_setup_file
 from code_commit.git.env import distrust
+from code_commit.providers import PROVIDERS
 
 if TYPE_CHECKING:
     from code_commit.config.sandbox_network import NetworkAccess
@@ -156,14 +157,11 @@ def _passable(name: str) -> str | None:
 
 
 def _needs_a_model(provider: str, loaded: Loaded) -> str | None:
-    """openai and bedrock have no default model of theirs: the default model id is not one of theirs."""
-    needs = {
-        "openai": f"the default, {DEFAULT_MODEL}, is an Anthropic model; name the server's model",
-        "bedrock": "Bedrock's ids differ from Anthropic's: name an inference profile or model id, like "
-        f"global.anthropic.{DEFAULT_MODEL},",
-    }
-    if provider in needs and loaded.sources["model"] == "default":
-        return f"{provider} needs a model: {needs[provider]} with --model (or model in {CONFIG_DIR}/{CONFIG_FILE})"
+    """A provider whose ids the default model id is not one of (openai, bedrock) needs one named."""
+    entry = PROVIDERS.get(provider)
+    if entry is not None and entry.needs_model and loaded.sources["model"] == "default":
+        needs = entry.needs_model.format(default=DEFAULT_MODEL)
+        return f"{provider} needs a model: {needs} with --model (or model in {CONFIG_DIR}/{CONFIG_FILE})"
     return None
 
 
@@ -197,7 +195,7 @@ class Settings:
         "Model provider: anthropic; openai, any server that speaks OpenAI's Chat Completions; bedrock, Claude "
         "on AWS Bedrock; vertex, Claude on Google Vertex AI.",
         flag=RUN,
-        rules=(_one_of(PROVIDERS), _needs_a_model),
+        rules=(_one_of(tuple(PROVIDERS)), _needs_a_model),
     )
     model: str = _setting(
         DEFAULT_MODEL, "Model id sent to the provider, in its form (Bedrock's and Vertex's ids differ).", flag=RUN

@@ -29,7 +29,7 @@ from code_commit.config import protected
 from code_commit.errors import SetupError
 from code_commit.git.config_files import git_files
 from code_commit.git.ignore import IgnoreMatch, IgnoreRules, ProtectedPatterns, fold
-from code_commit.git.layout import GitSetup, find_git_layout, read_git_setup
+from code_commit.git.layout import GitSetup, TreeListing, find_git_layout, list_tree, read_git_setup
 
 MAX_SEGMENT_BYTES = 255
 MAX_PATH_BYTES = 4096
@@ -52,23 +52,24 @@ _HFS_IGNORABLE = dict.fromkeys(
 _MISSING = object()  # a directory that does not exist yet
 
 
-def check_git_index(root: Path) -> GitSetup | None:
+def check_git_index(root: Path) -> TreeListing | None:
     """A setup error, before any model call, where git cannot read the index of the repository
     around `root` ("dubious ownership", a damaged index, no git): the guard fails closed there and
     would refuse every path of every answer, so every paid call would be wasted. Returns what git
-    said (None outside a repository)."""
+    said, the index and the files it shows below `root`, listed once for every setup check that
+    needs them (None outside a repository)."""
     layout = find_git_layout(root)
     if layout.common_dir is None:
         return None  # not a repository: there is no index to keep truthful
-    setup = read_git_setup(layout.top)
-    error = setup.index_error
+    listing = list_tree(root, layout.top)
+    error = listing.index.index_error or ("git ls-files could not list its files" if listing.shown is None else None)
     if error is not None:
         raise SetupError(
             f"git cannot read this repository's index ({error}), so code-commit cannot tell what git "
             "status would show and would refuse every change; run git status to see why and fix it "
             f"(for 'dubious ownership': git config --global --add safe.directory {layout.top})"
         )
-    return setup
+    return listing
 
 
 @dataclass(frozen=True)

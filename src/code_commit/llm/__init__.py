@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import importlib
 import os
+from collections.abc import Callable
 
 from code_commit.config.keys import ApiKey
 from code_commit.config.settings import Settings
@@ -10,6 +12,7 @@ from code_commit.errors import SetupError
 from code_commit.llm.base import Completion, Hooks, Provider, Tally, Usage
 from code_commit.llm.catalog import ModelInfo
 from code_commit.llm.endpoint import Endpoint, resolve_endpoint
+from code_commit.providers import PROVIDERS
 
 __all__ = ["Completion", "Hooks", "Provider", "Tally", "Usage", "make_provider"]
 
@@ -29,12 +32,9 @@ def make_provider(
     if endpoint is None:
         endpoint = resolve_endpoint(settings.provider, settings.base_url, "the base_url setting", os.environ, settings)
     model = model or ModelInfo(settings.model)
-    if settings.provider in ("anthropic", "bedrock", "vertex"):
-        from code_commit.llm.anthropic_api import AnthropicProvider
-
-        return AnthropicProvider(settings, key, hooks, endpoint, model)
-    if settings.provider == "openai":
-        from code_commit.llm.openai_api import OpenAIProvider
-
-        return OpenAIProvider(settings, key, hooks, endpoint, model)
-    raise SetupError(f"unknown provider {settings.provider!r}")
+    entry = PROVIDERS.get(settings.provider)
+    if entry is None:
+        raise SetupError(f"unknown provider {settings.provider!r}")
+    module, _, name = entry.client.partition(":")
+    client: Callable[..., Provider] = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    return client(settings, key, hooks, endpoint, model)

@@ -39,6 +39,7 @@ from code_commit.llm.transport import (
     status_is_transient,
     tls_context,
 )
+from code_commit.providers import KEY, PROVIDERS
 
 # Error events inside an already-open stream that are worth another attempt: Anthropic's, and the
 # exception frames of Bedrock's event-stream (which the SDK turns into error events).
@@ -299,7 +300,7 @@ class AnthropicProvider(StreamingProvider):
                 f"the {self.name} service broke off the answer with {error_type or 'an error'}: {message}"
             )
         headers = exc.response.headers
-        what = "API key" if self.settings.provider == "anthropic" else "credentials"
+        what = "API key" if PROVIDERS[self.settings.provider].credentials == KEY else "credentials"
         if status == 401:
             return ServiceError(
                 f"the {self.name} service refused the {what} from {self.key.source} (HTTP 401: {message}); "

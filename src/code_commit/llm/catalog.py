@@ -19,6 +19,7 @@ from typing import Any
 from code_commit.config.settings import FALLBACK_MAX_TOKENS, Settings, config_path
 from code_commit.errors import BudgetExceeded, SetupError
 from code_commit.llm.base import Usage
+from code_commit.providers import TABLE
 
 MODELS_FILE = Path(__file__).with_name("models.toml")
 CONFIG_TABLE = "models"
@@ -30,9 +31,8 @@ TEXTS = ("source", "checked", "notes")
 KEYS = (*NUMBERS, "tiers", *FLAGS, *TEXTS)
 TIER_KEYS = ("above", *PRICE_KEYS)
 _DATE_SUFFIX = re.compile(r"-\d{8}$")
-# Bedrock: [geo.]anthropic.<id>[-YYYYMMDD][-vN[:M]]; Vertex: <id>@YYYYMMDD.
-_BEDROCK_ID = re.compile(r"^(?:[a-z-]{2,8}\.)?anthropic\.(?P<id>[a-z0-9.-]+?)(?:-\d{8})?(?:-v\d+(?::\d+)?)?$")
-_VERTEX_ID = re.compile(r"^(?P<id>[a-z0-9.-]+)@\d{8}$")
+# The clouds' forms of a model id (Bedrock's, Vertex's): each provider's entry gives its own.
+_ID_FORMS = tuple(re.compile(entry.model_ids) for entry in TABLE if entry.model_ids)
 # Token estimates from characters, for checks made before the service has counted anything.
 # Code and prose run at about 3 to 4.5 characters per token. A prompt is refused as too long for the
 # context only on the low estimate (so a prompt that might fit is never refused), and the budget is
@@ -138,7 +138,7 @@ class Catalog:
     def _entry_name(self, model: str) -> str | None:
         """The entry for a model id as given, or in a cloud's form (Bedrock's, Vertex's), or with a date."""
         candidates = [model]
-        for form in (_BEDROCK_ID, _VERTEX_ID):
+        for form in _ID_FORMS:
             match = form.match(model)
             if match:
                 candidates.append(match["id"])

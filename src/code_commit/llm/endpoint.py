@@ -13,26 +13,12 @@ from urllib.parse import urlsplit
 
 from code_commit.config.settings import Settings
 from code_commit.errors import SetupError
+from code_commit.providers import PROVIDERS, TABLE
 
 # A cloud's default depends on the region (the SDK's clients compute the same).
-DEFAULT_URLS = {
-    "anthropic": "https://api.anthropic.com",
-    "openai": "https://api.openai.com/v1",
-    "bedrock": "https://bedrock-runtime.{region}.amazonaws.com",
-    "vertex": "https://{region}-aiplatform.googleapis.com/v1",
-}
-VERTEX_MULTI_REGION_URLS = {
-    "global": "https://aiplatform.googleapis.com/v1",
-    "us": "https://aiplatform.us.rep.googleapis.com/v1",
-    "eu": "https://aiplatform.eu.rep.googleapis.com/v1",
-}
-URL_ENV = {
-    "anthropic": "ANTHROPIC_BASE_URL",
-    "openai": "OPENAI_BASE_URL",
-    "bedrock": "ANTHROPIC_BEDROCK_BASE_URL",
-    "vertex": "ANTHROPIC_VERTEX_BASE_URL",
-}
-REGION_ENV = {"bedrock": ("AWS_REGION", "AWS_DEFAULT_REGION"), "vertex": ("CLOUD_ML_REGION",)}
+DEFAULT_URLS = {p.name: p.default_url for p in TABLE}
+URL_ENV = {p.name: p.url_env for p in TABLE}
+REGION_ENV = {p.name: p.region_env for p in TABLE if p.region_env}
 _REGION = re.compile(r"[a-z0-9-]{2,32}")
 
 
@@ -94,10 +80,8 @@ def resolve_endpoint(
         endpoint = Endpoint(env[URL_ENV[provider]].strip(), f"environment variable {URL_ENV[provider]}")
     elif provider in REGION_ENV:
         region = cloud_region(provider, settings or Settings(provider=provider), env)
-        url = VERTEX_MULTI_REGION_URLS.get(region, DEFAULT_URLS[provider]) if provider == "vertex" else ""
-        endpoint = Endpoint(
-            (url or DEFAULT_URLS[provider]).format(region=region), f"the {provider} default for {region}"
-        )
+        url = dict(PROVIDERS[provider].region_urls).get(region, DEFAULT_URLS[provider])
+        endpoint = Endpoint(url.format(region=region), f"the {provider} default for {region}")
     else:
         endpoint = Endpoint(DEFAULT_URLS[provider], f"the {provider} default")
     try:

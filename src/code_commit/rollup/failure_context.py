@@ -17,17 +17,20 @@ of `cap` characters.
 
 from __future__ import annotations
 
+import functools
 import os
 import posixpath
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from code_commit.files.confined import Tree
+from code_commit.files.ends import read_ends
 from code_commit.llm.catalog import CHARS_PER_TOKEN_HIGH_ESTIMATE, tokens_at_most
 from code_commit.rollup.imports import MAX_IMPORT_BYTES, Project, imported, subject
+from code_commit.rollup.listing import excluded_dir, list_files, tool_dirs
 from code_commit.rollup.named_files import named_files
-from code_commit.rollup.selection import excluded_dir, holds_secret, list_files, tool_dirs
+from code_commit.rollup.reading import holds_secret
 
 MAX_CANDIDATES = 48  # files read to follow their imports, or to be shown
 HOPS = 2
@@ -74,17 +77,31 @@ def failure_context(
     chosen: list[ContextFile] = []
     left = cap
     with Tree(root) as tree:
-        for path in _candidates(named, project, tree):
+        read = _reader(tree, max(MAX_IMPORT_BYTES, cap + 1))
+        for path in _candidates(named, project, read):
             if path in skip or left <= 0:
                 continue
-            data = _text(tree, path, left, encoded)
+            data = _text(read(path), left, encoded)
             if data is not None:
                 chosen.append(ContextFile(path, data))
                 left -= len(data)
     return chosen
 
 
-def _candidates(named: list[str], project: Project, tree: Tree) -> list[str]:
+def _reader(tree: Tree, limit: int) -> Callable[[str], bytes | None]:
+    """Each file read once, up to `limit` bytes (enough to follow its imports and to show it whole), or
+    None when it cannot be read: the candidates' imports and the texts shown share that one read."""
+    return functools.cache(lambda path: _read(tree, path, limit))
+
+
+def _read(tree: Tree, path: str, limit: int) -> bytes | None:
+    try:
+        return tree.read(path, limit)
+    except OSError:
+        return None
+
+
+def _candidates(named: list[str], project: Project, read: Callable[[str], bytes | None]) -> list[str]:
     """The named files; then their imports hop by hop (a package's face not counted as a hop), those that
     share a named test's subject first (`tests/test_lru.py` names `src/pkg/_lru.py`)."""
     order = list(dict.fromkeys(named))[:MAX_CANDIDATES]
@@ -97,11 +114,10 @@ def _candidates(named: list[str], project: Project, tree: Tree) -> list[str]:
             last_hop = hop == HOPS
             if last_hop and not _is_face(path):
                 continue
-            try:
-                data = tree.read(path, MAX_IMPORT_BYTES)
-            except OSError:
+            data = read(path)
+            if data is None:
                 continue
-            for found in imported(path, data, project):
+            for found in imported(path, data[:MAX_IMPORT_BYTES], project):
                 if found not in seen and len(order) < MAX_CANDIDATES:
                     seen.add(found)
                     order.append(found)
@@ -115,12 +131,8 @@ def _is_face(path: str) -> bool:
     return posixpath.basename(path) in _FACES or path.endswith(_HEADERS)
 
 
-def _text(tree: Tree, path: str, limit: int, secrets: tuple[bytes, ...]) -> str | None:
-    try:
-        data = tree.read(path, limit + 1)
-    except OSError:
-        return None
-    if len(data) > limit or b"\0" in data or holds_secret(data, secrets):
+def _text(data: bytes | None, limit: int, secrets: tuple[bytes, ...]) -> str | None:
+    if data is None or len(data) > limit or b"\0" in data or holds_secret(data, secrets):
         return None
     try:
         return data.decode("utf-8")
@@ -132,12 +144,7 @@ def read_build_log(path: Path) -> str:
     """The build log's first and last LOG_END bytes (all of it when shorter): the capped build output of
     the prompt may have cut the traceback that names the file."""
     try:
-        with open(path, "rb") as log:
-            size = os.fstat(log.fileno()).st_size
-            if size <= 2 * LOG_END:
-                return log.read().decode("utf-8", "replace")
-            head = log.read(LOG_END)
-            log.seek(size - LOG_END)
-            return (head + b"\n" + log.read(LOG_END)).decode("utf-8", "replace")
+        ends = read_ends(path, LOG_END, LOG_END)
     except OSError:
         return ""
+    return (ends.head + (b"\n" if ends.left_out else b"") + ends.tail).decode("utf-8", "replace")

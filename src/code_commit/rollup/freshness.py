@@ -1,5 +1,5 @@
 """Whether the rollup still shows the files as they are: each whole-file section (`==> path <==`
-then the file's bytes, see selection.py) compared with the file on disk, before the first call.
+then the file's bytes, see framing.py) compared with the file on disk, before the first call.
 
 A rollup made before the latest edits shows the model code that is no longer there, and an answer
 that rewrites such a file whole undoes the edits. Only whole-file sections can be compared; the

@@ -31,7 +31,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from code_commit.rollup.imports import GENERIC_STEMS, Project, imported, subject
-from code_commit.rollup.outline import outline
+from code_commit.rollup.outline import Outline, outline
 from code_commit.rollup.rules import CODE_SUFFIXES
 
 MAX_QUERY = 8192
@@ -85,6 +85,7 @@ class Relevance:
     strong: bool = False
     reasons: list[str] = field(default_factory=list)
     top: bool = False  # among the TOP_USES files that use the query's words most
+    outline: Outline | None = None  # the whole file's outline, when its definitions were scored: made once
 
 
 def split_identifier(word: str) -> list[str]:
@@ -157,7 +158,10 @@ def _score_path(query: Query, path: str, found: Relevance) -> None:
 
 
 def _score_definitions(query: Query, path: str, data: bytes, found: Relevance) -> None:
-    names = outline(path, data[:MAX_SCORED]).names
+    shape = outline(path, data[:MAX_SCORED])
+    if len(data) <= MAX_SCORED:  # the outline of all of it: the rollup shows this one, if any
+        found.outline = shape
+    names = shape.names
     defined = sorted(query.identifiers & names)
     words = sorted(query.words & {n.lower() for n in names})
     if defined:

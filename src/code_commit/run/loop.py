@@ -15,13 +15,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from code_commit.answer.accept import accept_answer
 from code_commit.answer.plan import AnswerRefused, Plan
-from code_commit.answer.planning import checked_plan
 from code_commit.builds.changes import Before
 from code_commit.builds.output import output_for_prompt
 from code_commit.config.keys import ApiKey
 from code_commit.config.redaction import Redactor
-from code_commit.config.settings import MAX_CONTINUATIONS, Settings, output_limit
+from code_commit.config.settings import Settings, output_limit
 from code_commit.console.output import Console
 from code_commit.console.plural import count
 from code_commit.errors import CodeCommitError, Stopped
@@ -32,13 +32,12 @@ from code_commit.llm import Completion, Provider, make_provider
 from code_commit.llm.catalog import Budget, load_catalog, model_notes, with_output_limit
 from code_commit.llm.endpoint import Endpoint
 from code_commit.llm.prompts import Feedback, Prompt, SystemPrompts, initial_prompt, load_system_prompts, repair_prompt
-from code_commit.llm.transport import ANSWER_TOO_LARGE
 from code_commit.logs.run_folder import DRY_RUN_PATCH, FINAL_PATCH
 from code_commit.logs.run_log import RunLog
 from code_commit.review.diffs import change_diff, patch_of, plan_changes_on_disk, write_patch
 from code_commit.review.interactive import Approved, approve
 from code_commit.rollup.failure_context import context_cap, failure_context, read_build_log
-from code_commit.rollup.selection import shown_paths
+from code_commit.rollup.framing import shown_paths
 from code_commit.run import signals
 from code_commit.run.built_trees import BuiltTrees
 from code_commit.run.model_calls import Caller, CallMeter, check_fits, report_totals, with_server_context
@@ -363,37 +362,6 @@ def listed(reasons: Sequence[str], cap: int, separator: str = "") -> str:
         parts.append(item)
         used += len(item) + len(separator)
     return separator.join(parts)
-
-
-def accept_answer(
-    root: Path,
-    completion: Completion,
-    settings: Settings,
-    guard: Guard | None = None,
-    need_blocks: bool = False,
-    secrets: Redactor | None = None,
-) -> Plan:
-    """Parse and guard an answer; raise AnswerRefused if any part of it cannot be applied (or, with
-    `need_blocks`, if it has no block at all: prose alone is no answer to a dry run)."""
-    if completion.stop_reason == "max_tokens":
-        raise AnswerRefused.of(
-            "truncated",
-            f"the answer was still cut off at the output limit ({settings.max_tokens} tokens) after "
-            f"{completion.continuations} continuation(s) of at most {MAX_CONTINUATIONS}, so none of it was "
-            "applied; give fewer or smaller files",
-        )
-    if completion.stop_reason == ANSWER_TOO_LARGE:
-        raise AnswerRefused.of(
-            "too_large",
-            f"the answer was longer than code-commit reads ({settings.answer_byte_cap:,} bytes, "
-            "max_answer_bytes), so the rest of it was not read and none of it was applied; give fewer or smaller "
-            "files, or edit blocks instead of whole files",
-        )
-    if completion.stop_reason == "refusal":
-        raise AnswerRefused.of(
-            "declined", "the model declined to answer (stop reason: refusal), so nothing was applied"
-        )
-    return checked_plan(root, completion.text, settings, guard=guard, need_edits=need_blocks, secrets=secrets)
 
 
 def _applied(run: RunContext, plan: Plan, call: int) -> None:

@@ -19,6 +19,7 @@ from code_commit.llm.endpoint import Endpoint
 from code_commit.llm.prompts import Prompt
 from code_commit.logs.run_folder import QUERY, RAW_RESPONSE, RESPONSE, THINKING, USAGE
 from code_commit.logs.run_log import RunLog
+from code_commit.providers import PROVIDERS
 from code_commit.run import emitted
 from code_commit.run.record import CallRecord, RunRecord
 
@@ -71,7 +72,8 @@ def with_server_context(
     """The model as the catalog knows it; where the catalog has no context window and the model is served
     by an OpenAI-compatible server, with the window that server publishes (asked once a run, briefly,
     never fatal: llm.server_facts.published_context)."""
-    if model.context_window is not None or settings.provider != "openai" or endpoint is None:
+    entry = PROVIDERS.get(settings.provider)
+    if model.context_window is not None or entry is None or not entry.any_server or endpoint is None:
         return model
     from code_commit.llm.server_facts import published_context
 

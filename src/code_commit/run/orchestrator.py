@@ -33,7 +33,7 @@ from code_commit.errors import BuildBlocked, BuildChangedTests, InternalError, N
 from code_commit.events.kinds import BuildStart, Observer, ignore
 from code_commit.events.kinds import NeedsHuman as HandedBack
 from code_commit.files.owner_only import make_private_dirs
-from code_commit.git.layout import GitSetup
+from code_commit.git.layout import TreeListing
 from code_commit.git.stash import GitFailed
 from code_commit.guard.policy import check_git_index
 from code_commit.logs.run_folder import (
@@ -109,12 +109,12 @@ class Orchestrator:
         assert self._log is not None, "no run folder outside the session"
         return self._log
 
-    def prepare(self, *, censored: Sequence[str] = (), builds: bool) -> GitSetup | None:
+    def prepare(self, *, censored: Sequence[str] = (), builds: bool) -> TreeListing | None:
         """The checks before the session: every secret known (`censored`: the credentials', the others
         collected here), and censored from here on; git's index
         readable (the guard fails closed without it), and, when the command builds, the sandbox probed:
         `require` without a working one is a setup error here, before anything is written. Returns
-        what git's index says (None outside a repository)."""
+        what git's index says and the files it shows, listed once (None outside a repository)."""
         secrets = collect_secrets(self.root, redact_env=self.settings.redact_env, urls=[self.settings.base_url])
         self.redact = self.console.redact = secrets.redactor(*censored)
         git = check_git_index(self.root)

@@ -15,23 +15,25 @@ from pathlib import Path
 
 from code_commit.config.settings import Settings
 from code_commit.errors import SetupError
-from code_commit.git.layout import GitSetup, find_git_layout
+from code_commit.git.layout import TreeListing, find_git_layout
+from code_commit.rollup.framing import shown_paths
 from code_commit.rollup.freshness import check_freshness
-from code_commit.rollup.selection import list_paths, shown_paths, write_rollup
+from code_commit.rollup.writing import write_rollup
 
 NAMED = 3  # untracked files named in the warning; the rest are counted
 
 
-def untracked_in_rollup(root: Path, setup: GitSetup | None, codebase: str) -> list[str]:
+def untracked_in_rollup(root: Path, listing: TreeListing | None, codebase: str) -> list[str]:
     """Raise SetupError when the project has no tracked file; else the files the rollup shows that git
     does not track and does not ignore. The rollup has no escaping, so a line inside a file's content
     can look like a header and name anything: only a file the rollup could have included counts (git
     lists it, untracked and not ignored), or a hostile file's content could make this warning tell the
     user to `git add` an ignored `.env` or a key file."""
-    if setup is None or setup.tracked is None:
+    tracked = None if listing is None else listing.index.tracked
+    if listing is None or tracked is None:
         return []  # not a repository: nothing is refused for being untracked
     prefix = find_git_layout(root).prefix
-    if not any(path.startswith(prefix) for path in setup.tracked):
+    if not any(path.startswith(prefix) for path in tracked):
         where = "this repository" if not prefix else f"{prefix.rstrip('/')}/ in this repository"
         raise SetupError(
             f"git tracks no file of {where}, and code-commit lets the model change only files git tracks "
@@ -40,11 +42,9 @@ def untracked_in_rollup(root: Path, setup: GitSetup | None, codebase: str) -> li
             "them, and the build's outputs to leave out), then run code-commit."
         )
     shown = dict.fromkeys(shown_paths(codebase))
-    candidates = [path for path in shown if prefix + path not in setup.tracked and _project_file(root, path)]
-    if not candidates:
-        return []
-    listed = set(list_paths(root))  # tracked, and untracked files git does not ignore
-    return [path for path in candidates if path.encode("utf-8", "surrogateescape") in listed]
+    candidates = [path for path in shown if prefix + path not in tracked and _project_file(root, path)]
+    listed = set(listing.shown or ())  # tracked, and untracked files git does not ignore
+    return [path for path in candidates if path in listed]
 
 
 def _project_file(root: Path, path: str) -> bool:
@@ -67,12 +67,12 @@ def untracked_warning(paths: list[str]) -> str | None:
 
 
 def stale_rollup(
-    root: Path, setup: GitSetup | None, codebase: str, query: str, settings: Settings
+    root: Path, listing: TreeListing | None, codebase: str, query: str, settings: Settings
 ) -> tuple[str | None, str | None]:
     """The rollup checked against the disk, as `stale_rollup` says: (a warning, or None; the rollup
     made again, or None). Raises SetupError under refuse, and when the refresh fails. In a repository
     only the files git lists are compared (see `untracked_in_rollup` on forged headers)."""
-    listed = None if setup is None else {p.decode("utf-8", "surrogateescape") for p in list_paths(root)}
+    listed = None if listing is None else set(listing.shown or ())
     warning = check_freshness(root, codebase, listed).message()
     if warning is None:
         return None, None

@@ -128,20 +128,7 @@ def diagnose(
     if refused:
         return _refused(refused)
     lines = [line[:MAX_LINE] for line in output.splitlines()[-MAX_LINES:]]
-    rules: Sequence[Callable[[list[str], View], Iterator[tuple[int, Diagnosis]]]] = (
-        (not_found, generated_missing)
-        if policy is None
-        else (
-            not_found,
-            generated_missing,
-            _read_only,
-            hidden_tmp_path,
-            _network,
-            nested,
-            _capability,
-            _pnpm_store_switch,
-        )
-    )
+    rules = [rule for rule, unsandboxed in RULES if unsandboxed or policy is not None]
     found = [hit for rule in rules for hit in rule(lines, view)]  # each rule yields its first hit, if any
     return min(found, key=lambda hit: hit[0])[1] if found else None
 
@@ -441,3 +428,18 @@ def _pnpm_store_switch(lines: list[str], view: View) -> Iterator[tuple[int, Diag
 
 
 __all__ = ["Diagnosis", "Host", "diagnose"]
+
+
+# Every rule of the output, and whether it holds for a build run without the sandbox, where only what
+# the setup lacks (a program, an interpreter, a dependency) can be found. The earliest evidence in the
+# output wins; on one line, the rule listed first. A new cause is one rule here, in its module.
+RULES: tuple[tuple[Rule, bool], ...] = (
+    (not_found, True),
+    (generated_missing, True),
+    (_read_only, False),
+    (hidden_tmp_path, False),
+    (_network, False),
+    (nested, False),
+    (_capability, False),
+    (_pnpm_store_switch, False),
+)

@@ -128,7 +128,7 @@ def prepare(target: Path | None) -> Path:
     _git(root, "add", "-A")
     _git(root, *GIT_IDENTITY, *NO_HOOKS, "commit", "-qm", "The demo project, tests failing")
 
-    from code_commit.rollup.selection import write_rollup
+    from code_commit.rollup.writing import write_rollup
 
     write_rollup(root)
     return root
