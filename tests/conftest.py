@@ -23,7 +23,8 @@ from typer.testing import CliRunner, Result
 from code_commit.cli.app import app
 
 from fakeapi import FakeAPI
-from support import TEST_KEY, Project, git, record_command, valid_record
+from support import TEST_KEY, Project, git
+from support.record import record_command, valid_record
 from terminal import ForkServer, Spawner, spawner
 
 KEY_VARS = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_BASE_URL", "OPENAI_API_KEY")
@@ -221,7 +222,7 @@ def wheel(session_folder: Path) -> Path:
 def sandbox_pytest() -> str:
     """A python with pytest that sandboxed builds can run: a virtualenv outside the host's /tmp (this
     run's own may be under it, which builds cannot see) with pytest copied in, made once a worker."""
-    from support import outside_tmp
+    from support.sandbox import outside_tmp
     from venv_copies import install_copies
 
     venv = outside_tmp("code-commit-pytest-") / "venv"

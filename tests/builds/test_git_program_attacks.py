@@ -18,7 +18,8 @@ from pathlib import Path
 import pytest
 
 from fakeapi import FakeAPI
-from support import Project, git, require_bwrap
+from support import Project, git
+from support.sandbox import require_bwrap
 
 require_bwrap()
 

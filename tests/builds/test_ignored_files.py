@@ -12,7 +12,8 @@ import pytest
 
 from code_commit.builds import ignored_files
 
-from support import Project, valid_record
+from support import Project
+from support.record import valid_record
 
 SANDBOXES = ["off", "require"] if shutil.which("bwrap") or os.environ.get("REQUIRE_SANDBOX_TESTS") else ["off"]
 ENV = "API_TOKEN=user-secret\n"

@@ -31,7 +31,8 @@ from code_commit.builds import diagnosis
 from code_commit.cli.commit_advice import untracked
 
 from npm_registry import NpmRegistry
-from support import git, outside_tmp, require_bwrap
+from support import git
+from support.sandbox import outside_tmp, require_bwrap
 from venv_copies import install_copies
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"

@@ -15,7 +15,8 @@ import pytest
 
 from code_commit.exits import EXIT
 
-from support import Project, require_bwrap
+from support import Project
+from support.sandbox import require_bwrap
 
 require_bwrap()
 

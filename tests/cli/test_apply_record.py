@@ -12,7 +12,8 @@ import pytest
 from code_commit.exits import BY_CODE, EXIT
 from code_commit.logs.run_log import RunLog
 
-from support import Project, git, valid_record
+from support import Project, git
+from support.record import valid_record
 
 FIX = "^^^fixed.txt\nfixed\n^^^end\n"
 GUARDED = "^^^.git/config\n[core]\n^^^end\n"

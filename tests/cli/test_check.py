@@ -14,7 +14,8 @@ import pytest
 
 from code_commit.exits import EXIT
 
-from support import Project, valid_record
+from support import Project
+from support.record import valid_record
 
 if shutil.which("bwrap") is None and not (os.environ.get("CI") or os.environ.get("REQUIRE_SANDBOX_TESTS")):
     pytest.skip("bubblewrap (bwrap) is not installed here", allow_module_level=True)

@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from support import git, valid_record
+from support import git
+from support.record import valid_record
 
 REPO = Path(__file__).resolve().parents[2]
 DEMO = REPO / "src" / "code_commit" / "cli" / "demo"

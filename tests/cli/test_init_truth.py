@@ -24,7 +24,8 @@ import pytest
 from code_commit.exits import EXIT
 
 from npm_registry import NpmRegistry
-from support import git, require_bwrap
+from support import git
+from support.sandbox import require_bwrap
 from venv_copies import install_copies
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"

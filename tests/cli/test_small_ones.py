@@ -15,7 +15,8 @@ from code_commit import __version__
 from code_commit.cli.demo import command_name
 
 from fakeapi import FakeAPI
-from support import Project, git, valid_record
+from support import Project, git
+from support.record import valid_record
 
 # Blank lines are most of a long file's lines: difflib's "autojunk" took them for junk, and showed an
 # unchanged one between two changed lines as removed and added.

@@ -9,7 +9,8 @@ import json
 
 import pytest
 
-from support import Project, git, valid_record
+from support import Project, git
+from support.record import valid_record
 
 SECRET = 'hunter2"quote\\slash-é'
 

@@ -11,7 +11,8 @@ from pathlib import Path
 from code_commit.exits import EXIT
 
 from event_lines import of_type, read, types
-from support import Project, require_bwrap
+from support import Project
+from support.sandbox import require_bwrap
 
 require_bwrap()
 

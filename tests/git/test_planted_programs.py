@@ -20,7 +20,8 @@ import pytest
 from code_commit.git.env import distrust, trusted_path
 
 from fakeapi import FakeAPI
-from support import Project, require_bwrap
+from support import Project
+from support.sandbox import require_bwrap
 
 require_bwrap()
 

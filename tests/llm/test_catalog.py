@@ -13,16 +13,11 @@ from code_commit.llm.base import Usage
 from code_commit.llm.catalog import MODELS_FILE, load_catalog
 
 from fakeapi import FakeAPI
-from support import Project
+from support import Project, logged
 
 FIX = "^^^fixed.txt\nfixed\n^^^end\n"
 WRONG = "^^^wrong.txt\nnope\n^^^end\n"
 CATALOG = load_catalog(Path("/nonexistent"))
-
-
-def logged(project: Project) -> dict[str, str]:
-    (run,) = project.run_dirs()
-    return {p.name: p.read_text() for p in sorted(run.iterdir())}
 
 
 def test_every_entry_names_its_source_and_the_day_it_was_read() -> None:

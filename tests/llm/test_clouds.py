@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from fakeapi import PREFILL_MESSAGE, FakeAPI
-from support import Project
+from support import Project, logged
 
 FIX = "^^^fixed.txt\nfixed\n^^^end\n"
 WRONG = "^^^wrong.txt\nnope\n^^^end\n"
@@ -23,11 +23,6 @@ ACCESS_KEY = "AKIAFAKEEXAMPLE7Q4ZZ"
 SECRET_KEY = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYFAKESECRETKEY"
 SESSION_TOKEN = "IQoJb3JpZ2luX2VjEFAKESESSIONTOKENabcdefghijklmnop"
 BEDROCK_MODEL = "global.anthropic.claude-sonnet-5-5"
-
-
-def logged(project: Project) -> dict[str, str]:
-    (run,) = project.run_dirs()
-    return {p.name: p.read_text() for p in sorted(run.iterdir())}
 
 
 def everything_shown(project: Project, api: FakeAPI, result) -> str:

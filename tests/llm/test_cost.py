@@ -16,7 +16,7 @@ from code_commit.llm.base import Usage
 from code_commit.llm.catalog import load_catalog
 
 from fakeapi import FakeAPI
-from support import Project
+from support import Project, logged
 
 FIX = "^^^fixed.txt\nfixed\n^^^end\n"
 WRONG = "^^^wrong.txt\nnope\n^^^end\n"
@@ -35,11 +35,6 @@ COST = (1000 * 3 + 200 * 15 + 3000 * 3.75 + 5000 * 0.30) / 1_000_000
 @pytest.fixture(autouse=True)
 def _priced_model(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("CODE_COMMIT_MODEL", MODEL)
-
-
-def logged(project: Project) -> dict[str, str]:
-    (run,) = project.run_dirs()
-    return {p.name: p.read_text() for p in sorted(run.iterdir())}
 
 
 def test_every_call_reports_its_tokens_and_cost_and_the_run_its_totals(project: Project, api: FakeAPI, cli) -> None:

@@ -10,7 +10,7 @@ import socket
 import pytest
 
 from fakeapi import FakeAPI
-from support import TEST_KEY, Project
+from support import TEST_KEY, Project, logged
 
 FIX = "^^^fixed.txt\nfixed\n^^^end\n"
 OPENAI_KEY = "sk-openai-test-0123456789-KEYab"
@@ -23,11 +23,6 @@ def closed_url() -> str:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
     return f"http://127.0.0.1:{port}"
-
-
-def logged(project: Project) -> dict[str, str]:
-    (run,) = project.run_dirs()
-    return {p.name: p.read_text() for p in sorted(run.iterdir())}
 
 
 def test_a_refused_connection_is_given_up_on_after_three_attempts_naming_the_url_and_its_source(

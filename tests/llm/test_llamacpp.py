@@ -13,7 +13,7 @@ from contextlib import ExitStack
 import pytest
 
 from llamacpp_server import LlamaServer
-from support import Project
+from support import Project, logged
 
 MODEL = "qwen2.5-coder-0.5b-instruct"
 FIX = "^^^fixed.txt\nfixed\n^^^end\n"
@@ -39,11 +39,6 @@ def run(cli):
         return result, json.loads(result.stdout)
 
     return invoke
-
-
-def logged(project: Project) -> dict[str, str]:
-    (folder,) = project.run_dirs()
-    return {p.name: p.read_text() for p in sorted(folder.iterdir())}
 
 
 def estimate(chars: int) -> int:

@@ -12,7 +12,7 @@ import pytest
 from code_commit.config.settings import Settings
 
 from fakeapi import FakeAPI
-from support import Project, git
+from support import Project, git, logged
 
 FIX = "^^^fixed.txt\nfixed\n^^^end\n"
 PARTIAL = "^^^partial.txt\nfrom a broken answer\n^^^end\n^^^fixed.txt\nfix"
@@ -28,11 +28,6 @@ def openai(api: FakeAPI, monkeypatch: pytest.MonkeyPatch, cli):
         return cli("--provider", "openai", "--model", "gpt-fake", "--base-url", f"{api.url}/v1", *args, env=env)
 
     return run
-
-
-def logged(project: Project) -> dict[str, str]:
-    (run,) = project.run_dirs()
-    return {p.name: p.read_text() for p in sorted(run.iterdir())}
 
 
 def test_a_run_through_an_openai_compatible_server(project: Project, api: FakeAPI, openai) -> None:

@@ -10,7 +10,7 @@ from code_commit.llm.openai_api import prompt_cache_key, token_field_for
 from code_commit.llm.prompts import Prompt, Section
 
 from fakeapi import OPENAI_MAX_TOKENS_MESSAGE, FakeAPI
-from support import Project
+from support import Project, logged
 
 FIX = "^^^fixed.txt\nfixed\n^^^end\n"
 WRONG = "^^^wrong.txt\nnope\n^^^end\n"
@@ -25,11 +25,6 @@ def openai(api: FakeAPI, monkeypatch: pytest.MonkeyPatch, cli):
         return cli("--provider", "openai", "--model", model, "--base-url", f"{api.url}/v1", *args, env=env)
 
     return run
-
-
-def logged(project: Project) -> dict[str, str]:
-    (run,) = project.run_dirs()
-    return {p.name: p.read_text() for p in sorted(run.iterdir())}
 
 
 def test_gpt_6_repairs_a_project_against_a_service_that_refuses_max_tokens(

@@ -10,16 +10,11 @@ import json
 import pytest
 
 from fakeapi import FakeAPI
-from support import TEST_KEY, Project
+from support import TEST_KEY, Project, logged
 
 FIX = "^^^fixed.txt\nfixed\n^^^end\n"
 # Thinking that drafts a block: were it parsed, planted.txt would be written.
 DRAFT = "The build needs fixed.txt. A first draft:\n^^^planted.txt\nfrom the thinking\n^^^end\nNo, simpler."
-
-
-def logged(project: Project) -> dict[str, str]:
-    (run,) = project.run_dirs()
-    return {p.name: p.read_text() for p in sorted(run.iterdir())}
 
 
 @pytest.mark.parametrize("whole", [False, True], ids=["streamed", "whole JSON answer"])

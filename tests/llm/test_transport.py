@@ -25,16 +25,11 @@ from code_commit.llm.transport import (
 )
 
 from fakeapi import FakeAPI
-from support import TEST_KEY, Project, git
+from support import TEST_KEY, Project, git, logged
 
 FIX = "^^^fixed.txt\nfixed\n^^^end\n"
 # A complete block before the cut: if anything of a broken answer were applied, partial.txt would exist.
 PARTIAL = "Fixing.\n^^^partial.txt\nfrom a broken answer\n^^^end\n^^^fixed.txt\nfix"
-
-
-def logged(project: Project) -> dict[str, str]:
-    (run,) = project.run_dirs()
-    return {p.name: p.read_text() for p in sorted(run.iterdir())}
 
 
 def untouched(project: Project) -> bool:

@@ -12,15 +12,10 @@ import pytest
 from code_commit.llm.continuation import LEADING_LINES, continuation_of, join
 
 from fakeapi import PREFILL_MESSAGE, FakeAPI
-from support import Project, git
+from support import Project, git, logged
 
 FIX = "^^^fixed.txt\nfixed\n^^^end\n"
 OPENAI_KEY = "sk-openai-test-0123456789-KEYab"
-
-
-def logged(project: Project) -> dict[str, str]:
-    (run,) = project.run_dirs()
-    return {p.name: p.read_text() for p in sorted(run.iterdir())}
 
 
 def turns(request) -> list[tuple[str, str]]:

@@ -13,7 +13,8 @@ import pexpect
 import pytest
 
 from fakeapi import FakeAPI
-from support import Project, valid_record
+from support import Project
+from support.record import valid_record
 from terminal import Spawner
 
 TWENTY = "".join(f"line {n}\n" for n in range(1, 21))

@@ -18,7 +18,10 @@ import pytest
 from code_commit.exits import EXIT
 
 from fakeapi import FakeAPI
-from support import CALC_BUGGY, CALC_FIXED, CALC_TEST, Project, require_bwrap, valid_record
+from support import Project
+from support.calc import CALC_BUGGY, CALC_FIXED, CALC_TEST
+from support.record import valid_record
+from support.sandbox import require_bwrap
 
 require_bwrap()
 

@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 
 from fakeapi import FakeAPI
-from support import Project, require_bwrap
+from support import Project
+from support.sandbox import require_bwrap
 
 require_bwrap()
 

@@ -19,7 +19,8 @@ from code_commit.run import loop as run_module
 from code_commit.run import orchestrator
 
 from fakeapi import FakeAPI
-from support import TEST_KEY, Project, git, valid_record
+from support import TEST_KEY, Project, git
+from support.record import valid_record
 
 FIX = "^^^fixed.txt\nfixed\n^^^end\n"
 DISK_FULL = OSError(errno.ENOSPC, f"No space left on device (near {TEST_KEY})")

@@ -20,7 +20,8 @@ from code_commit.errors import LockHeld
 from code_commit.run.lock import ProjectLock
 
 from fakeapi import FakeAPI
-from support import Project, valid_record
+from support import Project
+from support.record import valid_record
 
 FIX = "^^^fixed.txt\nfixed\n^^^end\n"
 

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 from fakeapi import FakeAPI
-from support import TEST_KEY, Project, git
+from support import TEST_KEY, Project, git, logged
 
 FIX = "^^^fixed.txt\nfixed\n^^^end\n"
 
@@ -14,11 +14,6 @@ FIX = "^^^fixed.txt\nfixed\n^^^end\n"
 def user_text(request) -> str:
     """The user turn of a recorded Messages request: everything but the system prompts."""
     return "".join(block["text"] for message in request.json["messages"] for block in message["content"])
-
-
-def logged(project: Project) -> dict[str, str]:
-    (run,) = project.run_dirs()
-    return {p.name: p.read_text() for p in sorted(run.iterdir())}
 
 
 def test_build_passes_after_the_initial_answer(project: Project, api: FakeAPI, cli) -> None:

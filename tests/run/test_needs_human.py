@@ -12,7 +12,8 @@ import pytest
 from code_commit.exits import EXIT
 
 from fakeapi import FakeAPI
-from support import TEST_KEY, Project, git, valid_record
+from support import TEST_KEY, Project, git
+from support.record import valid_record
 
 HAND_BACK = "^^^needs-human\ntest_add expects add(2, 2) == 5; the query says add must sum.\n^^^end\n"
 

@@ -16,7 +16,9 @@ from code_commit.apply.aside import held_aside
 from code_commit.exits import EXIT
 
 from fakeapi import FakeAPI
-from support import CALC_FIXED, Project, pytest_calc, require_bwrap
+from support import Project
+from support.calc import CALC_FIXED, pytest_calc
+from support.sandbox import require_bwrap
 
 require_bwrap()
 

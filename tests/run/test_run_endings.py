@@ -14,7 +14,8 @@ import pytest
 from code_commit.files import confined as tree
 
 from fakeapi import FakeAPI
-from support import TEST_KEY, Project, git, valid_record
+from support import TEST_KEY, Project, git
+from support.record import valid_record
 
 FIX = "^^^fixed.txt\nfixed\n^^^end\n"
 FIELDS = {

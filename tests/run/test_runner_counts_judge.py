@@ -14,7 +14,9 @@ import pytest
 from code_commit.exits import EXIT
 
 from fakeapi import FakeAPI
-from support import CALC_BUGGY, CALC_FIXED, Project, pytest_calc, require_bwrap
+from support import Project
+from support.calc import CALC_BUGGY, CALC_FIXED, pytest_calc
+from support.sandbox import require_bwrap
 
 require_bwrap()
 

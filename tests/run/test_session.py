@@ -13,7 +13,8 @@ from code_commit.apply.journal import MANIFEST
 
 from fakeapi import FakeAPI
 from interrupted import interrupt_an_apply
-from support import Project, git, valid_record
+from support import Project, git
+from support.record import valid_record
 
 FIX = "^^^fixed.txt\nfixed\n^^^end\n"
 

@@ -16,7 +16,8 @@ from code_commit.git.ignore import GitUnanswered
 from code_commit.testguard.files import TestPaths
 
 from fakeapi import FakeAPI
-from support import CALC_BUGGY, CALC_FIXED, CALC_TEST, Project, git
+from support import Project, git
+from support.calc import CALC_BUGGY, CALC_FIXED, CALC_TEST
 
 FIX = f"^^^calc.py\n{CALC_FIXED}^^^end\n"
 PYPROJECT = '[project]\nname = "calc"\nversion = "1.0"\n\n[tool.pytest.ini_options]\ntestpaths = ["tests"]\n'

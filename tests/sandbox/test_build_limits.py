@@ -26,7 +26,9 @@ from code_commit.sandbox.cgroups import Hierarchy
 from code_commit.sandbox.limits import BuildLimits
 
 from fakeapi import FakeAPI
-from support import Project, require_bwrap, valid_record
+from support import Project
+from support.record import valid_record
+from support.sandbox import require_bwrap
 
 REQUIRED = bool(os.environ.get("CI") or os.environ.get("REQUIRE_SANDBOX_TESTS"))
 require_bwrap()

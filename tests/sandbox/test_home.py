@@ -22,7 +22,7 @@ from code_commit.sandbox.bubblewrap import choose, wrap
 from code_commit.sandbox.home import home_view
 from code_commit.sandbox.toolchains import PRUNE_REMOVE, cache_folder, prepare_cache, prune_caches
 
-from support import outside_tmp, require_bwrap
+from support.sandbox import outside_tmp, require_bwrap
 
 require_bwrap()
 

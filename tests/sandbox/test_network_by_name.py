@@ -21,7 +21,8 @@ from code_commit.exits import EXIT
 
 from npm_registry import NpmRegistry
 from pypi_index import PypiIndex, wheel
-from support import Project, git, require_bwrap
+from support import Project, git
+from support.sandbox import require_bwrap
 
 BWRAP = shutil.which("bwrap")
 require_bwrap()

@@ -28,7 +28,8 @@ from code_commit.config.redaction import Redactor
 from code_commit.sandbox.bubblewrap import BUBBLEWRAP, choose, policy, wrap
 
 from fakeapi import FakeAPI
-from support import TEST_KEY, Project, git, outside_tmp, require_bwrap
+from support import TEST_KEY, Project, git
+from support.sandbox import outside_tmp, require_bwrap
 
 BWRAP = shutil.which("bwrap")
 require_bwrap()

@@ -20,7 +20,8 @@ from code_commit.sandbox.allowlist import TABLE, allowed
 from code_commit.sandbox.withheld import CREDENTIAL_STORES, build_environment, hidden_stores
 
 from fakeapi import FakeAPI
-from support import TEST_KEY, Project, outside_tmp, require_bwrap
+from support import TEST_KEY, Project
+from support.sandbox import outside_tmp, require_bwrap
 
 require_bwrap()
 

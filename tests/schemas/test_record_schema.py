@@ -35,7 +35,7 @@ from code_commit.schemas import SCHEMA_VERSION
 from code_commit.testguard.counts import CountCheck
 from code_commit.testguard.rule import CHANGED, CREATED, DELETED
 
-from support import RECORD_COMMANDS, record_schema, valid_record
+from support.record import RECORD_COMMANDS, record_schema, valid_record
 
 SCHEMA = record_schema()
 ROOT = Path(__file__).resolve().parents[2]
