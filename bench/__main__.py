@@ -1,6 +1,6 @@
 """Run every benchmark scenario and print one table.
 
-    .venv/bin/python -m bench [--repeat N] [--only startup,apply,hostile,rollup,build,tokens,recall]
+    .venv/bin/python -m bench [--repeat N] [--only startup,apply,hostile,rollup,build,gate,tokens,recall]
     .venv/bin/python -m bench repair --mode scripted|live|local   (bench/repair/run.py)
 
 Each comparison is measured side by side in the same run (alternating runs, best of N), on data
@@ -16,29 +16,18 @@ import platform
 import sys
 import time
 import traceback
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from . import apply, build_output, gate, hostile_answers, recall, rollup, startup, tokens
-from .harness import Row, error_row, format_header, format_row
-
-Scenario = Callable[[int], Iterable[Row]]
-
-SCENARIOS: dict[str, Scenario] = {
-    "startup": startup.run,
-    "apply": apply.run,
-    "hostile": hostile_answers.run,
-    "rollup": rollup.run,
-    "build": build_output.run,
-    "gate": gate.run,
-    "tokens": tokens.run,
-    "recall": recall.run,
-}
+from .checks import some_rows
+from .harness import error_row, format_header, format_row
+from .scenarios import SCENARIOS, Scenario
 
 
 def main(argv: Sequence[str] | None = None, scenarios: Mapping[str, Scenario] = SCENARIOS) -> int:
-    """Print the table row by row as each completes; a failing scenario's row shows its error, and
-    the rest still run. Returns 1 if any scenario failed."""
+    """Print the table row by row as each completes; a failing scenario's row shows its error (one that
+    measured nothing, or printed no row, fails: checks.py), and the rest still run. Returns 1 if any
+    scenario failed."""
     if argv is None:
         argv = sys.argv[1:]
     if argv[:1] == ["repair"]:  # the repair corpus has its own flags (mode, provider, model)
@@ -66,7 +55,7 @@ def main(argv: Sequence[str] | None = None, scenarios: Mapping[str, Scenario] = 
     for name in names:
         started = time.perf_counter()
         try:
-            for row in scenarios[name](args.repeat):
+            for row in some_rows(name, scenarios[name].run(args.repeat)):
                 print(format_row(row), flush=True)
         except Exception as error:  # the table goes on: one broken scenario must not cost the others
             failed += 1

@@ -15,6 +15,7 @@ from pathlib import Path
 from code_commit.answer.caret_blocks import WriteFile, render_answer
 from code_commit.review.diffs import file_diff
 
+from .checks import require, require_tracked
 from .harness import BIN, Command, Row, bench_env, commit_fixture, side_by_side
 
 SIZES = (100, 1000, 10000)
@@ -54,12 +55,31 @@ def generate(root: Path, files: int) -> tuple[Path, Path]:
     return answer, patch
 
 
+def applied(root: Path, files: int, by: str) -> None:
+    """Every file of the change is rewritten as the answer says: a refused or partial apply would be
+    timed as a fast one."""
+    changed = subprocess.run(
+        ["git", "diff", "--name-only", "-z"], cwd=root, env=bench_env(), capture_output=True, check=True
+    ).stdout.count(b"\0")
+    last = files - 1
+    path = root / f"src/d{last // FILES_PER_DIR:03d}/f{last:05d}.py"
+    require(
+        changed == files and path.read_text() == _content(last, "new"),
+        f"{by} changed {changed} of the {files} files it was given in {root}",
+    )
+
+
+def smallest() -> Iterator[Row]:
+    return run(0, sizes=(10,))
+
+
 def run(repeat: int, sizes: tuple[int, ...] = SIZES) -> Iterator[Row]:
     for files in sizes:
         with tempfile.TemporaryDirectory(prefix="bench-apply-") as tmp:
             root = Path(tmp) / "repo"
             root.mkdir()
             answer, patch = generate(root, files)
+            require_tracked(root, files)
             env = bench_env()
 
             def reset(root: Path = root, env: dict[str, str] = env) -> None:
@@ -76,8 +96,14 @@ def run(repeat: int, sizes: tuple[int, ...] = SIZES) -> Iterator[Row]:
                     root,
                     reset=reset,
                     env=bench_env(CODE_COMMIT_MAX_ANSWER_BYTES=str(answer.stat().st_size)),
+                    check=lambda root=root, files=files: applied(root, files, "code-commit apply"),
                 ),
-                "reference": Command(["git", "apply", str(patch)], root, reset=reset),
+                "reference": Command(
+                    ["git", "apply", str(patch)],
+                    root,
+                    reset=reset,
+                    check=lambda root=root, files=files: applied(root, files, "git apply"),
+                ),
             }
             best = side_by_side(repeat, commands)
             size = answer.stat().st_size

@@ -14,6 +14,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+from .checks import require
 from .harness import Command, Row, side_by_side
 
 MEGABYTES = 100
@@ -29,6 +30,7 @@ root = Path(sys.argv[1])
 result = run_build(root, root / "build.txt", Redactor.of(["sk-bench-secret-0123456789"]), 600)
 text = output_for_prompt(result.output, 60000)
 (root / "prompt.txt").write_text(text)
+(root / "ran.txt").write_text(f"{result.exit_code} {result.start_error}")
 """
 
 
@@ -55,6 +57,20 @@ def run(repeat: int, megabytes: int = MEGABYTES) -> list[Row]:
     return [_row(repeat, megabytes, kind) for kind in NOISE]
 
 
+def smallest() -> list[Row]:
+    return run(0, megabytes=1)
+
+
+def _ran(root: Path) -> None:
+    """build.sh ran to its end (exit 1, as written) and its output was logged and compacted: a build
+    that could not start would be timed as a fast one."""
+    ran = (root / "ran.txt").read_text()
+    logged = (root / "build.txt").stat().st_size
+    prompt = (root / "prompt.txt").read_text()
+    require(ran == "1 None", f"build.sh did not run to its `exit 1` (exit code, start error: {ran}) in {root}")
+    require(logged > 0 and "error: failure number 0" in prompt, f"the build's output was not captured in {root}")
+
+
 def _row(repeat: int, megabytes: int, kind: str) -> Row:
     from code_commit.builds.output import LOG_CAP
 
@@ -63,7 +79,7 @@ def _row(repeat: int, megabytes: int, kind: str) -> Row:
         (root / "build.sh").write_text(_build_script(megabytes, NOISE[kind]))
         (root / "build.sh").chmod(0o755)
         commands = {
-            "ours": Command([sys.executable, "-c", DRIVER, str(root)], root),
+            "ours": Command([sys.executable, "-c", DRIVER, str(root)], root, check=lambda: _ran(root)),
             "reference": Command(["sh", "build.sh"], root, expect=1),
         }
         best = side_by_side(repeat, commands)

@@ -15,6 +15,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+from .checks import require, require_tracked
 from .harness import Command, Row, commit_fixture, side_by_side
 
 FILES = 20_000
@@ -37,9 +38,11 @@ run_folder.mkdir(parents=True, exist_ok=True)
 GATED = (
     SETUP
     + """
-checked_build(
-    root, run_folder, run_folder / "build.txt", Redactor(), Settings(), Sandbox("off", NONE), watch=BuildWatch(root)
+watch = BuildWatch(root)
+result = checked_build(
+    root, run_folder, run_folder / "build.txt", Redactor(), Settings(), Sandbox("off", NONE), watch=watch
 )
+(run_folder / "gated.txt").write_text(f"{result.exit_code} {len(watch.shown)}")
 """
 )
 BARE = (
@@ -63,12 +66,24 @@ def make_repository(root: Path, files: int = FILES, folders: int = FOLDERS) -> N
     commit_fixture(root)
 
 
+def smallest() -> list[Row]:
+    return run(0, files=100)
+
+
+def _watched(root: Path, files: int) -> None:
+    """The gated build ran build.sh (exit 0) and its watch saw every tracked file."""
+    facts = (root / "agent-config" / "logs" / "bench" / "gated.txt").read_text().split()
+    require(facts[0] == "0", f"the gated build.sh did not pass (exit {facts[0]}) in {root}")
+    require(int(facts[1]) >= files, f"the build watch saw {facts[1]} files of the {files} tracked in {root}")
+
+
 def run(repeat: int, files: int = FILES) -> list[Row]:
     with tempfile.TemporaryDirectory(prefix="bench-gate-") as tmp:
         root = Path(tmp)
         make_repository(root, files)
+        require_tracked(root, files)
         commands = {
-            "ours": Command([sys.executable, "-c", GATED, str(root)], root),
+            "ours": Command([sys.executable, "-c", GATED, str(root)], root, check=lambda: _watched(root, files)),
             "reference": Command([sys.executable, "-c", BARE, str(root)], root),
         }
         best = side_by_side(repeat, commands)

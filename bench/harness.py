@@ -67,6 +67,7 @@ class Command:
     stdin: Path | None = None
     expect: int | None = 0  # exit code; None accepts any
     reset: Callable[[], None] | None = None  # untimed, before every run
+    check: Callable[[], None] | None = None  # untimed, after its first run: it did what it claims (checks.py)
 
     def run(self) -> Measure:
         if self.reset:
@@ -111,9 +112,16 @@ sys.exit(os.waitstatus_to_exitcode(status))
 
 
 def side_by_side(repeat: int, commands: Mapping[str, Command]) -> dict[str, Measure]:
-    """Warm every command once, then run them in turn `repeat` times; keep each one's best time."""
-    for command in commands.values():
-        command.run()
+    """Warm every command once (and check what that run did), then run them in turn `repeat` times;
+    keep each one's best time. With `repeat` 0 the warm-up runs are the measure (a scenario's smallest
+    run, which only shows that it measures something)."""
+    warm = {}
+    for name, command in commands.items():
+        warm[name] = command.run()
+        if command.check:
+            command.check()
+    if repeat == 0:
+        return warm
     best: dict[str, Measure] = {}
     for _ in range(repeat):
         for name, command in commands.items():  # alternating: machine noise hits all alike

@@ -3,6 +3,8 @@ run reads (`Settings.answer_byte_cap`) on a 100,000-line file, an answer against
 450 paths 2,041 folders deep; and a run's setup with a sparse 4 GiB codeRollup.txt.
 
 Ours: `code-commit apply --check [--json]` (or a `--dry-run`) in a fresh process (time and peak RSS).
+Each must end as the row claims, or the scenario fails: every answer here is refused (exit 7, with a
+report), the sparse rollup stops the setup (exit 2) by its size; a crash would otherwise be timed.
 The reference, when BENCH_BEFORE names another `code-commit` (an earlier checkout's), is that one,
 measured side by side on the same fixture: before and after. Target: every answer decided in under
 3 s, with a report that does not grow with the pairs.
@@ -16,7 +18,9 @@ import tempfile
 from pathlib import Path
 
 from code_commit.config.settings import Settings
+from code_commit.exits import EXIT
 
+from .checks import output_of, require
 from .harness import BIN, Command, Measure, Row, bench_env, commit_fixture, side_by_side
 
 TARGET_SECONDS = 3.0
@@ -87,9 +91,14 @@ def _file(kind: str, lines: int) -> str:
     return "".join(f"line {i}\n" for i in range(lines))
 
 
-def run(repeat: int) -> list[Row]:
+def smallest() -> list[Row]:
+    return run(0, cases=1)
+
+
+def run(repeat: int, cases: int | None = None) -> list[Row]:
+    """The rows of the first `cases` answers (all by default), then the sparse rollup's."""
     rows = []
-    for name, lines, kind, answer, flags in _cases():
+    for name, lines, kind, answer, flags in _cases()[:cases]:
         with tempfile.TemporaryDirectory(prefix="bench-hostile-") as tmp:
             root = Path(tmp) / "repo"
             root.mkdir()
@@ -100,11 +109,12 @@ def run(repeat: int) -> list[Row]:
             path = Path(tmp) / "answer.txt"
             path.write_text(answer)
             argv = [str(BIN / "code-commit"), "apply", "--check", *flags, str(path)]
-            commands = {"ours": Command(argv, root, expect=None)}
+            commands = {"ours": Command(argv, root, expect=EXIT.REFUSED)}
             if BEFORE:
                 commands["before"] = Command([BEFORE, *argv[1:]], root, expect=None)
             best = side_by_side(repeat, commands)
-            report = subprocess.run(argv, cwd=root, env=env, capture_output=True, text=True)
+            report = output_of(argv, root, env)
+            require(report.stdout.strip() != "", f"{name}: refused with no report: {report.stderr[-2000:]}")
             note = f"report {len(report.stdout):,} chars"
             if BEFORE:
                 earlier = subprocess.run([BEFORE, *argv[1:]], cwd=root, env=env, capture_output=True, text=True)
@@ -137,6 +147,13 @@ def _sparse_rollup(repeat: int) -> Row:
             fh.truncate(4 << 30)
         env = bench_env(ANTHROPIC_API_KEY="sk-ant-bench-0123456789", ANTHROPIC_BASE_URL="http://127.0.0.1:9")
         commit_fixture(root, "base")
-        command = Command([str(BIN / "code-commit"), "--dry-run", "--timeout", "60"], root, env=env, expect=2)
+        argv = [str(BIN / "code-commit"), "--dry-run", "--timeout", "60"]
+
+        def by_its_size() -> None:
+            said = output_of(argv, root, env).stderr
+            refused = "codeRollup.txt" in said and "GiB" in said
+            require(refused, f"the setup did not refuse the rollup by its size: {said}")
+
+        command = Command(argv, root, env=env, expect=EXIT.SETUP, check=by_its_size)
         best = side_by_side(repeat, {"ours": command})
     return _row("setup: a sparse 4 GiB codeRollup.txt", "4 GiB (sparse)", best, "exit 2, refused by its size")

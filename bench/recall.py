@@ -34,6 +34,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .checks import require
 from .harness import REPO, Row, bench_env, commit_fixture
 
 FIXTURES = REPO / "tests" / "fixtures"
@@ -168,11 +169,13 @@ def whole_in_rollup(root: Path, python: str, env: dict[str, str], budget: int, t
         capture_output=True,
     )
     rollup = (root / "agent-config" / "codeRollup.txt").read_text(encoding="utf-8")
+    require(rollup.startswith("==> "), f"`code-commit rollup` included no file of {root}")
     return f"==> {target} <==" in rollup.splitlines()
 
 
-def first_repair_prompt(root: Path, python: str, env: dict[str, str]) -> str | None:
-    """The text of the first repair prompt of a real run whose model answers the first call with prose."""
+def first_repair_prompt(root: Path, python: str, env: dict[str, str]) -> str:
+    """The text of the first repair prompt of a real run whose model answers the first call with prose;
+    EmptyMeasurement if the run never asked for a repair (it stopped at setup, or the build passed)."""
     sys.path.insert(0, str(REPO / "tests"))
     from fakeapi import FakeAPI
 
@@ -182,9 +185,16 @@ def first_repair_prompt(root: Path, python: str, env: dict[str, str]) -> str | N
         (root / "agent-config" / "config.toml").write_text(
             f'base_url = "{api.url}"\nmax_repairs = 1\nretry_attempts = 1\n'
         )
-        subprocess.run([python, "-m", "code_commit"], cwd=root, env=env, capture_output=True, timeout=BUILD_TIMEOUT)
+        done = subprocess.run(
+            [python, "-m", "code_commit"], cwd=root, env=env, capture_output=True, text=True, timeout=BUILD_TIMEOUT
+        )
         requests = api.requests
-    return requests[1].prompt_text if len(requests) > 1 else None
+    require(
+        len(requests) > 1,
+        f"the run in {root} sent {len(requests)} requests, no repair prompt "
+        f"(exit {done.returncode}): {done.stderr[-2000:]}",
+    )
+    return requests[1].prompt_text
 
 
 def in_prompt(prompt: str, target: str) -> bool:
@@ -242,6 +252,7 @@ def measure(
             finally:
                 (root / target).write_text(original, encoding="utf-8")
                 subprocess.run(["git", "clean", "-fdq", "-e", "/agent-config"], cwd=root, env=env, check=True)
+    require(tally.killed > 0, f"{project.name}: none of {tries} mutants failed the build: nothing was measured")
     return tally
 
 
@@ -265,12 +276,22 @@ def rows(tallies: dict[str, Tally], budgets: Sequence[int], label: str) -> list[
     return out
 
 
-def run(repeat: int, python: str = sys.executable, mutants: int = MUTANTS, small: int = SMALL_BUDGET) -> list[Row]:
+def smallest() -> list[Row]:
+    """One killed mutant of jsmn (its build is one C file), at the default budget."""
+    return run(0, mutants=1, budgets=(DEFAULT_BUDGET,), projects=("jsmn",))
+
+
+def run(
+    repeat: int,
+    python: str = sys.executable,
+    mutants: int = MUTANTS,
+    budgets: tuple[int, ...] = (DEFAULT_BUDGET, SMALL_BUDGET),
+    projects: tuple[str, ...] = tuple(p.name for p in PROJECTS),
+) -> list[Row]:
     del repeat  # counts, not timings
-    budgets = (DEFAULT_BUDGET, small)
     tallies: dict[str, Tally] = {}
     total = Tally()
-    for project in PROJECTS:
+    for project in (p for p in PROJECTS if p.name in projects):
         tallies[project.name] = measure(project, python, mutants, budgets, verbose=False)
         total.add(tallies[project.name])
     tallies["all"] = total

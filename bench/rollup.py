@@ -4,6 +4,10 @@
 The repository holds small text files across nested directories, a few binaries and a few files
 over the 256 KiB cap, all committed, so both commands see the same file list.
 
+Every figure is checked against its input before its row is printed (checks.py): the fixtures'
+files are tracked (the rollup reads nothing else: until 2026-11-28 the quality rows rolled up a
+`git init`ed project with nothing added, and printed 0%), and each rollup included some.
+
 Quality: the share of the rollup that is the project's own source and tests, by default, on
 projects shaped like the three libraries code-commit was first tried on (tests/shaped_projects.py:
 a big uv.lock, .po catalogs, about a thousand tiny test-vector files), against the first rollup,
@@ -16,21 +20,22 @@ rollup, with the query (ours) and without it (reference)? Target: whole at every
 
 from __future__ import annotations
 
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
 from code_commit.config.settings import Settings
+from code_commit.rollup.framing import Rollup
 from code_commit.rollup.writing import write_rollup
 
-from .harness import REPO, Command, Row, bench_env, commit_fixture, side_by_side
+from .checks import require, require_tracked, tracked
+from .harness import REPO, Command, Row, commit_fixture, side_by_side
 
 REFERENCE = "git ls-files -z | xargs -0 cat > /dev/null"
 FILES = 20000
 QUALITY_TARGET = 0.80
 PLANTED = 400
-TARGET = PLANTED - 21  # in the last folder, among the largest files: the last a plain ranking would take
+FROM_END = 21  # the target's place: in the last folder, among the largest files: the last a plain ranking takes
 PLANTED_BUDGETS = (2_000, 5_000, 20_000, 100_000)
 QUERY = "parse_config crashes on a line without '=': it should skip such lines.\n"
 
@@ -58,16 +63,37 @@ def generate(root: Path, files: int) -> int:
     return total
 
 
-def run(repeat: int, files: int = FILES) -> list[Row]:
-    return speed(repeat, files) + quality() + planted()
+def run(
+    repeat: int,
+    files: int = FILES,
+    scale: float = 1.0,
+    modules: int = PLANTED,
+    budgets: tuple[int, ...] = PLANTED_BUDGETS,
+) -> list[Row]:
+    return speed(repeat, files) + quality(scale) + planted(modules, budgets)
+
+
+def smallest() -> list[Row]:
+    return run(0, files=100, scale=0.2, modules=30, budgets=(2_000,))
+
+
+def _included(root: Path, result: Rollup) -> None:
+    """The rollup read something: a rollup of nothing would make every share and every `whole` 0."""
+    require(result.included > 0, f"the rollup of {root} included no file: {result.summary()}")
 
 
 def speed(repeat: int, files: int) -> list[Row]:
     with tempfile.TemporaryDirectory(prefix="bench-rollup-") as tmp:
         root = Path(tmp)
         size = generate(root, files)
+        require_tracked(root, files)
+
+        def wrote_files(root: Path = root) -> None:
+            text = (root / "agent-config" / "codeRollup.txt").read_text(encoding="utf-8")
+            require(text.startswith("==> "), f"codeRollup.sh wrote a rollup of no file in {root}")
+
         commands = {
-            "ours": Command(["sh", str(REPO / "codeRollup.sh")], root),
+            "ours": Command(["sh", str(REPO / "codeRollup.sh")], root, check=wrote_files),
             "reference": Command(["sh", "-c", REFERENCE], root),
         }
         best = side_by_side(repeat, commands)
@@ -81,31 +107,39 @@ def speed(repeat: int, files: int) -> list[Row]:
     ]
 
 
-def quality() -> list[Row]:
+def quality(scale: float = 1.0) -> list[Row]:
     sys.path.insert(0, str(REPO / "tests"))
-    from shaped_projects import SHAPES, everything_share, make, own_share
+    from shaped_projects import SHAPES, make
 
     rows = []
     for shape in SHAPES:
         with tempfile.TemporaryDirectory(prefix="bench-rollup-quality-") as tmp:
             root = Path(tmp)
-            own = make(root, shape)
-            subprocess.run(["git", "init", "-q"], cwd=root, env=bench_env(), check=True)
-            before = everything_share(root, own)
-            result = write_rollup(root)
-            share = own_share((root / result.output).read_bytes(), own)
-        rows.append(
-            Row(
-                f"rollup quality: {shape}, own source and tests",
-                f"{result.included + len(result.left_out):,} files",
-                share * 100,
-                before * 100,
-                unit="%",
-                note=f"{result.size:,} bytes, {result.included} included",
-                target=f">= 80%: {'met' if share >= QUALITY_TARGET else 'MISSED'}",
-            )
-        )
+            own = make(root, shape, scale)
+            commit_fixture(root)  # the rollup reads only the files git tracks
+            rows.append(quality_row(root, shape, own))
     return rows
+
+
+def quality_row(root: Path, shape: str, own: set[str]) -> Row:
+    """The row of one shaped project at `root`: EmptyMeasurement unless git tracks its own files and
+    the rollup included some."""
+    from shaped_projects import everything_share, own_share
+
+    require_tracked(root, len(own))
+    before = everything_share(root, own)
+    result = write_rollup(root)
+    _included(root, result)
+    share = own_share((root / result.output).read_bytes(), own)
+    return Row(
+        f"rollup quality: {shape}, own source and tests",
+        f"{result.included + len(result.left_out):,} files",
+        share * 100,
+        before * 100,
+        unit="%",
+        note=f"{result.size:,} bytes, {result.included} included",
+        target=f">= 80%: {'met' if share >= QUALITY_TARGET else 'MISSED'}",
+    )
 
 
 def _module(name: str, functions: int) -> str:
@@ -115,16 +149,17 @@ def _module(name: str, functions: int) -> str:
     )
 
 
-def planted() -> list[Row]:
+def planted(modules: int = PLANTED, budgets: tuple[int, ...] = PLANTED_BUDGETS) -> list[Row]:
     rows = []
+    target_at = modules - FROM_END
     with tempfile.TemporaryDirectory(prefix="bench-rollup-planted-") as tmp:
         root = Path(tmp)
         (root / ".gitignore").write_text("/agent-config\n")
-        for i in range(PLANTED):
+        for i in range(modules):
             folder = root / "src" / f"area{i % 20:02d}"
             folder.mkdir(parents=True, exist_ok=True)
             body = _module(f"step{i}", 12)
-            if i == TARGET:
+            if i == target_at:
                 body = (
                     _module(f"step{i}", 12) + "def parse_config(text):\n    return dict(l.split('=') for l in text)\n"
                 )
@@ -133,16 +168,18 @@ def planted() -> list[Row]:
             tests.mkdir(exist_ok=True)
             (tests / f"test_part{i:03d}.py").write_text(_module(f"test_step{i}", 4))
         commit_fixture(root)
-        target = f"src/area{TARGET % 20:02d}/part{TARGET:03d}.py"
-        for budget in PLANTED_BUDGETS:
+        target = f"src/area{target_at % 20:02d}/part{target_at:03d}.py"
+        require(target in tracked(root), f"the planted target {target} is not tracked in {root}")
+        for budget in budgets:
             found = {}
             for label, query in (("with", QUERY), ("without", None)):
                 result = write_rollup(root, settings=Settings(rollup_budget=budget), query=query)
+                _included(root, result)
                 found[label] = f"==> {target} <==" in (root / result.output).read_text().splitlines()
             rows.append(
                 Row(
-                    f"rollup: the query's target among {PLANTED} modules, budget {budget:,}",
-                    f"{PLANTED * 2} files",
+                    f"rollup: the query's target among {modules} modules, budget {budget:,}",
+                    f"{modules * 2} files",
                     100.0 * found["with"],
                     100.0 * found["without"],
                     unit="%",

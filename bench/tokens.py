@@ -15,6 +15,7 @@ from pathlib import Path
 from code_commit.llm.prompts import Feedback, Prompt, initial_prompt, load_system_prompts, repair_prompt
 
 from . import edit_tokens_bench
+from .checks import require
 from .harness import Row
 
 ROLLUP_TOKENS = 200_000
@@ -47,9 +48,13 @@ def cacheable_share(prompt: Prompt) -> float:
     return cached / sum(len(s.text) for s in prompt.sections)
 
 
-def run(repeat: int) -> list[Row]:
+def smallest() -> list[Row]:
+    return run(0, rollup_tokens=2_000, trials=1)
+
+
+def run(repeat: int, rollup_tokens: int = ROLLUP_TOKENS, trials: int = 25) -> list[Row]:
     system = load_system_prompts()
-    codebase = rollup(ROLLUP_TOKENS)
+    codebase = rollup(rollup_tokens)
     query = "Rename handler_0_0 to handle_index and update its callers.\n"
     build = "".join(f"tests/test_module_{n}.py::test_{n} FAILED: AssertionError\n" for n in range(300))
     replacements = {f"src/module_{n:04d}.py": codebase[n * 3000 : n * 3000 + 3000] for n in range(5)}
@@ -59,6 +64,8 @@ def run(repeat: int) -> list[Row]:
         repair = repair_prompt(system, Feedback(build), query, codebase, replacements, order)
         for kind, prompt in (("initial", first), ("repair", repair)):
             text = prompt.render()
+            whole = codebase in text and query in text
+            require(whole, f"the {kind} prompt ({order} order) lacks the codebase or the query")
             rows.append(
                 Row(
                     f"tokens: {kind} prompt, --prompt-order {order}",
@@ -72,8 +79,10 @@ def run(repeat: int) -> list[Row]:
     site = Path(sysconfig.get_paths()["purelib"])
     rng = random.Random(6)
     counters = {"chars/4": tokens}
-    for path in edit_tokens_bench.pick_files(site):
-        measured = edit_tokens_bench.measure(path, site, counters, rng, trials=25, context=3)
+    files = edit_tokens_bench.pick_files(site)
+    require(len(set(files)) == len(edit_tokens_bench.TARGETS), f"found {files} in {site}, not one file a size")
+    for path in files:
+        measured = edit_tokens_bench.measure(path, site, counters, rng, trials=trials, context=3)
         whole, edit = measured.medians["chars/4"]
         rows.append(
             Row(

@@ -20,10 +20,13 @@ beside it). `flavour` picks which server it is:
   prompt is over the context is answered HTTP 200, with the error as an SSE field of its own, `error:
   {...}` (server_sent_event(sink, "error", ...)), then `data: [DONE]`. Stream errors come the same way.
 - "llama-cpp-python": abetlen/llama-cpp-python's server (llama_cpp/server/app.py, errors.py,
-  llama_chat_format.py). Its chat stream never carries usage; a prompt over the context, streamed, sends
-  the role chunk and ends with neither text nor finish reason (as seen with a real server and a small
-  model); not streamed, it is HTTP 400 `context_length_exceeded` in OpenAI's words, with the
-  numbers in the message only. No `/props`; `/v1/models` lists the model with no context.
+  llama_chat_format.py). Its chat stream never carries usage; a prompt over the context, streamed, is
+  HTTP 200 with an empty event stream: the generator's ValueError comes after the headers (seen with
+  0.3.36, sse-starlette 3.7 and SmolLM2-135M on 2026-11-28: no event at all; earlier versions sent the
+  role chunk first). uvicorn then drops that connection, so a request sent on it at once, before the
+  client has seen it close, is reset: here, deterministically, the next request on it. Not streamed, a
+  prompt over the context is HTTP 400 `context_length_exceeded` in OpenAI's words, with the numbers in
+  the message only. No `/props`; `/v1/models` lists the model with no context.
 - "vllm": only what sets vLLM apart here (vllm/entrypoints/openai/protocol.py, serving_engine.py): its
   `/v1/models` entries carry `max_model_len`, and a prompt over it is an HTTP 400 BadRequestError with
   `param: "input_tokens"` (a VLLMValidationError) and the numbers in the message. Its streams are
@@ -41,6 +44,7 @@ import json
 import math
 import socket
 import socketserver
+import struct
 import threading
 import time
 from collections import deque
@@ -161,9 +165,19 @@ class _Handler(http.server.BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     server: _Server
     timeout = 10  # a client that keeps a connection open and silent is let go
+    dropped = False  # the server dropped this connection after its last answer (llama-cpp-python's)
 
     def log_message(self, format: str, *args: Any) -> None:
         pass
+
+    def handle_one_request(self) -> None:
+        if not self.dropped:
+            return super().handle_one_request()
+        # The next request on a connection the server dropped: it meets a reset, not an answer.
+        self.rfile.readline()
+        self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        self.close_connection = True
+        return None
 
     # --- routes ---
 
@@ -221,11 +235,12 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         fake = self.server.fake
         if fake.flavour == "llama-cpp-python":
             if call.stream:
-                # The role chunk (llama_chat_format.py, _convert_text_completion_chunks_to_chat), then the
-                # generator's ValueError ends the stream: no text, no finish reason, no [DONE].
+                # The headers, then the generator's ValueError ends the stream before any event: no text,
+                # no finish reason, no [DONE]; and the connection is dead.
                 self._start_stream()
-                self._event(self._chunk({"role": "assistant"}, None))
-                return self._end_stream()
+                self._end_stream()
+                self.dropped = True
+                return None
             # llama_cpp/server/errors.py, ErrorResponseFormatters.context_length_exceeded (chat completion)
             completion = call.json.get("max_tokens")
             message = (

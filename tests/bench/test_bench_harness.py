@@ -4,13 +4,18 @@ row shows its error while the rest go on, and fixture repositories never start `
 from __future__ import annotations
 
 import subprocess
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 import pytest
 
 from bench.__main__ import main
 from bench.harness import Row, commit_fixture, format_header
+from bench.scenarios import Scenario
+
+
+def scenario(run: Callable[[int], Iterable[Row]]) -> Scenario:
+    return Scenario(run, lambda: run(0))
 
 
 def test_a_failing_scenario_prints_its_error_in_its_row_and_later_rows_still_print(capsys) -> None:
@@ -27,7 +32,7 @@ def test_a_failing_scenario_prints_its_error_in_its_row_and_later_rows_still_pri
         before_later.append(capsys.readouterr())  # what was printed when this scenario began
         return [Row("later: still runs", "-", 2.0, 1.0, note=f"repeat {repeat}")]
 
-    scenarios = {"first": first, "broken": broken, "later": later}
+    scenarios = {"first": scenario(first), "broken": scenario(broken), "later": scenario(later)}
     assert main(["--repeat", "2", "--only", "first,broken,later"], scenarios=scenarios) == 1
     rest = capsys.readouterr()
     out = before_later[0].out + rest.out
@@ -44,9 +49,9 @@ def test_a_failing_scenario_prints_its_error_in_its_row_and_later_rows_still_pri
 
 
 def test_every_scenario_passing_exits_0_and_an_unknown_one_is_named(capsys) -> None:
-    assert main(["--only", "ok"], scenarios={"ok": lambda repeat: [Row("ok", "-", 1.0, 1.0)]}) == 0
+    assert main(["--only", "ok"], scenarios={"ok": scenario(lambda repeat: [Row("ok", "-", 1.0, 1.0)])}) == 0
     with pytest.raises(SystemExit) as stopped:
-        main(["--only", "ok,nope"], scenarios={"ok": lambda repeat: []})
+        main(["--only", "ok,nope"], scenarios={"ok": scenario(lambda repeat: [])})
     assert stopped.value.code == 2 and "no such scenario: nope" in capsys.readouterr().err
 
 

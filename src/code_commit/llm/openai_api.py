@@ -24,7 +24,8 @@ redaction are the same as for Anthropic; only the wire differs:
   does in a stream) has its tokens estimated from the text, marked as estimated, and counted toward
   --max-cost all the same;
 - a stream that ends with nothing in it (no text, no finish reason: llama-cpp-python's answer to a
-  prompt over the context) is asked again once without streaming, which gets the server's real error;
+  prompt over the context) is asked again once without streaming, on a new connection (the server
+  dropped the old one), which gets the server's real error;
   an error event in a stream counts as that error, both in `data:` and in the `error:` lines llama.cpp's
   server sent before 2025-10 (ggml-org/llama.cpp#16486);
 - a prompt over the context is known by the fields each server sets (`context_exceeded`), never retried,
@@ -213,6 +214,12 @@ class OpenAIProvider(StreamingProvider):
         return self._post(prompt, continuation, self.body(prompt, continuation), timeout, attempt)
 
     def send_whole(self, prompt: Prompt, continuation: Continuation | None, timeout: float, attempt: Attempt) -> Reply:
+        # On a new connection: a stream that ended with nothing in it is how llama-cpp-python's server
+        # answers an error met after its headers (a prompt over the context), and uvicorn then drops
+        # that connection; this request, sent on it at once, met a reset instead of the server's error.
+        if self._client is not None:
+            self._client.close()
+            self._client = None
         body = {**self.body(prompt, continuation), "stream": False}
         del body["stream_options"]  # OpenAI refuses stream_options without stream
         return self._post(prompt, continuation, body, timeout, attempt)
