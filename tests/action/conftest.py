@@ -7,24 +7,14 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 import pytest
-from simulated_runner import ActionRun, run_action, runner_env
+from simulated_runner import SANDBOX_STEP, RunAction, bwrap_works, run_action, runner_env
 
 ROOT = Path(__file__).resolve().parents[2]
-SANDBOX_STEP = "Install bubblewrap"
-UPLOAD_STEP = "Upload the run folder"
-
-
-def bwrap_works() -> bool:
-    from code_commit.sandbox.bubblewrap import probe
-
-    return probe(os.environ)[0] is not None
-
-
-RunAction = Callable[..., ActionRun]
 
 
 @pytest.fixture
@@ -36,7 +26,7 @@ def run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> RunAction:
     runner_temp = tmp_path / "runner-temp"
     runner_temp.mkdir()
 
-    def invoke(inputs: Mapping[str, str], env: Mapping[str, str] | None = None) -> ActionRun:
+    def invoke(inputs: Mapping[str, str], env: Mapping[str, str] | None = None) -> Any:
         skip = [] if bwrap_works() else [SANDBOX_STEP]
         base = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
         job_env = runner_env({**base, **(env or {})}, str(Path(sys.executable).parent))

@@ -25,7 +25,7 @@ from __future__ import annotations
 import os
 import re
 import subprocess
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -38,6 +38,18 @@ STEP_OUTPUT = re.compile(r"^steps\.([A-Za-z_][A-Za-z0-9_-]*)\.outputs\.([A-Za-z_
 STEP_KEYS = {"name", "id", "if", "shell", "run", "env", "uses", "with"}
 ALWAYS = ("always()", "${{ always() }}")
 COMMAND = re.compile(r"^::([A-Za-z-]+)(?: [^:]*)?::(.*)$")
+
+
+# The steps of action.yml a test may leave out: upload-artifact (a `uses:` step, never run here), and
+# the bubblewrap step where bubblewrap does not work already (it would install packages).
+SANDBOX_STEP = "Install bubblewrap"
+UPLOAD_STEP = "Upload the run folder"
+
+
+def bwrap_works() -> bool:
+    from code_commit.sandbox.bubblewrap import probe
+
+    return probe(os.environ)[0] is not None
 
 
 class NotSupported(Exception):
@@ -279,6 +291,9 @@ def _run_script(
     step.env = step_env
     step.outputs = parse_output_file(output.read_text(encoding="utf-8"))
     step.summary = summary.read_text(encoding="utf-8")
+
+
+RunAction = Callable[..., ActionRun]  # the `run` fixture: run(inputs, env=...)
 
 
 def runner_env(base: Mapping[str, str], python_bin: str) -> dict[str, str]:

@@ -9,8 +9,7 @@ import re
 from pathlib import Path
 
 import pytest
-from conftest import RunAction
-from simulated_runner import Commands, parse_output_file
+from simulated_runner import Commands, RunAction, parse_output_file
 
 from code_commit.cli.github_action.facts import Facts, Usage
 from code_commit.cli.github_action.runner_files import commands_stopped, encode_outputs

@@ -7,7 +7,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from conftest import SANDBOX_STEP, UPLOAD_STEP, RunAction, bwrap_works
+import pytest
+from simulated_runner import SANDBOX_STEP, UPLOAD_STEP, RunAction, bwrap_works
 
 from code_commit.cli.github_action.summary import inline
 from code_commit.schemas import SCHEMA_VERSION
@@ -71,9 +72,12 @@ def test_a_failing_run_still_reports_and_the_action_exits_with_its_code(
     project: Project, api: FakeAPI, run: RunAction
 ) -> None:
     api.reply("Not this one.\n^^^notes.txt\nstill broken\n^^^end\n")
+    project.write(".github/nightly.txt", "The nightly change, from a file.")
+    project.commit_all()
 
-    done = run({"query": "Make the build pass.", "sandbox": "auto"}, env={"CODE_COMMIT_MAX_REPAIRS": "0"})
+    done = run({"query-file": ".github/nightly.txt", "sandbox": "auto"}, env={"CODE_COMMIT_MAX_REPAIRS": "0"})
 
+    assert "The nightly change, from a file." in api.requests[0].prompt_text
     assert done.step("Run code-commit").exit_code == 0  # the run step observed; the last step decides
     assert done.step("Exit with code-commit's exit code").exit_code == 1
     assert done.exit_code == 1 and done.failed
@@ -87,12 +91,21 @@ def test_a_failing_run_still_reports_and_the_action_exits_with_its_code(
     assert "| last build | failed, exit code 1" in summary
 
 
+@pytest.mark.parametrize(
+    ("inputs", "problem"),
+    [
+        ({"query": "x", "query-file": "q.txt"}, "give `query` or `query-file`, not both"),
+        ({"query-file": "missing.txt"}, "the `query-file` missing.txt cannot be read: No such file or directory"),
+        ({"query": "x", "working-directory": "nowhere"}, "the `working-directory` nowhere is not a folder"),
+        ({"query": "x", "args": "--effort 'unclosed"}, "the `args` input cannot be split into arguments"),
+    ],
+)
 def test_a_setup_error_of_the_action_is_exit_2_with_outputs_and_a_summary(
-    project: Project, api: FakeAPI, run: RunAction
+    project: Project, api: FakeAPI, run: RunAction, inputs: dict[str, str], problem: str
 ) -> None:
-    done = run({"query": "x", "query-file": "q.txt", "sandbox": "off"})
+    done = run({**inputs, "sandbox": "off"})
 
     assert done.exit_code == 2 and api.requests == []
     assert done.outputs["outcome"] == "setup_error" and done.outputs["record"] == ""
-    assert inline("give `query` or `query-file`, not both", 400) in done.summary
-    assert ("error", "give `query` or `query-file`, not both") in done.step("Run code-commit").commands
+    assert inline(problem, 400) in done.summary
+    assert any(name == "error" and value.startswith(problem) for name, value in done.step("Run code-commit").commands)

@@ -44,9 +44,9 @@ from code_commit.cli.github_action.runner_files import commands_stopped, write_o
 from code_commit.config.paths import CONFIG_DIR, QUERY_FILE
 from code_commit.credentials import CLOUD_PROVIDERS
 from code_commit.exits import EXIT
+from code_commit.files.setup_files import INPUT_BYTES, read_regular
 
 ROLLUP_SCRIPT = "codeRollup.sh"  # the project's own, which init writes; else `code-commit rollup`
-QUERY_BYTES = 1 << 20  # a query file is read up to this much
 OUTPUTS = ("outcome", "exit-code", "record", "cost", "changed-files")  # action.yml's outputs, from `report`
 
 
@@ -138,22 +138,18 @@ def _write_query(project: Path, inputs: ActionInputs) -> None:
         if target.is_file():
             return
         raise ActionSetupError(f"give the change you want as `query` or `query-file` (there is no {QUERY_FILE})")
-    text = inputs.query
-    if inputs.query_file:
-        source = project / inputs.query_file
+    data = inputs.query.encode("utf-8", "surrogateescape")
+    if inputs.query_file:  # its bytes as they are: code-commit itself refuses what is no query
         try:
-            with open(source, "rb") as file:
-                data = file.read(QUERY_BYTES + 1)
+            data = read_regular(project / inputs.query_file, INPUT_BYTES)  # never blocks on a FIFO
         except OSError as exc:
-            raise ActionSetupError(f"the `query-file` {inputs.query_file} cannot be read: {exc.strerror}") from None
-        if len(data) > QUERY_BYTES:
-            raise ActionSetupError(f"the `query-file` {inputs.query_file} is over {QUERY_BYTES} bytes")
-        text = data.decode("utf-8", "replace")
+            why = exc.strerror or str(exc)
+            raise ActionSetupError(f"the `query-file` {inputs.query_file} cannot be read: {why}") from None
     for path in (project / CONFIG_DIR, target):
         if path.is_symlink():
             raise ActionSetupError(f"{path.relative_to(project)} is a symlink: the query is not written through it")
     (project / CONFIG_DIR).mkdir(exist_ok=True)
-    target.write_text(text if text.endswith("\n") else text + "\n", encoding="utf-8")
+    target.write_bytes(data if data.endswith(b"\n") else data + b"\n")
 
 
 def _rollup_command(project: Path, program: str) -> list[str]:
