@@ -148,7 +148,8 @@ def test_the_install_step_installs_the_action_s_checkout_with_the_cloud_s_extra(
     assert steps.install(env) == 0
 
     outputs = parse_output_file((tmp_path / "out").read_text())
-    venv = Path(outputs["folder"]) / "venv"
+    venv = Path(outputs["folder"]).parent / "venv"
+    assert not (Path(outputs["folder"]) / "venv").exists(), "what is uploaded when there is no run folder"
     assert ran[0][1:] == ["-m", "venv", str(venv)]
     assert ran[1][-1] == "/actions/code-commit[vertex]" and ran[1][:4] == [
         str(venv / "bin" / "python"),

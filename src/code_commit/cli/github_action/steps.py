@@ -52,10 +52,14 @@ OUTPUTS = ("outcome", "exit-code", "record", "cost", "changed-files")  # action.
 
 def install(env: Mapping[str, str]) -> int:
     inputs = ActionInputs.from_env(env)
-    folder = Path(tempfile.mkdtemp(prefix="code-commit-", dir=env.get("RUNNER_TEMP") or None))
+    # The folder the steps speak through holds small files only: when there is no run folder, it is
+    # what gets uploaded. The virtualenv goes beside it.
+    root = Path(tempfile.mkdtemp(prefix="code-commit-", dir=env.get("RUNNER_TEMP") or None))
+    folder = root / "report"
+    folder.mkdir()
     write_outputs(env["GITHUB_OUTPUT"], {"folder": str(folder)})  # first: the steps after it need it
     if inputs.install:
-        venv = folder / "venv"
+        venv = root / "venv"
         extra = inputs.effective("provider", env)
         source = env["GITHUB_ACTION_PATH"] + (f"[{extra}]" if extra in CLOUD_PROVIDERS else "")
         print(f"installing code-commit from {source} into {venv}", flush=True)
@@ -261,4 +265,8 @@ def main(args: list[str]) -> int:
     if len(args) != 1 or args[0] not in STEPS:
         print(f"usage: github_action {{{','.join(STEPS)}}}", file=sys.stderr)
         return EXIT.SETUP
-    return STEPS[args[0]](os.environ)
+    try:
+        return STEPS[args[0]](os.environ)
+    except ActionSetupError as exc:  # an input a step other than `run` reads (`install`)
+        workflow_command("error", str(exc))
+        return EXIT.SETUP
