@@ -1,4 +1,4 @@
-"""docs/unattended.md's cron and GitHub Actions recipes give the build what the build.sh that
+"""docs/unattended.md's cron recipe and the GitHub Action's example workflow give the build what the build.sh that
 `code-commit init` writes runs: the toolchain on PATH under cron's own PATH, and in CI the
 environment build.sh names, made before the sandboxed build, which has no network to make it."""
 
@@ -18,6 +18,7 @@ from venv_copies import install_copies
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGE = (ROOT / "docs" / "unattended.md").read_text()
+CI_REPAIR = (ROOT / "docs" / "examples" / "workflows" / "ci-repair.yml").read_text()  # docs/github-action.md
 CRON_PATH = "/usr/bin:/bin"  # what cron gives a job (and HOME, LOGNAME, SHELL)
 
 
@@ -71,13 +72,13 @@ def test_the_actions_recipe_makes_the_virtualenv_init_s_build_sh_runs(tmp_path: 
     git(tmp_path, "clone", "-q", str(project), str(clone))
     assert not (clone / ".venv").exists()
 
-    steps = [line.split("- run: ", 1)[1] for line in block("## A GitHub Actions workflow", "yaml").splitlines()
-             if "- run: python -m venv .venv" in line]  # fmt: skip
+    steps = [line.split("- run: ", 1)[1] for line in CI_REPAIR.splitlines()
+             if "- run: python3 -m venv .venv" in line]  # fmt: skip
     assert len(steps) == 1 and '-e ".[test]"' in steps[0] and "setuptools" in steps[0]
     make, install = steps[0].split(" && ", 1)
     # The runner's `python -m venv`, here, without pip (ensurepip takes seconds); the install needs the
     # network (PyPI): its packages are copied.
-    assert make == "python -m venv .venv"
+    assert make == "python3 -m venv .venv"  # ubuntu-24.04 has python3, and no `python`
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", ".venv"], cwd=clone, check=True)
     assert install.startswith(".venv/bin/pip install ")
     install_copies(clone / ".venv", "pytest")  # `python -m pytest` imports the project from its folder
@@ -88,4 +89,4 @@ def test_the_actions_recipe_makes_the_virtualenv_init_s_build_sh_runs(tmp_path: 
 
 @pytest.mark.parametrize("tool", ["npm ci", "uv sync", "cargo fetch", "go mod download"])
 def test_the_actions_recipe_names_how_each_toolchain_is_installed(tool: str) -> None:
-    assert tool in block("## A GitHub Actions workflow", "yaml")
+    assert tool in CI_REPAIR
