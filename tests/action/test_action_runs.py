@@ -14,7 +14,8 @@ from code_commit.cli.github_action.summary import inline
 from code_commit.schemas import SCHEMA_VERSION
 
 from fakeapi import FakeAPI
-from support import TEST_KEY, Project, require_bwrap
+from support import TEST_KEY, Project
+from support.sandbox import require_bwrap
 
 FIX = "The build wants fixed.txt.\n^^^fixed.txt\ndone\n^^^end\n"
 
@@ -41,7 +42,7 @@ def test_a_passing_run_sets_every_output_and_writes_the_summary(
     assert outputs["outcome"] == "passed" and outputs["exit-code"] == "0"
     assert outputs["changed-files"] == "fixed.txt"
     record = json.loads(Path(outputs["record"]).read_text())
-    assert record["outcome"] == "passed" and record.get("schema_version", SCHEMA_VERSION) == SCHEMA_VERSION
+    assert record["outcome"] == "passed" and record["schema_version"] == SCHEMA_VERSION
     assert float(outputs["cost"]) == record["cost_usd"] > 0
     assert "bubblewrap" in record["sandbox"]
     assert project.read("agent-config/query.txt") == "Make the build pass.\n"
@@ -58,10 +59,7 @@ def test_a_passing_run_sets_every_output_and_writes_the_summary(
     assert "| fixed&#46;txt | +1 -0 (created) |" in summary
     assert f"on the runner: {inline(record['log_dir'], 300)} (run.log" in summary
     assert "What ended the run" not in summary
-    if "schema_version" in record:
-        assert "Problems the action found" not in summary
-    else:  # a record from before the record was versioned: the one thing the summary names
-        assert summary.count("\n- ") == 1 and "the record has no &#96;schema&#95;version&#96;" in summary
+    assert "Problems the action found" not in summary
     # The key: masked at once, and nowhere else in the log, the outputs or the summary.
     assert ("add-mask", TEST_KEY) in done.step("Run code-commit").commands
     assert TEST_KEY not in done.masked(done.log)
