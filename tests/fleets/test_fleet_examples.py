@@ -271,3 +271,15 @@ def test_each_index_clones_its_own_repository_and_exits_with_the_run_s_code(
     where, name, *rest = (tmp_path / "ran").read_text().splitlines()
     assert where == str(mounts["work"] / "repository") and name == names[index]
     assert rest == [*config["query"].splitlines(), "rollup", "--json --timeout 3600 --max-cost 5"]
+
+
+def test_the_matrix_gives_the_action_only_inputs_it_declares_and_reads_outputs_it_sets() -> None:
+    action = YAML(typ="safe").load((Path(__file__).resolve().parents[2] / "action.yml").read_text())
+    (workflow,) = documents(yaml_block(MATRIX_SECTION))
+    steps = [step for job in workflow["jobs"].values() for step in job["steps"]]
+    ours = [step for step in steps if "/code-commit@" in step.get("uses", "")]
+    assert ours, "the matrix uses the repository's action"
+    for step in ours:
+        assert set(step.get("with", {})) <= set(action["inputs"]), step["with"]
+    read = re.findall(r"steps\.\w+\.outputs\.([\w-]+)", yaml_block(MATRIX_SECTION))
+    assert read and set(read) <= set(action["outputs"])
