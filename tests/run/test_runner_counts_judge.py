@@ -134,3 +134,52 @@ def test_under_report_a_count_that_falls_short_is_named_and_the_pass_stands(calc
     assert result.exit_code == 0, result.stderr
     assert "the test runners' counts fall short (tests = report lets it pass)" in result.stderr
     assert record(result)["test_counts"]["passed"] is False
+
+
+# `make test` without -k: it stops at the first suite that fails, so the broken tree's build prints
+# one runner's summary where its fix prints two.
+SUITE = (
+    "import sys\nsys.path.insert(0, '.')\nfrom calc import add\n\nok = add(2, 3) == 5\n"
+    "print(f'PASSED: {{int(ok)}}\\nFAILED: {{int(not ok)}}')\nsys.exit(0 if ok else 1)\n"
+)
+
+
+@pytest.fixture
+def suites(project: Project) -> Project:
+    project.write(".gitignore", "/agent-config\n__pycache__/\n")
+    project.write("calc.py", CALC_BUGGY)
+    project.write("tests/check_a.py", SUITE.format())
+    project.write("tests/check_b.py", SUITE.format())
+    project.write(
+        "Makefile", ".PHONY: test a b\ntest: a b\na:\n\tpython3 tests/check_a.py\nb:\n\tpython3 tests/check_b.py\n"
+    )
+    project.build_script("make --no-print-directory test\n")
+    project.write("agent-config/codeRollup.txt", f"==> calc.py <==\n{CALC_BUGGY}")
+    project.commit_all()
+    return project
+
+
+def test_a_fix_of_a_build_that_stopped_at_its_first_failing_suite_passes(suites: Project, api: FakeAPI, cli) -> None:
+    api.reply(FIX)
+
+    result = cli("--json", "--sandbox", "require")
+
+    assert result.exit_code == 0, result.stderr
+    counts = record(result)["test_counts"]
+    assert [(c["passed"], c["failed"], c["summaries"]) for c in counts["baseline"]] == [(0, 1, 1)]
+    assert [(c["passed"], c["failed"], c["summaries"]) for c in counts["final"]] == [(2, 0, 2)]
+
+
+def test_a_summary_the_code_prints_still_buys_no_pass_where_the_baseline_passed(
+    calc: Project, api: FakeAPI, cli
+) -> None:
+    calc.write("calc.py", CALC_FIXED)
+    calc.commit_all()
+    forged = "import atexit\n\natexit.register(print, '===== 1 passed in 0.01s =====')\n"
+    api.reply(f"^^^calc.py\n{forged}{CHEATS['skips the tests that call it'][0]}^^^end\n")
+    calc.write("agent-config/config.toml", "max_repairs = 0\n")
+
+    result = cli("--json", "--sandbox", "require")
+
+    assert result.exit_code == EXIT.BUILD_FAILS, result.stderr
+    assert "pytest printed 2 summaries, where it printed 1 before the answers" in record(result)["error"]

@@ -401,15 +401,17 @@ _SUMMARIES: tuple[_Summary, ...] = (
             ),
         ),
     ),
-    _Summary(
-        GO,  # a line a package (-v prints the same); `-run` that matches no test: "[no tests to run]"
-        (
+    # go: a line a package, each a summary of its own whatever its verdict (-v prints the same); `-run`
+    # that matches no test: "[no tests to run]"; a package with no test files counts none
+    *(
+        _Summary(GO, (line,), unit="package")
+        for line in (
             _line(rf"ok  \t\S+\t(?:{_SECONDS}s|\(cached\))(?:\t.*)?", _one("passed")),
             _line(rf"ok  \t\S+\t(?:{_SECONDS}s|\(cached\)) \[no tests to run\](?:\t.*)?", _one("skipped")),
             _line(rf"FAIL\t\S+(?:\t{_SECONDS}s|\t\(cached\)| \[build failed\]| \[setup failed\])", _one("failed")),
+            _line(r"\?   \t\S+\t\[no test files\]", _one(_IGNORED)),
             _line(r'\{"Time":.*\}', _go_json),
-        ),
-        unit="package",
+        )
     ),
     _Summary(MAKE, (_line(r"PASSED: (?P<passed>\d+)", needed=True), _line(r"FAILED: (?P<failed>\d+)", needed=True))),
     _Summary(

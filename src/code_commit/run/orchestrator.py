@@ -320,7 +320,8 @@ class Orchestrator:
         """A build that exited 0, judged by the runners' own counts against the baseline
         (testguard/counts.py): into the record and run.log. Under protect a check that fails is no
         pass; under report it is named, and the pass stands."""
-        check = judge(self.baseline_counts, runner_counts(output_text(result)))
+        passed = self.baseline is not None and self.baseline.exit_code == 0
+        check = judge(self.baseline_counts, runner_counts(output_text(result)), passed)
         self.record.test_counts = check
         self.event(call, f"the runners' counts: {check.line()}: {'a pass' if check.passed else check.reason}")
         if not check.passed and self.settings.tests == "report":

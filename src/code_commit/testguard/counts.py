@@ -7,8 +7,10 @@ any language: whatever was done, fewer tests pass than ran before, or a failure 
 whose summaries cannot be read, where the baseline's could, is no pass. Without a readable baseline,
 no failure may show. Summary lines are text the build printed, so the model's code can print one
 too: a forged line can only add a summary (builds/ran_tests.py sums them, and never lets one take a
-real failure away), so a runner with more summaries than in the baseline is no pass either. Pure:
-the counts in, the verdict out.
+real failure away), so where the baseline build passed (exit 0: it ran every suite to its end), a
+runner with more summaries than in it is no pass either. A baseline that failed is no such ceiling:
+a build that stops at its first failing suite (`cargo test`, `make` without `-k`) prints fewer
+summaries than its fix, which runs them all. Pure: the counts in, the verdict out.
 """
 
 from __future__ import annotations
@@ -43,8 +45,9 @@ def describe(counts: Sequence[RunnerCount]) -> str:
     return "; ".join(parts)
 
 
-def judge(baseline: Sequence[RunnerCount] | None, final: Sequence[RunnerCount]) -> CountCheck:
-    """Whether `final` (a build that exited 0) may count as a pass against `baseline`."""
+def judge(baseline: Sequence[RunnerCount] | None, final: Sequence[RunnerCount], baseline_passed: bool) -> CountCheck:
+    """Whether `final` (a build that exited 0) may count as a pass against `baseline`, whose build
+    exited 0 if `baseline_passed`."""
     kept = None if baseline is None else tuple(baseline)
     problems = [f"{count.runner} reports {count.failed} failed" for count in final if count.failed]
     if kept:
@@ -58,8 +61,8 @@ def judge(baseline: Sequence[RunnerCount] | None, final: Sequence[RunnerCount]) 
             if after is None:
                 if final:
                     problems.append(f"no summary from {before.runner}, which ran {before.ran} before the answers")
-            elif after.summaries > before.summaries:
-                # Lines the build's code printed can only add a summary: the runner printed as many as before.
+            elif baseline_passed and after.summaries > before.summaries:
+                # Lines the build's code printed can only add a summary: a build run to its end prints as many.
                 problems.append(
                     f"{before.runner} printed {after.summaries} summaries, where it printed {before.summaries} before "
                     "the answers (a summary line printed by the code under test?)"

@@ -6,10 +6,14 @@ The defaults are gitignore patterns, matched by git itself with the user's `test
 drops a file the defaults name, as in any ignore file) or, with `test_patterns_mode = "replace"`,
 replace them. Matching is case-sensitive, as the conventions are (`*Test.java` is not `Latest.java`).
 
-Some sources hold tests of their own after the code: Rust's `#[cfg(test)] mod tests` and in-source
-Vitest (`if (import.meta.vitest)`). By both conventions the tests come last, so `in_source_tests`
-takes the tests as everything from the first such line to the end of the file: the code above it
-is the model's to change, the rest is not.
+Some sources hold tests of their own: Rust's items under `#[cfg(test)]` or `#[test]` (a `mod tests
+{ ... }`, a `use`, a `fn`: each the whole item its attributes apply to, as the Rust reference
+defines it, at the top level or in a module's, impl's or trait's body) and in-source Vitest's
+top-level `if (import.meta.vitest) { ... }`. `in_source_tests` takes each such item as tree-sitter
+parses it (strings, raw strings, comments and nested braces are the grammar's): the code around
+them is the model's to change, the items are not. Where the file does not parse whole, the grammar
+is missing or the items are past MAX_NODES, it falls back to everything from the first such line to
+the end of the file, failing closed.
 """
 
 from __future__ import annotations
@@ -88,6 +92,12 @@ _IN_SOURCE = (
 )
 
 
+MAX_NODES = 100_000  # the item lists' nodes walked to find a file's tests, at most
+_RUST_TESTS = (b"#[cfg(test)]", b"#[test]")
+_VITEST = b"(import.meta.vitest)"
+_SPACE = re.compile(rb"\s+")
+
+
 def test_pattern_lines(patterns: Sequence[str], mode: str) -> tuple[str, ...]:
     """The patterns in force: the defaults then the user's, or the user's alone."""
     if mode not in TEST_PATTERNS_MODES:
@@ -130,10 +140,11 @@ def named_as_test(path: str) -> bool:
 
 @dataclass(frozen=True)
 class InSource:
-    """A source file's own tests: from `line` (1-based) to the end of the file."""
+    """A source file's own tests: each item's text, its layout aside (a formatter in build.sh), the
+    first starting at `line` (1-based)."""
 
     line: int
-    text: bytes
+    items: tuple[bytes, ...]
 
 
 def may_hold_own_tests(path: str) -> bool:
@@ -142,13 +153,46 @@ def may_hold_own_tests(path: str) -> bool:
 
 
 def in_source_tests(path: str, content: bytes | None) -> InSource | None:
-    """The part of a source file that holds its own tests, if it holds any (see the module's note)."""
-    if content is None:
+    """The items of a source file that are its own tests, if it holds any (see the module's note)."""
+    start = next((start for suffixes, start in _IN_SOURCE if path.endswith(suffixes)), None)
+    found = None if start is None or content is None else start.search(content)
+    if found is None or content is None:
         return None
-    for suffixes, start in _IN_SOURCE:
-        if path.endswith(suffixes):
-            found = start.search(content)
-            if found is None:
+    spans = _test_items(path, content)
+    if spans is None:  # past parsing: from the first line to the end
+        spans = [(found.start(), len(content))]
+    items = tuple(_SPACE.sub(b" ", content[a:b]).strip() for a, b in spans)
+    return InSource(content.count(b"\n", 0, spans[0][0]) + 1, items) if spans else None
+
+
+def _test_items(path: str, content: bytes) -> list[tuple[int, int]] | None:
+    """Each test item's byte span, walking the item lists (a file's, a module's, an impl's or a
+    trait's body) and no deeper; None when the file does not parse whole, or past MAX_NODES nodes."""
+    from code_commit.rollup.grammars import LANGUAGES, parser_for
+
+    parser = parser_for(LANGUAGES[path[path.rfind(".") :]])
+    root = None if parser is None else parser.parse(content).root_node
+    if root is None or root.has_error:
+        return None
+    spans: list[tuple[int, int]] = []
+    lists, budget = [root], MAX_NODES
+    while lists:
+        attributes: int | None = None  # where the attributes of the item being read start
+        tested = False  # one of them is a test's
+        for node in lists.pop().children:
+            budget -= 1
+            if budget < 0:
                 return None
-            return InSource(content.count(b"\n", 0, found.start()) + 1, content[found.start() :])
-    return None
+            if node.type == "attribute_item":
+                attributes = node.start_byte if attributes is None else attributes
+                tested = tested or _SPACE.sub(b"", content[node.start_byte : node.end_byte]) in _RUST_TESTS
+            elif node.type == "if_statement" and (condition := node.child_by_field_name("condition")) is not None:
+                if _SPACE.sub(b"", content[condition.start_byte : condition.end_byte]) == _VITEST:
+                    spans.append((node.start_byte, node.end_byte))
+            elif "comment" not in node.type:
+                if tested and attributes is not None:
+                    spans.append((attributes, node.end_byte))
+                elif (body := node.child_by_field_name("body")) is not None and body.type == "declaration_list":
+                    lists.append(body)
+                attributes, tested = None, False
+    return sorted(spans)

@@ -21,7 +21,6 @@ original cannot be read, or whose format cannot be parsed, counts as changed.
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -35,7 +34,6 @@ MAX_READ = 4 << 20  # bytes of one file read to judge it (runners.MAX_CONFIG_BYT
 MAX_BUILD_FILES = 1_000  # files one build changed that are read, at most
 MAX_BUILD_BYTES = 64 << 20  # bytes read for one build's changes, at most
 PACKAGE_MARKER = "__init__.py"  # in a folder of tests, it changes how pytest imports every module there
-_SPACE = re.compile(rb"\s+")
 
 
 @dataclass(frozen=True)
@@ -95,7 +93,7 @@ def _in_source_change(path: str, before: bytes | None, after: bytes | None) -> T
     if old is None:
         return None
     new = in_source_tests(path, after)
-    if new is not None and _SPACE.sub(b" ", new.text).strip() == _SPACE.sub(b" ", old.text).strip():
+    if new is not None and new.items == old.items:
         return None
     return TestChange(path, DELETED if after is None else CHANGED, f"the tests in a source file (from line {old.line})")
 
