@@ -1,1 +1,1 @@
-"""`python -m bench repair`: code-commit end to end on a corpus of broken builds (bench/repair/tasks/)."""
+"""`python -m bench repair`: code-commit end to end on a corpus of broken builds (bench/repair/vendor/)."""

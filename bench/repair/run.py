@@ -134,7 +134,7 @@ def check_measured(report: Report, asked: int) -> None:
     """A run that measured nothing must not pass for one that measured something."""
     totals = report.totals
     if asked == 0 or totals.tasks == 0:
-        raise NothingMeasured("no task was measured (is bench/repair/tasks/ empty, or did every task fail?)")
+        raise NothingMeasured("no task was measured (is bench/repair/vendor/ empty, or did every task fail?)")
     if totals.builds == 0:
         raise NothingMeasured(f"{totals.tasks} tasks ran, but no build ran in any of them")
 

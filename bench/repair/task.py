@@ -1,4 +1,4 @@
-"""One task of the repair corpus, read from bench/repair/tasks/<id>/ (docs/benchmarks.md: the format).
+"""One task of the repair corpus, read from bench/repair/vendor/<id>/ (docs/benchmarks.md: the format).
 
 A task is a broken project snapshot (project/), what a user would ask (task.toml's query), and the known
 fix (fix/: each file's whole new content). Every bad task.toml is a `TaskError` naming the file and the
@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-TASKS = Path(__file__).resolve().parent / "tasks"
+TASKS = Path(__file__).resolve().parent / "vendor"  # named vendor: upstream snapshots, not our code
 TASK_FILE = "task.toml"
 PROJECT = "project"
 FIX = "fix"

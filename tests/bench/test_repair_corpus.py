@@ -1,4 +1,4 @@
-"""The repair corpus (bench/repair/tasks/): every task is read by the loader, carries its project's
+"""The repair corpus (bench/repair/vendor/): every task is read by the loader, carries its project's
 licence, fits the size bound, and its known fix touches no test, by code-commit's own testguard. A bad
 task.toml is an error naming the file and the key. (That each build fails as broken and passes with
 its fix is what the scripted mode checks: tests/bench/test_repair_modes.py, and .ci/run's corpus step.)"""
