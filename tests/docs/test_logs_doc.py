@@ -4,20 +4,17 @@ every file a real run writes is one the page describes."""
 from __future__ import annotations
 
 import re
-import shutil
 from pathlib import Path
 
 import pytest
 
 from code_commit.logs import run_folder
-from code_commit.rollup.writing import write_rollup
 
 from fakeapi import FakeAPI
-from support import git
+from support.inventory import inventory_project
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGE = (ROOT / "docs" / "logs.md").read_text()
-SAMPLE = ROOT / "tests" / "e2e_project"
 IN_A_JOURNAL = {run_folder.MANIFEST, run_folder.CONFLICTS, run_folder.SAVED_ORIGINAL}
 
 
@@ -61,13 +58,7 @@ def test_every_name_of_the_run_folder_has_its_row() -> None:
 def test_a_real_runs_folder_holds_only_what_the_page_describes(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, api: FakeAPI, cli
 ) -> None:
-    root = tmp_path / "project"
-    shutil.copytree(SAMPLE, root)
-    (root / "gitignore.template").rename(root / ".gitignore")
-    git(root, "init", "-q")
-    git(root, "add", "-A")
-    git(root, "commit", "-qm", "broken on purpose")
-    write_rollup(root)
+    root = inventory_project(tmp_path / "project")
     monkeypatch.chdir(root)
     stock = (root / "inventory" / "stock.py").read_text()
     api.reply("^^^../outside.py\nx = 1\n^^^end\n")  # refused: 01-refused.txt

@@ -3,17 +3,14 @@ repaired by scripted answers through `code-commit`, the real SDK and the fake se
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
 
-from code_commit.rollup.writing import write_rollup
-
 from fakeapi import FakeAPI
 from support import git
+from support.inventory import SAMPLE, inventory_project
 
-SAMPLE = Path(__file__).resolve().parents[1] / "e2e_project"
 STOCK = (SAMPLE / "inventory" / "stock.py").read_text()
 WRONG_FIX = STOCK.replace("self.items[name] = have + count", "self.items[name] = have")
 RIGHT_FIX = STOCK.replace("self.items[name] = have + count", "self.items[name] = have - count")
@@ -21,13 +18,7 @@ RIGHT_FIX = STOCK.replace("self.items[name] = have + count", "self.items[name] =
 
 @pytest.fixture
 def sample(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    root = tmp_path / "inventory-project"
-    shutil.copytree(SAMPLE, root)
-    (root / "gitignore.template").rename(root / ".gitignore")
-    git(root, "init", "-q")
-    git(root, "add", "-A")
-    git(root, "commit", "-qm", "broken on purpose")
-    write_rollup(root)
+    root = inventory_project(tmp_path / "inventory-project")
     monkeypatch.chdir(root)
     return root
 
