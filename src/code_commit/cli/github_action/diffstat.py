@@ -7,13 +7,12 @@ run. Bounded: the first files the summary shows, each up to MOST_BYTES a side.
 
 from __future__ import annotations
 
-import os
-import stat
 import subprocess
 from collections.abc import Sequence
 from pathlib import Path
 
 from code_commit.cli.github_action.summary import MOST_FILES, FileStat
+from code_commit.files.setup_files import NotRegularFile, TooLarge, read_regular
 from code_commit.git.diff import git_hunks
 from code_commit.git.env import git_failure, run_git
 
@@ -59,18 +58,12 @@ def _on_disk(path: Path) -> bytes | str | None:
     """The file now; None when it is gone; a reason when it cannot be counted. A symlink is not
     followed: the model's change may point one anywhere."""
     try:
-        info = os.lstat(path)
+        return read_regular(path, MOST_BYTES, follow=False)
     except FileNotFoundError:
         return None
-    except OSError:
-        return "unreadable"
-    if not stat.S_ISREG(info.st_mode):
-        return "not a regular file"
-    if info.st_size > MOST_BYTES:
+    except TooLarge:
         return "too large to count"
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
-        with os.fdopen(fd, "rb") as file:
-            return file.read(MOST_BYTES + 1)
+    except NotRegularFile:
+        return "not a regular file"
     except OSError:
         return "unreadable"
