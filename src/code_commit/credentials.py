@@ -14,7 +14,7 @@ KEY_ENV = {p.name: p.key_env for p in TABLE if p.credentials == KEY and p.key_en
 # Claude through a cloud: the cloud's own credential chain, not a key of code-commit's.
 CLOUD_PROVIDERS = tuple(p.name for p in TABLE if p.credentials == CLOUD)
 # The clouds' credential variables: secrets, or where to fetch one (a container's credentials URL).
-CLOUD_ENV = (
+_CLOUD_ENV = (
     "AWS_ACCESS_KEY_ID",
     "AWS_SECRET_ACCESS_KEY",
     "AWS_SESSION_TOKEN",
@@ -29,7 +29,7 @@ CLOUD_ENV = (
 # Variables that only name a credentials file: kept out of child processes, but not censored (a path).
 CLOUD_FILE_ENV = ("AWS_WEB_IDENTITY_TOKEN_FILE", "AWS_SHARED_CREDENTIALS_FILE", "GOOGLE_APPLICATION_CREDENTIALS")
 # Every variable a provider's SDK reads a credential from.
-PROVIDER_ENV = (*KEY_ENV.values(), "ANTHROPIC_AUTH_TOKEN", *CLOUD_ENV)
+PROVIDER_ENV = (*KEY_ENV.values(), "ANTHROPIC_AUTH_TOKEN", *_CLOUD_ENV)
 # ... and every one kept out of a child process.
 CHILD_SCRUBBED_ENV = (*PROVIDER_ENV, *CLOUD_FILE_ENV)
 KEY_FILE_BYTES = 64 << 10  # a key file is read up to this much: a key is a few hundred bytes

@@ -42,7 +42,7 @@ from typing import Protocol
 from code_commit.exits import EXIT
 
 
-class BlockedBy(Protocol):
+class _BlockedBy(Protocol):
     """What kept a build from running (builds/diagnosis/: Diagnosis): its one line."""
 
     def line(self) -> str: ...
@@ -95,11 +95,11 @@ class RestoreFailed(AnswerError):
     """An interrupted or failed apply could not be undone; its journal is kept for `code-commit recover`."""
 
 
-class BuildError(CodeCommitError):
+class _BuildError(CodeCommitError):
     """The build's verdict cannot be believed."""
 
 
-class BuildTampered(BuildError):
+class BuildTampered(_BuildError):
     """The build changed what the run's integrity rests on (build.sh, an ignore file, git's hooks or
     config, agent-config/): the run stops at once, sends nothing more to the model, never passes.
 
@@ -110,7 +110,7 @@ class BuildTampered(BuildError):
     config is among the changed paths, says to restore that first."""
 
     def __init__(self, paths: list[str]) -> None:
-        git = next((path for path in SYSTEM_GITS if os.access(path, os.X_OK)), SYSTEM_GITS[0])
+        git = next((path for path in _SYSTEM_GITS if os.access(path, os.X_OK)), _SYSTEM_GITS[0])
         configs = [path for path in paths if _GIT_CONFIG.search(path)]
         first = (
             f" One of them is git's config ({', '.join(configs)}): read it and put it back with an editor before "
@@ -133,22 +133,22 @@ class BuildTampered(BuildError):
 
 
 # Where the system's git is: folders no build writes (PATH's first `git` may be one a build planted).
-SYSTEM_GITS = ("/usr/bin/git", "/bin/git", "/usr/local/bin/git", "/opt/homebrew/bin/git")
+_SYSTEM_GITS = ("/usr/bin/git", "/bin/git", "/usr/local/bin/git", "/opt/homebrew/bin/git")
 # A changed path that is git's configuration (the repository's, a worktree's, the user's or an included one).
 _GIT_CONFIG = re.compile(r"(?:^|/)(?:[^/]*gitconfig|config(?:\.worktree)?|\.gitmodules)(?: \(|$)")
 
 
-class BuildBlocked(BuildError):
+class BuildBlocked(_BuildError):
     """The sandbox or the setup kept the build from running (a tool it hides, a read-only cache, no
     network, a missing virtualenv): no answer can change that, so the run stops before its next
     paid call. The message is the diagnosis's one line: the cause, the command or path, the fix."""
 
-    def __init__(self, diagnosis: BlockedBy) -> None:
+    def __init__(self, diagnosis: _BlockedBy) -> None:
         super().__init__(diagnosis.line())
         self.diagnosis = diagnosis
 
 
-class BuildChangedTests(BuildError):
+class BuildChangedTests(_BuildError):
     """The build changed the tests or the runners' configuration, under `tests = "protect"`: the
     model's code (or build.sh) did it while it ran, so its verdict is no pass, and the run stops
     before its next paid call. `findings`: what was done, one line each (testguard's TestChange)."""

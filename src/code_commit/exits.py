@@ -14,11 +14,11 @@ from dataclasses import dataclass
 
 # The commands, as `commands` names them: "run" is `code-commit` itself, with no subcommand.
 COMMANDS = ("run", "apply", "check", "recover", "rollup", "init", "demo", "config")
-EVERY_COMMAND = frozenset(COMMANDS)
+_EVERY_COMMAND = frozenset(COMMANDS)
 
 
 @dataclass(frozen=True)
-class ExitCode:
+class _ExitCode:
     code: int
     constant: str  # its name in EXIT
     outcome: str  # the JSON record's `outcome` for it
@@ -34,41 +34,41 @@ class ExitCode:
         return own or self.meaning
 
 
-RUN_LIKE = frozenset({"run", "demo"})  # demo runs the real loop, against a scripted model
-BUILDING = RUN_LIKE | {"apply", "check"}  # the commands that can run build.sh
+_RUN_LIKE = frozenset({"run", "demo"})  # demo runs the real loop, against a scripted model
+_BUILDING = _RUN_LIKE | {"apply", "check"}  # the commands that can run build.sh
 
-TABLE: tuple[ExitCode, ...] = (
-    ExitCode(
+TABLE: tuple[_ExitCode, ...] = (
+    _ExitCode(
         0,
         "OK",
         "passed",
         "the build passes",
-        EVERY_COMMAND,
+        _EVERY_COMMAND,
         apply="applied (and with `--build`, the build passes); with `--check`: the answer is valid",
         dry_run_outcome="acceptable",
         check="the build passes, run as a run runs it",
     ),
-    ExitCode(
+    _ExitCode(
         1,
         "BUILD_FAILS",
         "build_failed",
         "the build still fails after the repairs, or no answer could be applied",
-        BUILDING,
+        _BUILDING,
         detail="When every answer was refused, so no build ran, the record's outcome is `refused`",
         apply="with `--build`: applied, but the build fails",
         dry_run_outcome="refused",
         check="the build fails on its own terms (a failing test, a compile error): a run would ask for repairs",
     ),
-    ExitCode(
+    _ExitCode(
         2,
         "SETUP",
         "setup_error",
         "usage or setup error; nothing was sent to the model",
-        EVERY_COMMAND,
+        _EVERY_COMMAND,
         apply="usage or setup error: unreadable answer, bad flags, `.gitignore` without `/agent-config`, "
         "no `build.sh` with `--build`",
     ),
-    ExitCode(
+    _ExitCode(
         3,
         "SERVICE",
         "service_error",
@@ -76,15 +76,15 @@ TABLE: tuple[ExitCode, ...] = (
         "or `--max-cost` reached",
         frozenset({"run"}),
     ),
-    ExitCode(
+    _ExitCode(
         4,
         "LOCK_HELD",
         "lock_held",
         "another run holds the project's lock",
-        BUILDING | {"recover"},
+        _BUILDING | {"recover"},
         apply="another run holds the project's lock (`--check` takes none)",
     ),
-    ExitCode(
+    _ExitCode(
         5,
         "TIMEOUT",
         "timeout",
@@ -93,8 +93,8 @@ TABLE: tuple[ExitCode, ...] = (
         apply="the `--timeout` was reached",
         check="the `--timeout` was reached",
     ),
-    ExitCode(6, "REJECTED", "rejected", "every change was rejected in review", frozenset({"run"})),
-    ExitCode(
+    _ExitCode(6, "REJECTED", "rejected", "every change was rejected in review", frozenset({"run"})),
+    _ExitCode(
         7,
         "REFUSED",
         "refused",
@@ -104,32 +104,32 @@ TABLE: tuple[ExitCode, ...] = (
         apply="the answer was refused (malformed, a guarded path, a search text that does not match exactly "
         "once): nothing was applied; with `--check`: it would be refused",
     ),
-    ExitCode(
+    _ExitCode(
         8,
         "RESTORE_FAILED",
         "restore_failed",
         "an apply could not be undone (the journal is kept); fix the cause, then run `code-commit recover`",
-        RUN_LIKE | {"apply", "recover"},
+        _RUN_LIKE | {"apply", "recover"},
         apply="an apply could not be undone: an interrupted one found at the start (a killed run's), or this "
         "one's after a failed write; the journal is kept: fix the cause, then run `code-commit recover`",
     ),
-    ExitCode(
+    _ExitCode(
         9,
         "INTERNAL",
         "internal_error",
         "internal error: a bug in code-commit, or its environment (a full disk, permissions); the message "
         "names the exception, and the run folder's `traceback.txt` keeps the traceback",
-        EVERY_COMMAND,
+        _EVERY_COMMAND,
         detail="Before a run folder exists, `-v` shows the traceback. Never exit 1: an unexpected failure is "
         "not a failing build",
     ),
-    ExitCode(
+    _ExitCode(
         10,
         "TAMPERED",
         "tampered",
         "the build changed `build.sh`, an ignore file, git's hooks or config, or `agent-config/`: the run "
         "stopped at once; the message names each changed path",
-        BUILDING,
+        _BUILDING,
         detail="What the run watches: `build.sh`, `codeRollup.sh`, an ignore or attributes file (a new one "
         "too, but for a tool's cache: a `.gitignore` of `*` in a new `.pytest_cache/`, `.ruff_cache/` or "
         "`.mypy_cache/`), "
@@ -142,14 +142,14 @@ TABLE: tuple[ExitCode, ...] = (
         check="the build changed `build.sh`, an ignore file, git's hooks or config, or `agent-config/`; the "
         "message names each changed path",
     ),
-    ExitCode(
+    _ExitCode(
         11,
         "BUILD_BLOCKED",
         "build_blocked",
         "the sandbox or the setup keeps `build.sh` from running (a tool it hides, a read-only cache, no "
         "network, a virtualenv a fresh clone lacks): no repair was asked for; the message names the cause "
         "and the fix",
-        BUILDING,
+        _BUILDING,
         detail="A run stops after that build, before its next paid call: no answer can change the sandbox. "
         "The console, `run.log` and the record's `error` name the cause, the command or path and the fix (a "
         'setting, an environment variable, a step to take once outside the sandbox, or `sandbox = "off"` '
@@ -159,13 +159,13 @@ TABLE: tuple[ExitCode, ...] = (
         "names the cause and the fix",
         check="the sandbox or the setup keeps `build.sh` from running; the message names the cause and the fix",
     ),
-    ExitCode(
+    _ExitCode(
         12,
         "BUILD_CHANGED_TESTS",
         "build_changed_tests",
         'the build changed the tests or a test runner\'s configuration (`tests = "protect"`): it is no pass, and '
         "the run stopped before its next call; the message names each file",
-        BUILDING,
+        _BUILDING,
         detail="The model's code runs in the build, and under protect the tests are read-only to it: an existing "
         "test file it changes or deletes counts, and so does a runner's configuration it creates or changes (a "
         "`conftest.py`, a `pytest.toml`, `[tool.pytest]` in `pyproject.toml`) or test code a runner collects by "
@@ -180,7 +180,7 @@ TABLE: tuple[ExitCode, ...] = (
         "stop there; usually a `build.sh` that writes tests (a snapshot update, a formatter that writes): make it "
         "check, or use `--tests report`",
     ),
-    ExitCode(
+    _ExitCode(
         13,
         "NEEDS_HUMAN",
         "needs_human",
@@ -197,14 +197,14 @@ TABLE: tuple[ExitCode, ...] = (
         apply="the answer hands the task back (a `^^^needs-human` block): nothing was applied; the message gives "
         "its reason; with `--check`: it is such an answer",
     ),
-    ExitCode(130, "INTERRUPTED", "interrupted", "interrupted (SIGINT or SIGTERM)", EVERY_COMMAND),
+    _ExitCode(130, "INTERRUPTED", "interrupted", "interrupted (SIGINT or SIGTERM)", _EVERY_COMMAND),
 )
 
 BY_CODE = {row.code: row for row in TABLE}
 
 
 @dataclass(frozen=True)
-class Codes:
+class _Codes:
     """The codes by name, for the code that returns them: `return EXIT.BUILD_FAILS`. Built from TABLE,
     so a row without a field here, or a field without a row, fails at import."""
 
@@ -225,30 +225,30 @@ class Codes:
     INTERRUPTED: int
 
 
-EXIT = Codes(**{row.constant: row.code for row in TABLE})
+EXIT = _Codes(**{row.constant: row.code for row in TABLE})
 
 # The record's outcome when a run ended with exit 1 but no answer could be applied, so no build ran:
 # the same name as apply's exit 7, as it is the same event (a refused answer) ending a run.
 REFUSED_OUTCOME = BY_CODE[EXIT.REFUSED].outcome
-UNKNOWN_OUTCOME = "error"  # a code not in the table: never returned, but the record must name something
+_UNKNOWN_OUTCOME = "error"  # a code not in the table: never returned, but the record must name something
 
 
 def outcome_name(code: int, dry_run: bool = False) -> str:
     """The record's `outcome` for an exit code."""
     row = BY_CODE.get(code)
     if row is None:
-        return UNKNOWN_OUTCOME
+        return _UNKNOWN_OUTCOME
     return (row.dry_run_outcome if dry_run else "") or row.outcome
 
 
 def outcome_names() -> list[str]:
     """Every name the record's `outcome` can take, in the table's order."""
-    names = [row.outcome for row in TABLE if row.commands & RUN_LIKE] + [REFUSED_OUTCOME]
+    names = [row.outcome for row in TABLE if row.commands & _RUN_LIKE] + [REFUSED_OUTCOME]
     names += [row.dry_run_outcome for row in TABLE if row.dry_run_outcome]
     return list(dict.fromkeys(names))
 
 
-def rows_for(command: str) -> tuple[ExitCode, ...]:
+def rows_for(command: str) -> tuple[_ExitCode, ...]:
     return tuple(row for row in TABLE if command in row.commands)
 
 
@@ -264,8 +264,8 @@ def help_text(command: str | None = None) -> str:
     return "\n".join(lines)
 
 
-def commands_cell(row: ExitCode) -> str:
-    if row.commands == EVERY_COMMAND:
+def _commands_cell(row: _ExitCode) -> str:
+    if row.commands == _EVERY_COMMAND:
         return "every command"
     return ", ".join("a run" if name == "run" else f"`{name}`" for name in COMMANDS if name in row.commands)
 
@@ -275,7 +275,7 @@ def reference_table() -> str:
     lines = ["| code | returned by | meaning |", "| --- | --- | --- |"]
     for row in TABLE:
         text = f"{row.meaning}. {row.detail}" if row.detail else row.meaning
-        lines.append(f"| {row.code} | {commands_cell(row)} | {text} |")
+        lines.append(f"| {row.code} | {_commands_cell(row)} | {text} |")
     return "\n".join(lines) + "\n"
 
 

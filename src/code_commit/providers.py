@@ -15,7 +15,7 @@ CLOUD = "cloud"  # the cloud's own credential chain (llm/cloud.py), not a key of
 
 
 @dataclass(frozen=True)
-class ProviderEntry:
+class _ProviderEntry:
     name: str  # the provider setting's value
     client: str  # "module:Class" under code_commit.llm, taking (settings, key, hooks, endpoint, model)
     credentials: str  # KEY or CLOUD
@@ -35,7 +35,7 @@ class ProviderEntry:
 
 
 TABLE = (
-    ProviderEntry(
+    _ProviderEntry(
         "anthropic",
         "anthropic_api:AnthropicProvider",
         KEY,
@@ -44,7 +44,7 @@ TABLE = (
         key_env="ANTHROPIC_API_KEY",
         key_file="anthropic-api-key",
     ),
-    ProviderEntry(
+    _ProviderEntry(
         "openai",
         "openai_api:OpenAIProvider",
         KEY,
@@ -55,7 +55,7 @@ TABLE = (
         needs_model="the default, {default}, is an Anthropic model; name the server's model",
         any_server=True,
     ),
-    ProviderEntry(
+    _ProviderEntry(
         "bedrock",
         "anthropic_api:AnthropicProvider",
         CLOUD,
@@ -67,7 +67,7 @@ TABLE = (
         needs_model="Bedrock's ids differ from Anthropic's: name an inference profile or model id, like "
         "global.anthropic.{default},",
     ),
-    ProviderEntry(
+    _ProviderEntry(
         "vertex",
         "anthropic_api:AnthropicProvider",
         CLOUD,

@@ -30,7 +30,7 @@ from typing import Any
 from code_commit.answer.caret_blocks import MARK, DeleteFile, Edit, EditFile, Replacement, WriteFile
 from code_commit.answer.plan import AnswerRefused
 
-ACTIONS = ("replace_lines", "create_file", "delete_file")
+_ACTIONS = ("replace_lines", "create_file", "delete_file")
 
 
 def looks_like_json(text: str) -> bool:
@@ -149,12 +149,12 @@ def parse_applydir(text: str) -> list[Edit]:
         action = entry.get("action", "replace_lines")
         if not isinstance(action, str):
             problems.append(
-                f"{where}: 'action' must be one of {', '.join(ACTIONS)} (or left out: {ACTIONS[0]}), "
+                f"{where}: 'action' must be one of {', '.join(_ACTIONS)} (or left out: {_ACTIONS[0]}), "
                 f"not {json.dumps(action)}"
             )
             continue
-        if action not in ACTIONS:
-            problems.append(f"{where}: unknown action {action!r}; use one of {', '.join(ACTIONS)}")
+        if action not in _ACTIONS:
+            problems.append(f"{where}: unknown action {action!r}; use one of {', '.join(_ACTIONS)}")
             continue
         if action == "delete_file":
             edits.append(DeleteFile(path))

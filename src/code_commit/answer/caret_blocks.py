@@ -58,9 +58,9 @@ from code_commit.errors import NeedsHuman
 
 MARK = "^^^"
 END = MARK + "end"
-DELETE = MARK + "delete"
-SEARCH = MARK + "search"
-REPLACE = MARK + "replace"
+_DELETE = MARK + "delete"
+_SEARCH = MARK + "search"
+_REPLACE = MARK + "replace"
 NEEDS_HUMAN = MARK + "needs-human"
 REASON_CAP = 2_000  # characters of a needs-human reason kept: the console, run.log and the record show it
 
@@ -124,7 +124,7 @@ def parse_answer(text: str, censor: Callable[[str], str] | None = None) -> list[
         if path is None:
             if marker is None:
                 continue
-            if marker in (END, DELETE, SEARCH, REPLACE):
+            if marker in (END, _DELETE, _SEARCH, _REPLACE):
                 raise AnswerRefused.of(
                     "malformed", f"line {number}: {marker} outside a block; a block starts with ^^^<path>"
                 )
@@ -150,20 +150,22 @@ def parse_answer(text: str, censor: Callable[[str], str] | None = None) -> list[
             if marker == END:
                 edits.append(WriteFile(path, "".join(body)))
                 path = None
-            elif marker == DELETE and not body:
+            elif marker == _DELETE and not body:
                 edits.append(DeleteFile(path))
                 path = None
-            elif marker == SEARCH and not body:
+            elif marker == _SEARCH and not body:
                 pairs, search, search_line = [], None, number
             else:
-                what = {DELETE: "^^^delete after content", SEARCH: "^^^search after content"}.get(marker, repr(marker))
+                what = {_DELETE: "^^^delete after content", _SEARCH: "^^^search after content"}.get(
+                    marker, repr(marker)
+                )
                 raise AnswerRefused.of(
                     "malformed",
                     f"line {number}: {what} {where}; a block ends with ^^^end, a content line cannot begin "
                     "with ^^^, and ^^^delete or ^^^search can only come right after the path line",
                 )
         elif search is None:  # collecting a search text
-            if marker != REPLACE:
+            if marker != _REPLACE:
                 raise AnswerRefused.of(
                     "malformed",
                     f"line {number}: {marker!r} {where}, in the search text that starts on line {search_line}; "
@@ -171,7 +173,7 @@ def parse_answer(text: str, censor: Callable[[str], str] | None = None) -> list[
                 )
             search, body = "".join(body), []
         else:  # collecting a replacement text
-            if marker not in (SEARCH, END):
+            if marker not in (_SEARCH, END):
                 raise AnswerRefused.of(
                     "malformed",
                     f"line {number}: {marker!r} {where}, in the replacement for the search on line {search_line}; "
@@ -219,13 +221,15 @@ def render_answer(edits: list[Edit]) -> str:
     for edit in edits:
         _check_expressible_path(edit.path)
         if isinstance(edit, DeleteFile):
-            parts.append(f"{MARK}{edit.path}\n{DELETE}\n")
+            parts.append(f"{MARK}{edit.path}\n{_DELETE}\n")
         elif isinstance(edit, EditFile):
             if not edit.replacements:
                 raise ValueError(f"{edit.path}: an edit block needs at least one search/replace pair")
             parts.append(f"{MARK}{edit.path}\n")
             for pair in edit.replacements:
-                parts.append(f"{SEARCH}\n{_lines(edit.path, pair.search)}{REPLACE}\n{_lines(edit.path, pair.replace)}")
+                parts.append(
+                    f"{_SEARCH}\n{_lines(edit.path, pair.search)}{_REPLACE}\n{_lines(edit.path, pair.replace)}"
+                )
             parts.append(f"{END}\n")
         else:
             parts.append(f"{MARK}{edit.path}\n{_lines(edit.path, edit.content)}{END}\n")
@@ -247,5 +251,5 @@ def _check_expressible_path(path: str) -> None:
         raise ValueError(f"{path!r}: a path cannot contain a newline")
     if path.endswith("\r"):
         raise ValueError(f"{path!r}: a path cannot end with a carriage return (it reads as part of the line break)")
-    if MARK + path in (END, DELETE, SEARCH, REPLACE, NEEDS_HUMAN):
+    if MARK + path in (END, _DELETE, _SEARCH, _REPLACE, NEEDS_HUMAN):
         raise ValueError(f"{path!r}: {MARK}{path} is a marker, not a block header")

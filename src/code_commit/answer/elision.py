@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 
-ELLIPSIS = r"(?:\.\.\.+|…|\. \. \.)"
+_ELLIPSIS = r"(?:\.\.\.+|…|\. \. \.)"
 # Comment openers and closers of the common languages, and brackets a placeholder is often wrapped in.
 _OPENER = re.compile(r"^(?:<!--|\{/\*|/\*+|//+|#+|\*|--|;+|%+)\s*")
 _CLOSERS = ("-->", "*/}", "*/")  # `*/` with any stars before it; found with str methods, as below
@@ -25,7 +25,7 @@ _WRAPPERS = "()[]{}<>"
 # methods, not a regex: `.*` before an ellipsis alternative backtracks over a long run of dots (or a
 # closer over a run of stars), work that grows with the square of the line, and an answer's line
 # may be megabytes long.
-_WRAPPED_START = re.compile(r"[(\[{]*" + ELLIPSIS + r"[\s(\[{]")
+_WRAPPED_START = re.compile(r"[(\[{]*" + _ELLIPSIS + r"[\s(\[{]")
 _WRAPPED_ENDS = ("...", "…", ". . .", ")", "]", "}")
 # "Code was left out", said with an ellipsis: `# ... existing code ...`, `// rest of the file...`.
 _LEFT_OUT = re.compile(
@@ -60,12 +60,12 @@ def is_placeholder(line: str) -> bool:
         wrapped = start is not None and text[start.end() :].endswith(_WRAPPED_ENDS)
         return wrapped and _OMISSION.search(text) is not None
     body = _without_closer(text[opener.end() :].strip())
-    bare = re.sub(ELLIPSIS, " ", body).strip(_WRAPPERS + " \t.,:;-")
-    has_ellipsis = re.search(ELLIPSIS, body) is not None
+    bare = re.sub(_ELLIPSIS, " ", body).strip(_WRAPPERS + " \t.,:;-")
+    has_ellipsis = re.search(_ELLIPSIS, body) is not None
     if has_ellipsis and not bare:
         return True  # `# ...`, `/* ... */`, `<!-- … -->`, `// [...]`
     if has_ellipsis:
-        led = re.match(r"[\s(\[{]*" + ELLIPSIS, body) is not None
+        led = re.match(r"[\s(\[{]*" + _ELLIPSIS, body) is not None
         words = _LEFT_OUT if led else _OMISSION  # `# Loading the data...` is a comment, not a placeholder
         return words.search(body) is not None
     if bare.lower() == "unchanged":

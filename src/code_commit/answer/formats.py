@@ -14,7 +14,7 @@ Censor = Callable[[str], str]
 
 
 @dataclass(frozen=True)
-class AnswerFormat:
+class _AnswerFormat:
     name: str
     parse: Callable[[str, Censor | None], list[Edit]]  # the text, and what censors a reason it quotes
     parts: str  # what its edits are, for "the answer has no ..."
@@ -26,13 +26,13 @@ def _applydir(text: str, censor: Censor | None) -> list[Edit]:
 
 
 TABLE = (
-    AnswerFormat("caret", parse_answer, "^^^ blocks", lambda text: not looks_like_json(text)),  # the model's own
-    AnswerFormat("json", _applydir, "entries", looks_like_json),
+    _AnswerFormat("caret", parse_answer, "^^^ blocks", lambda text: not looks_like_json(text)),  # the model's own
+    _AnswerFormat("json", _applydir, "entries", looks_like_json),
 )
 FORMATS = {entry.name: entry for entry in TABLE}
 AUTO = "auto"  # --format's default: the format the text is in
 
 
-def recognised(text: str) -> AnswerFormat:
+def recognised(text: str) -> _AnswerFormat:
     """The format an answer is in, as `--format auto` decides it."""
     return next(entry for entry in TABLE if entry.recognises(text))

@@ -24,7 +24,7 @@ from code_commit.config.settings import Settings
 from code_commit.files.confined import Tree
 from code_commit.guard.policy import Guard
 
-MATCH_FAILURES = (NoMatch.kind, AmbiguousMatch.kind)  # the kinds of problem whose report is costly
+_MATCH_FAILURES = (NoMatch.kind, AmbiguousMatch.kind)  # the kinds of problem whose report is costly
 
 
 # For match_work, every LINE_CHARS characters of a file count as a line when that is more than its lines:
@@ -79,13 +79,13 @@ def checked_plan(
         raise AnswerRefused.of("empty", f"the answer has no {answer_format.parts}, so there is nothing to apply")
     guard = guard or Guard(root, settings.protected_patterns)
     plan = plan_changes(root, edits, guard, allow_delete=settings.allow_delete, limits=MatchLimits.of(settings))
-    leaks = [] if secrets is None else secret_problems(root, plan, secrets)
+    leaks = [] if secrets is None else _secret_problems(root, plan, secrets)
     if leaks:
         raise AnswerRefused(leaks)
     return plan
 
 
-def secret_problems(root: Path, plan: Plan, secrets: Redactor) -> list[Problem]:
+def _secret_problems(root: Path, plan: Plan, secrets: Redactor) -> list[Problem]:
     """A problem for each file the plan would write a secret into that the file did not hold already,
     or name after one: an answer that echoes the key (a service or a prompt injection may put it
     before the model) is refused rather than written where `git add -A` would commit it; a file
@@ -335,7 +335,7 @@ def _resolve_edit(
         work.lines += cost
         # Only the answer's first few failures get the costly parts of a report: an answer of many
         # failing pairs (a few bytes each) must not cost a pass over the file per window size each.
-        explain = sum(problem.kind in MATCH_FAILURES for problem in problems) < EXPLAINED_FAILURES
+        explain = sum(problem.kind in _MATCH_FAILURES for problem in problems) < EXPLAINED_FAILURES
         if found := new_placeholders(pair.replace, text):
             # A replacement that says "code left out" deletes what it stands for, as a whole-file block would.
             failed = True

@@ -7,7 +7,7 @@ is never committed: its journal (a hard link to each file, the manifest naming t
 while the build runs, and `undo` puts them back after it. If code-commit dies in between, the next
 command's recovery (`journal.recover`) finds the pending journal and puts them back then: nothing is
 lost. A file the build put at a held path is left as the build left it, and the held file stays in
-the journal, named in `Aside.conflicts`.
+the journal, named in `_Aside.conflicts`.
 """
 
 from __future__ import annotations
@@ -23,15 +23,15 @@ from code_commit.files.confined import Tree
 
 
 @dataclass
-class Aside:
+class _Aside:
     paths: tuple[str, ...]
     conflicts: list[str] = field(default_factory=list)  # held files the build's own took the place of
 
 
 @contextlib.contextmanager
-def held_aside(root: Path, journal: Path, paths: Sequence[str]) -> Iterator[Aside]:
+def held_aside(root: Path, journal: Path, paths: Sequence[str]) -> Iterator[_Aside]:
     """`paths` (regular files of the project) out of the tree inside the block, back after it."""
-    aside = Aside(tuple(paths))
+    aside = _Aside(tuple(paths))
     with Tree(root) as tree:
         record = Journal.begin(tree, journal, [Change(path, None) for path in paths])
         try:

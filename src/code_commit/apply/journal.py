@@ -43,9 +43,9 @@ from code_commit.guard.policy import protected_refusal, syntax_refusal
 from code_commit.logs.run_folder import CONFLICTS, JOURNAL_SUFFIX, MANIFEST, SAVED_ORIGINAL
 
 # A manifest is read up to this much: a 10,000-file apply's is a few MiB (a build may plant a huge one).
-MANIFEST_BYTES = 64 << 20
+_MANIFEST_BYTES = 64 << 20
 
-FORMAT = 1
+_FORMAT = 1
 _TEMP_NAME = re.compile(r"\.code-commit-[0-9a-f]+-[0-9]+\.tmp")
 _SAVED_NAME = re.compile(re.escape(SAVED_ORIGINAL).replace(re.escape("{n}"), "[0-9]+"))
 _SHA256 = re.compile(r"[0-9a-f]{64}")
@@ -68,23 +68,23 @@ class Entry:
 
 
 @dataclass(frozen=True)
-class Manifest:
+class _Manifest:
     entries: tuple[Entry, ...]
     created_dirs: tuple[str, ...]  # parents before children
 
     def to_json(self) -> bytes:
         data = {
-            "format": FORMAT,
+            "format": _FORMAT,
             "entries": [entry.__dict__ for entry in self.entries],
             "created_dirs": list(self.created_dirs),
         }
         return json.dumps(data, indent=1).encode()
 
     @classmethod
-    def from_json(cls, raw: bytes) -> Manifest:
+    def from_json(cls, raw: bytes) -> _Manifest:
         try:
             data = json.loads(raw)
-            if data.get("format") != FORMAT:
+            if data.get("format") != _FORMAT:
                 raise JournalError(f"unknown journal format {data.get('format')!r}")
             entries = tuple(Entry(**item) for item in data["entries"])
             created = tuple(str(d) for d in data["created_dirs"])
@@ -107,7 +107,7 @@ class Manifest:
 
 
 @dataclass
-class UndoResult:
+class _UndoResult:
     restored: list[str] = field(default_factory=list)  # files put back as they were
     removed: list[str] = field(default_factory=list)  # files the apply had created
     conflicts: list[str] = field(default_factory=list)  # what was left alone, and why
@@ -116,7 +116,7 @@ class UndoResult:
 @dataclass
 class Journal:
     folder: Path
-    manifest: Manifest
+    manifest: _Manifest
 
     @classmethod
     def begin(cls, tree: Tree, folder: Path, changes: Sequence[Change]) -> Journal:
@@ -147,7 +147,7 @@ class Journal:
                 _missing_parents(tree, change.path, created)
             after = digest(change.content) if change.content is not None else None
             entries.append(Entry(change.path, before, after, mode, saved, f".code-commit-{token}-{n}.tmp"))
-        manifest = Manifest(tuple(entries), tuple(created))
+        manifest = _Manifest(tuple(entries), tuple(created))
         fsync_path(folder)  # the originals' entries are durable before the manifest names them
         _write_durably(folder / MANIFEST, manifest.to_json())
         fsync_path(folder.parent)  # and the journal folder is findable after a power loss
@@ -164,9 +164,9 @@ class Journal:
         _remove_folder(self.folder)
 
 
-def undo(tree: Tree, folder: Path, manifest: Manifest) -> UndoResult:
+def undo(tree: Tree, folder: Path, manifest: _Manifest) -> _UndoResult:
     """Bring every file of the manifest back to its original; safe to run again after any interruption."""
-    result = UndoResult()
+    result = _UndoResult()
     _remove_temps(tree, manifest.entries)  # the files the apply was writing when it stopped
     for entry in reversed(manifest.entries):
         now = tree.state(entry.path)
@@ -216,7 +216,7 @@ def _remove_temps(tree: Tree, entries: Sequence[Entry]) -> None:
         raise still[0]
 
 
-def close(folder: Path, result: UndoResult) -> None:
+def close(folder: Path, result: _UndoResult) -> None:
     """After an undo: the journal is done. Keep it (renamed, no longer pending) only if files were left alone."""
     if result.conflicts:
         SYSCALLS.rename(folder / MANIFEST, folder / CONFLICTS)
@@ -231,7 +231,7 @@ def close(folder: Path, result: UndoResult) -> None:
 
 
 @dataclass
-class RecoveryReport:
+class _RecoveryReport:
     """What `recover` found and did."""
 
     undone: list[Path] = field(default_factory=list)  # journals of interrupted applies, now undone
@@ -249,16 +249,16 @@ class RecoveryReport:
         return lines
 
 
-def recover(root: Path, protected_patterns: Sequence[str] = ()) -> RecoveryReport:
+def recover(root: Path, protected_patterns: Sequence[str] = ()) -> _RecoveryReport:
     """Undo every interrupted apply of this project, newest first. Raises RestoreFailed if one cannot be.
 
     Nothing under agent-config/logs/ is trusted: the build runs model-written code, which can plant
     a journal or a symlink there. No symlink is followed on the way to a journal or inside it, and
     a journal is used only if every path it names passes the guard's rules for an answer
-    (`journal_refusal`); one that does not is reported (RestoreFailed) and left as it is.
+    (`_journal_refusal`); one that does not is reported (RestoreFailed) and left as it is.
 
     Call it with the project's lock held, before anything else changes the tree."""
-    report = RecoveryReport()
+    report = _RecoveryReport()
     logs = root / CONFIG_DIR / LOGS_DIR
     try:
         folders = sorted(_journal_folders(logs))
@@ -272,8 +272,8 @@ def recover(root: Path, protected_patterns: Sequence[str] = ()) -> RecoveryRepor
                 report.cleaned.append(folder)
             continue
         try:
-            manifest = Manifest.from_json(read_regular(manifest_path, MANIFEST_BYTES, follow=False))
-            refusal = journal_refusal(root, folder, manifest, protected_patterns)
+            manifest = _Manifest.from_json(read_regular(manifest_path, _MANIFEST_BYTES, follow=False))
+            refusal = _journal_refusal(root, folder, manifest, protected_patterns)
             if refusal is not None:
                 raise RestoreFailed(
                     f"the journal in {folder} was not written by code-commit: {refusal}. Nothing was restored "
@@ -326,7 +326,9 @@ def _lstat_mode(path: Path) -> int:
         return 0
 
 
-def journal_refusal(root: Path, folder: Path, manifest: Manifest, protected_patterns: Sequence[str] = ()) -> str | None:
+def _journal_refusal(
+    root: Path, folder: Path, manifest: _Manifest, protected_patterns: Sequence[str] = ()
+) -> str | None:
     """Why recovery may not act on this journal, or None. Its paths must pass the rules every answer
     passes (syntax, protected names, the user's protected patterns, no symlink along the way) and its
     saved originals must be regular files in the journal itself: code-commit never writes anything else."""

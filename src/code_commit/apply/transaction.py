@@ -33,10 +33,10 @@ def apply_plan(root: Path, plan: Plan, journal: Path) -> None:
         _apply(root, plan, journal)
     finally:
         forget_resolved_paths()  # what the apply wrote could change where a PATH entry leads
-    forget_bytecode(root, [change.path for change in plan.changes])
+    _forget_bytecode(root, [change.path for change in plan.changes])
 
 
-def forget_bytecode(root: Path, paths: list[str]) -> None:
+def _forget_bytecode(root: Path, paths: list[str]) -> None:
     """Remove Python's cached bytecode of each `.py` file written: Python trusts a `__pycache__` file
     whose source has the size and the whole-second mtime it recorded, so a fix of the same size
     written within the second of the last build (`a - b` to `a + b`) would run the old code."""

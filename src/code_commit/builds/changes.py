@@ -39,7 +39,7 @@ KEEP_BYTES = 64 << 20  # originals held in memory for a run, at most
 READ_BYTES = 16 << 20  # a file larger than this is compared by its stamp alone
 
 CREATED, CHANGED, DELETED = "created", "changed", "deleted"
-Stamp = tuple[int, int, int, int, int]  # mode, size, mtime_ns, ctime_ns, inode
+_Stamp = tuple[int, int, int, int, int]  # mode, size, mtime_ns, ctime_ns, inode
 
 
 @dataclass(frozen=True)
@@ -86,8 +86,8 @@ class BuildWatch:
     truncated: bool = False  # a listing passed max_files: the rest was not watched
     shown: frozenset[str] = frozenset()  # the paths git showed before the last build
     _net: dict[str, str] = field(default_factory=dict)  # each path's change across the builds so far
-    _stamps: dict[str, Stamp | None] = field(default_factory=dict)
-    _kept: dict[str, tuple[Stamp, Before]] = field(default_factory=dict)  # copies, by the stamp they were taken at
+    _stamps: dict[str, _Stamp | None] = field(default_factory=dict)
+    _kept: dict[str, tuple[_Stamp, Before]] = field(default_factory=dict)  # copies, by the stamp they were taken at
     _kept_bytes: int = 0
     _clean: dict[str, str] = field(default_factory=dict)  # tracked files git sees unchanged: their index blob
     _object_format: str = ""  # the repository's hash: sha1 or sha256
@@ -162,7 +162,7 @@ class BuildWatch:
             self.truncated = True
         return paths[: self.max_files]
 
-    def _keep(self, tree: Tree, path: str, stamp: Stamp) -> None:
+    def _keep(self, tree: Tree, path: str, stamp: _Stamp) -> None:
         mode, size = stamp[0], stamp[1]
         previous = self._kept.pop(path, None)
         if previous is not None and previous[1].content is not None:
@@ -183,7 +183,7 @@ class BuildWatch:
         self._kept_bytes += size
         self._kept[path] = (stamp, Before(content, stat.S_IMODE(mode), size=size))
 
-    def _before(self, path: str, old: Stamp | None) -> Before:
+    def _before(self, path: str, old: _Stamp | None) -> Before:
         """What `path` held before this build."""
         if old is None:
             return Before(None)
@@ -196,7 +196,7 @@ class BuildWatch:
             return kept[1]
         return Before(None, stat.S_IMODE(old[0]), known=False, size=old[1])
 
-    def _same(self, tree: Tree, path: str, before: Before, new: Stamp) -> bool:
+    def _same(self, tree: Tree, path: str, before: Before, new: _Stamp) -> bool:
         """Whether the file holds what it held before, mode included (a rewrite to the same bytes)."""
         if not before.known or not stat.S_ISREG(new[0]) or stat.S_IMODE(new[0]) != before.mode:
             return False
@@ -211,7 +211,7 @@ class BuildWatch:
         return now == before.content
 
 
-def _stamp(info: os.stat_result | None) -> Stamp | None:
+def _stamp(info: os.stat_result | None) -> _Stamp | None:
     """A path's lstat stamp; None when it is missing, or lies through a symlink (as git sees it)."""
     if info is None:
         return None
@@ -221,12 +221,12 @@ def _stamp(info: os.stat_result | None) -> Stamp | None:
 def clean_blobs(root: Path, index: GitSetup, prefix: str) -> dict[str, str]:
     """The tracked files below the root that git sees unchanged, each with its index blob (what it
     holds, known without reading it), relative to the root; `prefix`: the root below the top."""
-    dirty = dirty_files(root)
+    dirty = _dirty_files(root)
     below = ((path.removeprefix(prefix), blob) for path, blob in index.blobs.items() if path.startswith(prefix))
     return {path: blob for path, blob in below if path not in dirty}
 
 
-def dirty_files(root: Path) -> set[str]:
+def _dirty_files(root: Path) -> set[str]:
     """Tracked files whose content differs from the index (git compares by stat, hashing only the
     files whose stat changed), relative to the root."""
     try:

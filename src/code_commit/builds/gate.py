@@ -43,12 +43,12 @@ from code_commit.sandbox.toolchains import Toolchains, cache_folder, cache_paren
 from code_commit.sandbox.withheld import hidden_stores
 
 # The caches whose tools write a `.gitignore` of `*` into them on their first run: pytest, ruff, mypy.
-TOOL_CACHES = (".pytest_cache", ".ruff_cache", ".mypy_cache")
-TOOL_IGNORE_BYTES = 4096  # a tool's own .gitignore is a line or two
-OUTPUT_HEAD = 64 << 10  # bytes of a failed build's log a diagnosis reads from its start...
-OUTPUT_TAIL = 256 << 10  # ...and from its end
-SCRIPT_READ = 64 << 10  # bytes of build.sh a diagnosis reads (does it name the missing program?)
-WHOLE_NETWORK = (
+_TOOL_CACHES = (".pytest_cache", ".ruff_cache", ".mypy_cache")
+_TOOL_IGNORE_BYTES = 4096  # a tool's own .gitignore is a line or two
+_OUTPUT_HEAD = 64 << 10  # bytes of a failed build's log a diagnosis reads from its start...
+_OUTPUT_TAIL = 256 << 10  # ...and from its end
+_SCRIPT_READ = 64 << 10  # bytes of build.sh a diagnosis reads (does it name the missing program?)
+_WHOLE_NETWORK = (
     "sandbox_network = true: the build, the model's code, can reach any host (name the hosts it needs instead)"
 )
 # Each run's state after its last build, by run folder: the next build starts from it.
@@ -94,7 +94,7 @@ def checked_build(
     extra = read_only(protected.shown) if read_only is not None and sandbox.active else ()
     build_policy = sandbox_policy(root, settings, sandbox, protected, extra)
     if build_policy is not None and build_policy.network and on_note is not None:
-        on_note(WHOLE_NETWORK)
+        on_note(_WHOLE_NETWORK)
     if watch is not None:
         watch.before(protected.index, protected.shown)
     kept = saved(root, run_folder, on_note)  # the user's own ignored files (.env): put back after the build
@@ -125,7 +125,7 @@ def checked_build(
         put_back(kept, on_note)
     after = _look_after(root, run_folder, configured, watch, contextlib.nullcontext())
     changed = changed_paths(before, after)
-    own = [path for path in changed if watch is not None and tool_ignore_file(path, watch, protected)]
+    own = [path for path in changed if watch is not None and _tool_ignore_file(path, watch, protected)]
     if own and on_note is not None:
         on_note(
             f"the build made {', '.join(p.removesuffix(CREATED) for p in own)} in a folder of its own "
@@ -136,7 +136,7 @@ def checked_build(
         raise BuildTampered(changed)
     _LAST_AFTER[run_folder] = after
     if refused and on_note is not None:
-        on_note(refusals_note(refused))
+        on_note(_refusals_note(refused))
     if not result.passed:
         result = dataclasses.replace(result, diagnosis=diagnosed(root, result, build_policy, refused))
     return result
@@ -158,7 +158,7 @@ def _look_after(
     return Fingerprint.take(protected, skip=run_folder)
 
 
-def tool_ignore_file(change: str, watch: BuildWatch, protected: ProtectedPaths) -> bool:
+def _tool_ignore_file(change: str, watch: BuildWatch, protected: ProtectedPaths) -> bool:
     """A tool's own folder, as pytest, ruff and mypy make their caches and venv and uv their virtual
     environments: a `.gitignore` holding only `*`, created in a new folder of one of TOOL_CACHES'
     names or a virtual environment's (`_virtualenv`), where git showed nothing before the build
@@ -176,7 +176,7 @@ def tool_ignore_file(change: str, watch: BuildWatch, protected: ProtectedPaths) 
     parts = folder.split("/")
     if name != ".gitignore" or not folder or parts[0] == CONFIG_DIR:
         return False
-    if parts[-1] not in TOOL_CACHES and not _virtualenv(protected.root / folder, parts[-1]):
+    if parts[-1] not in _TOOL_CACHES and not _virtualenv(protected.root / folder, parts[-1]):
         return False
     if any(part.casefold() == GIT_DIR for part in parts):
         return False
@@ -202,7 +202,7 @@ def _ignores_all(path: Path) -> bool:
     """Whether the ignore file is a regular file whose one pattern is `*` (comments and blank lines
     aside), read up to a few KiB, never through a symlink."""
     try:
-        data = read_regular(path, TOOL_IGNORE_BYTES, follow=False)
+        data = read_regular(path, _TOOL_IGNORE_BYTES, follow=False)
     except OSError:
         return False
     lines = [line.strip() for line in data.decode("utf-8", "replace").splitlines()]
@@ -273,7 +273,7 @@ def toolchains(root: Path, settings: Settings, sandbox: Sandbox) -> Toolchains:
     return toolchain_env(os.environ, network.everything or network.proxied, cache, os.geteuid() == 0)
 
 
-def refusals_note(refused: list[Refusal], most: int = 5) -> str:
+def _refusals_note(refused: list[Refusal], most: int = 5) -> str:
     """The hosts the proxy refused a build, for the console and run.log: the first few."""
     shown = ", ".join(f"{r.host}:{r.port} ({r.reason})" for r in refused[:most])
     more = f" and {len(refused) - most} more" if len(refused) > most else ""
@@ -286,12 +286,12 @@ def diagnosed(
     """What kept a failed build from running, if the sandbox or the setup did (builds/diagnosis/);
     `refused`: the hosts the proxy refused it, from the proxy's own record."""
     env = {**os.environ, **dict(build_policy.env if build_policy else ())}
-    script = _head(root / BUILD_SCRIPT, SCRIPT_READ).decode("utf-8", "replace")
+    script = _head(root / BUILD_SCRIPT, _SCRIPT_READ).decode("utf-8", "replace")
     host = Host.of(
         root,
         env,
         script,
-        lambda name: _head(root / name, SCRIPT_READ).decode(errors="replace"),
+        lambda name: _head(root / name, _SCRIPT_READ).decode(errors="replace"),
         holds_socket,
         probe,
         lambda path: _ignored(root, path),
@@ -311,7 +311,7 @@ def output_text(result: BuildResult) -> str:
     """The build's output as its log keeps it, its start and its end (a diagnosis looks no further),
     without the lines code-commit added at its end."""
     try:
-        ends = read_ends(result.log_path, OUTPUT_HEAD, OUTPUT_TAIL)
+        ends = read_ends(result.log_path, _OUTPUT_HEAD, _OUTPUT_TAIL)
     except OSError:
         return ""
     text = (ends.head + ends.tail).decode("utf-8", "replace")

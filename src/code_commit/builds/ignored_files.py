@@ -39,9 +39,9 @@ from code_commit.git.layout import ls_files
 from code_commit.logs.run_folder import BUILD_OUTPUTS, RUN_ID
 
 SAVE_FILES = 2000  # ignored files of the user's saved before a build, at most
-SAVE_BYTES = 64 << 20  # and their bytes, together
-RECORDED = 20_000  # files the record of the builds' own keeps, at most
-EARLIER_RUNS = 50  # run folders looked into for the newest record, at most
+_SAVE_BYTES = 64 << 20  # and their bytes, together
+_RECORDED = 20_000  # files the record of the builds' own keeps, at most
+_EARLIER_RUNS = 50  # run folders looked into for the newest record, at most
 
 
 @dataclass(frozen=True)
@@ -72,7 +72,7 @@ def saved(root: Path, run_folder: Path, on_note: Callable[[str], None] | None) -
     if kept.unsaved and on_note is not None:
         on_note(
             f"{len(kept.unsaved)} of your ignored files were not saved before the build (over the budget of "
-            f"{SAVE_FILES:,} files, {SAVE_BYTES >> 20} MiB): a build could change them, such as {kept.unsaved[0]}"
+            f"{SAVE_FILES:,} files, {_SAVE_BYTES >> 20} MiB): a build could change them, such as {kept.unsaved[0]}"
         )
     return kept
 
@@ -96,7 +96,7 @@ def save(root: Path, run_folder: Path) -> Kept:
     own: set[str] = set()
     files: list[Saved] = []
     unsaved: list[str] = []
-    budget = SAVE_BYTES
+    budget = _SAVE_BYTES
     try:
         tree = Tree(root)
     except OSError:
@@ -174,7 +174,7 @@ def _record(kept: Kept, tree: Tree) -> None:
         if path in theirs or (path in kept.listed and path not in kept.own):
             continue
         info = tree.lstat(path)
-        if info is not None and stat.S_ISREG(info.st_mode) and len(records) < RECORDED:
+        if info is not None and stat.S_ISREG(info.st_mode) and len(records) < _RECORDED:
             records[path] = _stamp(info)
     target = kept.run_folder / BUILD_OUTPUTS
     with contextlib.suppress(OSError):
@@ -196,7 +196,7 @@ def _records(run_folder: Path) -> dict[str, list[int]]:
         earlier = sorted((p for p in run_folder.parent.iterdir() if RUN_ID.fullmatch(p.name)), reverse=True)
     except OSError:
         earlier = []
-    for folder in [run_folder, *[p for p in earlier if p != run_folder][:EARLIER_RUNS]]:
+    for folder in [run_folder, *[p for p in earlier if p != run_folder][:_EARLIER_RUNS]]:
         try:
             data = json.loads((folder / BUILD_OUTPUTS).read_text())
         except (OSError, ValueError):

@@ -32,11 +32,11 @@ from code_commit.git.config_files import GitFiles, git_files
 from code_commit.git.env import run_git
 from code_commit.git.layout import GitLayout, GitSetup, find_git_layout, list_tree
 
-GIT_DIR_PARTS = ("config", "config.worktree", "hooks", "info")  # of the git dir and the common dir
+_GIT_DIR_PARTS = ("config", "config.worktree", "hooks", "info")  # of the git dir and the common dir
 MAX_ENTRIES = 20_000  # paths listed by one fingerprint
-HASH_FILE_LIMIT = 1 << 20  # bigger files are compared by identity only
-HASH_BUDGET = 64 << 20  # bytes hashed by one fingerprint
-LIST_TIMEOUT = 120.0  # git ls-files on a huge tree; only bounds a hung git
+_HASH_FILE_LIMIT = 1 << 20  # bigger files are compared by identity only
+_HASH_BUDGET = 64 << 20  # bytes hashed by one fingerprint
+_LIST_TIMEOUT = 120.0  # git ls-files on a huge tree; only bounds a hung git
 TREE_ENTRIES = 1_000_000  # entries of the tree the search for `.git` looks at, at most
 CREATED = " (created)"  # how `changed_paths` names a path that appeared
 
@@ -91,7 +91,7 @@ def protected_paths(root: Path, skip: Path | None = None, configured: GitFiles |
         git_dirs.append(dot_git)
     if layout.common_dir is not None:
         git_dirs.append(layout.common_dir)
-    nested, tree_truncated = nested_dot_gits(root, skip)
+    nested, tree_truncated = _nested_dot_gits(root, skip)
     for dot_git in (*_submodule_dot_gits(layout, index), *nested):
         git_dirs.append(dot_git)
         named = _gitdir_of(dot_git) if dot_git.is_file() else None
@@ -114,7 +114,7 @@ def protected_paths(root: Path, skip: Path | None = None, configured: GitFiles |
     )
 
 
-def nested_dot_gits(root: Path, skip: Path | None = None) -> tuple[list[Path], bool]:
+def _nested_dot_gits(root: Path, skip: Path | None = None) -> tuple[list[Path], bool]:
     """Every `.git` (a folder, a `gitdir:` file or a symlink) below the root, but the root's own and
     any under agent-config/ or `skip`, breadth first; and whether TREE_ENTRIES cut the search short.
     A nested repository is a place git runs programs from: its config's `core.fsmonitor` runs at the
@@ -176,7 +176,7 @@ def _git_files(root: Path, shown: list[str] | None) -> tuple[tuple[Path, ...], b
     listings = [["--cached", "--others"]] if shown is None else []
     for listing in (*listings, ["--others", "--ignored", "--directory"]):
         try:
-            listed = run_git(root, "ls-files", "-z", "--exclude-standard", *listing, *pathspecs, timeout=LIST_TIMEOUT)
+            listed = run_git(root, "ls-files", "-z", "--exclude-standard", *listing, *pathspecs, timeout=_LIST_TIMEOUT)
         except (OSError, subprocess.TimeoutExpired):
             break
         if listed.returncode != 0:
@@ -219,14 +219,14 @@ class Fingerprint:
         for path in (*gate, *protected.git_config, *protected.programs):
             fp._add(path)
         if protected.git_dirs and len(fp.entries) < MAX_ENTRIES:
-            fp.entries.update(git_state(protected))
+            fp.entries.update(_git_state(protected))
         for git_dir in protected.git_dirs:
             if git_dir.name.lower() == GIT_DIR or git_dir.is_file() or git_dir.is_symlink() or not git_dir.exists():
                 fp._add(git_dir)  # a `.git` in the tree: one created is named alone, not its contents
             if git_dir.is_file() or git_dir.is_symlink() or not git_dir.exists():
                 continue
             for watched in (git_dir, *_inner_git_dirs(git_dir)):  # submodules' and worktrees' own
-                for part in GIT_DIR_PARTS:
+                for part in _GIT_DIR_PARTS:
                     fp._walk(watched / part, None)
         for folder in protected.hook_folders:
             fp._walk(folder, None)
@@ -270,7 +270,7 @@ class Fingerprint:
 
     def _content(self, path: Path, st: os.stat_result) -> tuple[object, ...]:
         identity: tuple[object, ...] = (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
-        if not stat.S_ISREG(st.st_mode) or st.st_size > HASH_FILE_LIMIT or self._hashed + st.st_size > HASH_BUDGET:
+        if not stat.S_ISREG(st.st_mode) or st.st_size > _HASH_FILE_LIMIT or self._hashed + st.st_size > _HASH_BUDGET:
             return identity
         digest = hashlib.sha256()
         try:
@@ -327,7 +327,7 @@ def _inner_git_dirs(git_dir: Path) -> list[Path]:
     return sorted(found)
 
 
-def git_state(protected: ProtectedPaths) -> dict[str, tuple[object, ...]]:
+def _git_state(protected: ProtectedPaths) -> dict[str, tuple[object, ...]]:
     """What git's index and refs say about the tree, as digests: the root's staged files with their
     skip-worktree and assume-unchanged flags (never the stat data `git status` refreshes), and HEAD
     with every branch, tag and stash. A build that flags, commits or stashes the model's change hides
@@ -341,7 +341,7 @@ def git_state(protected: ProtectedPaths) -> dict[str, tuple[object, ...]]:
         digest = hashlib.sha256("\0".join(entries).encode("utf-8", "surrogateescape")).hexdigest()
         state = {".git/index": ("listed", digest)}
     try:
-        done = run_git(protected.root, "show-ref", "--head", timeout=LIST_TIMEOUT)
+        done = run_git(protected.root, "show-ref", "--head", timeout=_LIST_TIMEOUT)
     except (OSError, subprocess.TimeoutExpired) as exc:
         state[".git/refs"] = ("unreadable", str(exc))
     else:

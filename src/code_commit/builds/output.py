@@ -27,7 +27,7 @@ LOG_CAP = Settings.build_log_cap  # characters of output kept in the log, head a
 
 # Searched in lower-cased text: words that mark a line worth keeping when the output is cut, if there
 # is room after the diagnostics.
-ERROR_WORDS = (
+_ERROR_WORDS = (
     "error",
     "fail",
     "panic",
@@ -45,7 +45,7 @@ ERROR_WORDS = (
 
 # Lines shaped like compiler and test diagnostics, kept before any line that merely contains a word
 # like "error" (a `gcc ... -Werror ...` command line): found anywhere in a line...
-DIAGNOSTIC_MARKERS = (
+_DIAGNOSTIC_MARKERS = (
     ": error:",
     ": fatal error:",
     ": undefined reference",
@@ -60,10 +60,10 @@ DIAGNOSTIC_MARKERS = (
 
 
 # ... or at its start.
-DIAGNOSTIC_LINE_STARTS = ("E   ", "error:", "error[", "ERROR ", "ERROR:", "FAIL ", "FAIL:", "Error:", "fatal:")
+_DIAGNOSTIC_LINE_STARTS = ("E   ", "error:", "error[", "ERROR ", "ERROR:", "FAIL ", "FAIL:", "Error:", "fatal:")
 
 
-KEEP_CHARS = 1 << 16  # of each kind, the first and the last lines kept up to this many characters each
+_KEEP_CHARS = 1 << 16  # of each kind, the first and the last lines kept up to this many characters each
 
 
 MAX_LINE = 2000  # characters of a kept line
@@ -84,10 +84,10 @@ _ESCAPE_WHOLE = re.compile(
 _ESCAPE = re.compile(_ESCAPE_WHOLE.pattern + r"|\x1b[\]PX^_][^\x07\x1b]*|\x1b|\x9b")
 
 
-FRESH_PIECES = 256  # pieces of output joined into one entry of the log's tail, at most
+_FRESH_PIECES = 256  # pieces of output joined into one entry of the log's tail, at most
 
 
-MAX_ESCAPE = 4096  # characters an escape sequence cut by a chunk boundary is held back for, at most
+_MAX_ESCAPE = 4096  # characters an escape sequence cut by a chunk boundary is held back for, at most
 
 
 @dataclass(frozen=True)
@@ -188,7 +188,7 @@ class OutputLog:
         last = max(text.rfind("\x1b"), text.rfind("\x9b"))
         if last < 0:
             return text  # no escape anywhere: the regex would only walk the chunk (most builds' output)
-        if not final and len(text) - last < MAX_ESCAPE and not _ESCAPE_WHOLE.match(text, last):
+        if not final and len(text) - last < _MAX_ESCAPE and not _ESCAPE_WHOLE.match(text, last):
             text, self._raw = text[:last], text[last:]
         stripped, count = _ESCAPE.subn("", text)
         self._escapes += count
@@ -211,7 +211,7 @@ class OutputLog:
             # a deque entry per piece would cost some 50 bytes of memory per character kept.
             self._fresh.append(text)
             self._fresh_chars += len(text)
-            if self._fresh_chars >= CHUNK or len(self._fresh) >= FRESH_PIECES:
+            if self._fresh_chars >= CHUNK or len(self._fresh) >= _FRESH_PIECES:
                 self._push_tail()
         if self._on_output:
             self._on_output(whole)
@@ -231,7 +231,7 @@ class OutputLog:
 
 
 class _Keeper:
-    """The first and the last lines of one kind, up to KEEP_CHARS characters each: bounded memory."""
+    """The first and the last lines of one kind, up to _KEEP_CHARS characters each: bounded memory."""
 
     def __init__(self) -> None:
         self.first: list[tuple[int, str]] = []
@@ -244,7 +244,7 @@ class _Keeper:
         self.seen += len(items)
         taken = 0
         for item in items:
-            if self.first_chars + len(item[1]) > KEEP_CHARS:
+            if self.first_chars + len(item[1]) > _KEEP_CHARS:
                 break
             self.first.append(item)
             self.first_chars += len(item[1])
@@ -253,13 +253,13 @@ class _Keeper:
         size = 0
         for item in reversed(items[taken:]):  # only what can still be among the last ones
             size += len(item[1])
-            if size > KEEP_CHARS:
+            if size > _KEEP_CHARS:
                 break
             newest.append(item)
         for item in reversed(newest):
             self.last.append(item)
             self.last_chars += len(item[1])
-        while self.last and self.last_chars > KEEP_CHARS:
+        while self.last and self.last_chars > _KEEP_CHARS:
             self.last_chars -= len(self.last.popleft()[1])
 
     def result(self) -> Kept:
@@ -292,9 +292,9 @@ class _DiagnosticScan:
     def _scan(self, data: str, offset: int) -> None:
         if not data:
             return
-        strong = _line_starts(data, DIAGNOSTIC_MARKERS, line_start=False)
-        strong |= _line_starts(data, DIAGNOSTIC_LINE_STARTS, line_start=True)
-        weak = _line_starts(data.translate(_ASCII_LOWER), ERROR_WORDS, line_start=False) - strong
+        strong = _line_starts(data, _DIAGNOSTIC_MARKERS, line_start=False)
+        strong |= _line_starts(data, _DIAGNOSTIC_LINE_STARTS, line_start=True)
+        weak = _line_starts(data.translate(_ASCII_LOWER), _ERROR_WORDS, line_start=False) - strong
         for starts, keeper in ((strong, self.strong), (weak, self.weak)):
             items = []
             for at in sorted(starts):

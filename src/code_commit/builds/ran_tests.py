@@ -49,22 +49,22 @@ from dataclasses import dataclass
 MAX_CHARS = 1 << 20  # of the output's end looked at: summaries come last
 MAX_LINE = 1000  # characters: a longer line is no summary (dotnet's, with a long path, is ~300)
 
-PYTEST = "pytest"
-UNITTEST = "unittest"
+_PYTEST = "pytest"
+_UNITTEST = "unittest"
 CARGO = "cargo test"
-CTEST = "ctest"
-NODE_TEST = "node:test"
-JEST = "jest"
-VITEST = "vitest"
-MAVEN = "Maven"
-GO = "go test"
-MAKE = "make test"
-MOCHA = "mocha"
-AVA = "ava"
-UVU = "uvu"
-JASMINE = "jasmine"
-PHPUNIT = "phpunit"
-DOTNET = "dotnet test"
+_CTEST = "ctest"
+_NODE_TEST = "node:test"
+_JEST = "jest"
+_VITEST = "vitest"
+_MAVEN = "Maven"
+_GO = "go test"
+_MAKE = "make test"
+_MOCHA = "mocha"
+_AVA = "ava"
+_UVU = "uvu"
+_JASMINE = "jasmine"
+_PHPUNIT = "phpunit"
+_DOTNET = "dotnet test"
 
 
 @dataclass(frozen=True)
@@ -328,7 +328,7 @@ def _dotnet_total(match: re.Match[str]) -> Fields:
 
 _SUMMARIES: tuple[_Summary, ...] = (
     _Summary(
-        PYTEST,
+        _PYTEST,
         (
             _line(
                 rf"=* ?(?P<outcomes>no tests ran|\d[a-z0-9 ,]*?) in {_SECONDS}s(?: \(\d+:\d\d:\d\d\))?(?: =*)?",
@@ -337,7 +337,7 @@ _SUMMARIES: tuple[_Summary, ...] = (
         ),
     ),
     _Summary(
-        UNITTEST,
+        _UNITTEST,
         (
             _line(rf"Ran (?P<total>\d+) tests? in {_SECONDS}s", needed=True),
             _line(r"(?:OK|NO TESTS RAN|FAILED)(?: \((?P<details>[a-z =,0-9]+)\))?", _unittest_verdict, needed=True),
@@ -353,7 +353,7 @@ _SUMMARIES: tuple[_Summary, ...] = (
         ),
     ),
     _Summary(
-        CTEST,  # "out of N" counts the skipped tests as passed (75% passed: 3 of 4, one skipped)
+        _CTEST,  # "out of N" counts the skipped tests as passed (75% passed: 3 of 4, one skipped)
         (
             _line(r"\d+% tests passed, (?P<failed>\d+) tests? failed out of (?P<total>\d+)", needed=True),
             _line(rf"Total Test time \(real\) = +{_SECONDS} sec"),
@@ -363,14 +363,14 @@ _SUMMARIES: tuple[_Summary, ...] = (
         ),
     ),
     _Summary(
-        NODE_TEST,
+        _NODE_TEST,
         (
             *(_line(rf"(?:#|ℹ) (?P<word>{word}) +(?P<n>\d+)", _node, needed=word == "pass") for word in _NODE_WORDS),
             _line(rf"(?:#|ℹ) duration_ms {_SECONDS}"),
         ),
     ),
     _Summary(
-        JEST,
+        _JEST,
         (
             _line(r"Test Suites: (?P<outcomes>[a-z0-9 ,]*?)(?:, )?\d+(?: of \d+)? total", _words(", ", _SUITES)),
             _line(
@@ -379,7 +379,7 @@ _SUMMARIES: tuple[_Summary, ...] = (
         ),
     ),
     _Summary(
-        VITEST,
+        _VITEST,
         (
             _line(r"Test Files +(?P<outcomes>[a-z0-9 |]+) \(\d+\)", _words(" | ", _SUITES)),
             _line(
@@ -392,7 +392,7 @@ _SUMMARIES: tuple[_Summary, ...] = (
         ),
     ),
     _Summary(
-        MAVEN,  # Surefire's and Failsafe's line after "Results:", once a module; each class's goes on
+        _MAVEN,  # Surefire's and Failsafe's line after "Results:", once a module; each class's goes on
         # ", Time elapsed: 0.07 s -- in c.CalcTest"; 2.x prints it without the level
         (
             _line(
@@ -404,7 +404,7 @@ _SUMMARIES: tuple[_Summary, ...] = (
     # go: a line a package, each a summary of its own whatever its verdict (-v prints the same); `-run`
     # that matches no test: "[no tests to run]"; a package with no test files counts none
     *(
-        _Summary(GO, (line,), unit="package")
+        _Summary(_GO, (line,), unit="package")
         for line in (
             _line(rf"ok  \t\S+\t(?:{_SECONDS}s|\(cached\))(?:\t.*)?", _one("passed")),
             _line(rf"ok  \t\S+\t(?:{_SECONDS}s|\(cached\)) \[no tests to run\](?:\t.*)?", _one("skipped")),
@@ -413,18 +413,18 @@ _SUMMARIES: tuple[_Summary, ...] = (
             _line(r'\{"Time":.*\}', _go_json),
         )
     ),
-    _Summary(MAKE, (_line(r"PASSED: (?P<passed>\d+)", needed=True), _line(r"FAILED: (?P<failed>\d+)", needed=True))),
+    _Summary(_MAKE, (_line(r"PASSED: (?P<passed>\d+)", needed=True), _line(r"FAILED: (?P<failed>\d+)", needed=True))),
     _Summary(
-        MOCHA,  # lib/reporters/base.js, epilogue: "passing" always, "pending" and "failing" when not 0
+        _MOCHA,  # lib/reporters/base.js, epilogue: "passing" always, "pending" and "failing" when not 0
         (
             _line(r"(?P<passed>\d+) passing \(\d+(?:ms|s|m|h|d)\)", needed=True),
             _line(r"(?P<skipped>\d+) pending"),
             _line(r"(?P<failed>\d+) failing"),
         ),
     ),
-    _Summary(AVA, (_line(r"(?P<n>\d+) (?P<words>[a-z][a-z ]*)", _ava),)),
+    _Summary(_AVA, (_line(r"(?P<n>\d+) (?P<words>[a-z][a-z ]*)", _ava),)),
     _Summary(
-        UVU,
+        _UVU,
         (
             # its own alignment (dist/index.mjs, exec): a "Total: 42" of another tool is not uvu's
             _line(r"Total: {5}(?P<total>\d+)", needed=True),
@@ -434,7 +434,7 @@ _SUMMARIES: tuple[_Summary, ...] = (
         ),
     ),
     _Summary(
-        JASMINE,  # @jasminejs/reporters' console_reporter.js: "5 specs, 1 failure, 2 pending specs"
+        _JASMINE,  # @jasminejs/reporters' console_reporter.js: "5 specs, 1 failure, 2 pending specs"
         (
             _line(r"Ran (?P<ran>\d+) of (?P<all>\d+) specs?", _jasmine_excluded),
             _line(
@@ -443,7 +443,7 @@ _SUMMARIES: tuple[_Summary, ...] = (
         ),
     ),
     _Summary(
-        PHPUNIT,
+        _PHPUNIT,
         (
             _line(r"OK \((?P<total>\d+) tests?, \d+ assertions?\)"),
             _line(r"No tests executed!", lambda m: {"total": 0}),
@@ -454,7 +454,7 @@ _SUMMARIES: tuple[_Summary, ...] = (
     # `dotnet test`'s, a line a test assembly; at normal verbosity "Total tests: N" and a line for each
     # outcome not 0; before 2017 (vstest 15.5) all on one line
     _Summary(
-        DOTNET,
+        _DOTNET,
         (
             _line(
                 r"(?:Passed!|Failed!|Skipped!|None) +- Failed: +(?P<failed>\d+), Passed: +(?P<passed>\d+), "
@@ -463,7 +463,7 @@ _SUMMARIES: tuple[_Summary, ...] = (
         ),
     ),
     _Summary(
-        DOTNET,
+        _DOTNET,
         (
             _line(_DOTNET_TOTAL, _dotnet_total, needed=True),
             _line(r"Passed: (?P<passed>\d+)"),
@@ -473,7 +473,7 @@ _SUMMARIES: tuple[_Summary, ...] = (
         ),
     ),
     _Summary(
-        DOTNET,
+        _DOTNET,
         (
             _line(
                 rf"{_DOTNET_TOTAL}\. Passed: (?P<passed>\d+)\. Failed: (?P<failed>\d+)\. Skipped: (?P<skipped>\d+)\.",

@@ -38,8 +38,8 @@ from code_commit.sandbox.withheld import build_environment
 if TYPE_CHECKING:  # the diagnosis and its rules are imported where a build is judged, not at start-up
     from code_commit.builds.diagnosis import Diagnosis
 
-LINGER_SECONDS = Settings.build_linger  # after build.sh exits, how long children may keep the pipe open
-CAP_CHECK = 0.1  # seconds between two reads of the build's cgroup events (a read per output chunk is waste)
+_LINGER_SECONDS = Settings.build_linger  # after build.sh exits, how long children may keep the pipe open
+_CAP_CHECK = 0.1  # seconds between two reads of the build's cgroup events (a read per output chunk is waste)
 
 
 @dataclass(frozen=True)
@@ -75,7 +75,7 @@ class BuildResult:
         return f"build.sh exited with code {self.exit_code} after {self.duration:.1f} s"
 
 
-def build_command(root: Path) -> list[str]:
+def _build_command(root: Path) -> list[str]:
     script = root / "build.sh"
     return ["./build.sh"] if os.access(script, os.X_OK) else ["sh", "build.sh"]
 
@@ -86,7 +86,7 @@ def _start(
     """Start build.sh as a shell would: exec it, and if the kernel cannot (a script with no #! line:
     ENOEXEC), run it with sh. In the sandbox bwrap execs it with execvp, which does the same. `env`
     is the build's whole environment (`withheld.build_environment`)."""
-    command = build_command(root)
+    command = _build_command(root)
     clean = dict(env)
     if sandbox is not None:
         clean["TMPDIR"] = "/tmp"  # the private one: any other is read-only in the sandbox
@@ -145,7 +145,7 @@ def _why_not_started(root: Path, exc: OSError) -> tuple[int, str]:
     executable), and why, in words."""
     code = 127 if exc.errno == errno.ENOENT else 126
     reason = exc.strerror or str(exc)
-    if build_command(root)[0] == "sh":  # it was not run through its #! line: sh itself failed
+    if _build_command(root)[0] == "sh":  # it was not run through its #! line: sh itself failed
         return code, f"sh: {reason}"
     line = b""
     with contextlib.suppress(OSError), open(root / "build.sh", "rb") as fh:
@@ -169,7 +169,7 @@ def run_build(
     timeout: float,
     env: Mapping[str, str] | None = None,
     on_output: Callable[[str], None] | None = None,
-    linger: float = LINGER_SECONDS,
+    linger: float = _LINGER_SECONDS,
     log_cap: int = LOG_CAP,
     sandbox: SandboxPolicy | None = None,
     pass_env: Sequence[str] = (),
@@ -243,8 +243,8 @@ def _run_build(
                 if linger_until is not None and now >= linger_until:
                     lingered = True
                     break  # children still hold the pipe; the group is killed below
-                if confined.watch.events and now >= next_cap_check:  # read at most every CAP_CHECK s
-                    next_cap_check, cap = now + CAP_CHECK, confined.watch.reached()
+                if confined.watch.events and now >= next_cap_check:  # read at most every _CAP_CHECK s
+                    next_cap_check, cap = now + _CAP_CHECK, confined.watch.reached()
                     if cap is not None:
                         break  # a fork bomb would spin until the time limit: the group is killed below
                 wait = (deadline if linger_until is None else linger_until) - now

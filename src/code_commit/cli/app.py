@@ -31,9 +31,9 @@ if TYPE_CHECKING:
     from code_commit.run.record import RunRecord
 
 # A command's JSON report of an ending by an error (with the time it took): what --json prints then.
-JsonReport = Callable[[Ending, float], str]
+_JsonReport = Callable[[Ending, float], str]
 
-HELP = f"""Ask a model for a change, apply it behind a guard, and repair the build until build.sh passes.
+_HELP = f"""Ask a model for a change, apply it behind a guard, and repair the build until build.sh passes.
 
 Run it anywhere in the project: the root is the nearest folder up with agent-config/, else the
 top of the git repository. It reads agent-config/query.txt and agent-config/codeRollup.txt,
@@ -65,7 +65,7 @@ def _command(name: str) -> Any:
 
 
 app = typer.Typer(
-    help=HELP,
+    help=_HELP,
     add_completion=False,
     no_args_is_help=False,
     rich_markup_mode=None,
@@ -78,7 +78,7 @@ def _guarded(
     action: Any,
     quiet: bool = False,
     verbose: bool = False,
-    json_report: JsonReport | None = None,
+    json_report: _JsonReport | None = None,
     events: event_stream.Events | None = None,
 ) -> int:
     """Run a command's action and turn every failure into its exit code, with a message on stderr
@@ -120,7 +120,7 @@ def _distrust_build_folders() -> None:
         load_settings(find_project_root(Path.cwd()).path)
 
 
-def _json_of(record: RunRecord) -> JsonReport:
+def _json_of(record: RunRecord) -> _JsonReport:
     """A command's JSON record of an ending by `error`: whatever the record holds by then, which the
     command's session has recorded already if it had begun."""
 
@@ -131,7 +131,7 @@ def _json_of(record: RunRecord) -> JsonReport:
 
 
 @dataclass(frozen=True)
-class BeforeCommand:
+class _BeforeCommand:
     """What was given before a subcommand (typer's ctx.obj): the setting flags, -q and -v."""
 
     flags: Flags = field(default_factory=Flags)
@@ -139,16 +139,16 @@ class BeforeCommand:
     verbose: bool = False
 
 
-def _before(ctx: typer.Context) -> BeforeCommand:
-    return ctx.obj if isinstance(ctx.obj, BeforeCommand) else BeforeCommand()
+def _before(ctx: typer.Context) -> _BeforeCommand:
+    return ctx.obj if isinstance(ctx.obj, _BeforeCommand) else _BeforeCommand()
 
 
 # -q and -v count before every subcommand; a setting's flag before those its declaration names
 # (flags.honoured_before); any other flag given there is an error, never ignored.
 _CONSOLE_FLAGS = frozenset({"quiet", "verbose"})
-EVENTS_COMMANDS = frozenset({"apply", "check", "demo"})  # and a run: the commands with --events
+_EVENTS_COMMANDS = frozenset({"apply", "check", "demo"})  # and a run: the commands with --events
 # The form that does what a misplaced flag meant, where there is one.
-RIGHT_FORM = {
+_RIGHT_FORM = {
     ("apply", "dry_run"): "to validate an answer and write nothing: code-commit apply --check FILE",
     ("apply", "json_output"): "for the report as JSON: code-commit apply --json FILE",
     ("apply", "revert_on_failure"): (
@@ -158,7 +158,7 @@ RIGHT_FORM = {
 }
 
 
-def unhonoured_flag(command: str, params: dict[str, Any]) -> str | None:
+def _unhonoured_flag(command: str, params: dict[str, Any]) -> str | None:
     """The error for the first flag given before `command` that the command cannot honour, if any.
     A --no-review or --no-diff is honoured by every command: none of them reviews or prints diffs."""
     honoured = honoured_before(command) | _CONSOLE_FLAGS
@@ -166,8 +166,8 @@ def unhonoured_flag(command: str, params: dict[str, Any]) -> str | None:
         if name in honoured or value is None or value is False or (isinstance(value, list | tuple) and not value):
             continue  # not given (a repeatable flag given no times is an empty list)
         flag = _flag_name(name)
-        form = RIGHT_FORM.get((command, name)) or f"it is a flag of a run: code-commit {flag}"
-        if name == "events_target" and command in EVENTS_COMMANDS:
+        form = _RIGHT_FORM.get((command, name)) or f"it is a flag of a run: code-commit {flag}"
+        if name == "events_target" and command in _EVENTS_COMMANDS:
             form = f"give it after the command: code-commit {command} --events FILE"
         return f"{flag} does nothing for `code-commit {command}`, so nothing was done; {form}."
     return None
@@ -206,8 +206,8 @@ def _print_version(value: bool) -> None:
         raise typer.Exit(EXIT.OK)
 
 
-QUIET = typer.Option("--quiet", "-q", help="Show only warnings and errors.")
-VERBOSE = typer.Option(
+_QUIET = typer.Option("--quiet", "-q", help="Show only warnings and errors.")
+_VERBOSE = typer.Option(
     "--verbose", "-v", help="Also show each answer's explanation and build.sh's output as it runs (--diff: the diffs)."
 )
 
@@ -234,17 +234,17 @@ def main_command(
         ),
     ] = False,
     events_target: Annotated[str | None, event_stream.OPTION] = None,
-    quiet: Annotated[bool, QUIET] = False,
-    verbose: Annotated[bool, VERBOSE] = False,
+    quiet: Annotated[bool, _QUIET] = False,
+    verbose: Annotated[bool, _VERBOSE] = False,
     version: Annotated[
         bool, typer.Option("--version", callback=_print_version, is_eager=True, help="Print the version and exit.")
     ] = False,
     **setting_flags: Any,
 ) -> None:
     flags = Flags.of(**setting_flags)
-    ctx.obj = BeforeCommand(flags, quiet, verbose)
+    ctx.obj = _BeforeCommand(flags, quiet, verbose)
     if ctx.invoked_subcommand is not None:
-        problem = unhonoured_flag(ctx.invoked_subcommand, ctx.params)
+        problem = _unhonoured_flag(ctx.invoked_subcommand, ctx.params)
         if problem:
             raise typer.Exit(_guarded(_fail(problem), quiet, verbose))
         return
@@ -325,7 +325,7 @@ def demo(
             "--dir", help="Where to put the demo project (new or empty). [default: a new temporary directory]"
         ),
     ] = None,
-    quiet: Annotated[bool, QUIET] = False,
+    quiet: Annotated[bool, _QUIET] = False,
     events_target: Annotated[str | None, event_stream.OPTION] = None,
 ) -> None:
     """Watch code-commit repair a small project: offline, no API key.

@@ -37,14 +37,14 @@ Which = Callable[[str], str | None]
 # Read at most this much of a file init guesses from: a manifest is kilobytes; a huge one (or a sparse
 # file) must not fill the memory.
 MAX_READ = 4 * 2**20
-PYTHON_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg")
-MAKEFILES = ("GNUmakefile", "makefile", "Makefile")
-CMAKE_BUILD_DIR = "build"
-MAX_CMAKE_FILES = 200  # CMakeLists.txt files read to find registered tests, at most...
-MAX_CMAKE_FOLDERS = 2000  # ...and folders looked into for them (a node_modules/ has tens of thousands)
-SKIPPED_FOLDERS = frozenset({"node_modules", "target", CMAKE_BUILD_DIR, "third_party", "vendor", "external"})
+_PYTHON_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg")
+_MAKEFILES = ("GNUmakefile", "makefile", "Makefile")
+_CMAKE_BUILD_DIR = "build"
+_MAX_CMAKE_FILES = 200  # CMakeLists.txt files read to find registered tests, at most...
+_MAX_CMAKE_FOLDERS = 2000  # ...and folders looked into for them (a node_modules/ has tens of thousands)
+_SKIPPED_FOLDERS = frozenset({"node_modules", "target", _CMAKE_BUILD_DIR, "third_party", "vendor", "external"})
 # What `npm init` writes as the test script: a placeholder that always fails.
-NPM_PLACEHOLDER_TEST = re.compile(r"no test specified")
+_NPM_PLACEHOLDER_TEST = re.compile(r"no test specified")
 _MAKE_TARGET = r"^{}\s*:(?!=)"
 _CTEST = re.compile(r"^\s*(?:enable_testing|add_test|include\s*\(\s*CTest|gtest_discover_tests|catch_discover_tests)\b",
                     re.MULTILINE | re.IGNORECASE)  # fmt: skip
@@ -55,18 +55,18 @@ _SETUPTOOLS_EXTENSION = re.compile(r"\b(?:\w*Extension\s*\(|ext_modules\b|cython
 _EXTENSION_NAME = re.compile(r"\bExtension\(\s*(?:name\s*=\s*)?[\"']([A-Za-z_][\w.]*)[\"']")
 _BUILD_BACKEND = re.compile(r"^\s*build-backend\s*=\s*[\"']([\w.:-]+)[\"']", re.MULTILINE)
 # pyproject.toml's build backends that compile an extension, and how it is rebuilt in place.
-NATIVE_BACKENDS = {
+_NATIVE_BACKENDS = {
     "maturin": "`maturin develop` in the project's virtualenv, a Rust extension built by cargo",
     "mesonpy": "meson-python's editable install, or `meson compile` in its build folder",
     "scikit_build_core": "scikit-build-core's editable install, or `cmake --build` in its build folder",
 }
 # Without its cache: pytest would create .pytest_cache/.gitignore, a new ignore file, which stops the
 # run (the tamper check) unless the project ignores .pytest_cache/; a gate has no use for the cache.
-PYTEST = "pytest -q -p no:cacheprovider"
+_PYTEST = "pytest -q -p no:cacheprovider"
 
 
 @dataclass(frozen=True)
-class NodeManager:
+class _NodeManager:
     """A package manager, its lock files, and its install with and without one. The locked install
     fails rather than change the lock; without a lock file it fails at once (`npm ci`: "can only
     install with an existing package-lock.json"), so there the plain install is written: it resolves
@@ -78,17 +78,17 @@ class NodeManager:
     unlocked: str
 
 
-NODE_MANAGERS = (
-    NodeManager("pnpm", ("pnpm-lock.yaml",), "pnpm install --frozen-lockfile", "pnpm install --no-frozen-lockfile"),
-    NodeManager("yarn", ("yarn.lock",), "yarn install --frozen-lockfile", "yarn install"),
-    NodeManager("bun", ("bun.lockb", "bun.lock"), "bun install --frozen-lockfile", "bun install"),
-    NodeManager("npm", ("package-lock.json", "npm-shrinkwrap.json"), "npm ci", "npm install"),
+_NODE_MANAGERS = (
+    _NodeManager("pnpm", ("pnpm-lock.yaml",), "pnpm install --frozen-lockfile", "pnpm install --no-frozen-lockfile"),
+    _NodeManager("yarn", ("yarn.lock",), "yarn install --frozen-lockfile", "yarn install"),
+    _NodeManager("bun", ("bun.lockb", "bun.lock"), "bun install --frozen-lockfile", "bun install"),
+    _NodeManager("npm", ("package-lock.json", "npm-shrinkwrap.json"), "npm ci", "npm install"),
 )
-NODE_INSTALLS = {manager.name: manager for manager in NODE_MANAGERS}
-NODE_MODULES = "node_modules"
+_NODE_INSTALLS = {manager.name: manager for manager in _NODE_MANAGERS}
+_NODE_MODULES = "node_modules"
 # What each toolchain needs so that its build runs in the sandbox (no network, the home folder
 # read-only), for build.sh's comment.
-SANDBOX_NEEDS = {
+_SANDBOX_NEEDS = {
     "uv": "uv: run `uv sync` once outside the sandbox; in it, uv gets a cache of the project's own (UV_CACHE_DIR) "
     "and runs offline",
     "venv": "the virtualenv is made outside the sandbox (a fresh clone needs `python3 -m venv` and a pip install "
@@ -105,7 +105,7 @@ SANDBOX_NEEDS = {
     "mvn": "Maven runs offline (-o) from ~/.m2, read-only: run the build once outside the sandbox (`mvn -B test`) "
     "so ~/.m2 has every plugin and dependency",
     "gradle": "Gradle needs the network and a writable ~/.gradle: consider sandbox_network and sandbox_writable",
-    "cmake": f"CMake builds in {CMAKE_BUILD_DIR}/, inside the project, which the build may write",
+    "cmake": f"CMake builds in {_CMAKE_BUILD_DIR}/, inside the project, which the build may write",
 }
 
 
@@ -134,7 +134,7 @@ def guess_build(root: Path, which: Which = shutil.which) -> Guess:
 
 
 def _python(root: Path, which: Which) -> Guess | None:
-    markers = [name for name in PYTHON_MARKERS if (root / name).is_file()]
+    markers = [name for name in _PYTHON_MARKERS if (root / name).is_file()]
     if not markers:
         return None
     found = [f"{markers[0]}"]
@@ -150,12 +150,12 @@ def _python(root: Path, which: Which) -> Guess | None:
     venv = next((name for name in (".venv", "venv") if (root / name / "bin" / "python").exists()), None)
     if (root / "uv.lock").is_file() and which("uv"):
         pytest = named or (venv is not None and _has_module(root / venv, "pytest"))
-        runner, tools, needs = f"uv run {_test_command('', pytest, root)}", ("uv",), SANDBOX_NEEDS["uv"]
+        runner, tools, needs = f"uv run {_test_command('', pytest, root)}", ("uv",), _SANDBOX_NEEDS["uv"]
         found.append("uv.lock (uv run keeps the project's environment in step with the lock)")
     elif venv is not None:
         pytest = _has_module(root / venv, "pytest")
         runner = _test_command(f"{venv}/bin/python -m ", pytest, root)
-        tools, needs = (f"{venv}/bin/python",), SANDBOX_NEEDS["venv"]
+        tools, needs = (f"{venv}/bin/python",), _SANDBOX_NEEDS["venv"]
         found.append(f"the project's virtualenv {venv}/" + ("" if pytest else ", which has no pytest: unittest runs"))
         if named and not pytest:
             notes.append(f"the project names pytest, but {venv}/ does not have it: install it there to use it")
@@ -193,7 +193,7 @@ def _python(root: Path, which: Which) -> Guess | None:
 
 
 @dataclass(frozen=True)
-class Compiled:
+class _Compiled:
     """How build.sh rebuilds the project's compiled extensions before the tests, and what it says."""
 
     lines: tuple[str, ...] = ()
@@ -202,7 +202,7 @@ class Compiled:
     outputs: tuple[str, ...] = ()
 
 
-def _compiled(root: Path, python: str, venv: str | None, prefix: str) -> Compiled:
+def _compiled(root: Path, python: str, venv: str | None, prefix: str) -> _Compiled:
     """A setuptools extension (setup.py names Extension, ext_modules or cythonize) is rebuilt in place,
     every build (--force: a header its Extension does not list as a dependency changes too), with the
     environment's own setuptools: offline, into build/ and the package folder, which the sandbox lets
@@ -220,24 +220,24 @@ def _compiled(root: Path, python: str, venv: str | None, prefix: str) -> Compile
                 f"{venv}/ has no setuptools, which builds the extension: install it there once (`{fix}`); the build "
                 "has no network"
             )
-        return Compiled(
+        return _Compiled(
             (*stale, f"{python} setup.py -q build_ext --inplace --force"),
             ("setup.py's compiled extension (rebuilt in place before the tests: build_ext --inplace --force)",),
             tuple(notes),
             ("build",),
         )
     backend = _BUILD_BACKEND.search(_text(root, "pyproject.toml"))
-    if backend is not None and backend.group(1).split(".")[0] in NATIVE_BACKENDS:
+    if backend is not None and backend.group(1).split(".")[0] in _NATIVE_BACKENDS:
         tool = backend.group(1)
-        return Compiled(
+        return _Compiled(
             notes=(
                 f"pyproject.toml builds the project with {tool}, which compiles an extension, and build.sh does not "
                 "rebuild it: after a change to its compiled sources the tests would load the extension built "
-                f"before; put its rebuild ({NATIVE_BACKENDS[tool.split('.')[0]]}) before the tests and try it "
+                f"before; put its rebuild ({_NATIVE_BACKENDS[tool.split('.')[0]]}) before the tests and try it "
                 "offline with code-commit check",
             )
         )
-    return Compiled()
+    return _Compiled()
 
 
 def _extension_modules(root: Path, setup: str, prefix: str) -> list[str]:
@@ -255,7 +255,7 @@ def _extension_modules(root: Path, setup: str, prefix: str) -> list[str]:
 def _test_command(python: str, pytest: bool, root: Path) -> str:
     """pytest, or unittest's discovery: of tests/ when there is one (from the root when it is a package)."""
     if pytest:
-        return f"{python}{PYTEST}" if python else PYTEST
+        return f"{python}{_PYTEST}" if python else _PYTEST
     python = python or "python -m "
     if not (root / "tests").is_dir():
         return f"{python}unittest"
@@ -274,12 +274,12 @@ def _has_module(venv: Path, module: str) -> bool:
     return False
 
 
-REQUIREMENTS = ("requirements-dev.txt", "requirements_dev.txt", "dev-requirements.txt", "requirements-test.txt",
+_REQUIREMENTS = ("requirements-dev.txt", "requirements_dev.txt", "dev-requirements.txt", "requirements-test.txt",
                 "test-requirements.txt")  # fmt: skip
 
 
 def _requirements(root: Path) -> str:
-    return "".join(_text(root, name) for name in REQUIREMENTS)
+    return "".join(_text(root, name) for name in _REQUIREMENTS)
 
 
 def _src_layout(root: Path) -> bool:
@@ -308,7 +308,7 @@ def _node(root: Path, which: Which) -> Guess | None:
     scripts = scripts if isinstance(scripts, dict) else {}
     manager, source = _node_manager(root, data)
     locks = [lock for lock in manager.locks if (root / lock).is_file()]
-    install, installed = (manager.locked if locks else manager.unlocked), NODE_MODULES
+    install, installed = (manager.locked if locks else manager.unlocked), _NODE_MODULES
     pinned = data.get("packageManager")
     if manager.name == "yarn" and ((root / ".yarnrc.yml").is_file() or re.match(r"yarn@[2-9]", str(pinned))):
         # yarn 2+: Plug'n'Play keeps no node_modules/ unless told to; without a lock file it must be
@@ -318,7 +318,7 @@ def _node(root: Path, which: Which) -> Guess | None:
             installed = ".pnp.cjs"
     name = manager.name
     test = scripts.get("test")
-    if isinstance(test, str) and test.strip() and not NPM_PLACEHOLDER_TEST.search(test):
+    if isinstance(test, str) and test.strip() and not _NPM_PLACEHOLDER_TEST.search(test):
         run, which_script = (f"{name} run test" if name == "bun" else f"{name} test"), "test"
     elif isinstance(scripts.get("build"), str) and scripts["build"].strip():
         run, which_script = f"{name} run build", "build"
@@ -329,7 +329,7 @@ def _node(root: Path, which: Which) -> Guess | None:
     lines, outputs, needs_network = [run], tuple[str, ...](), ""
     if (data.get("dependencies") or data.get("devDependencies")) and not (root / installed).exists():
         lines.insert(0, f"[ -e {installed} ] || {install}")
-        outputs = (NODE_MODULES,) if installed == NODE_MODULES else ()
+        outputs = (_NODE_MODULES,) if installed == _NODE_MODULES else ()
         if locks:
             notes.append(
                 f"{installed} is missing: the first build runs `{install}`, which in the sandbox finds only what "
@@ -354,7 +354,7 @@ def _node(root: Path, which: Which) -> Guess | None:
         f"guessed from package.json: its {which_script} script, run by {name} ({source})",
         notes,
         (name,),
-        SANDBOX_NEEDS[name],
+        _SANDBOX_NEEDS[name],
         which_script,
         outputs,
         needs_network,
@@ -372,19 +372,19 @@ def _native_addon(root: Path, script: str) -> list[str]:
     ]
 
 
-def _node_manager(root: Path, data: dict[str, object]) -> tuple[NodeManager, str]:
+def _node_manager(root: Path, data: dict[str, object]) -> tuple[_NodeManager, str]:
     """The package manager: packageManager's name (corepack's pin) if it is a known one, else the lock
     file's, else npm. Only a known name ever reaches build.sh."""
     pinned = data.get("packageManager")
     if isinstance(pinned, str):
         name = pinned.split("@", 1)[0].strip()
-        if name in NODE_INSTALLS:
-            return NODE_INSTALLS[name], "its packageManager field"
-    for manager in NODE_MANAGERS:
+        if name in _NODE_INSTALLS:
+            return _NODE_INSTALLS[name], "its packageManager field"
+    for manager in _NODE_MANAGERS:
         for lock in manager.locks:
             if (root / lock).is_file():
                 return manager, lock
-    return NODE_INSTALLS["npm"], "no lock file"
+    return _NODE_INSTALLS["npm"], "no lock file"
 
 
 def _simple(root: Path, which: Which) -> Guess | None:
@@ -399,7 +399,7 @@ def _simple(root: Path, which: Which) -> Guess | None:
         if (root / marker).is_file():
             notes = [f"{tool} is not installed"] if tool != "gradle" and not which(tool) else []
             tools = (commands.split()[0],) if tool != "gradle" else ()
-            return Guess(commands, f"guessed from {marker}", notes, tools, SANDBOX_NEEDS[tool], runner, outputs)
+            return Guess(commands, f"guessed from {marker}", notes, tools, _SANDBOX_NEEDS[tool], runner, outputs)
     return None
 
 
@@ -409,23 +409,23 @@ def _cmake(root: Path, which: Which) -> Guess | None:
     if not (root / "CMakeLists.txt").is_file():
         return None
     tested = _ctest_registered(root)
-    if not tested and any((root / name).is_file() for name in MAKEFILES):
+    if not tested and any((root / name).is_file() for name in _MAKEFILES):
         return None
-    build = f"cmake -S . -B {CMAKE_BUILD_DIR}\ncmake --build {CMAKE_BUILD_DIR} --parallel"
+    build = f"cmake -S . -B {_CMAKE_BUILD_DIR}\ncmake --build {_CMAKE_BUILD_DIR} --parallel"
     notes = [] if which("cmake") else ["cmake is not installed"]
     if not tested:
         notes.append("no CMakeLists.txt registers a test (enable_testing, add_test): build.sh only builds")
         return Guess(
-            build, "guessed from CMakeLists.txt", notes, ("cmake",), SANDBOX_NEEDS["cmake"], "", (CMAKE_BUILD_DIR,)
+            build, "guessed from CMakeLists.txt", notes, ("cmake",), _SANDBOX_NEEDS["cmake"], "", (_CMAKE_BUILD_DIR,)
         )
     return Guess(
-        f"{build}\n(cd {CMAKE_BUILD_DIR} && ctest --output-on-failure)",
+        f"{build}\n(cd {_CMAKE_BUILD_DIR} && ctest --output-on-failure)",
         "guessed from CMakeLists.txt: it registers tests with CTest, which runs them",
         notes,
         ("cmake", "ctest"),
-        SANDBOX_NEEDS["cmake"],
+        _SANDBOX_NEEDS["cmake"],
         "ctest",
-        (CMAKE_BUILD_DIR,),
+        (_CMAKE_BUILD_DIR,),
     )
 
 
@@ -440,11 +440,11 @@ def _ctest_registered(root: Path) -> bool:
         below: list[Path] = []
         for folder in level:
             seen += 1
-            if seen > MAX_CMAKE_FOLDERS or len(files) >= MAX_CMAKE_FILES:
+            if seen > _MAX_CMAKE_FOLDERS or len(files) >= _MAX_CMAKE_FILES:
                 break
             try:
                 with os.scandir(folder) as listing:
-                    entries = list(itertools.islice(listing, MAX_CMAKE_FOLDERS))
+                    entries = list(itertools.islice(listing, _MAX_CMAKE_FOLDERS))
             except OSError:
                 continue
             for entry in entries:
@@ -453,15 +453,15 @@ def _ctest_registered(root: Path) -> bool:
                 elif (
                     entry.is_dir(follow_symlinks=False)
                     and not entry.name.startswith(".")
-                    and (entry.name not in SKIPPED_FOLDERS)
+                    and (entry.name not in _SKIPPED_FOLDERS)
                 ):
                     below.append(Path(entry.path))
         level = below
-    return any(_CTEST.search(_text(path.parent, path.name)) for path in files[:MAX_CMAKE_FILES])
+    return any(_CTEST.search(_text(path.parent, path.name)) for path in files[:_MAX_CMAKE_FILES])
 
 
 def _make(root: Path, which: Which) -> Guess | None:
-    makefile = next((name for name in MAKEFILES if (root / name).is_file()), None)
+    makefile = next((name for name in _MAKEFILES if (root / name).is_file()), None)
     if makefile is None:
         return None
     notes = [] if which("make") else ["make is not installed"]

@@ -36,7 +36,7 @@ from code_commit.run.workspace import build_script_problems, config_dir_problems
 from code_commit.sandbox.bubblewrap import BUBBLEWRAP, Sandbox, choose, describe_policy
 from code_commit.sandbox.toolchains import cache_folder
 
-WHY = "code-commit check runs ./build.sh"
+_WHY = "code-commit check runs ./build.sh"
 
 
 @dataclass
@@ -50,7 +50,7 @@ class Checked:
 def check(console: Console, root: Path, settings: Settings, checked: Checked, observe: Observer = ignore) -> Checked:
     """Run build.sh as a run would. What ends it early (a setup error, the lock, the tamper check, a
     build the sandbox kept from running, a stop) is raised, `checked` filled as far as it got."""
-    problems = config_dir_problems(root) + gitignore_problems(root) + build_script_problems(root, WHY)
+    problems = config_dir_problems(root) + gitignore_problems(root) + build_script_problems(root, _WHY)
     if problems:
         raise SetupError("\n".join(problems))
     limit = TimeLimit.of(settings)

@@ -17,15 +17,15 @@ from pathlib import Path
 from code_commit.git.env import run_git
 
 MAX_LISTED = 5000  # untracked entries looked at, at most
-MAX_NAMED = 8  # named in a step; the rest counted
+_MAX_NAMED = 8  # named in a step; the rest counted
 LIST_TIMEOUT = 60.0  # only bounds a hung git
 # Folders that hold what a build or a tool made, never the project's own source.
-BUILT_FOLDERS = frozenset(
+_BUILT_FOLDERS = frozenset(
     {"build", "target", "dist", "out", "node_modules", "__pycache__", ".pytest_cache", ".mypy_cache",
      ".ruff_cache", ".venv", "venv", ".tox", ".nox", ".gradle", "coverage", "htmlcov", "CMakeFiles", ".yarn"}
 )  # fmt: skip
-BUILT_SUFFIXES = (".o", ".a", ".so", ".dylib", ".pyc", ".class", ".obj", ".exe", ".dll", ".egg-info", ".whl")
-EXECUTABLE_MAGIC = (b"\x7fELF", b"\xcf\xfa\xed\xfe", b"\xfe\xed\xfa\xcf", b"MZ")
+_BUILT_SUFFIXES = (".o", ".a", ".so", ".dylib", ".pyc", ".class", ".obj", ".exe", ".dll", ".egg-info", ".whl")
+_EXECUTABLE_MAGIC = (b"\x7fELF", b"\xcf\xfa\xed\xfe", b"\xfe\xed\xfa\xcf", b"MZ")
 
 
 @dataclass(frozen=True)
@@ -52,9 +52,9 @@ def untracked(root: Path) -> Untracked | None:
 
 def _built(root: Path, entry: str) -> bool:
     parts = entry.rstrip("/").split("/")
-    if any(part in BUILT_FOLDERS or part.startswith("cmake-build-") for part in parts):
+    if any(part in _BUILT_FOLDERS or part.startswith("cmake-build-") for part in parts):
         return True
-    if entry.endswith(BUILT_SUFFIXES) or entry.rstrip("/").endswith(BUILT_SUFFIXES):
+    if entry.endswith(_BUILT_SUFFIXES) or entry.rstrip("/").endswith(_BUILT_SUFFIXES):
         return True
     if entry.endswith("/"):
         return False
@@ -63,7 +63,7 @@ def _built(root: Path, entry: str) -> bool:
     except OSError:
         return False
     try:
-        return os.read(fd, 4).startswith(EXECUTABLE_MAGIC)
+        return os.read(fd, 4).startswith(_EXECUTABLE_MAGIC)
     except OSError:
         return False
     finally:
@@ -71,14 +71,14 @@ def _built(root: Path, entry: str) -> bool:
 
 
 def add_command(paths: list[str]) -> str:
-    """`git add` of the paths, quoted for a shell; the first MAX_NAMED, and how many more there are."""
-    named = " ".join(shlex.quote(path) for path in paths[:MAX_NAMED])
-    more = f"   (and {len(paths) - MAX_NAMED} more: git status lists them)" if len(paths) > MAX_NAMED else ""
+    """`git add` of the paths, quoted for a shell; the first _MAX_NAMED, and how many more there are."""
+    named = " ".join(shlex.quote(path) for path in paths[:_MAX_NAMED])
+    more = f"   (and {len(paths) - _MAX_NAMED} more: git status lists them)" if len(paths) > _MAX_NAMED else ""
     return f"git add -- {named} && git commit -m 'Set up code-commit'{more}"
 
 
 def ignore_lines(built: tuple[str, ...]) -> str:
     """The .gitignore lines for the build outputs, anchored at the root: /test/test_default, /build/."""
-    return ", ".join("/" + entry for entry in built[:MAX_NAMED]) + (
-        f" (and {len(built) - MAX_NAMED} more)" if len(built) > MAX_NAMED else ""
+    return ", ".join("/" + entry for entry in built[:_MAX_NAMED]) + (
+        f" (and {len(built) - _MAX_NAMED} more)" if len(built) > _MAX_NAMED else ""
     )

@@ -26,7 +26,7 @@ from code_commit.llm.cloud import credentials
 from code_commit.sandbox.bubblewrap import preview
 from code_commit.sandbox.withheld import build_environment
 
-HEADER = f"""\
+_HEADER = f"""\
 # code-commit settings for this project ({CONFIG_DIR}/{CONFIG_FILE}).
 #
 # Every setting is listed below at its default, commented out: uncomment a line to change it.
@@ -56,7 +56,7 @@ def template(chosen: Mapping[str, tuple[Any, str]] | None = None) -> str:
     """The documented config file: every setting at its default, commented out; a setting in `chosen`
     (name -> value, why) set, with a comment saying why."""
     chosen = chosen or {}
-    parts = [HEADER]
+    parts = [_HEADER]
     for f in dataclasses.fields(Settings):
         default = f.default_factory() if f.default_factory is not dataclasses.MISSING else f.default
         parts.append(f"\n# {f.metadata['doc']}\n")
@@ -81,7 +81,7 @@ def report(
     env: Mapping[str, str] | None = None,
 ) -> str:
     """`code-commit config`: the effective settings, where each came from, the key, censored, the
-    sandbox a run's builds would use, and the environment they would get (`build_variables`)."""
+    sandbox a run's builds would use, and the environment they would get (`_build_variables`)."""
     names = [f.name for f in dataclasses.fields(Settings)]
     width = max(len(n) for n in [*names, "api_key"])
     lines = [
@@ -105,7 +105,7 @@ def report(
     lines.append(f"# Censored everywhere (values never shown): {', '.join(censored) or 'nothing found'}\n")
     if sandbox:
         lines.append(f"# builds would run under: {sandbox}\n")
-    given, withheld = build_variables(loaded.settings, env)
+    given, withheld = _build_variables(loaded.settings, env)
     lines.append(
         "# A build's environment (the sandbox's tables and build_env; values that could be secret censored):\n"
     )
@@ -114,7 +114,7 @@ def report(
     return "".join(lines)
 
 
-def build_variables(settings: Settings, env: Mapping[str, str] | None = None) -> tuple[dict[str, str], list[str]]:
+def _build_variables(settings: Settings, env: Mapping[str, str] | None = None) -> tuple[dict[str, str], list[str]]:
     """What a build would get of `env` (this process's by default), by name, its values censored where
     they could be secret (build_env passes a variable whatever it holds), and the names it would not."""
     env = os.environ if env is None else env
@@ -158,7 +158,7 @@ def as_json(
         "api_key": api_key,
         "censored": list(censored),
         "sandbox": sandbox,
-        "build_environment": dict(zip(("given", "withheld"), build_variables(loaded.settings, env), strict=True)),
+        "build_environment": dict(zip(("given", "withheld"), _build_variables(loaded.settings, env), strict=True)),
     }
     return json.dumps(data, indent=2) + "\n"
 

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from code_commit.events.writer import EventWriter
     from code_commit.run.record import RunRecord
 
-STDOUT = "-"  # as events.writer.STDOUT, which start-up does not import
+_STDOUT = "-"  # as events.writer.STDOUT, which start-up does not import
 
 OPTION = typer.Option(
     "--events",
@@ -32,7 +32,7 @@ OPTION = typer.Option(
 
 def stdout_taken(target: str | None, command: str, why: str | None) -> str | None:
     """The usage error of `--events -` where the command writes something else to standard output."""
-    if target != STDOUT or why is None:
+    if target != _STDOUT or why is None:
         return None
     return (
         f"--events - and {why} would both write to standard output, so nothing was done; "

@@ -24,7 +24,7 @@ _FIELDS = {f.name: f for f in dataclasses.fields(Settings)}
 _HINTS = typing.get_type_hints(Settings)
 
 # The settings with a flag of a run, in the order --help shows them.
-FLAG_SETTINGS = tuple(name for name, f in _FIELDS.items() if f.metadata["flag"])
+_FLAG_SETTINGS = tuple(name for name, f in _FIELDS.items() if f.metadata["flag"])
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -32,8 +32,8 @@ F = TypeVar("F", bound=Callable[..., Any])
 def honoured_before(command: str) -> frozenset[str]:
     """The setting flags `command` honours when given before it."""
     if command == "config":
-        return frozenset(FLAG_SETTINGS)
-    return frozenset(name for name in FLAG_SETTINGS if command in _FIELDS[name].metadata["flag"])
+        return frozenset(_FLAG_SETTINGS)
+    return frozenset(name for name in _FLAG_SETTINGS if command in _FIELDS[name].metadata["flag"])
 
 
 def _value_type(name: str) -> Any:
@@ -46,7 +46,7 @@ def _value_type(name: str) -> Any:
     return hint
 
 
-def shown_default(name: str) -> str:
+def _shown_default(name: str) -> str:
     """The default as --help shows it; none for a switch, for a list and for a setting unset by
     default (its doc says what unset means)."""
     value = _FIELDS[name].default  # a list's default is a factory: MISSING here
@@ -69,7 +69,7 @@ def setting_option(name: str, command: str | None = None) -> Any:
         doc = f"{doc.removesuffix('.')} (repeatable)."
     elif _value_type(name) is bool:
         decls = (f"{flag_name(name)}/--no-{flag_name(name)[2:]}",)
-    return typer.Option(*decls, help=doc + shown_default(name))
+    return typer.Option(*decls, help=doc + _shown_default(name))
 
 
 def with_setting_flags(command: F) -> F:
@@ -85,7 +85,7 @@ def with_setting_flags(command: F) -> F:
             default=None,
             annotation=Annotated[_value_type(name) | None, setting_option(name)],
         )
-        for name in FLAG_SETTINGS
+        for name in _FLAG_SETTINGS
     ]
     command.__signature__ = signature.replace(parameters=[context, *added, *rest])  # type: ignore[attr-defined]
     return command

@@ -31,7 +31,7 @@ from code_commit.git.env import run_git
 from code_commit.run.workspace import QUERY_PLACEHOLDER, gitignore_problems, not_ignored
 from code_commit.sandbox.toolchains import hidden_folders
 
-QUERY_TEMPLATE = f"""{QUERY_PLACEHOLDER}
+_QUERY_TEMPLATE = f"""{QUERY_PLACEHOLDER}
 
 Write here, in plain words, the change you want: a bug to fix, a feature to add, a failing test
 to make pass. Be as specific as with a colleague: name the files, functions and behaviour you
@@ -39,9 +39,9 @@ expect. code-commit sends this text with the whole codebase (agent-config/codeRo
 then repairs the build with up to three more queries while ./build.sh fails.
 """
 
-BUILD_PLACEHOLDER = 'echo "build.sh: put your build and test commands here (see the comments in build.sh)" >&2\nexit 1'
+_BUILD_PLACEHOLDER = 'echo "build.sh: put your build and test commands here (see the comments in build.sh)" >&2\nexit 1'
 
-BUILD_TEMPLATE = """#!/bin/sh
+_BUILD_TEMPLATE = """#!/bin/sh
 # build.sh: code-commit's judge. It must exit 0 exactly when the project builds and its tests pass.
 # code-commit runs it from the project root after every change, with stdin from /dev/null and no
 # API keys in its environment, kills it (and everything it started) after build_timeout seconds
@@ -53,7 +53,7 @@ cd "$(dirname "$0")"
 
 {commands}
 """
-SANDBOX_NOTE = (
+_SANDBOX_NOTE = (
     "In the sandbox it may write the project only: your home folder and the rest of the system are\n"
     "# read-only, /tmp is its own and empty, there is no network; `code-commit check` runs it so.\n"
     f"# sandbox_network, sandbox_writable and sandbox_readable in {CONFIG_DIR}/{CONFIG_FILE} change that."
@@ -61,7 +61,7 @@ SANDBOX_NOTE = (
 
 
 @dataclass
-class Scaffold:
+class _Scaffold:
     root: Path
     created: list[str] = field(default_factory=list)
     kept: list[str] = field(default_factory=list)
@@ -73,8 +73,8 @@ class Scaffold:
     checked: Checked | None = None  # init's check of build.sh; None when it did not run it
 
 
-def init_project(root: Path, which: Which = shutil.which) -> Scaffold:
-    result = Scaffold(root)
+def _init_project(root: Path, which: Which = shutil.which) -> _Scaffold:
+    result = _Scaffold(root)
     try:
         make_private_dirs(root / CONFIG_DIR)
     except FileExistsError:  # exist_ok covers a folder: something else is there
@@ -83,12 +83,12 @@ def init_project(root: Path, which: Which = shutil.which) -> Scaffold:
             f"{CONFIG_DIR}/; move it away and run code-commit init again."
         ) from None
     guess = guess_build(root, which)
-    result.settings = sandbox_settings(root, guess, which)
-    _create(root, QUERY_FILE, QUERY_TEMPLATE, FILE_MODE, result)
+    result.settings = _sandbox_settings(root, guess, which)
+    _create(root, QUERY_FILE, _QUERY_TEMPLATE, FILE_MODE, result)
     _create(root, f"{CONFIG_DIR}/{CONFIG_FILE}", config_template(result.settings), FILE_MODE, result)
     _ignore_agent_config(root, result)
     _create(
-        root, "build.sh", BUILD_TEMPLATE.format(sandbox=SANDBOX_NOTE, commands=_build_commands(guess)), 0o755, result
+        root, "build.sh", _BUILD_TEMPLATE.format(sandbox=_SANDBOX_NOTE, commands=_build_commands(guess)), 0o755, result
     )
     if "build.sh" in result.created:
         result.build = guess
@@ -97,7 +97,7 @@ def init_project(root: Path, which: Which = shutil.which) -> Scaffold:
     return result
 
 
-def sandbox_settings(root: Path, guess: Guess, which: Which) -> dict[str, tuple[Any, str]]:
+def _sandbox_settings(root: Path, guess: Guess, which: Which) -> dict[str, tuple[Any, str]]:
     """The settings the guessed toolchain needs in the sandbox, with why: a folder to show builds
     read-only for each tool under the host's /tmp (never a writable one: see sandbox/toolchains.py)."""
     hidden = hidden_folders(root, guess.tools, which)
@@ -111,7 +111,7 @@ def sandbox_settings(root: Path, guess: Guess, which: Which) -> dict[str, tuple[
     return {"sandbox_readable": ([str(folder) for _, folder in hidden], why)}
 
 
-def next_steps(result: Scaffold) -> list[str]:
+def _next_steps(result: _Scaffold) -> list[str]:
     root = result.root
     steps = []
     if not (root / ".git").exists():
@@ -143,7 +143,7 @@ def next_steps(result: Scaffold) -> list[str]:
     return steps
 
 
-def _check_steps(result: Scaffold) -> list[str]:
+def _check_steps(result: _Scaffold) -> list[str]:
     """What the check said to do: nothing when build.sh passes and ran tests."""
     record = None if result.checked is None else result.checked.record
     again = "code-commit check   (runs ./build.sh as a run will, in the sandbox"
@@ -166,13 +166,13 @@ def _check_steps(result: Scaffold) -> list[str]:
     return []
 
 
-IGNORE_FILE = GIT_FILES[0]  # .gitignore
+_IGNORE_FILE = GIT_FILES[0]  # .gitignore
 
 
-def _commit_step(result: Scaffold) -> str:
+def _commit_step(result: _Scaffold) -> str:
     """Commit what init made and the project's own untracked files, by name; never the build's outputs."""
-    ours = (IGNORE_FILE, BUILD_SCRIPT, ROLLUP_SCRIPT)
-    changed = result.created + result.appended + ([IGNORE_FILE] if result.ignored else [])
+    ours = (_IGNORE_FILE, BUILD_SCRIPT, ROLLUP_SCRIPT)
+    changed = result.created + result.appended + ([_IGNORE_FILE] if result.ignored else [])
     made: list[str] = [name for name in ours if name in changed]
     found = result.untracked
     files = made + ([name for name in found.own if name not in made] if found is not None else [])
@@ -193,7 +193,7 @@ def rollup_script() -> str:
 
 def _build_commands(guess: Guess) -> str:
     if guess.commands is None:
-        return f"# No build could be guessed: {guess.why}.\n{BUILD_PLACEHOLDER}"
+        return f"# No build could be guessed: {guess.why}.\n{_BUILD_PLACEHOLDER}"
     lines = [f"{guess.why[0].upper()}{guess.why[1:]}; adjust as needed.", *(f"Note: {note}." for note in guess.notes)]
     if guess.sandbox:
         lines.append(f"In the sandbox: {guess.sandbox}.")
@@ -202,7 +202,7 @@ def _build_commands(guess: Guess) -> str:
     return comments + guess.commands
 
 
-def _create(root: Path, name: str, text: str, mode: int, result: Scaffold) -> None:
+def _create(root: Path, name: str, text: str, mode: int, result: _Scaffold) -> None:
     try:
         fd = os.open(root / name, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
     except FileExistsError:
@@ -214,7 +214,7 @@ def _create(root: Path, name: str, text: str, mode: int, result: Scaffold) -> No
     result.created.append(name)
 
 
-def _ignore_agent_config(root: Path, result: Scaffold) -> None:
+def _ignore_agent_config(root: Path, result: _Scaffold) -> None:
     """Make git ignore agent-config/: create .gitignore, or append /agent-config to it unless git
     already ignores the folder (appended last, the line also wins over an earlier `!` line)."""
     path = root / ".gitignore"
@@ -238,7 +238,7 @@ def _ignore_agent_config(root: Path, result: Scaffold) -> None:
     result.appended.append(".gitignore")
 
 
-def _ignore_build_outputs(root: Path, folders: tuple[str, ...], result: Scaffold) -> None:
+def _ignore_build_outputs(root: Path, folders: tuple[str, ...], result: _Scaffold) -> None:
     """Make git ignore the folders the guessed build.sh creates (CMake's build/, cargo's target/...):
     otherwise every build's generated files are changes the checks after a build read (exit 12 on
     CMake's files), the rollup shows them and a commit takes them. Only a folder git does not ignore
@@ -249,7 +249,7 @@ def _ignore_build_outputs(root: Path, folders: tuple[str, ...], result: Scaffold
     exposed = not_ignored(root, [f"{folder}/" for folder in folders]) if folders else []
     if not exposed:
         return
-    path = root / IGNORE_FILE
+    path = root / _IGNORE_FILE
     text = read_regular(path, IGNORE_FILE_BYTES, follow=False).decode("utf-8", "surrogateescape")
     lines = [f"/{folder}" for folder in exposed]  # `build/` as asked: its trailing / already says folder
     with open(path, "a", encoding="utf-8", errors="surrogateescape") as fh:
@@ -281,7 +281,7 @@ def command(console: Any, no_check: bool) -> int:
     found = find_project_root(Path.cwd())
     if found.found:
         console.info(f"setting up {found.path}: {found.found}, the project a run from here would use")
-    result = init_project(found.path)
+    result = _init_project(found.path)
     for name in result.created:
         console.info(f"created  {name}")
     for name in result.appended:
@@ -297,6 +297,6 @@ def command(console: Any, no_check: bool) -> int:
         result.checked = init_check(console, found.path)
     result.untracked = untracked(found.path)
     console.info("next steps:")
-    for number, step in enumerate(next_steps(result), 1):
+    for number, step in enumerate(_next_steps(result), 1):
         console.info(f"  {number}. {step}")
     return EXIT.OK

@@ -15,7 +15,7 @@ from code_commit.errors import SetupError
 from code_commit.files.setup_files import read_setup_file
 from code_commit.providers import PROVIDERS
 
-MIN_KEY_LENGTH = 8
+_MIN_KEY_LENGTH = 8
 
 
 @dataclass(frozen=True)
@@ -66,9 +66,9 @@ def resolve_api_key(root: Path, provider: str, env: Mapping[str, str] | None = N
             f"no API key configured for {provider}. Set {var}, or write the key to "
             f"{CONFIG_DIR}/{KEY_FILES[provider]} (agent-config/ is git-ignored)."
         )
-    if len(key.value) < MIN_KEY_LENGTH or any(ch.isspace() or ord(ch) < 32 for ch in key.value):
+    if len(key.value) < _MIN_KEY_LENGTH or any(ch.isspace() or ord(ch) < 32 for ch in key.value):
         raise SetupError(
             f"the API key from {key.source} does not look like a key: it must be at least "
-            f"{MIN_KEY_LENGTH} characters with no spaces or control characters."
+            f"{_MIN_KEY_LENGTH} characters with no spaces or control characters."
         )
     return key

@@ -22,7 +22,7 @@ from code_commit.git.env import distrust
 
 
 @dataclass(frozen=True)
-class ProjectRoot:
+class _ProjectRoot:
     path: Path
     found: str | None = None  # how a folder above the current one was chosen; None: the current one
 
@@ -31,7 +31,7 @@ class ProjectRoot:
         return f"project root: {self.path} ({self.found})"
 
 
-def find_project_root(cwd: Path) -> ProjectRoot:
+def find_project_root(cwd: Path) -> _ProjectRoot:
     """The project around `cwd`. From now on no program code-commit runs itself (git, bwrap) is looked
     up inside it: a build writes there (`.venv/bin`, `node_modules/.bin` are often on PATH)."""
     root = _find(cwd)
@@ -39,15 +39,15 @@ def find_project_root(cwd: Path) -> ProjectRoot:
     return root
 
 
-def _find(cwd: Path) -> ProjectRoot:
+def _find(cwd: Path) -> _ProjectRoot:
     for folder in (cwd, *cwd.parents):
         if (folder / CONFIG_DIR).is_dir() if folder == cwd else _users_own(folder / CONFIG_DIR):
-            return ProjectRoot(folder, None if folder == cwd else f"the nearest folder above with {CONFIG_DIR}/")
+            return _ProjectRoot(folder, None if folder == cwd else f"the nearest folder above with {CONFIG_DIR}/")
         if (folder / ".git").exists():  # the repository's top: a project does not reach above it
-            return ProjectRoot(
+            return _ProjectRoot(
                 folder, None if folder == cwd else f"the top of the git repository; no {CONFIG_DIR}/ below it"
             )
-    return ProjectRoot(cwd)
+    return _ProjectRoot(cwd)
 
 
 def _users_own(folder: Path) -> bool:

@@ -19,46 +19,48 @@ import ipaddress
 import re
 from dataclasses import dataclass
 
-DEFAULT_PORTS = frozenset({80, 443})  # a host named without a port: http:// and https://
-HTTPS = frozenset({443})
+_DEFAULT_PORTS = frozenset({80, 443})  # a host named without a port: http:// and https://
+_HTTPS = frozenset({443})
 LOCALHOST = "localhost"
-MAX_NAME = 253  # characters of a DNS name
+_MAX_NAME = 253  # characters of a DNS name
 _LABEL = re.compile(r"(?!-)[a-z0-9-]{1,63}(?<!-)")
 
 
 @dataclass(frozen=True)
-class RegistryHost:
+class _RegistryHost:
     host: str
     source: str  # where the registry says it serves from
 
 
 # The hosts each registry's client reaches by default, each with where that is documented.
-REGISTRIES: dict[str, tuple[RegistryHost, ...]] = {
+_REGISTRIES: dict[str, tuple[_RegistryHost, ...]] = {
     "pypi": (
-        RegistryHost("pypi.org", "https://pypi.org/simple/ (pip's and uv's default index)"),
-        RegistryHost(
+        _RegistryHost("pypi.org", "https://pypi.org/simple/ (pip's and uv's default index)"),
+        _RegistryHost(
             "files.pythonhosted.org", "https://docs.pypi.org/api/ (the files the index links to are served there)"
         ),
     ),
     "npm": (
-        RegistryHost("registry.npmjs.org", "https://docs.npmjs.com/cli/using-npm/config#registry (npm's and pnpm's)"),
-        RegistryHost("registry.yarnpkg.com", "https://yarnpkg.com/configuration/yarnrc#npmRegistryServer (yarn's)"),
+        _RegistryHost("registry.npmjs.org", "https://docs.npmjs.com/cli/using-npm/config#registry (npm's and pnpm's)"),
+        _RegistryHost("registry.yarnpkg.com", "https://yarnpkg.com/configuration/yarnrc#npmRegistryServer (yarn's)"),
     ),
     "crates": (
-        RegistryHost("index.crates.io", "https://doc.rust-lang.org/cargo/reference/registry-index.html (sparse index)"),
-        RegistryHost("static.crates.io", "https://index.crates.io/config.json (dl: the crate downloads)"),
-        RegistryHost("crates.io", "https://index.crates.io/config.json (api)"),
+        _RegistryHost(
+            "index.crates.io", "https://doc.rust-lang.org/cargo/reference/registry-index.html (sparse index)"
+        ),
+        _RegistryHost("static.crates.io", "https://index.crates.io/config.json (dl: the crate downloads)"),
+        _RegistryHost("crates.io", "https://index.crates.io/config.json (api)"),
     ),
     "maven": (
-        RegistryHost(
+        _RegistryHost(
             "repo.maven.apache.org", "https://maven.apache.org/ref/current/maven-model-builder/super-pom.html"
         ),
-        RegistryHost("repo1.maven.org", "https://repo1.maven.org/maven2/ (Maven Central's other name)"),
+        _RegistryHost("repo1.maven.org", "https://repo1.maven.org/maven2/ (Maven Central's other name)"),
     ),
     "go": (
-        RegistryHost("proxy.golang.org", "https://go.dev/ref/mod#goproxy-protocol (GOPROXY's default)"),
-        RegistryHost("sum.golang.org", "https://go.dev/ref/mod#checksum-database (GOSUMDB's default)"),
-        RegistryHost(
+        _RegistryHost("proxy.golang.org", "https://go.dev/ref/mod#goproxy-protocol (GOPROXY's default)"),
+        _RegistryHost("sum.golang.org", "https://go.dev/ref/mod#checksum-database (GOSUMDB's default)"),
+        _RegistryHost(
             "storage.googleapis.com",
             "https://github.com/golang/go/issues/52908 (proxy.golang.org redirects some downloads there)",
         ),
@@ -67,7 +69,7 @@ REGISTRIES: dict[str, tuple[RegistryHost, ...]] = {
 
 
 @dataclass(frozen=True)
-class HostRule:
+class _HostRule:
     """One host a build may reach: a name, a `*.` pattern or an address, on some ports."""
 
     pattern: str  # lower case; an address in its compressed form
@@ -92,14 +94,14 @@ class NetworkAccess:
     """What `sandbox_network` allows: everything, nothing, or the hosts of `rules`."""
 
     everything: bool
-    rules: tuple[HostRule, ...] = ()
+    rules: tuple[_HostRule, ...] = ()
 
     @property
     def proxied(self) -> bool:
         """The build reaches the named hosts through the proxy, and nothing else."""
         return not self.everything and bool(self.rules)
 
-    def rule_for(self, host: str, port: int) -> HostRule | None:
+    def rule_for(self, host: str, port: int) -> _HostRule | None:
         return next((rule for rule in self.rules if rule.matches(host, port)), None)
 
     def named_addresses(self) -> frozenset[ipaddress.IPv4Address | ipaddress.IPv6Address]:
@@ -113,14 +115,14 @@ class NetworkAccess:
 
 
 NO_NETWORK = NetworkAccess(False)
-WHOLE_NETWORK = NetworkAccess(True)
+_WHOLE_NETWORK = NetworkAccess(True)
 
 
 def network_access(value: bool | list[str]) -> NetworkAccess:
     """The setting's value, parsed; ValueError says what is wrong with the first bad entry."""
     if isinstance(value, bool):
-        return WHOLE_NETWORK if value else NO_NETWORK
-    rules: list[HostRule] = []
+        return _WHOLE_NETWORK if value else NO_NETWORK
+    rules: list[_HostRule] = []
     for entry in value:
         rules += _rules(entry.strip())
     return NetworkAccess(False, tuple(rules))
@@ -146,26 +148,26 @@ def canonical_host(host: str) -> str:
 def registry_of(host: str) -> str | None:
     """The preset `host` belongs to, if any: the entry to suggest for it."""
     host = canonical_host(host)
-    return next((name for name, hosts in REGISTRIES.items() if any(h.host == host for h in hosts)), None)
+    return next((name for name, hosts in _REGISTRIES.items() if any(h.host == host for h in hosts)), None)
 
 
-def _rules(entry: str) -> list[HostRule]:
-    if entry.lower() in REGISTRIES:
-        return [HostRule(h.host, HTTPS, entry.lower()) for h in REGISTRIES[entry.lower()]]
+def _rules(entry: str) -> list[_HostRule]:
+    if entry.lower() in _REGISTRIES:
+        return [_HostRule(h.host, _HTTPS, entry.lower()) for h in _REGISTRIES[entry.lower()]]
     if "/" in entry:
         raise ValueError(f"{entry!r} is a URL: name its host alone (example.com)")
     host, ports = _split_port(entry)
     problem = _host_problem(host)
     if problem is not None:
         raise ValueError(
-            f"{entry!r} is {problem}; an entry is a registry ({', '.join(REGISTRIES)}), a host name "
+            f"{entry!r} is {problem}; an entry is a registry ({', '.join(_REGISTRIES)}), a host name "
             "(example.com, *.example.com), an address (127.0.0.1) or localhost, with :PORT if need be"
         )
-    return [HostRule(canonical_host(host), ports, entry)]
+    return [_HostRule(canonical_host(host), ports, entry)]
 
 
 def _split_port(entry: str) -> tuple[str, frozenset[int]]:
-    """`host:port` -> (host, {port}); a bare host -> (host, DEFAULT_PORTS). `[v6]:port` and a bare IPv6."""
+    """`host:port` -> (host, {port}); a bare host -> (host, _DEFAULT_PORTS). `[v6]:port` and a bare IPv6."""
     if entry.startswith("["):
         host, _, rest = entry.partition("]")
         host += "]"
@@ -177,7 +179,7 @@ def _split_port(entry: str) -> tuple[str, frozenset[int]]:
     else:
         host, port = entry, None
     if port is None:
-        return host, DEFAULT_PORTS
+        return host, _DEFAULT_PORTS
     if not port.isdigit() or not 0 < int(port) < 65536:
         raise ValueError(f"{entry!r} has no port number from 1 to 65535 after its colon")
     return host, frozenset({int(port)})
@@ -194,7 +196,7 @@ def _host_problem(host: str) -> str | None:
     if name in ("*", "*.") or name.startswith("*.*"):
         return "a pattern of every host: sandbox_network = true says so, knowingly"
     labels = name.removeprefix("*.").split(".")
-    if len(name) > MAX_NAME or not all(_LABEL.fullmatch(label) for label in labels):
+    if len(name) > _MAX_NAME or not all(_LABEL.fullmatch(label) for label in labels):
         return "not a host name"
     if name.startswith("*.") and len(labels) < 2:
         return "a pattern of a whole top-level domain"

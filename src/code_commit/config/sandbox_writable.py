@@ -12,8 +12,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 PRIVATE_TMP = Path("/tmp")  # the sandbox gives each build its own, empty: the host's is hidden
-SOCKET_LOOK = 10_000  # entries looked at for a socket, at most (then the folder counts as holding one)
-SOCKET_DEPTH = 1  # folders below the named one looked into: agents keep their sockets near the top
+_SOCKET_LOOK = 10_000  # entries looked at for a socket, at most (then the folder counts as holding one)
+_SOCKET_DEPTH = 1  # folders below the named one looked into: agents keep their sockets near the top
 
 
 def writable_problem(path: str, root: Path, writable: Sequence[str] = ()) -> str | None:
@@ -67,7 +67,7 @@ def holds_socket(path: str) -> bool:
     """Whether the folder holds a Unix socket in it or in a folder of its own, without following
     symlinks: where agents and servers keep theirs (/tmp/ssh-XXXX/agent.N, /tmp/tmux-0/default, a
     project's run/ folder). Deeper, a virtualenv's thousands of files are not looked through. A folder
-    too big to look through (SOCKET_LOOK entries) counts as holding one."""
+    too big to look through (_SOCKET_LOOK entries) counts as holding one."""
     seen = 0
     pending = [(path, 0)]
     while pending:
@@ -76,12 +76,12 @@ def holds_socket(path: str) -> bool:
             with os.scandir(folder) as entries:
                 for entry in entries:
                     seen += 1
-                    if seen > SOCKET_LOOK:
+                    if seen > _SOCKET_LOOK:
                         return True
                     mode = entry.stat(follow_symlinks=False).st_mode
                     if stat.S_ISSOCK(mode):
                         return True
-                    if stat.S_ISDIR(mode) and depth < SOCKET_DEPTH:
+                    if stat.S_ISDIR(mode) and depth < _SOCKET_DEPTH:
                         pending.append((entry.path, depth + 1))
         except OSError:
             continue  # not there, or not ours to read: nothing a build could see there either

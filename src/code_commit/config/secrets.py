@@ -19,7 +19,7 @@ The run, `code-commit apply` and `code-commit config` censor the same set, whate
 - for the provider keys, their hex and percent-encoded forms too, as a service's error may quote
   the key it was sent.
 
-A value shorter than `MIN_SECRET_LENGTH` is not a secret one can censor (`FOO_TOKEN=1` would
+A value shorter than `_MIN_SECRET_LENGTH` is not a secret one can censor (`FOO_TOKEN=1` would
 censor every 1), nor is the path of an existing file or folder (`SSH_KEY=/home/me/.ssh/id`, a
 path to a secret, not one). A multi-line value (a PEM key) is censored whole and line by line.
 The limit: only these exact strings are recognised, not another encoded form of them (base64,
@@ -46,17 +46,17 @@ from code_commit.files.setup_files import read_regular
 # *_TOKEN, *_SECRET, *_KEY, *_AUTH, *_DSN, *PASSWORD*; and TOKEN, SECRET, PASS, APIKEY, PAT, JWT,
 # CREDENTIAL(S), PRIVATE or WEBHOOK as any word (SECRET_KEY_BASE, GITLAB_TOKEN_RW, DB_PASS, OPENAI_APIKEY,
 # GH_PAT, CI_JOB_JWT, NPM_AUTH, SENTRY_DSN, SLACK_WEBHOOK_URL). Not SSH_AUTH_SOCK, TOKENIZER, SECRETARY, PATH.
-SECRET_NAME = re.compile(
+_SECRET_NAME = re.compile(
     r"(?:^|_)(?:TOKEN|SECRET|PASS|APIKEY|PAT|JWT|CREDENTIALS?|PRIVATE|WEBHOOK)(?:_|$)|(?:^|_)(?:KEY|AUTH|DSN)$"
     r"|PASSWORD|PASSWD",
     re.IGNORECASE,
 )
 # A URL's user:password@ (RFC 3986 userinfo); a user name alone is no secret.
-URL_CREDENTIALS = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:(//([^/?#@\s:]*):([^/?#@\s]*)@([^/?#\s]*))")
-MIN_SECRET_LENGTH = 8
+_URL_CREDENTIALS = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:(//([^/?#@\s:]*):([^/?#@\s]*)@([^/?#\s]*))")
+_MIN_SECRET_LENGTH = 8
 # The credentials a value can hold besides a URL's password, each recognised by its form (group 1 is
 # what is censored), in any variable, whatever its name:
-VALUE_CREDENTIALS = (
+_VALUE_CREDENTIALS = (
     # a key as a URL's user alone (Sentry's DSN: https://<32 hex>@o1.ingest.sentry.io/1): longer than a name
     re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://([A-Za-z0-9_-]{16,})@[^/?#@\s]"),
     # a key=value pair whose key names a credential: a JDBC URL's password=, a connection string's
@@ -78,44 +78,44 @@ VALUE_CREDENTIALS = (
 
 
 @dataclass(frozen=True)
-class Secrets:
+class _Secrets:
     values: tuple[str, ...]
     sources: tuple[str, ...]  # where each came from, for `code-commit config`: names, never values
 
     def redactor(self, *keys: str) -> Redactor:
         """Censors these secrets and `keys` (the key in use), in every form they are known in."""
-        return Redactor.of([*self.values, *keys, *(form for key in keys if key for form in encoded_forms(key))])
+        return Redactor.of([*self.values, *keys, *(form for key in keys if key for form in _encoded_forms(key))])
 
 
 def looks_secret(name: str) -> bool:
     """Whether a variable's name says it holds a secret."""
-    return name in PROVIDER_ENV or SECRET_NAME.search(name) is not None
+    return name in PROVIDER_ENV or _SECRET_NAME.search(name) is not None
 
 
-def url_credentials(value: str) -> list[str]:
+def _url_credentials(value: str) -> list[str]:
     """What censors the credentials of each URL in `value` that carries a password: its
     `//user:pass@host` (distinct enough to censor whatever the password's length), the password
     and `user:pass` where long enough to censor alone."""
     forms = []
-    for match in URL_CREDENTIALS.finditer(value):
+    for match in _URL_CREDENTIALS.finditer(value):
         authority, user, password, _ = match.groups()
         if password:
             forms.append(authority)
-            forms += [form for form in (password, f"{user}:{password}") if len(form) >= MIN_SECRET_LENGTH]
+            forms += [form for form in (password, f"{user}:{password}") if len(form) >= _MIN_SECRET_LENGTH]
     return forms
 
 
 def value_secrets(value: str) -> list[str]:
     """What censors each credential `value` holds by its form, whatever the variable's name: a URL's
-    password (`url_credentials`), and each of VALUE_CREDENTIALS'. A credential too short to censor
+    password (`_url_credentials`), and each of VALUE_CREDENTIALS'. A credential too short to censor
     alone is censored with what surrounds it (`Password=abc`), as a URL's `//user:pass@host` is; a
     base64 `user:password` (Docker's auth) has its password censored too."""
-    forms = url_credentials(value)
-    for pattern in VALUE_CREDENTIALS:
+    forms = _url_credentials(value)
+    for pattern in _VALUE_CREDENTIALS:
         for match in pattern.finditer(value):
             found = match.group(1).strip("'\"")
-            forms += [found] if len(found) >= MIN_SECRET_LENGTH else [match.group(0)]
-            forms += [p for p in _basic_password(found) if len(p) >= MIN_SECRET_LENGTH]
+            forms += [found] if len(found) >= _MIN_SECRET_LENGTH else [match.group(0)]
+            forms += [p for p in _basic_password(found) if len(p) >= _MIN_SECRET_LENGTH]
     return list(dict.fromkeys(form for form in forms if form))
 
 
@@ -133,10 +133,10 @@ def secret_forms(value: str) -> list[str]:
     """What of `value` is censored: the value, and each line of a multi-line one (a PEM key), stripped,
     long enough to censor; each once, in that order."""
     forms = (value.strip(), *(line.strip() for line in value.splitlines()))
-    return list(dict.fromkeys(form for form in forms if len(form) >= MIN_SECRET_LENGTH))
+    return list(dict.fromkeys(form for form in forms if len(form) >= _MIN_SECRET_LENGTH))
 
 
-def encoded_forms(secret: str) -> list[str]:
+def _encoded_forms(secret: str) -> list[str]:
     """A key as a service's error may quote it: hex, and percent-encoded byte by byte or as needed."""
     data = secret.encode("utf-8", "surrogatepass")
     percent = "".join(f"%{b:02X}" for b in data)
@@ -145,7 +145,7 @@ def encoded_forms(secret: str) -> list[str]:
 
 def collect_secrets(
     root: Path, env: Mapping[str, str] | None = None, redact_env: Iterable[str] = (), urls: Iterable[str | None] = ()
-) -> Secrets:
+) -> _Secrets:
     """The secrets of a run in `root`; SetupError if a variable `redact_env` names is too short to censor.
     `urls`: URLs from the settings (base_url), whose credentials are censored."""
     env = os.environ if env is None else env
@@ -156,33 +156,33 @@ def collect_secrets(
     def add(value: str, source: str, key: bool = False) -> None:
         forms = set(secret_forms(value))
         if key:  # a service's error may quote the key it was sent, encoded
-            forms |= {encoded for form in forms for encoded in encoded_forms(form)}
+            forms |= {encoded for form in forms for encoded in _encoded_forms(form)}
         if forms:
             values.extend(sorted(forms))
             sources.append(source)
 
     def url_forms(value: str, source: str) -> None:
-        values.extend(url_credentials(value))
+        values.extend(_url_credentials(value))
         sources.append(source)
 
     for name in sorted(named):
         value = env.get(name, "").strip()
-        if value and len(value) < MIN_SECRET_LENGTH:
+        if value and len(value) < _MIN_SECRET_LENGTH:
             raise SetupError(
                 f"setting redact_env names {name}, whose value is only {len(value)} characters: too short to censor "
-                f"without censoring ordinary text (the minimum is {MIN_SECRET_LENGTH}); remove it from redact_env"
+                f"without censoring ordinary text (the minimum is {_MIN_SECRET_LENGTH}); remove it from redact_env"
             )
     for name in sorted(env):
         value = env[name]
         if name in named or name in PROVIDER_ENV or (looks_secret(name) and not _names_a_path(value)):
             add(value, f"environment variable {name}", key=name in PROVIDER_ENV)
-        if url_credentials(value):
+        if _url_credentials(value):
             url_forms(value, f"the URL in environment variable {name}")
-        if held := [form for form in value_secrets(value) if form not in url_credentials(value)]:
+        if held := [form for form in value_secrets(value) if form not in _url_credentials(value)]:
             values.extend(held)
             sources.append(f"a credential in environment variable {name}")
     for url in urls:
-        if url and url_credentials(url):
+        if url and _url_credentials(url):
             url_forms(url, "the URL in the base_url setting")
     for name in sorted(KEY_FILES.values()):
         try:
@@ -190,7 +190,7 @@ def collect_secrets(
         except OSError:
             continue  # absent or unreadable: the provider that needs it says so
         add(text, f"key file {CONFIG_DIR}/{name}", key=True)
-    return Secrets(tuple(values), tuple(sources))
+    return _Secrets(tuple(values), tuple(sources))
 
 
 def _names_a_path(value: str) -> bool:

@@ -28,47 +28,47 @@ from code_commit.providers import PROVIDERS
 if TYPE_CHECKING:
     from code_commit.config.sandbox_network import NetworkAccess
 
-CONFIG_FILE_BYTES = 1 << 20  # config.toml is read up to this much: a few KiB of settings
+_CONFIG_FILE_BYTES = 1 << 20  # config.toml is read up to this much: a few KiB of settings
 ENV_PREFIX = "CODE_COMMIT_"
 
 MAX_CONTINUATIONS = 3  # requests that continue an answer cut off at max_tokens, after the first
-ANSWER_BYTES_PER_TOKEN = 16  # generous: a token is about 4 bytes of text
+_ANSWER_BYTES_PER_TOKEN = 16  # generous: a token is about 4 bytes of text
 
 # The one place the default model is named: a current Sonnet-class id the installed SDK knows.
 DEFAULT_MODEL = "claude-sonnet-5-5"
 
-ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-PROMPT_ORDERS = ("spec", "cache")
-REPAIR_CONTEXTS = ("failure", "spec")
-EFFORTS = ("low", "medium", "high")
+_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_PROMPT_ORDERS = ("spec", "cache")
+_REPAIR_CONTEXTS = ("failure", "spec")
+_EFFORTS = ("low", "medium", "high")
 # The output limit of a model the model catalog (llm/models.toml) does not know, when max_tokens is unset:
 # one every current model and most servers accept.
 FALLBACK_MAX_TOKENS = 32_000
 # The output limit counted at most for the default answer cap: 32,000 x 16 bytes (512,000 bytes a
 # request) hold a 128,000-token request of text at about 4 bytes a token, so the cap stays where the
 # hostile-answer benchmarks measured it when max_tokens follows a model's 128,000-token limit.
-ANSWER_CAP_TOKENS = 32_000
-SANDBOX_MODES = ("auto", "require", "off")  # sandbox/bubblewrap.py: what each means
+_ANSWER_CAP_TOKENS = 32_000
+_SANDBOX_MODES = ("auto", "require", "off")  # sandbox/bubblewrap.py: what each means
 TESTS_MODES = ("protect", "report", "free")  # testguard/: what an answer or a build may do to the tests
 TEST_PATTERNS_MODES = ("extend", "replace")  # testguard/files.py: test_patterns add to the defaults or replace them
-STALE_ROLLUP_MODES = ("warn", "refuse", "refresh")  # rollup/freshness.py: a rollup older than the files
-MIN_ROLLUP_BUDGET = 1000  # tokens: below this not even a small project's main files fit
+_STALE_ROLLUP_MODES = ("warn", "refuse", "refresh")  # rollup/freshness.py: a rollup older than the files
+_MIN_ROLLUP_BUDGET = 1000  # tokens: below this not even a small project's main files fit
 # bytes: the rollup reads a file whole to judge it, and a model's whole context is a few MiB; a sparse
 # file of 100 GiB under a bigger cap would be read into memory.
-MAX_ROLLUP_FILE_SIZE = 64 * 2**20
+_MAX_ROLLUP_FILE_SIZE = 64 * 2**20
 # Tables of config.toml that are not settings: their own modules read and check them.
-CONFIG_TABLES = ("models",)  # llm/catalog.py: model prices and context windows
+_CONFIG_TABLES = ("models",)  # llm/catalog.py: model prices and context windows
 
 
 # `flag`: the commands a setting's flag counts for when given before them; "run" is `code-commit`
 # itself, and `config` honours every setting's flag, as it shows every setting. A setting with no
 # flag is set in config.toml or the environment only. cli/flags.py makes the typer options from this.
 RUN = ("run",)
-BUILDING = ("run", "apply", "check")  # the commands that run build.sh
+_BUILDING = ("run", "apply", "check")  # the commands that run build.sh
 
 
 @dataclass(frozen=True)
-class Loaded:
+class _Loaded:
     """What a rule may look at besides the value: the other settings, where each came from, the root."""
 
     settings: Settings
@@ -78,24 +78,24 @@ class Loaded:
 
 # A setting's rule: its value (never None: an unset optional setting is not checked) -> why it is
 # wrong, in words that follow "setting NAME (from SOURCE): ", or None.
-Rule = Callable[[Any, Loaded], "str | None"]
+_Rule = Callable[[Any, _Loaded], "str | None"]
 
 
-def _check(ok: Callable[[Any], bool], why: str) -> Rule:
+def _check(ok: Callable[[Any], bool], why: str) -> _Rule:
     return lambda value, loaded: None if ok(value) else why
 
 
-def _at_least(low: int, unit: str = "", hint: str = "") -> Rule:
+def _at_least(low: int, unit: str = "", hint: str = "") -> _Rule:
     return _check(lambda value: value >= low, f"must be at least {low}{unit}{hint}")
 
 
-def _one_of(choices: tuple[str, ...], hint: str = "") -> Rule:
+def _one_of(choices: tuple[str, ...], hint: str = "") -> _Rule:
     return lambda value, loaded: (
         None if value in choices else f"must be one of {', '.join(choices)}{hint}, not {value!r}"
     )
 
 
-def _each(problem: Callable[[str], str | None]) -> Rule:
+def _each(problem: Callable[[str], str | None]) -> _Rule:
     """A rule for a list setting: the first item's problem."""
     return lambda items, loaded: next((p for item in items if (p := problem(item)) is not None), None)
 
@@ -108,27 +108,27 @@ def _matchable(pattern: str) -> str | None:
 
 
 def _variable_name(name: str) -> str | None:
-    return None if ENV_NAME.fullmatch(name) else f"{name!r} is not an environment variable name"
+    return None if _ENV_NAME.fullmatch(name) else f"{name!r} is not an environment variable name"
 
 
-def _writable(paths: list[str], loaded: Loaded) -> str | None:
+def _writable(paths: list[str], loaded: _Loaded) -> str | None:
     from code_commit.config.sandbox_writable import writable_problem
 
     return next((p for path in paths if (p := writable_problem(path, loaded.root, paths)) is not None), None)
 
 
-def _readable(paths: list[str], loaded: Loaded) -> str | None:
+def _readable(paths: list[str], loaded: _Loaded) -> str | None:
     from code_commit.config.sandbox_writable import readable_problem
 
     writable = loaded.settings.sandbox_writable
     return next((p for path in paths if (p := readable_problem(path, loaded.root, writable)) is not None), None)
 
 
-def _home_paths(hides: bool) -> Rule:
+def _home_paths(hides: bool) -> _Rule:
     """A rule for sandbox_hidden (`hides`) or sandbox_visible: each path absolute (or ~/...), and
     what is hidden may not hold the project (the build would lose it)."""
 
-    def problem(paths: list[str], loaded: Loaded) -> str | None:
+    def problem(paths: list[str], loaded: _Loaded) -> str | None:
         project = os.path.join(os.path.realpath(loaded.root), "")
         for path in paths:
             expanded = os.path.expanduser(path)
@@ -141,7 +141,7 @@ def _home_paths(hides: bool) -> Rule:
     return problem
 
 
-def _network(value: bool | list[str], loaded: Loaded) -> str | None:
+def _network(value: bool | list[str], loaded: _Loaded) -> str | None:
     if isinstance(value, bool):
         return None
     from code_commit.config.sandbox_network import network_problem  # and ipaddress: only where names are given
@@ -156,7 +156,7 @@ def _passable(name: str) -> str | None:
     return None
 
 
-def _needs_a_model(provider: str, loaded: Loaded) -> str | None:
+def _needs_a_model(provider: str, loaded: _Loaded) -> str | None:
     """A provider whose ids the default model id is not one of (openai, bedrock) needs one named."""
     entry = PROVIDERS.get(provider)
     if entry is not None and entry.needs_model and loaded.sources["model"] == "default":
@@ -165,20 +165,20 @@ def _needs_a_model(provider: str, loaded: Loaded) -> str | None:
     return None
 
 
-def _replace_needs_patterns(mode: str, loaded: Loaded) -> str | None:
+def _replace_needs_patterns(mode: str, loaded: _Loaded) -> str | None:
     if mode == "replace" and not loaded.settings.test_patterns:
         return "replace needs test_patterns: with none, no file would be a test"
     return None
 
 
-POSITIVE = _check(lambda value: value > 0, "must be positive")
-NOT_NEGATIVE = _check(lambda value: value >= 0, "must be 0 or more")
-NO_LIMIT_OR_SECONDS = _check(lambda value: value >= 0, "must be 0 (no limit) or a positive number of seconds")
-PATTERNS = _each(_matchable)
+_POSITIVE = _check(lambda value: value > 0, "must be positive")
+_NOT_NEGATIVE = _check(lambda value: value >= 0, "must be 0 or more")
+_NO_LIMIT_OR_SECONDS = _check(lambda value: value >= 0, "must be 0 (no limit) or a positive number of seconds")
+_PATTERNS = _each(_matchable)
 
 
 def _setting(
-    default: Any, doc: str, example: Any = None, flag: tuple[str, ...] = (), rules: tuple[Rule, ...] = ()
+    default: Any, doc: str, example: Any = None, flag: tuple[str, ...] = (), rules: tuple[_Rule, ...] = ()
 ) -> Any:
     """A field of Settings. `example`: shown in the config template for a setting that is unset (None)
     by default. `rules`: what its value must be (a float must also be finite), checked once loaded."""
@@ -214,7 +214,7 @@ class Settings:
         "(Anthropic's output_config.effort, OpenAI's reasoning_effort). Unset leaves the model's default.",
         "high",
         flag=RUN,
-        rules=(_one_of(EFFORTS, " (or unset)"),),
+        rules=(_one_of(_EFFORTS, " (or unset)"),),
     )
     cloud_region: str | None = _setting(
         None,
@@ -241,7 +241,7 @@ class Settings:
         rules=(_check(lambda n: 0 <= n <= 3, "must be between 0 and 3"),),
     )
     build_timeout: float = _setting(
-        1800.0, "Seconds before build.sh's whole process group is killed.", flag=BUILDING, rules=(POSITIVE,)
+        1800.0, "Seconds before build.sh's whole process group is killed.", flag=_BUILDING, rules=(_POSITIVE,)
     )
     build_output_cap: int = _setting(
         60000,
@@ -257,7 +257,7 @@ class Settings:
         None,
         "Bytes of answer text read at most, continuations included (and as much again of thinking); past it "
         "the answer is refused. Unset means max_tokens x 16 x 4 (the first request and its 3 continuations), "
-        f"max_tokens counted as at most {ANSWER_CAP_TOKENS:,}.",
+        f"max_tokens counted as at most {_ANSWER_CAP_TOKENS:,}.",
         2_048_000,
         rules=(_at_least(1000, " bytes", " (leave it unset for the default)"),),
     )
@@ -281,14 +281,14 @@ class Settings:
         "spec: the default section order. cache: [system prompts][query][codebase] first, so repair calls "
         "read them from the prompt cache.",
         flag=RUN,
-        rules=(_one_of(PROMPT_ORDERS),),
+        rules=(_one_of(_PROMPT_ORDERS),),
     )
     repair_context: str = _setting(
         "failure",
         "failure: a repair prompt ends with the project files the build's output names, and what they import, "
         "that the rollup does not show whole (FILE CONTEXT sections). spec: the repair prompt has the spec's "
         "sections only.",
-        rules=(_one_of(REPAIR_CONTEXTS),),
+        rules=(_one_of(_REPAIR_CONTEXTS),),
     )
     max_cost: float | None = _setting(
         None,
@@ -307,7 +307,7 @@ class Settings:
         rules=(_at_least(1),),
     )
     retry_time: float = _setting(
-        300.0, "Seconds one model request may spend failing and retrying before exit 3.", rules=(POSITIVE,)
+        300.0, "Seconds one model request may spend failing and retrying before exit 3.", rules=(_POSITIVE,)
     )
     retry_wait_cap: float = _setting(
         60.0,
@@ -315,13 +315,13 @@ class Settings:
         rules=(_check(lambda value: value >= 0, "must be at least 0"),),
     )
     request_timeout: float = _setting(
-        120.0, "Seconds without any data from the model service before an attempt fails.", rules=(POSITIVE,)
+        120.0, "Seconds without any data from the model service before an attempt fails.", rules=(_POSITIVE,)
     )
     stream_idle_timeout: float = _setting(
         300.0,
         "Seconds an answer may stream without a byte of its output (keep-alive pings, or a byte of an event at "
         "a time) before the attempt fails; then it is retried within retry_time.",
-        rules=(POSITIVE,),
+        rules=(_POSITIVE,),
     )
     stream_min_rate: float = _setting(
         1.0,
@@ -332,27 +332,27 @@ class Settings:
     build_linger: float = _setting(
         2.0,
         "Seconds build.sh's background children may keep its output open after it exits; then they are killed.",
-        rules=(NOT_NEGATIVE,),
+        rules=(_NOT_NEGATIVE,),
     )
     timeout: float | None = _setting(
         None,
         "Seconds the whole run may take, lock wait included (exit 5); 0 means no limit; unset means no limit "
         "at a terminal, and unattended_timeout without one.",
         3600,
-        flag=BUILDING,
-        rules=(NO_LIMIT_OR_SECONDS,),
+        flag=_BUILDING,
+        rules=(_NO_LIMIT_OR_SECONDS,),
     )
     unattended_timeout: float = _setting(
         7200.0,
         "The run's time limit when timeout is unset and standard input or output is not a terminal "
         "(cron, CI) or the CI variable is set; 0 means no limit.",
-        rules=(NO_LIMIT_OR_SECONDS,),
+        rules=(_NO_LIMIT_OR_SECONDS,),
     )
     wait_lock: float = _setting(
         0.0,
         "Seconds to wait for another run's lock; 0 gives up at once (exit 4).",
-        flag=(*BUILDING, "recover"),
-        rules=(NOT_NEGATIVE,),
+        flag=(*_BUILDING, "recover"),
+        rules=(_NOT_NEGATIVE,),
     )
     keep_runs: int = _setting(
         50,
@@ -363,7 +363,7 @@ class Settings:
         [],
         "Extra gitignore-style patterns the model may never write or delete (matched ignoring case).",
         [".github/workflows/**", ".env*"],
-        rules=(PATTERNS,),
+        rules=(_PATTERNS,),
     )
     redact_env: list[str] = _setting(
         [],
@@ -380,7 +380,7 @@ class Settings:
         "12), new test files are kept but the pass is judged without them, and a pass needs the runners' own "
         "counts to show no failure and as many tests passing as the baseline ran. report: test changes are "
         "allowed, and named with any drop in the runners' counts. free: nothing is checked.",
-        flag=BUILDING,
+        flag=_BUILDING,
         rules=(_one_of(TESTS_MODES),),
     )
     test_patterns: list[str] = _setting(
@@ -388,7 +388,7 @@ class Settings:
         "Gitignore-style patterns of more files that are tests (matched case-sensitively, "
         "`!` drops one), added to the built-in ones or, with test_patterns_mode = replace, instead of them.",
         ["qa/**", "Makefile"],
-        rules=(PATTERNS,),
+        rules=(_PATTERNS,),
     )
     test_patterns_mode: str = _setting(
         "extend",
@@ -409,7 +409,7 @@ class Settings:
         "is compared with the disk before the first call). warn: names them and goes on; refuse: stops before "
         "any call (exit 2), for cron jobs; refresh: makes the rollup again with `code-commit rollup` first.",
         flag=RUN,
-        rules=(_one_of(STALE_ROLLUP_MODES),),
+        rules=(_one_of(_STALE_ROLLUP_MODES),),
     )
     rollup_budget: int = _setting(
         100_000,
@@ -417,8 +417,8 @@ class Settings:
         "source comes first, then tests, then config, docs and data; the rest is listed by name and size.",
         rules=(
             _check(
-                lambda value: value == 0 or value >= MIN_ROLLUP_BUDGET,
-                f"must be 0 (no limit) or at least {MIN_ROLLUP_BUDGET:,} tokens",
+                lambda value: value == 0 or value >= _MIN_ROLLUP_BUDGET,
+                f"must be 0 (no limit) or at least {_MIN_ROLLUP_BUDGET:,} tokens",
             ),
         ),
     )
@@ -428,7 +428,8 @@ class Settings:
         rules=(
             _check(lambda value: value >= 0, "must be 0 or more bytes"),
             _check(
-                lambda value: value <= MAX_ROLLUP_FILE_SIZE, f"must be at most {MAX_ROLLUP_FILE_SIZE:,} bytes (64 MiB)"
+                lambda value: value <= _MAX_ROLLUP_FILE_SIZE,
+                f"must be at most {_MAX_ROLLUP_FILE_SIZE:,} bytes (64 MiB)",
             ),
         ),
     )
@@ -436,7 +437,7 @@ class Settings:
         [],
         "code-commit rollup: gitignore-style patterns of files to leave out.",
         ["tests/data/", "*.csv"],
-        rules=(PATTERNS,),
+        rules=(_PATTERNS,),
     )
     rollup_include: list[str] = _setting(
         [],
@@ -444,14 +445,14 @@ class Settings:
         "them out (lock files, generated files, config, docs and data over their share); they come first "
         "under the budget.",
         ["uv.lock", "docs/**"],
-        rules=(PATTERNS,),
+        rules=(_PATTERNS,),
     )
     sandbox: str = _setting(
         "auto",
         "Where build.sh runs: auto (in bubblewrap when it works here, else unsandboxed with a warning), "
         "require (no working sandbox is a setup error, exit 2: for cron and CI), off (with your full rights).",
-        flag=BUILDING,
-        rules=(_one_of(SANDBOX_MODES),),
+        flag=_BUILDING,
+        rules=(_one_of(_SANDBOX_MODES),),
     )
     sandbox_network: bool | list[str] = _setting(
         False,
@@ -459,14 +460,14 @@ class Settings:
         "go) and host names (example.com, *.example.com, with :PORT if need be); false: none; true: every host, "
         "the whole network (a warning says so).",
         ["pypi", "npm"],
-        flag=BUILDING,
+        flag=_BUILDING,
         rules=(_network,),
     )
     sandbox_writable: list[str] = _setting(
         [],
         "Extra paths a sandboxed build may write (absolute or ~/...), outside the project: caches.",
         ["~/.cache/pip", "~/.npm"],
-        flag=BUILDING,
+        flag=_BUILDING,
         rules=(_writable,),
     )
     sandbox_readable: list[str] = _setting(
@@ -475,7 +476,7 @@ class Settings:
         "which the build's own empty /tmp hides. Name the tool's folder, never /tmp: a folder shown shows its "
         "sockets too.",
         ["/tmp/tools/bin"],
-        flag=BUILDING,
+        flag=_BUILDING,
         rules=(_readable,),
     )
     build_max_processes: int = _setting(
@@ -512,7 +513,7 @@ class Settings:
         30,
         "Days a project's sandbox cache (~/.cache/code-commit/sandbox/<project>-<hash>) is kept unused: each "
         "sandboxed build removes the caches of other projects unused that long; 0 keeps them all.",
-        rules=(NOT_NEGATIVE,),
+        rules=(_NOT_NEGATIVE,),
     )
     build_env: list[str] = _setting(
         [],
@@ -537,7 +538,7 @@ class Settings:
         generous size per token."""
         if self.max_answer_bytes is not None:
             return self.max_answer_bytes
-        return min(output_limit(self), ANSWER_CAP_TOKENS) * ANSWER_BYTES_PER_TOKEN * (1 + MAX_CONTINUATIONS)
+        return min(output_limit(self), _ANSWER_CAP_TOKENS) * _ANSWER_BYTES_PER_TOKEN * (1 + MAX_CONTINUATIONS)
 
 
 SETTING_NAMES = tuple(f.name for f in dataclasses.fields(Settings))
@@ -607,7 +608,7 @@ def load_settings(root: Path, env: Mapping[str, str] | None = None, flags: Flags
     hints = _hints()
 
     path = config_path(root)
-    raw = read_setup_file(path, "the settings file", CONFIG_FILE_BYTES)
+    raw = read_setup_file(path, "the settings file", _CONFIG_FILE_BYTES)
     if raw is not None:
         import tomllib  # only when there is a file to read: it costs ~10 ms of every start
 
@@ -616,7 +617,7 @@ def load_settings(root: Path, env: Mapping[str, str] | None = None, flags: Flags
         except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
             raise SetupError(f"{path}: not valid TOML: {exc}. Fix the file or delete it.") from exc
         for name, value in data.items():
-            if name in CONFIG_TABLES:
+            if name in _CONFIG_TABLES:
                 continue
             if name not in hints:
                 raise SetupError(f"{path}: unknown setting {name!r}. Known settings: {', '.join(SETTING_NAMES)}.")
@@ -725,7 +726,7 @@ def _default_of(name: str) -> Any:
 
 def _validate(settings: Settings, sources: dict[str, str], root: Path) -> None:
     """Each setting against its own rules, in declaration order; the first problem is the error."""
-    loaded = Loaded(settings, sources, root)
+    loaded = _Loaded(settings, sources, root)
     for setting in dataclasses.fields(Settings):
         value = getattr(settings, setting.name)
         if value is None:

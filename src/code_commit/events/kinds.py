@@ -102,11 +102,11 @@ class AnswerApplied:
 class BuildStart:
     type: ClassVar[str] = "build_start"
     call: int  # 0: the baseline, before any answer
-    build: str  # BUILDS
+    build: str  # _BUILDS
     sandbox: str
 
 
-BUILDS = ("baseline", "verdict", "new_tests")  # the tree's own; the one judged; with the new test files
+_BUILDS = ("baseline", "verdict", "new_tests")  # the tree's own; the one judged; with the new test files
 
 
 @dataclass(frozen=True)

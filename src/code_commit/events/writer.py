@@ -28,10 +28,10 @@ from code_commit.errors import SetupError
 from code_commit.events.kinds import Event
 from code_commit.schemas import SCHEMA_VERSION
 
-STDOUT = "-"
+_STDOUT = "-"
 # Held back while a line is written, so that a stop's handler (run/signals.py) cannot raise between
 # two parts of one line; they are delivered as soon as it is whole.
-HELD = frozenset({signal.SIGINT, signal.SIGTERM, signal.SIGALRM})
+_HELD = frozenset({signal.SIGINT, signal.SIGTERM, signal.SIGALRM})
 
 
 def within(path: Path, folder: Path) -> bool:
@@ -43,7 +43,7 @@ def open_events(target: str, root: Path | None, console: Console) -> EventWriter
     why it cannot be. A file in the project (`root`) is refused: a build (the model's code) may write
     there and could forge lines, git status would show it and the next rollup send it to the model;
     and agent-config/, which builds cannot see, is what the tamper check fingerprints around each build."""
-    if target == STDOUT:
+    if target == _STDOUT:
         return EventWriter(sys.stdout.buffer, "standard output", console, owned=False)
     path = Path(os.path.realpath(Path.cwd() / target))
     if root is not None and within(path, Path(os.path.realpath(root))):
@@ -126,7 +126,7 @@ def _write_all(out: BinaryIO, data: bytes) -> None:
 @contextmanager
 def _held() -> Iterator[None]:
     """SIGINT, SIGTERM and SIGALRM held back (this thread) while the block runs."""
-    before = signal.pthread_sigmask(signal.SIG_BLOCK, HELD)
+    before = signal.pthread_sigmask(signal.SIG_BLOCK, _HELD)
     try:
         yield
     finally:

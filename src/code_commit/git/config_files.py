@@ -19,17 +19,17 @@ from code_commit.git.env import run_git, untrusted_path_entries
 
 # Keys whose value is a command git runs (through the shell, or exec'd when it is a plain word),
 # lower-cased as `git config --list` prints section and variable names (githooks(5), git-config(1)).
-PROGRAM_KEY = re.compile(
+_PROGRAM_KEY = re.compile(
     r"^(?:filter\..+\.(?:clean|smudge|process)|diff\..+\.(?:textconv|command)|diff\.external"
     r"|merge\..+\.driver|(?:diff|merge)tool\..+\.(?:cmd|path)"
     r"|core\.(?:fsmonitor|sshcommand|editor|pager|askpass|gitproxy)|sequence\.editor"
     r"|credential\.(?:.+\.)?helper|gpg\.(?:.+\.)?program|pager\..+|alias\..+"
     r"|remote\..+\.(?:uploadpack|receivepack)|uploadpack\.packobjectshook)$"
 )
-HOOKS_KEY = "core.hookspath"
+_HOOKS_KEY = "core.hookspath"
 # Every hook name git runs (githooks(5)): husky's hooks folder (`.husky/_`) runs the tracked
 # `.husky/<name>` of each, so those are hooks too.
-HOOK_NAMES = frozenset((
+_HOOK_NAMES = frozenset((
     "applypatch-msg", "pre-applypatch", "post-applypatch", "pre-commit", "pre-merge-commit", "prepare-commit-msg",
     "commit-msg", "post-commit", "pre-rebase", "post-checkout", "post-merge", "pre-push", "pre-receive", "update",
     "proc-receive", "post-receive", "post-update", "reference-transaction", "push-to-checkout", "pre-auto-gc",
@@ -40,7 +40,7 @@ _BOOLEAN = frozenset({"true", "false", "yes", "no", "on", "off", "1", "0", ""})
 
 
 @dataclass(frozen=True)
-class ConfigEntry:
+class _ConfigEntry:
     origin: str  # "file:<path>" (relative to the root for the repository's own), "command line:", ...
     key: str  # section and variable lower-cased, a subsection as written
     value: str
@@ -57,7 +57,7 @@ class GitFiles:
     husky_hooks: tuple[Path, ...] = ()  # the tracked hooks a husky hooks folder runs
 
 
-def read_config(root: Path) -> list[ConfigEntry]:
+def _read_config(root: Path) -> list[_ConfigEntry]:
     """Every configuration entry git sees in `root` (system, global, the repository's, includes)."""
     try:
         listed = run_git(root, "config", "-z", "--show-origin", "--list").stdout
@@ -67,7 +67,7 @@ def read_config(root: Path) -> list[ConfigEntry]:
     entries = []
     for origin, item in zip(fields[::2], fields[1::2], strict=False):  # "file:<path>", "<key>\n<value>"
         key, _, value = item.partition("\n")
-        entries.append(ConfigEntry(origin, key, value))
+        entries.append(_ConfigEntry(origin, key, value))
     return entries
 
 
@@ -75,7 +75,7 @@ def git_files(root: Path, top: Path | None = None) -> GitFiles:
     """What git's configuration in `root` names. `top`: the work tree's top, where git runs the
     commands it is configured with (relative program paths start there); the root by default."""
     top = root if top is None else top
-    entries = read_config(root)
+    entries = _read_config(root)
     return GitFiles(
         _config_files(root, entries),
         _program_files(top, entries),
@@ -83,7 +83,7 @@ def git_files(root: Path, top: Path | None = None) -> GitFiles:
     )
 
 
-def _config_files(root: Path, entries: list[ConfigEntry]) -> tuple[Path, ...]:
+def _config_files(root: Path, entries: list[_ConfigEntry]) -> tuple[Path, ...]:
     """The system and global configuration, the global ignore and attributes files, the excludes and
     attributes files the configuration names, and every file a configuration includes (`include.path`,
     `includeIf.*.path`; a team's shared config is often a tracked file of the project). `*.py` in
@@ -104,7 +104,7 @@ def _config_files(root: Path, entries: list[ConfigEntry]) -> tuple[Path, ...]:
     return tuple(dict.fromkeys(paths))
 
 
-def _program_files(top: Path, entries: list[ConfigEntry]) -> tuple[tuple[Path, str], ...]:
+def _program_files(top: Path, entries: list[_ConfigEntry]) -> tuple[tuple[Path, str], ...]:
     """The files each configured command runs or reads as code: every word of it that is a path
     (`./scripts/clean.sh`, `python tools/filter.py %f`), and, for a command git looks up on PATH
     (`git-lfs`, `vim`), that name in each PATH folder a build may write (an activated `.venv/bin`).
@@ -114,12 +114,12 @@ def _program_files(top: Path, entries: list[ConfigEntry]) -> tuple[tuple[Path, s
     for folder in writable_path:
         found.setdefault(folder / "git", "git on PATH")
     for entry in entries:
-        if not PROGRAM_KEY.match(entry.key):
+        if not _PROGRAM_KEY.match(entry.key):
             continue
         command = _command_of(entry)
         if command is None:
             continue
-        words = split_command(command)
+        words = _split_command(command)
         while words and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*=.*", words[0]):  # VAR=value command ...
             words = words[1:]
         for n, word in enumerate(words):
@@ -135,7 +135,7 @@ def _program_files(top: Path, entries: list[ConfigEntry]) -> tuple[tuple[Path, s
     return tuple(found.items())
 
 
-def _command_of(entry: ConfigEntry) -> str | None:
+def _command_of(entry: _ConfigEntry) -> str | None:
     """The command an entry makes git run, or None: a boolean `core.fsmonitor`, an alias or a
     credential helper that names a git subcommand rather than a shell command."""
     value = entry.value.strip()
@@ -150,7 +150,7 @@ def _command_of(entry: ConfigEntry) -> str | None:
     return value or None
 
 
-def split_command(command: str) -> list[str]:
+def _split_command(command: str) -> list[str]:
     """A command's words as a shell splits them, comments dropped."""
     try:
         return shlex.split(command, comments=True)
@@ -158,13 +158,13 @@ def split_command(command: str) -> list[str]:
         return command.split()
 
 
-def _hook_folders(top: Path, entries: list[ConfigEntry]) -> tuple[tuple[Path, ...], tuple[Path, ...]]:
+def _hook_folders(top: Path, entries: list[_ConfigEntry]) -> tuple[tuple[Path, ...], tuple[Path, ...]]:
     """core.hooksPath's folder (the last value wins, as in git), relative to the top of the work
     tree; and, for husky's layout (a hooks folder named `_` whose scripts run the tracked
     `.husky/<hook>`), those tracked hook files."""
-    values = [e.value for e in entries if e.key == HOOKS_KEY and e.value]
+    values = [e.value for e in entries if e.key == _HOOKS_KEY and e.value]
     if not values:
         return (), ()
     folder = Path(os.path.normpath(top / os.path.expanduser(values[-1])))
-    husky = tuple(folder.parent / name for name in sorted(HOOK_NAMES)) if folder.name == "_" else ()
+    husky = tuple(folder.parent / name for name in sorted(_HOOK_NAMES)) if folder.name == "_" else ()
     return (folder,), husky

@@ -36,14 +36,14 @@ _HEADER = re.compile(rb"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@ ?(.*)$")
 
 
 @dataclass(frozen=True)
-class GitHunk:
+class _GitHunk:
     old_start: int  # 0-based, as hunks.Hunk counts
     new_start: int
     heading: bytes  # the section heading git prints after the second @@ (b"" if none)
     lines: tuple[tuple[str, bytes], ...]
 
 
-def git_hunks(old: bytes, new: bytes, context: int) -> list[GitHunk] | None:
+def git_hunks(old: bytes, new: bytes, context: int) -> list[_GitHunk] | None:
     with tempfile.TemporaryDirectory(prefix="code-commit-diff-") as folder:  # 0700: only we read the files
         a, b = os.path.join(folder, "a"), os.path.join(folder, "b")
         for path, data in ((a, old), (b, new)):
@@ -58,8 +58,8 @@ def git_hunks(old: bytes, new: bytes, context: int) -> list[GitHunk] | None:
     return _parse(done.stdout)
 
 
-def _parse(output: bytes) -> list[GitHunk] | None:
-    hunks: list[GitHunk] = []
+def _parse(output: bytes) -> list[_GitHunk] | None:
+    hunks: list[_GitHunk] = []
     current: list[tuple[str, bytes]] | None = None
     start: tuple[int, int, bytes] = (0, 0, b"")
     pieces = output.split(b"\n")  # at b"\n" only: a line's own \r is content
@@ -67,7 +67,7 @@ def _parse(output: bytes) -> list[GitHunk] | None:
         match = _HEADER.match(raw.rstrip(b"\n"))
         if match:
             if current is not None:
-                hunks.append(GitHunk(*start, tuple(current)))
+                hunks.append(_GitHunk(*start, tuple(current)))
             old_start, old_len, new_start, new_len, heading = match.groups()
             # A range of one line omits its length; an empty range is named by the line before it.
             old = int(old_start) - (0 if old_len == b"0" else 1)
@@ -85,5 +85,5 @@ def _parse(output: bytes) -> list[GitHunk] | None:
         else:
             return None  # something this parser does not know: let the caller compute the hunks
     if current is not None:
-        hunks.append(GitHunk(*start, tuple(current)))
+        hunks.append(_GitHunk(*start, tuple(current)))
     return hunks

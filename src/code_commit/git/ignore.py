@@ -39,7 +39,7 @@ from code_commit.git.env import GIT_TIMEOUT, git_failure, run_git
 from code_commit.git.layout import find_git_layout
 
 GITIGNORE = ".gitignore"
-INFO_EXCLUDE = ".git/info/exclude"  # how a reason names the repository's info/exclude, wherever it is
+_INFO_EXCLUDE = ".git/info/exclude"  # how a reason names the repository's info/exclude, wherever it is
 _BOM = b"\xef\xbb\xbf"
 # git's wildmatch character classes: any other [:name:] makes a pattern that never matches.
 _CLASSES = frozenset(b"alnum alpha blank cntrl digit graph lower print punct space upper xdigit".split())
@@ -218,7 +218,7 @@ class IgnoreRules:
         self._blocked: str | None = None  # an ignore file git would wait on forever
         self._exclude = self.layout.common_dir / "info" / "exclude" if self.layout.common_dir else None
         if self._exclude is not None:
-            self._look_at(self._exclude, INFO_EXCLUDE, follow=True)
+            self._look_at(self._exclude, _INFO_EXCLUDE, follow=True)
 
     def check(self, paths: Sequence[str]) -> dict[str, IgnoreMatch | None]:
         """The line that makes git ignore each path (relative to the root), or None; one git call.
@@ -242,10 +242,10 @@ class IgnoreRules:
 
     def _named(self, match: IgnoreMatch | None) -> IgnoreMatch | None:
         """info/exclude as ".git/info/exclude", also where git names it by its full path (a linked worktree)."""
-        if match is None or match.source == INFO_EXCLUDE or self._exclude is None:
+        if match is None or match.source == _INFO_EXCLUDE or self._exclude is None:
             return match
         if Path(self.layout.top, match.source).resolve() == self._exclude.resolve():
-            return dataclasses.replace(match, source=INFO_EXCLUDE)
+            return dataclasses.replace(match, source=_INFO_EXCLUDE)
         return match
 
     def _look_at(self, path: Path, name: str, follow: bool) -> None:

@@ -31,8 +31,8 @@ from code_commit.git.config_files import git_files
 from code_commit.git.ignore import IgnoreMatch, IgnoreRules, ProtectedPatterns, fold
 from code_commit.git.layout import GitSetup, TreeListing, find_git_layout, list_tree, read_git_setup
 
-MAX_SEGMENT_BYTES = 255
-MAX_PATH_BYTES = 4096
+_MAX_SEGMENT_BYTES = 255
+_MAX_PATH_BYTES = 4096
 # Folders a path may lie below. Each folder on the way is looked at (is it a symlink, a nested
 # repository, does it hold an ignore file), so a path's cost grows with the square of its depth:
 # 450 paths 2,041 folders deep took 90 s and 2 GB. A real project's deepest source files are a few
@@ -96,10 +96,10 @@ def _folded(names: tuple[str, ...]) -> frozenset[str]:
 
 
 # The protected names (config/protected.py), as _protected_form compares them.
-PROTECTED_DIRS_ANYWHERE = _folded(protected.DIRS_ANYWHERE)
-PROTECTED_FILES_ANYWHERE = _folded(protected.FILES_ANYWHERE)
-PROTECTED_ROOT_DIRS = _folded(protected.ROOT_DIRS)
-PROTECTED_ROOT_FILES = _folded(protected.ROOT_FILES)
+_PROTECTED_DIRS_ANYWHERE = _folded(protected.DIRS_ANYWHERE)
+_PROTECTED_FILES_ANYWHERE = _folded(protected.FILES_ANYWHERE)
+_PROTECTED_ROOT_DIRS = _folded(protected.ROOT_DIRS)
+_PROTECTED_ROOT_FILES = _folded(protected.ROOT_FILES)
 
 
 def syntax_refusal(path: str) -> str | None:
@@ -124,8 +124,8 @@ def syntax_refusal(path: str) -> str | None:
         return "drive-letter paths are not allowed"
     if path.endswith("/"):
         return "the path ends with a slash (a directory, not a file)"
-    if len(path.encode("utf-8")) > MAX_PATH_BYTES:
-        return f"the path is longer than {MAX_PATH_BYTES} bytes"
+    if len(path.encode("utf-8")) > _MAX_PATH_BYTES:
+        return f"the path is longer than {_MAX_PATH_BYTES} bytes"
     if path.count("/") > MAX_DEPTH:
         return f"the path is more than {MAX_DEPTH} folders deep"
     for segment in path.split("/"):
@@ -135,23 +135,23 @@ def syntax_refusal(path: str) -> str | None:
             return "'..' segments (path traversal) are not allowed"
         if segment == ".":
             return "'.' segments are not allowed"
-        if len(segment.encode("utf-8")) > MAX_SEGMENT_BYTES:
-            return f"a path segment is longer than {MAX_SEGMENT_BYTES} bytes"
+        if len(segment.encode("utf-8")) > _MAX_SEGMENT_BYTES:
+            return f"a path segment is longer than {_MAX_SEGMENT_BYTES} bytes"
     return None
 
 
 def protected_refusal(path: str) -> str | None:
     """The rule a path breaks by naming a protected file or folder, or None."""
     segments = [_protected_form(s) for s in path.split("/")]
-    if any(s in PROTECTED_DIRS_ANYWHERE for s in segments):
+    if any(s in _PROTECTED_DIRS_ANYWHERE for s in segments):
         return "it is inside a .git directory (git's own state is protected)"
-    if segments[-1] in PROTECTED_FILES_ANYWHERE:
+    if segments[-1] in _PROTECTED_FILES_ANYWHERE:
         return f"{path.split('/')[-1]} is a protected file"
-    if len(segments) > 1 and segments[0] in PROTECTED_ROOT_DIRS:
+    if len(segments) > 1 and segments[0] in _PROTECTED_ROOT_DIRS:
         return f"{path.split('/')[0]}/ is a protected folder"
-    if len(segments) == 1 and segments[0] in PROTECTED_ROOT_DIRS:
+    if len(segments) == 1 and segments[0] in _PROTECTED_ROOT_DIRS:
         return f"{path} is a protected folder"
-    if len(segments) == 1 and segments[0] in PROTECTED_ROOT_FILES:
+    if len(segments) == 1 and segments[0] in _PROTECTED_ROOT_FILES:
         return f"{path} is a protected file"
     return None
 

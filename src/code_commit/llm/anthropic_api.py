@@ -43,7 +43,7 @@ from code_commit.providers import KEY, PROVIDERS
 
 # Error events inside an already-open stream that are worth another attempt: Anthropic's, and the
 # exception frames of Bedrock's event-stream (which the SDK turns into error events).
-TRANSIENT_STREAM_ERRORS = frozenset(
+_TRANSIENT_STREAM_ERRORS = frozenset(
     {
         "overloaded_error",
         "api_error",
@@ -58,8 +58,8 @@ TRANSIENT_STREAM_ERRORS = frozenset(
 )
 # The API version older models need on each cloud: the SDK's own (2026-10-21) works there only for
 # Claude 4.7 and later (platform.claude.com/docs/en/api/versioning).
-LEGACY_CLOUD_VERSIONS = {"bedrock": "bedrock-2023-05-31", "vertex": "vertex-2023-10-16"}
-CONNECT_TIMEOUT = 10.0
+_LEGACY_CLOUD_VERSIONS = {"bedrock": "bedrock-2023-05-31", "vertex": "vertex-2023-10-16"}
+_CONNECT_TIMEOUT = 10.0
 
 
 def _blocks(sections: Any) -> list[dict[str, Any]]:
@@ -75,7 +75,7 @@ def _blocks(sections: Any) -> list[dict[str, Any]]:
     return blocks
 
 
-def request_params(prompt: Prompt, continuation: Continuation | None, effort: str | None = None) -> dict[str, Any]:
+def _request_params(prompt: Prompt, continuation: Continuation | None, effort: str | None = None) -> dict[str, Any]:
     """The system, messages and options of a request; with a continuation, the request for the rest of the
     answer, which ends with a user turn like every request."""
     messages: list[dict[str, Any]] = [{"role": "user", "content": _blocks(prompt.user)}]
@@ -142,7 +142,7 @@ class AnthropicProvider(StreamingProvider):
         return self.settings.effort if self.model.effort else None
 
     def extra_body(self) -> dict[str, Any] | None:
-        version = LEGACY_CLOUD_VERSIONS.get(self.settings.provider)
+        version = _LEGACY_CLOUD_VERSIONS.get(self.settings.provider)
         return {"anthropic_version": version} if version and self.model.legacy_cloud_api else None
 
     def send(self, prompt: Prompt, continuation: Continuation | None, timeout: float, attempt: Attempt) -> Reply:
@@ -155,9 +155,9 @@ class AnthropicProvider(StreamingProvider):
             with client.messages.stream(
                 model=self.settings.model,
                 max_tokens=self.max_tokens,
-                timeout=httpx2.Timeout(timeout, connect=min(timeout, CONNECT_TIMEOUT)),
+                timeout=httpx2.Timeout(timeout, connect=min(timeout, _CONNECT_TIMEOUT)),
                 extra_body=self.extra_body(),
-                **request_params(prompt, continuation, self.effort),
+                **_request_params(prompt, continuation, self.effort),
             ) as stream:
                 if _is_json(stream.response):
                     return self._whole(stream.response, attempt)  # a gateway that does not stream
@@ -167,7 +167,7 @@ class AnthropicProvider(StreamingProvider):
                     elif event.type == "thinking":
                         attempt.thinking(event.thinking)
                     elif event.type == "content_block_start" and event.content_block.type == "redacted_thinking":
-                        attempt.thinking(REDACTED_THINKING)
+                        attempt.thinking(_REDACTED_THINKING)
                     elif event.type in ("message_start", "message_delta"):
                         started = True
                         # The counts so far (the SDK folds message_delta's into message_start's): what
@@ -233,7 +233,7 @@ class AnthropicProvider(StreamingProvider):
 
     def _unreachable(self, why: str, timeout: float) -> Transient:
         if why == "no answer to the connection":
-            why = f"no answer to the connection within {min(timeout, CONNECT_TIMEOUT):.1f} s"
+            why = f"no answer to the connection within {min(timeout, _CONNECT_TIMEOUT):.1f} s"
         return Transient("cannot connect", f"{why} ({self._where()})", connect=True)
 
     def _whole(self, response: Any, attempt: Attempt) -> Reply:
@@ -250,7 +250,7 @@ class AnthropicProvider(StreamingProvider):
             error = message.get("error")
             error = error if isinstance(error, dict) else {}
             kind, text = excerpt(error.get("type") or "error"), excerpt(error.get("message") or "")
-            if kind in TRANSIENT_STREAM_ERRORS:
+            if kind in _TRANSIENT_STREAM_ERRORS:
                 raise Transient(f"{kind} in a JSON answer", text)
             raise ServiceError(f"the {self.name} service answered with {kind}: {text}")
         try:
@@ -294,7 +294,7 @@ class AnthropicProvider(StreamingProvider):
         message = excerpt(error.get("message") or exc.message)
         status = exc.status_code
         if status == 200:  # an error event inside a stream that had started
-            if error_type in TRANSIENT_STREAM_ERRORS:
+            if error_type in _TRANSIENT_STREAM_ERRORS:
                 return Transient(f"{error_type} event in the stream", message)
             return ServiceError(
                 f"the {self.name} service broke off the answer with {error_type or 'an error'}: {message}"
@@ -323,13 +323,13 @@ class AnthropicProvider(StreamingProvider):
         return failure(f"the {self.name} service answered HTTP {status} {error_type}: {message}".replace("  ", " "))
 
 
-REDACTED_THINKING = "[redacted thinking: the service sent it encrypted]\n"
+_REDACTED_THINKING = "[redacted thinking: the service sent it encrypted]\n"
 
 
 def _thinking_of(block: dict[str, Any]) -> str:
     if block.get("type") == "thinking":
         return str(block.get("thinking") or "")
-    return REDACTED_THINKING if block.get("type") == "redacted_thinking" else ""
+    return _REDACTED_THINKING if block.get("type") == "redacted_thinking" else ""
 
 
 def _usage(usage: Any) -> Usage:

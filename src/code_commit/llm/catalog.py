@@ -22,14 +22,14 @@ from code_commit.llm.base import Usage
 from code_commit.providers import TABLE
 
 MODELS_FILE = Path(__file__).with_name("models.toml")
-CONFIG_TABLE = "models"
-PRICE_KEYS = ("input", "output", "cache_write", "cache_read")
+_CONFIG_TABLE = "models"
+_PRICE_KEYS = ("input", "output", "cache_write", "cache_read")
 # Every key an entry may have, shipped or in agent-config/config.toml, and the kind of value it takes.
-NUMBERS = (*PRICE_KEYS, "context_window", "max_output")
+_NUMBERS = (*_PRICE_KEYS, "context_window", "max_output")
 FLAGS = ("effort", "legacy_cloud_api")
-TEXTS = ("source", "checked", "notes")
-KEYS = (*NUMBERS, "tiers", *FLAGS, *TEXTS)
-TIER_KEYS = ("above", *PRICE_KEYS)
+_TEXTS = ("source", "checked", "notes")
+KEYS = (*_NUMBERS, "tiers", *FLAGS, *_TEXTS)
+_TIER_KEYS = ("above", *_PRICE_KEYS)
 _DATE_SUFFIX = re.compile(r"-\d{8}$")
 # The clouds' forms of a model id (Bedrock's, Vertex's): each provider's entry gives its own.
 _ID_FORMS = tuple(re.compile(entry.model_ids) for entry in TABLE if entry.model_ids)
@@ -37,12 +37,12 @@ _ID_FORMS = tuple(re.compile(entry.model_ids) for entry in TABLE if entry.model_
 # Code and prose run at about 3 to 4.5 characters per token. A prompt is refused as too long for the
 # context only on the low estimate (so a prompt that might fit is never refused), and the budget is
 # guarded with the high one (so a call that might go over is never started).
-CHARS_PER_TOKEN_LOW_ESTIMATE = 4.0
+_CHARS_PER_TOKEN_LOW_ESTIMATE = 4.0
 CHARS_PER_TOKEN_HIGH_ESTIMATE = 3.0
 
 
 def tokens_at_least(chars: int) -> int:
-    return math.floor(chars / CHARS_PER_TOKEN_LOW_ESTIMATE)
+    return math.floor(chars / _CHARS_PER_TOKEN_LOW_ESTIMATE)
 
 
 def tokens_at_most(chars: int) -> int:
@@ -57,7 +57,7 @@ def estimated_usage(prompt_chars: int, answer_chars: int) -> Usage:
 
 
 @dataclass(frozen=True)
-class Price:
+class _Price:
     """US dollars per million tokens of each kind."""
 
     input: float
@@ -75,11 +75,11 @@ class Price:
 
 
 @dataclass(frozen=True)
-class Tier:
+class _Tier:
     """The prices of a request whose input passes `above` tokens: they apply to all of it."""
 
     above: int
-    price: Price
+    price: _Price
 
 
 @dataclass(frozen=True)
@@ -87,16 +87,16 @@ class ModelInfo:
     """What the catalog knows about one model; any part may be unknown (None)."""
 
     model: str
-    price: Price | None = None
+    price: _Price | None = None
     context_window: int | None = None
     max_output: int | None = None
-    tiers: tuple[Tier, ...] = ()  # by `above`, lowest first
+    tiers: tuple[_Tier, ...] = ()  # by `above`, lowest first
     effort: bool = False  # takes an effort level
     legacy_cloud_api: bool = False  # on Bedrock and Vertex, needs the clouds' older API version
     entry: str | None = None  # the catalog entry that matched, None for an unknown model
     context_source: str | None = None  # where context_window came from when the catalog had none: the server
 
-    def price_for(self, input_tokens: int) -> Price | None:
+    def price_for(self, input_tokens: int) -> _Price | None:
         """The prices of one request with this many input tokens (uncached, written and read)."""
         price = self.price
         for tier in self.tiers:
@@ -112,7 +112,7 @@ class ModelInfo:
 
 
 @dataclass(frozen=True)
-class Catalog:
+class _Catalog:
     entries: Mapping[str, Mapping[str, Any]]
     source: str  # for messages: where overrides come from
 
@@ -123,7 +123,7 @@ class Catalog:
         entry = self.entries[name]
         window, limit = entry.get("context_window"), entry.get("max_output")
         base = _price(entry)
-        tiers = sorted((Tier(int(t["above"]), _prices(t)) for t in entry.get("tiers", ())), key=_above)
+        tiers = sorted((_Tier(int(t["above"]), _prices(t)) for t in entry.get("tiers", ())), key=_above)
         return ModelInfo(
             model,
             price=base,
@@ -146,11 +146,11 @@ class Catalog:
         return next((name for name in candidates if name in self.entries), None)
 
 
-def _above(tier: Tier) -> int:
+def _above(tier: _Tier) -> int:
     return tier.above
 
 
-def _price(entry: Mapping[str, Any]) -> Price | None:
+def _price(entry: Mapping[str, Any]) -> _Price | None:
     """An entry's (or a tier's) prices. Without cache rates (another vendor's price, a local model) no
     cache discount is assumed: cache tokens cost as input."""
     if "input" not in entry or "output" not in entry:
@@ -158,8 +158,8 @@ def _price(entry: Mapping[str, Any]) -> Price | None:
     return _prices(entry)
 
 
-def _prices(entry: Mapping[str, Any]) -> Price:
-    return Price(
+def _prices(entry: Mapping[str, Any]) -> _Price:
+    return _Price(
         input=entry["input"],
         output=entry["output"],
         cache_write=entry.get("cache_write", entry["input"]),
@@ -172,13 +172,13 @@ def _shipped() -> Mapping[str, Mapping[str, Any]]:
     """The shipped table, checked: parsed once a process (10 ms of every run otherwise)."""
     import tomllib  # only when a run needs the catalog: importing code_commit.llm stays light
 
-    shipped = tomllib.loads(MODELS_FILE.read_text(encoding="utf-8"))[CONFIG_TABLE]
+    shipped = tomllib.loads(MODELS_FILE.read_text(encoding="utf-8"))[_CONFIG_TABLE]
     for model, values in shipped.items():
-        check_entry(f'{MODELS_FILE}: [{CONFIG_TABLE}."{model}"]', values)
+        _check_entry(f'{MODELS_FILE}: [{_CONFIG_TABLE}."{model}"]', values)
     return types.MappingProxyType(shipped)
 
 
-def load_catalog(root: Path) -> Catalog:
+def load_catalog(root: Path) -> _Catalog:
     """The shipped table with the project's overrides; SetupError names the file and key of a bad value."""
     import tomllib
 
@@ -189,29 +189,29 @@ def load_catalog(root: Path) -> Catalog:
     overrides: Any = {}
     if path.is_file():
         try:
-            overrides = tomllib.loads(path.read_text(encoding="utf-8")).get(CONFIG_TABLE, {})
+            overrides = tomllib.loads(path.read_text(encoding="utf-8")).get(_CONFIG_TABLE, {})
         except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
             raise SetupError(f"{path}: not valid TOML: {exc}. Fix the file or delete it.") from exc
     if not isinstance(overrides, dict):
-        raise SetupError(f'{path}: {CONFIG_TABLE} must be a table of tables, e.g. [{CONFIG_TABLE}."model-id"].')
+        raise SetupError(f'{path}: {_CONFIG_TABLE} must be a table of tables, e.g. [{_CONFIG_TABLE}."model-id"].')
     for model, values in overrides.items():
-        check_entry(f'{path}: [{CONFIG_TABLE}."{model}"]', values)
+        _check_entry(f'{path}: [{_CONFIG_TABLE}."{model}"]', values)
         entries.setdefault(model, {}).update(values)
-    return Catalog(entries, str(path))
+    return _Catalog(entries, str(path))
 
 
-def check_entry(where: str, values: Any) -> None:
+def _check_entry(where: str, values: Any) -> None:
     """SetupError naming `where` and the key for anything an entry may not hold."""
     if not isinstance(values, dict):
         raise SetupError(f"{where} must be a table with some of the keys {', '.join(KEYS)}.")
     for key, value in values.items():
         if key not in KEYS:
             raise SetupError(f"{where}: unknown key {key!r}; known keys: {', '.join(KEYS)}.")
-        if key in NUMBERS:
+        if key in _NUMBERS:
             _check_number(where, key, value)
         elif key in FLAGS and not isinstance(value, bool):
             raise SetupError(f"{where}: {key} must be true or false, not {value!r}.")
-        elif key in TEXTS and not isinstance(value, str):
+        elif key in _TEXTS and not isinstance(value, str):
             raise SetupError(f"{where}: {key} must be a string, not {value!r}.")
         elif key == "tiers":
             _check_tiers(where, value, values)
@@ -230,8 +230,8 @@ def _check_tiers(where: str, tiers: Any, entry: Mapping[str, Any]) -> None:
         raise SetupError(f"{where}: tiers must be an array of tables: {example}.")
     for tier in tiers:
         for key, value in tier.items():
-            if key not in TIER_KEYS:
-                raise SetupError(f"{where}: unknown tier key {key!r}; known keys: {', '.join(TIER_KEYS)}.")
+            if key not in _TIER_KEYS:
+                raise SetupError(f"{where}: unknown tier key {key!r}; known keys: {', '.join(_TIER_KEYS)}.")
             _check_number(where, key if key == "above" else f"tiers.{key}", value)
         if not {"above", "input", "output"} <= set(tier):
             raise SetupError(f"{where}: a tier needs above, input and output: {example}.")
@@ -286,7 +286,7 @@ def with_output_limit(settings: Settings, info: ModelInfo) -> Settings:
 def model_notes(info: ModelInfo, settings: Settings) -> list[str]:
     """What a run says once about its model: what the catalog does not know, and an effort not sent."""
     notes = []
-    add = f'add [{CONFIG_TABLE}."{info.model}"] to agent-config/config.toml'
+    add = f'add [{_CONFIG_TABLE}."{info.model}"] to agent-config/config.toml'
     if info.price is None:
         notes.append(
             f"cost unknown: the model catalog has no price for {info.model}; to see costs, {add} with "
@@ -306,7 +306,7 @@ def model_notes(info: ModelInfo, settings: Settings) -> list[str]:
         why = "does not take one" if info.entry else "is not known to take one"
         notes.append(
             f"effort = {settings.effort!r} is not sent: {info.model} {why} (set effort = true in "
-            f'[{CONFIG_TABLE}."{info.model}"] if it does)'
+            f'[{_CONFIG_TABLE}."{info.model}"] if it does)'
         )
     return notes
 

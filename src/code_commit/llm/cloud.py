@@ -26,16 +26,16 @@ from code_commit.config.settings import Settings
 from code_commit.credentials import CLOUD_PROVIDERS
 from code_commit.errors import SetupError
 
-PACKAGES = {"bedrock": ("boto3", "botocore"), "vertex": ("google.auth",)}
-INSTALL = {provider: f"pip install 'code-commit[{provider}]'" for provider in PACKAGES}
-BEDROCK_API_KEY_ENV = "AWS_BEARER_TOKEN_BEDROCK"
-VERTEX_PROJECT_ENV = "ANTHROPIC_VERTEX_PROJECT_ID"
-PROJECT_ENV = (VERTEX_PROJECT_ENV, "GOOGLE_CLOUD_PROJECT", "GCLOUD_PROJECT")
-GOOGLE_CREDENTIALS_ENV = "GOOGLE_APPLICATION_CREDENTIALS"
+_PACKAGES = {"bedrock": ("boto3", "botocore"), "vertex": ("google.auth",)}
+_INSTALL = {provider: f"pip install 'code-commit[{provider}]'" for provider in _PACKAGES}
+_BEDROCK_API_KEY_ENV = "AWS_BEARER_TOKEN_BEDROCK"
+_VERTEX_PROJECT_ENV = "ANTHROPIC_VERTEX_PROJECT_ID"
+_PROJECT_ENV = (_VERTEX_PROJECT_ENV, "GOOGLE_CLOUD_PROJECT", "GCLOUD_PROJECT")
+_GOOGLE_CREDENTIALS_ENV = "GOOGLE_APPLICATION_CREDENTIALS"
 # The secret fields of Google's credential files: service account, authorized user, external account.
-GOOGLE_SECRET_FIELDS = ("private_key", "private_key_id", "refresh_token", "client_secret")
+_GOOGLE_SECRET_FIELDS = ("private_key", "private_key_id", "refresh_token", "client_secret")
 # botocore's names for where credentials came from, in words.
-AWS_METHODS = {
+_AWS_METHODS = {
     "env": "environment variables (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY)",
     "shared-credentials-file": "the shared credentials file",
     "config-file": "the AWS config file",
@@ -51,10 +51,10 @@ AWS_METHODS = {
 
 def require_packages(provider: str) -> None:
     """SetupError naming the install command when the cloud's packages are missing."""
-    missing = [name for name in PACKAGES[provider] if not _importable(name)]
+    missing = [name for name in _PACKAGES[provider] if not _importable(name)]
     if missing:
         raise SetupError(
-            f"provider {provider} needs {', '.join(missing)}, which is not installed: {INSTALL[provider]} "
+            f"provider {provider} needs {', '.join(missing)}, which is not installed: {_INSTALL[provider]} "
             "(in the environment code-commit runs from)"
         )
 
@@ -81,7 +81,7 @@ def vertex_project(settings: Settings, env: Mapping[str, str] | None = None) -> 
     google-auth would give (GOOGLE_CLOUD_PROJECT, GCLOUD_PROJECT, the credentials file's project_id).
     The SDK needs it before it loads the credentials (it is part of the URL)."""
     env = os.environ if env is None else env
-    for value in (settings.vertex_project, *(env.get(name, "") for name in PROJECT_ENV)):
+    for value in (settings.vertex_project, *(env.get(name, "") for name in _PROJECT_ENV)):
         if value and value.strip():
             return value.strip()
     path = _google_file(env)[0]
@@ -98,11 +98,11 @@ def credentials(root: Path, settings: Settings, env: Mapping[str, str] | None = 
     the provider's key (none needed for a server of the user's choosing). SetupError when missing."""
     env = os.environ if env is None else env
     if settings.provider in CLOUD_PROVIDERS:
-        return cloud_key(settings, env)
+        return _cloud_key(settings, env)
     return resolve_api_key(root, settings.provider, env, optional=key_is_optional(settings, env))
 
 
-def cloud_key(settings: Settings, env: Mapping[str, str] | None = None) -> ApiKey:
+def _cloud_key(settings: Settings, env: Mapping[str, str] | None = None) -> ApiKey:
     """The credentials a Bedrock or Vertex run would use: `value` a Bedrock API key if one is set (else
     empty: the request is signed), `source` who they are, censored, and `also_censored` every secret
     the chain holds. SetupError when the packages are missing or there are no credentials at all."""
@@ -114,9 +114,9 @@ def cloud_key(settings: Settings, env: Mapping[str, str] | None = None) -> ApiKe
 
 
 def _aws_key(env: Mapping[str, str]) -> ApiKey:
-    token = env.get(BEDROCK_API_KEY_ENV, "").strip()
+    token = env.get(_BEDROCK_API_KEY_ENV, "").strip()
     if token:
-        return ApiKey(token, f"environment variable {BEDROCK_API_KEY_ENV} (a Bedrock API key)")
+        return ApiKey(token, f"environment variable {_BEDROCK_API_KEY_ENV} (a Bedrock API key)")
     import boto3  # type: ignore[import-untyped,import-not-found,unused-ignore]
     import botocore.exceptions  # type: ignore[import-untyped,import-not-found,unused-ignore]
 
@@ -129,10 +129,10 @@ def _aws_key(env: Mapping[str, str]) -> ApiKey:
     if frozen is None or not frozen.access_key:
         raise SetupError(
             "no AWS credentials found for bedrock: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, choose a "
-            f"profile with AWS_PROFILE, run where a role is attached, or set {BEDROCK_API_KEY_ENV} to a "
+            f"profile with AWS_PROFILE, run where a role is attached, or set {_BEDROCK_API_KEY_ENV} to a "
             "Bedrock API key"
         )
-    method = AWS_METHODS.get(str(credentials.method), str(credentials.method))
+    method = _AWS_METHODS.get(str(credentials.method), str(credentials.method))
     if credentials.method in ("shared-credentials-file", "config-file", "sso", "assume-role"):
         method += f", profile {session.profile_name}"
     kind = "temporary" if frozen.token else "long-term"
@@ -146,14 +146,14 @@ def _google_key(settings: Settings, env: Mapping[str, str]) -> ApiKey:
     if project is None:
         raise SetupError(
             "vertex needs a Google Cloud project: set vertex_project in agent-config/config.toml, or "
-            f"{VERTEX_PROJECT_ENV} (or GOOGLE_CLOUD_PROJECT)"
+            f"{_VERTEX_PROJECT_ENV} (or GOOGLE_CLOUD_PROJECT)"
         )
     where = f"project {project}"
     if path is None:
         return ApiKey(
             "",
             "Google application default credentials from the metadata server of the Google Cloud machine this "
-            f"runs on (no credentials file found: {GOOGLE_CREDENTIALS_ENV} is unset and gcloud has none); {where}",
+            f"runs on (no credentials file found: {_GOOGLE_CREDENTIALS_ENV} is unset and gcloud has none); {where}",
         )
     try:
         info = json.loads(path.read_bytes())
@@ -168,16 +168,16 @@ def _google_key(settings: Settings, env: Mapping[str, str]) -> ApiKey:
         "external_account": "workload identity federation (an external token exchanged for a Google one)",
         "impersonated_service_account": "an impersonated service account",
     }.get(kind, f"credentials of type {kind}")
-    secrets = [str(info[field]) for field in GOOGLE_SECRET_FIELDS if isinstance(info.get(field), str)]
+    secrets = [str(info[field]) for field in _GOOGLE_SECRET_FIELDS if isinstance(info.get(field), str)]
     source = f"Google application default credentials: {who}, from {path} ({origin}); {where}"
     return ApiKey("", source, _secrets(*secrets))
 
 
 def _google_file(env: Mapping[str, str]) -> tuple[Path | None, str]:
     """The file the application default credentials would come from, and why that one."""
-    explicit = env.get(GOOGLE_CREDENTIALS_ENV, "").strip()
+    explicit = env.get(_GOOGLE_CREDENTIALS_ENV, "").strip()
     if explicit:
-        return Path(explicit).expanduser(), f"environment variable {GOOGLE_CREDENTIALS_ENV}"
+        return Path(explicit).expanduser(), f"environment variable {_GOOGLE_CREDENTIALS_ENV}"
     config = env.get("CLOUDSDK_CONFIG", "").strip()
     folder = Path(config).expanduser() if config else Path(env.get("HOME", "~")).expanduser() / ".config" / "gcloud"
     gcloud = folder / "application_default_credentials.json"

@@ -21,10 +21,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-ANCHOR_LINES = 2  # non-blank lines the continuation must repeat: one alone (`^^^end`, `}`) says too little
+_ANCHOR_LINES = 2  # non-blank lines the continuation must repeat: one alone (`^^^end`, `}`) says too little
 LEADING_LINES = 3  # lines a continuation may write before the anchor (a preamble): dropped
 
-CONTINUE = (
+_CONTINUE = (
     "Your answer above was cut off at the output limit, in the line after the last one shown. "
     "Continue it: begin your reply with the last lines of your answer, copied exactly as they are "
     "between the markers below, then write everything that follows them, to the end of the answer. "
@@ -32,7 +32,7 @@ CONTINUE = (
     "--- LAST LINES ---\n{anchor}--- END OF LAST LINES ---\n"
 )
 # After a continuation that did not begin with them: the same request, and this said first.
-INSIST = (
+_INSIST = (
     "Your last reply did not begin with those lines, so it could not be joined to the answer and was "
     "dropped. Begin your reply with the lines between the markers below, character for character.\n"
 )
@@ -52,7 +52,7 @@ class Continuation:
 
     @property
     def instruction(self) -> str:
-        return (INSIST if self.insist else "") + CONTINUE.format(anchor=self.anchor)
+        return (_INSIST if self.insist else "") + _CONTINUE.format(anchor=self.anchor)
 
     def insisting(self) -> Continuation:
         """The same continuation, asked again after a reply that did not begin with the anchor."""
@@ -73,7 +73,7 @@ def continuation_of(text: str) -> Continuation | None:
         return None
     kept = "\n".join(lines) + "\n"
     non_blank = [i for i, line in enumerate(lines) if line.strip()]
-    start = non_blank[-ANCHOR_LINES] if len(non_blank) >= ANCHOR_LINES else non_blank[0]
+    start = non_blank[-_ANCHOR_LINES] if len(non_blank) >= _ANCHOR_LINES else non_blank[0]
     return Continuation(kept, "\n".join(lines[start:]) + "\n")
 
 

@@ -16,9 +16,9 @@ from code_commit.errors import SetupError
 from code_commit.providers import PROVIDERS, TABLE
 
 # A cloud's default depends on the region (the SDK's clients compute the same).
-DEFAULT_URLS = {p.name: p.default_url for p in TABLE}
-URL_ENV = {p.name: p.url_env for p in TABLE}
-REGION_ENV = {p.name: p.region_env for p in TABLE if p.region_env}
+_DEFAULT_URLS = {p.name: p.default_url for p in TABLE}
+_URL_ENV = {p.name: p.url_env for p in TABLE}
+_REGION_ENV = {p.name: p.region_env for p in TABLE if p.region_env}
 _REGION = re.compile(r"[a-z0-9-]{2,32}")
 
 
@@ -48,13 +48,15 @@ def cloud_region(provider: str, settings: Settings, env: Mapping[str, str] | Non
     """Bedrock's or Vertex's region: the cloud_region setting, else the cloud's variables, else (Bedrock)
     the AWS profile's. SetupError when there is none, or it cannot be part of a host name."""
     env = os.environ if env is None else env
-    region = settings.cloud_region or next((env[v].strip() for v in REGION_ENV[provider] if env.get(v, "").strip()), "")
+    region = settings.cloud_region or next(
+        (env[v].strip() for v in _REGION_ENV[provider] if env.get(v, "").strip()), ""
+    )
     if not region and provider == "bedrock":
         from code_commit.llm.cloud import profile_region
 
         region = profile_region() or ""
     if not region:
-        where = " or ".join(REGION_ENV[provider]) + (" (or the AWS profile's region)" if provider == "bedrock" else "")
+        where = " or ".join(_REGION_ENV[provider]) + (" (or the AWS profile's region)" if provider == "bedrock" else "")
         raise SetupError(f"{provider} needs a region: set cloud_region in agent-config/config.toml, or {where}")
     if not _REGION.fullmatch(region):
         raise SetupError(f"the {provider} region {region!r} is not a region name (like us-east-1 or us-east5)")
@@ -76,14 +78,14 @@ def resolve_endpoint(
         where = {"flag": "the --base-url flag", "config file": "agent-config/config.toml (base_url)"}
         source = where.get(setting_source) or setting_source.replace("env ", "environment variable ", 1)
         endpoint = Endpoint(base_url, source)
-    elif env.get(URL_ENV[provider], "").strip():
-        endpoint = Endpoint(env[URL_ENV[provider]].strip(), f"environment variable {URL_ENV[provider]}")
-    elif provider in REGION_ENV:
+    elif env.get(_URL_ENV[provider], "").strip():
+        endpoint = Endpoint(env[_URL_ENV[provider]].strip(), f"environment variable {_URL_ENV[provider]}")
+    elif provider in _REGION_ENV:
         region = cloud_region(provider, settings or Settings(provider=provider), env)
-        url = dict(PROVIDERS[provider].region_urls).get(region, DEFAULT_URLS[provider])
+        url = dict(PROVIDERS[provider].region_urls).get(region, _DEFAULT_URLS[provider])
         endpoint = Endpoint(url.format(region=region), f"the {provider} default for {region}")
     else:
-        endpoint = Endpoint(DEFAULT_URLS[provider], f"the {provider} default")
+        endpoint = Endpoint(_DEFAULT_URLS[provider], f"the {provider} default")
     try:
         parts = urlsplit(endpoint.url)
         usable = parts.scheme in ("http", "https") and bool(parts.hostname) and (parts.port or 1) > 0

@@ -69,9 +69,9 @@ from code_commit.llm.transport import (
     tls_context,
 )
 
-CONNECT_TIMEOUT = 10.0
-STOP_REASONS = {"stop": "end_turn", "length": "max_tokens", "content_filter": "refusal"}
-TRANSIENT_STREAM_ERRORS = frozenset(
+_CONNECT_TIMEOUT = 10.0
+_STOP_REASONS = {"stop": "end_turn", "length": "max_tokens", "content_filter": "refusal"}
+_TRANSIENT_STREAM_ERRORS = frozenset(
     {"server_error", "api_error", "overloaded_error", "rate_limit_error", "rate_limit_exceeded", "timeout_error"}
 )
 MAX_TOKENS, MAX_COMPLETION_TOKENS = "max_tokens", "max_completion_tokens"
@@ -86,11 +86,11 @@ _REFUSED = re.compile(
     r"|not permitted|not allowed|unexpected (?:field|keyword)",
     re.IGNORECASE,
 )
-REASONING_FIELDS = ("reasoning_content", "reasoning")  # a delta's thinking, as servers name it
+_REASONING_FIELDS = ("reasoning_content", "reasoning")  # a delta's thinking, as servers name it
 # llama.cpp's server before 2025-10 sent a stream's error as an SSE field of its own, `error: {...}`, where
 # every other server sends `data: {"error": {...}}` (tools/server/server.cpp, server_sent_event(sink, "error",
 # ...); ggml-org/llama.cpp#16486 made the first error an HTTP status).
-ERROR_FIELD = "error:"
+_ERROR_FIELD = "error:"
 
 
 def token_field_for(model: str, url: str) -> str:
@@ -101,7 +101,7 @@ def token_field_for(model: str, url: str) -> str:
     return MAX_TOKENS
 
 
-def is_openai_host(url: str) -> bool:
+def _is_openai_host(url: str) -> bool:
     return (urlsplit(url).hostname or "").lower() in _OPENAI_HOSTS
 
 
@@ -207,7 +207,7 @@ class OpenAIProvider(StreamingProvider):
             max_tokens=self.max_tokens,
             token_field=self.token_field,
             effort=self.settings.effort if self.model.effort else None,
-            cache_key=is_openai_host(self.url),
+            cache_key=_is_openai_host(self.url),
         )
 
     def send(self, prompt: Prompt, continuation: Continuation | None, timeout: float, attempt: Attempt) -> Reply:
@@ -238,7 +238,7 @@ class OpenAIProvider(StreamingProvider):
         chars = self.request_chars(prompt, continuation)
         try:
             with client.stream(
-                "POST", self.url, json=body, timeout=httpx.Timeout(timeout, connect=min(timeout, CONNECT_TIMEOUT))
+                "POST", self.url, json=body, timeout=httpx.Timeout(timeout, connect=min(timeout, _CONNECT_TIMEOUT))
             ) as response:
                 if response.status_code >= 400:
                     response.read()
@@ -247,7 +247,7 @@ class OpenAIProvider(StreamingProvider):
                     return self._whole(response.read(), attempt, chars)  # not streamed, asked so or not
                 return self._stream(response, attempt, prompt, chars)
         except httpx.ConnectTimeout as exc:
-            wait = min(timeout, CONNECT_TIMEOUT)
+            wait = min(timeout, _CONNECT_TIMEOUT)
             raise Transient(
                 "cannot connect", f"no answer to the connection within {wait:.1f} s ({self._where()})", connect=True
             ) from exc
@@ -279,7 +279,7 @@ class OpenAIProvider(StreamingProvider):
                 raise Transient("stream ended early", "it ended with no answer and no finish reason", whole=True)
             # The body ended (or [DONE] came) before any finish_reason: the answer is not whole.
             raise Transient("stream ended early", "the answer stopped without a finish reason")
-        return Reply("".join(parts), STOP_REASONS.get(finish, finish), self._counted(usage, attempt, chars))
+        return Reply("".join(parts), _STOP_REASONS.get(finish, finish), self._counted(usage, attempt, chars))
 
     def _read_events(
         self, response: Any, attempt: Attempt, prompt: Prompt, parts: list[str]
@@ -288,8 +288,8 @@ class OpenAIProvider(StreamingProvider):
         finish: str | None = None
         usage: Usage | None = None
         for line in response.iter_lines():
-            if line.startswith(ERROR_FIELD):
-                raise self._stream_fault(self._event(line[len(ERROR_FIELD) :]), prompt)
+            if line.startswith(_ERROR_FIELD):
+                raise self._stream_fault(self._event(line[len(_ERROR_FIELD) :]), prompt)
             if not line.startswith("data:"):
                 continue  # blank separators, comments, event: lines
             data = line[5:].strip()
@@ -309,7 +309,7 @@ class OpenAIProvider(StreamingProvider):
                 delta = choice.get("delta") or {}
                 if not isinstance(delta, dict):
                     delta = {}
-                for field in REASONING_FIELDS:
+                for field in _REASONING_FIELDS:
                     thought = delta.get(field)
                     if isinstance(thought, str) and thought:
                         attempt.thinking(thought)
@@ -335,7 +335,7 @@ class OpenAIProvider(StreamingProvider):
         exceeded = context_exceeded(error)
         if exceeded is not None:
             return Rejected(self._context_message(exceeded, error, prompt, "an error event in the stream,"))
-        if error.kind in TRANSIENT_STREAM_ERRORS or not error.kind:
+        if error.kind in _TRANSIENT_STREAM_ERRORS or not error.kind:
             return Transient(f"{error.kind or 'error'} event in the stream", error.message)
         return ServiceError(f"the {self.name} service broke off the answer with {error.kind}: {error.message}")
 
@@ -357,7 +357,7 @@ class OpenAIProvider(StreamingProvider):
             answer = json.loads(raw)
             choice = answer["choices"][0]
             text = choice["message"].get("content") or ""
-            thought = next((choice["message"][f] for f in REASONING_FIELDS if choice["message"].get(f)), "")
+            thought = next((choice["message"][f] for f in _REASONING_FIELDS if choice["message"].get(f)), "")
             finish = choice.get("finish_reason") or "stop"
         except (ValueError, KeyError, IndexError, TypeError, AttributeError):
             raise ServiceError(f"the {self.name} service sent an answer that is not a chat completion") from None
@@ -366,7 +366,7 @@ class OpenAIProvider(StreamingProvider):
         if text:
             attempt.text(text)
         usage = _usage(answer["usage"]) if isinstance(answer.get("usage"), dict) else None
-        return Reply(text, STOP_REASONS.get(finish, finish), self._counted(usage, attempt, chars))
+        return Reply(text, _STOP_REASONS.get(finish, finish), self._counted(usage, attempt, chars))
 
     def _status_fault(self, response: Any, prompt: Prompt) -> Exception:
         status = response.status_code

@@ -109,7 +109,7 @@ def load_system_prompts(directory: Path | None = None, settings: Settings | None
             texts[name] = (directory / filename).read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as exc:
             raise SetupError(f"cannot read the system prompt {directory / filename}: {exc}") from exc
-    modification = fill_placeholders(texts["code_modification"], prompt_values(settings or Settings()))
+    modification = fill_placeholders(texts["code_modification"], _prompt_values(settings or Settings()))
     texts["code_modification"] = modification.rstrip("\n") + "\n"  # an empty last placeholder leaves no blank line
     return SystemPrompts(**texts)
 
@@ -152,10 +152,10 @@ why a person must decide, in a few sentences: what contradicts what, or what is 
 The run then stops, and a person reads your reason; nothing else in that answer is applied.
 """
 
-TESTS_TEXTS = {"protect": TESTS_PROTECTED + "\n" + HAND_BACK, "report": TESTS_REPORTED + "\n" + HAND_BACK, "free": ""}
+_TESTS_TEXTS = {"protect": TESTS_PROTECTED + "\n" + HAND_BACK, "report": TESTS_REPORTED + "\n" + HAND_BACK, "free": ""}
 
 
-def prompt_values(settings: Settings) -> dict[str, str]:
+def _prompt_values(settings: Settings) -> dict[str, str]:
     """What the code-modification prompt's placeholders stand for."""
     if settings.allow_delete:
         deleting = "Delete a file only when the task needs it."
@@ -169,7 +169,7 @@ def prompt_values(settings: Settings) -> dict[str, str]:
         "edit_threshold_lines": str(settings.edit_threshold_lines),
         "edit_threshold_bytes": str(settings.edit_threshold_bytes),
         "deleting": deleting,
-        "tests": TESTS_TEXTS[settings.tests],
+        "tests": _TESTS_TEXTS[settings.tests],
     }
 
 
@@ -228,7 +228,7 @@ def repair_prompt(
     prompt = _ordered(system, task, tail, query, codebase, order)
     if not context:
         return prompt
-    return Prompt((*prompt.sections, Section("file context", render_context(context))))
+    return Prompt((*prompt.sections, Section("file context", _render_context(context))))
 
 
 def _ordered(
@@ -257,7 +257,7 @@ def _ordered(
     )
 
 
-def render_context(context: Mapping[str, str]) -> str:
+def _render_context(context: Mapping[str, str]) -> str:
     return "".join(_labelled(f"FILE CONTEXT [{path}]", content) for path, content in context.items())
 
 

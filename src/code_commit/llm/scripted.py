@@ -13,7 +13,7 @@ from code_commit.errors import ServiceError
 from code_commit.llm.base import Completion, Usage
 from code_commit.llm.prompts import Prompt
 
-CHARS_PER_TOKEN = 4  # a rough estimate, for the token counts the demo shows; nothing is billed
+_CHARS_PER_TOKEN = 4  # a rough estimate, for the token counts the demo shows; nothing is billed
 
 
 class ScriptedProvider:
@@ -41,8 +41,8 @@ class ScriptedProvider:
             text=text,
             stop_reason="end_turn",
             usage=Usage(
-                input_tokens=len(prompt.render()) // CHARS_PER_TOKEN,
-                output_tokens=len(text) // CHARS_PER_TOKEN,
+                input_tokens=len(prompt.render()) // _CHARS_PER_TOKEN,
+                output_tokens=len(text) // _CHARS_PER_TOKEN,
             ),
             duration=time.monotonic() - started,
         )

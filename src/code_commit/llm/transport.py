@@ -56,12 +56,12 @@ ANSWER_TOO_LARGE = "answer_too_large"  # the stop reason of an answer read up to
 # around the text (about 100 bytes an event, an event every few tokens) and for escaped characters.
 RAW_BYTES_PER_ANSWER_BYTE = 8
 BACKOFF_BASE = 1.0  # seconds before the second attempt, doubling after each failure (then jittered)
-RATE_WINDOW = 60.0  # seconds over which an answer's pace is measured against stream_min_rate
+_RATE_WINDOW = 60.0  # seconds over which an answer's pace is measured against stream_min_rate
 
 # Never retried, whatever the headers say: the same request would fail the same way (a bad request, a
 # model or endpoint that is not there, a body the server cannot process).
-NEVER_RETRY = frozenset({400, 401, 403, 404, 413, 422})
-RETRY_STATUSES = frozenset({408, 409, 429, *range(500, 600)})
+_NEVER_RETRY = frozenset({400, 401, 403, 404, 413, 422})
+_RETRY_STATUSES = frozenset({408, 409, 429, *range(500, 600)})
 
 # Seams for tests, looked up at call time: no test sleeps out a real backoff.
 sleep: Callable[[float], None] = time.sleep
@@ -97,7 +97,7 @@ def excerpt(text: object) -> str:
     return f"{kept.rstrip()} [... {len(text) - len(kept):,} more characters]"
 
 
-class AnswerTooLarge(Exception):
+class _AnswerTooLarge(Exception):
     """The answer (or a response body) passed its size cap: the rest is not read."""
 
 
@@ -117,7 +117,7 @@ def tls_context(httpx: Any) -> Any:
 
 def bounded_responses(httpx: Any, cap: int) -> dict[str, list[Callable[[Any], None]]]:
     """`event_hooks` for an httpx (or httpx2) client: every response body is read through a counter
-    that raises AnswerTooLarge once more than `cap` bytes have come, before they reach any parser."""
+    that raises _AnswerTooLarge once more than `cap` bytes have come, before they reach any parser."""
 
     # The httpx module is passed in (httpx or httpx2), so its base class is only known at run time.
     class Bounded(httpx.SyncByteStream):  # type: ignore[misc]
@@ -130,7 +130,7 @@ def bounded_responses(httpx: Any, cap: int) -> dict[str, list[Callable[[Any], No
             for chunk in self.inner:
                 read += len(chunk)
                 if read > cap:
-                    raise AnswerTooLarge(f"the response passed {cap:,} bytes")
+                    raise _AnswerTooLarge(f"the response passed {cap:,} bytes")
                 if watched is not None:
                     watched.check()
                 yield chunk
@@ -161,11 +161,11 @@ class Attempt:
         self.chars = 0  # characters of answer text received
         self.thinking_chars = 0  # characters of thinking received, kept or not
         self.bytes = 0  # the same, in UTF-8 bytes
-        self._byte_cap = byte_cap  # past this many bytes of text the attempt raises AnswerTooLarge
+        self._byte_cap = byte_cap  # past this many bytes of text the attempt raises _AnswerTooLarge
         self._reported: Usage | None = None
         self._chars_reported = 0  # characters received when the service last reported its counts
         self._idle = idle  # seconds without output after which the attempt is stalled (None: never)
-        self._min_rate = min_rate  # bytes of output a second, at least, over each RATE_WINDOW (0: any)
+        self._min_rate = min_rate  # bytes of output a second, at least, over each _RATE_WINDOW (0: any)
         self._output = 0  # bytes of output so far: answer text and thinking
         self._last_output = clock()
         self._window: tuple[float, int] | None = None  # since the first output: (when it began, bytes then)
@@ -197,7 +197,7 @@ class Attempt:
         self.chars += len(piece)
         self.bytes += size
         if self._byte_cap is not None and self.bytes > self._byte_cap:
-            raise AnswerTooLarge(f"the answer passed {self._byte_cap:,} bytes")
+            raise _AnswerTooLarge(f"the answer passed {self._byte_cap:,} bytes")
         self._progressed(size)
         if self._on_text:
             self._on_text(piece)
@@ -211,7 +211,7 @@ class Attempt:
     def check(self) -> None:
         """Raise Transient if the answer has stalled: no output (answer text or thinking) for `idle`
         seconds, whatever else came (keep-alive pings, a byte of an event at a time), or, once it has
-        begun, less than `min_rate` bytes of it a second over the last RATE_WINDOW seconds."""
+        begun, less than `min_rate` bytes of it a second over the last _RATE_WINDOW seconds."""
         now = clock()
         if self._idle is not None and now - self._last_output > self._idle:
             raise Transient(
@@ -222,7 +222,7 @@ class Attempt:
         if self._window is None or not self._min_rate:
             return
         began, bytes_then = self._window
-        if now - began >= RATE_WINDOW:
+        if now - began >= _RATE_WINDOW:
             rate = (self._output - bytes_then) / (now - began)
             if rate < self._min_rate:
                 raise Transient(
@@ -311,12 +311,12 @@ class Transient(Exception):
 
 def status_is_transient(status: int, headers: Mapping[str, str]) -> bool:
     """408, 409, 429 and 5xx are retried, unless the service says x-should-retry: false."""
-    if status in NEVER_RETRY:
+    if status in _NEVER_RETRY:
         return False
     should = headers.get("x-should-retry", "").strip().lower()
     if should == "false":
         return False
-    return status in RETRY_STATUSES or should == "true"
+    return status in _RETRY_STATUSES or should == "true"
 
 
 def parse_retry_after(headers: Mapping[str, str], now: float | None = None) -> float | None:
@@ -420,7 +420,7 @@ class StreamingProvider:
         while True:
             try:
                 part = self._send_with_retries(prompt, continuation, on_text, call, self.answer_cap - received)
-            except AnswerTooLarge as exc:
+            except _AnswerTooLarge as exc:
                 # Not worth another attempt: the same request would bring the same flood. The answer is
                 # what came before this request; the run refuses it by its stop reason.
                 self.hooks.notify(f"stopped reading the answer: {exc} (max_answer_bytes)")

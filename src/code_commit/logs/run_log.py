@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from code_commit.errors import InternalError
 
 
-def new_run_id(now: float | None = None) -> str:
+def _new_run_id(now: float | None = None) -> str:
     """A timestamp id that sorts in time order: 20261122-051600-123456."""
     stamp = datetime.fromtimestamp(time.time() if now is None else now, tz=UTC)
     return stamp.strftime("%Y%m%d-%H%M%S-%f")
@@ -53,7 +53,7 @@ class RunLog:
                 f"{where} is not a directory (or is a symlink): code-commit writes each run's logs in a folder "
                 f"under {logs}; move it away or delete it."
             ) from exc
-        run_id = new_run_id()
+        run_id = _new_run_id()
         for suffix in ("", *(f"-{n}" for n in range(1, 100))):
             folder = logs / (run_id + suffix)
             try:

@@ -28,8 +28,8 @@ from code_commit.answer.plan import Plan
 from code_commit.git.objects import blob_id, object_format
 from code_commit.review.hunks import FileChange, Hunk, file_change
 
-NO_NEWLINE = "\\ No newline at end of file\n"
-_NO_NEWLINE = NO_NEWLINE.encode()
+_NO_NEWLINE_TEXT = "\\ No newline at end of file\n"
+_NO_NEWLINE_BYTES = _NO_NEWLINE_TEXT.encode()
 _BINARY_LINE = 52  # bytes of compressed data per line of a binary patch, as git writes them
 
 Redact = Callable[[str], str]
@@ -40,7 +40,7 @@ def file_diff(path: str, old: bytes | None, new: bytes | None, mode: int = 0o644
     return change_diff(file_change(path, old, new, mode))
 
 
-def is_binary(data: bytes | None) -> bool:
+def _is_binary(data: bytes | None) -> bool:
     """Whether git would treat the content as binary (git looks for a NUL byte)."""
     return data is not None and b"\0" in data
 
@@ -49,7 +49,7 @@ def change_diff(change: FileChange) -> str:
     """One file's diff for reading (the console, a review, a prompt)."""
     if change.old == change.new:
         return ""
-    if is_binary(change.old) or is_binary(change.new):
+    if _is_binary(change.old) or _is_binary(change.new):
         source = f"a/{change.path}" if change.old is not None else "/dev/null"
         target = f"b/{change.path}" if change.new is not None else "/dev/null"
         return _git_header(change) + f"Binary files {source} and {target} differ\n"
@@ -79,7 +79,7 @@ def hunk_diff(hunk: Hunk) -> str:
     parts = [hunk.header + "\n"]
     for tag, line in hunk.lines:
         text = line.decode("utf-8", "replace")
-        parts.append(tag + text if text.endswith("\n") else tag + text + "\n" + NO_NEWLINE)
+        parts.append(tag + text if text.endswith("\n") else tag + text + "\n" + _NO_NEWLINE_TEXT)
     return "".join(parts)
 
 
@@ -91,14 +91,14 @@ def change_patch(change: FileChange, redact: Redact, object_format: str = "sha1"
     `object_format`: the repository's hash, which names both sides in a binary patch's index line."""
     if change.old == change.new:
         return b""
-    if is_binary(change.old) or is_binary(change.new):
+    if _is_binary(change.old) or _is_binary(change.new):
         return _binary_patch(change, redact, object_format)
     parts = [file_header(change).encode("utf-8")]
     for hunk in change.hunks:
         parts.append(hunk.header_bytes + b"\n")
         for tag, line in hunk.lines:
             prefix = tag.encode("ascii")
-            parts.append(prefix + line if line.endswith(b"\n") else prefix + line + b"\n" + _NO_NEWLINE)
+            parts.append(prefix + line if line.endswith(b"\n") else prefix + line + b"\n" + _NO_NEWLINE_BYTES)
     return b"".join(parts)
 
 
@@ -119,7 +119,7 @@ def _object_id(data: bytes | None, object_format: str) -> str:
 
 
 def _literal(data: bytes | None, redact: Redact) -> bytes:
-    data = redact_bytes(data or b"", redact)
+    data = _redact_bytes(data or b"", redact)
     compressed = zlib.compress(data)
     out = [b"literal %d\n" % len(data)]
     for start in range(0, len(compressed), _BINARY_LINE):
@@ -131,7 +131,7 @@ def _literal(data: bytes | None, redact: Redact) -> bytes:
     return b"".join(out)
 
 
-def redact_bytes(data: bytes, redact: Redact) -> bytes:
+def _redact_bytes(data: bytes, redact: Redact) -> bytes:
     """`redact` applied to bytes. Latin-1 maps every byte to one character and back, so nothing
     else changes; the secrets (API keys) are ASCII, so they match their bytes exactly."""
     return redact(data.decode("latin-1")).encode("latin-1", "replace")
@@ -147,7 +147,7 @@ def write_patch(target: Path, patch: bytes, redact: Redact) -> Path:
     """Write a patch to the log folder as bytes, with the secrets censored (owner-only, like the logs)."""
     fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o600)
     with open(fd, "wb") as fh:
-        fh.write(redact_bytes(patch, redact))
+        fh.write(_redact_bytes(patch, redact))
     return target
 
 

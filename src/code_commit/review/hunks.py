@@ -83,7 +83,7 @@ def file_change(path: str, old: bytes | None, new: bytes | None, mode: int = 0o6
     return FileChange(path, old, new, mode, split(old, new))
 
 
-def split_lines(data: bytes | None) -> list[bytes]:
+def _split_lines(data: bytes | None) -> list[bytes]:
     """Lines as git sees them: split at b"\\n" only, each keeping its newline; the last may lack one."""
     if not data:
         return []
@@ -94,7 +94,7 @@ def split_lines(data: bytes | None) -> list[bytes]:
 def split(old: bytes | None, new: bytes | None, context: int = CONTEXT) -> tuple[Hunk, ...]:
     """The hunks of the change from `old` to `new` (None is an absent file: no lines): git's own
     (`gitdiff`), so a diff shown here is the one `git diff` shows; where git cannot say, difflib's."""
-    a, b = split_lines(old), split_lines(new)
+    a, b = _split_lines(old), _split_lines(new)
     if a == b:
         return ()
     # A file created, emptied or deleted is one hunk of all its lines, as git has it: no need to ask.
@@ -134,7 +134,7 @@ def merge(old: bytes | None, hunks: Sequence[Hunk], accepted: Sequence[bool]) ->
     """`old` with exactly the accepted hunks applied; every byte outside them is kept."""
     if len(hunks) != len(accepted):
         raise ValueError(f"{len(accepted)} decisions for {len(hunks)} hunks")
-    lines = split_lines(old)
+    lines = _split_lines(old)
     out: list[bytes] = []
     position = 0
     for hunk, take in zip(hunks, accepted, strict=True):

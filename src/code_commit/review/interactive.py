@@ -28,15 +28,15 @@ from code_commit.review.diffs import change_diff, file_header, hunk_diff, patch_
 from code_commit.review.hunks import FileChange, file_change, partial_plan
 
 
-class State(StrEnum):
+class _State(StrEnum):
     ACCEPTED = "accepted"
     REJECTED = "rejected"
     UNREVIEWED = "unreviewed"  # still pending at q: counts as rejected
 
 
-ACCEPTED, REJECTED, UNREVIEWED = State.ACCEPTED, State.REJECTED, State.UNREVIEWED
+ACCEPTED, REJECTED, UNREVIEWED = _State.ACCEPTED, _State.REJECTED, _State.UNREVIEWED
 
-HELP = """\
+_HELP = """\
 a - accept this hunk
 r - reject this hunk
 n - go to the next hunk
@@ -50,7 +50,7 @@ A new file and a deletion are one decision each. Nothing is written before q.
 
 
 @dataclass(frozen=True)
-class Item:
+class _Item:
     """One decision: a hunk of a modified file, or a whole created or deleted file."""
 
     change: FileChange
@@ -75,9 +75,9 @@ class Item:
 
 
 @dataclass(frozen=True)
-class Decision:
-    item: Item
-    state: State
+class _Decision:
+    item: _Item
+    state: _State
 
     @property
     def accepted(self) -> bool:
@@ -89,17 +89,17 @@ class Decision:
         return f"{state} {self.item.change.path} {self.item.what}{header}"
 
 
-def items_of(changes: Sequence[FileChange]) -> list[Item]:
-    items: list[Item] = []
+def _items_of(changes: Sequence[FileChange]) -> list[_Item]:
+    items: list[_Item] = []
     for change in changes:
         if change.kind == "modify":
-            items.extend(Item(change, index) for index in range(len(change.hunks)))
+            items.extend(_Item(change, index) for index in range(len(change.hunks)))
         else:
-            items.append(Item(change, None))
+            items.append(_Item(change, None))
     return items
 
 
-def accepted_by_file(decisions: Sequence[Decision]) -> dict[str, list[bool]]:
+def _accepted_by_file(decisions: Sequence[_Decision]) -> dict[str, list[bool]]:
     accepted: dict[str, list[bool]] = {}
     for decision in decisions:
         accepted.setdefault(decision.item.change.path, []).append(decision.accepted)
@@ -112,14 +112,14 @@ class Reviewer:
     def __init__(
         self, changes: Sequence[FileChange], out: TextIO, redact: Redactor | None = None, colour: bool = False
     ) -> None:
-        self.items = items_of(changes)
-        self.states: list[State | None] = [None] * len(self.items)
+        self.items = _items_of(changes)
+        self.states: list[_State | None] = [None] * len(self.items)
         self.current = 0
         self.out = out
         self.redact = redact or Redactor()
         self.colour = colour
 
-    def run(self, keys: Iterator[str]) -> tuple[Decision, ...]:
+    def run(self, keys: Iterator[str]) -> tuple[_Decision, ...]:
         self._show()
         for key in keys:
             self._write(visible(key) + "\n")  # the terminal does not echo in cbreak mode
@@ -137,7 +137,7 @@ class Reviewer:
                 self._write(f"{state} the {count} pending {_hunks(count)}\n")
                 self._all_decided()
             elif key == "?":
-                self._write(HELP)
+                self._write(_HELP)
                 self._prompt()
             else:
                 self._say(f"unknown key {visible(key)!r}: press ? for help")
@@ -172,11 +172,11 @@ class Reviewer:
             "q finishes; n and p go back to change a decision"
         )
 
-    def _finish(self) -> tuple[Decision, ...]:
+    def _finish(self) -> tuple[_Decision, ...]:
         pending = self._pending()
         if pending:
             self._write(self._paint(f"{pending} pending {_hunks(pending)} not reviewed: counted as rejected\n", "33"))
-        return tuple(Decision(item, state or UNREVIEWED) for item, state in zip(self.items, self.states, strict=True))
+        return tuple(_Decision(item, state or UNREVIEWED) for item, state in zip(self.items, self.states, strict=True))
 
     def _show(self) -> None:
         item, state = self.items[self.current], self.states[self.current]
@@ -263,10 +263,10 @@ def approve(
                 + f" Logs: {log.folder}"
             )
         _unchanged_since_review(root, changes)
-        plan = partial_plan(plan, changes, accepted_by_file(decisions))
+        plan = partial_plan(plan, changes, _accepted_by_file(decisions))
         before = {c.path: c for c in changes}
         changes = [file_change(c.path, before[c.path].old, c.content, before[c.path].mode) for c in plan.changes]
-        note = rejection_note(decisions)
+        note = _rejection_note(decisions)
     patch = "".join(change_diff(change) for change in changes)  # for reading; the log's copy is byte for byte
     if patch:
         write_patch(log.path(call, CHANGES_DIFF), patch_of(root, changes, log.redact), log.redact)
@@ -280,7 +280,7 @@ def approve(
 
 def _ask(
     changes: Sequence[FileChange], call: int, log: RunLog, console: Console, keys: Iterator[str] | None
-) -> tuple[Decision, ...]:
+) -> tuple[_Decision, ...]:
     reviewer = Reviewer(changes, console.stream, console.redact, colour_wanted(console.stream))
     count = len(reviewer.items)
     console.info(f"call {call}: review {count} {_hunks(count)}; nothing is written before q")
@@ -294,7 +294,7 @@ def _ask(
         raise
 
 
-def _log_decisions(decisions: Sequence[Decision], call: int, log: RunLog, console: Console) -> None:
+def _log_decisions(decisions: Sequence[_Decision], call: int, log: RunLog, console: Console) -> None:
     accepted = sum(d.accepted for d in decisions)
     unreviewed = sum(d.state == UNREVIEWED for d in decisions)
     summary = f"{accepted} accepted, {len(decisions) - accepted} rejected"
@@ -337,7 +337,7 @@ def _unchanged_since_review(root: Path, changes: Sequence[FileChange]) -> None:
         )
 
 
-def rejection_note(decisions: Sequence[Decision]) -> str:
+def _rejection_note(decisions: Sequence[_Decision]) -> str:
     """The supervisor's decision, returned to the model with the next repair prompt."""
     rejected = [d for d in decisions if not d.accepted]
     if not rejected:

@@ -32,9 +32,9 @@ from code_commit.rollup.listing import excluded_dir, list_files, tool_dirs
 from code_commit.rollup.named_files import named_files
 from code_commit.rollup.reading import holds_secret
 
-MAX_CANDIDATES = 48  # files read to follow their imports, or to be shown
-HOPS = 2
-LOG_END = 2**20  # bytes of the build log's head and of its tail searched for file names
+_MAX_CANDIDATES = 48  # files read to follow their imports, or to be shown
+_HOPS = 2
+_LOG_END = 2**20  # bytes of the build log's head and of its tail searched for file names
 # The section takes at most this share of the rest of the prompt, but at least CONTEXT_FLOOR characters
 # (a hand-made rollup may be small, and the failure's files are what the repair needs), and never more
 # than half of what the model's context has left.
@@ -45,7 +45,7 @@ _HEADERS = (".h", ".hh", ".hpp", ".hxx")
 
 
 @dataclass(frozen=True)
-class ContextFile:
+class _ContextFile:
     path: str
     text: str
 
@@ -61,7 +61,7 @@ def context_cap(rest: int, context_window: int | None) -> int:
 
 def failure_context(
     root: Path, output: str, shown: Collection[str], replaced: Collection[str], cap: int, secrets: Sequence[str]
-) -> list[ContextFile]:
+) -> list[_ContextFile]:
     """The files to show after the file replacements, in order, their texts adding up to at most `cap`
     characters. `output`: the build's output; `shown`: the paths whole in the rollup; `replaced`: the
     paths among the file replacements."""
@@ -74,7 +74,7 @@ def failure_context(
     named = [hit.path for hit in named_files(output, roots, project)]
     skip = set(shown) | set(replaced)
     encoded = tuple(secret.encode() for secret in secrets if secret)
-    chosen: list[ContextFile] = []
+    chosen: list[_ContextFile] = []
     left = cap
     with Tree(root) as tree:
         read = _reader(tree, max(MAX_IMPORT_BYTES, cap + 1))
@@ -83,7 +83,7 @@ def failure_context(
                 continue
             data = _text(read(path), left, encoded)
             if data is not None:
-                chosen.append(ContextFile(path, data))
+                chosen.append(_ContextFile(path, data))
                 left -= len(data)
     return chosen
 
@@ -104,21 +104,21 @@ def _read(tree: Tree, path: str, limit: int) -> bytes | None:
 def _candidates(named: list[str], project: Project, read: Callable[[str], bytes | None]) -> list[str]:
     """The named files; then their imports hop by hop (a package's face not counted as a hop), those that
     share a named test's subject first (`tests/test_lru.py` names `src/pkg/_lru.py`)."""
-    order = list(dict.fromkeys(named))[:MAX_CANDIDATES]
+    order = list(dict.fromkeys(named))[:_MAX_CANDIDATES]
     first = len(order)
     frontier = list(order)
     seen = set(order)
-    for hop in range(HOPS + 1):
+    for hop in range(_HOPS + 1):
         following = []
         for path in frontier:
-            last_hop = hop == HOPS
+            last_hop = hop == _HOPS
             if last_hop and not _is_face(path):
                 continue
             data = read(path)
             if data is None:
                 continue
             for found in imported(path, data[:MAX_IMPORT_BYTES], project):
-                if found not in seen and len(order) < MAX_CANDIDATES:
+                if found not in seen and len(order) < _MAX_CANDIDATES:
                     seen.add(found)
                     order.append(found)
                     following.append(found)
@@ -141,10 +141,10 @@ def _text(data: bytes | None, limit: int, secrets: tuple[bytes, ...]) -> str | N
 
 
 def read_build_log(path: Path) -> str:
-    """The build log's first and last LOG_END bytes (all of it when shorter): the capped build output of
+    """The build log's first and last _LOG_END bytes (all of it when shorter): the capped build output of
     the prompt may have cut the traceback that names the file."""
     try:
-        ends = read_ends(path, LOG_END, LOG_END)
+        ends = read_ends(path, _LOG_END, _LOG_END)
     except OSError:
         return ""
     return (ends.head + (b"\n" if ends.left_out else b"") + ends.tail).decode("utf-8", "replace")

@@ -35,7 +35,7 @@ OUTLINE_HEADER = b"::: %s (outline: %s) :::\n"  # path, then what the outline is
 _SHOWN = re.compile(r"^==> (.+) <==$", re.MULTILINE)  # a HEADER line (tests check the two agree)
 _OUTLINED = re.compile(r"^::: (.+) \(outline: [^()\n]*\) :::$", re.MULTILINE)  # an OUTLINE_HEADER line
 MAX_LISTED = 50
-FOLDER_LINES = 8
+_FOLDER_LINES = 8
 # C0 and C1 controls, DEL, and the characters str.splitlines() also breaks lines at.
 _UNFRAMEABLE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 
@@ -121,7 +121,7 @@ def listing(left_out: list[LeftOut]) -> list[str]:
         )
     for folder in sorted(range(1, len(parent_of)), key=depth_of.__getitem__, reverse=True):
         entries = lines_of.pop(folder, [])
-        if len(entries) > FOLDER_LINES:
+        if len(entries) > _FOLDER_LINES:
             entries = [(_folder_name(folder, parent_of, name_of), _Group.merged(group for _, group in entries))]
         lines_of.setdefault(parent_of[folder], []).extend(entries)
     entries = sorted(lines_of[0], key=lambda entry: entry[0])

@@ -28,8 +28,8 @@ from pathlib import Path
 from code_commit.config.paths import CONFIG_DIR
 from code_commit.files.confined import Tree
 
-MAX_COMPARED = 64 * 2**20  # bytes of the project's files read to compare them, at most
-NAMED = 3  # stale files named in a message; the rest are counted
+_MAX_COMPARED = 64 * 2**20  # bytes of the project's files read to compare them, at most
+_NAMED = 3  # stale files named in a message; the rest are counted
 
 # A header line, or a label line that ends a whole-file section (`--- LEFT OUT ---`, and the labels
 # of any later part), each where a section may start: at the start of a line. Nothing after a label
@@ -39,21 +39,21 @@ _BOUNDARY = re.compile(rb"^(?:==> (.+) <==|--- [A-Z][A-Z ]* ---)$", re.MULTILINE
 
 
 @dataclass
-class Freshness:
+class _Freshness:
     stale: dict[str, None] = field(default_factory=dict)  # files whose section differs from the disk, in order
     seen: set[str] = field(default_factory=set)  # files whose section was compared
     incomplete: bool = False  # the byte budget ended the comparison: the sections after were not compared
 
     def message(self) -> str | None:
-        """The warning, naming up to NAMED files, or None when the rollup is fresh."""
+        """The warning, naming up to _NAMED files, or None when the rollup is fresh."""
         if not self.stale:
             return None
         stale = list(self.stale)
-        more = len(stale) - NAMED
-        named = ", ".join(stale[:NAMED]) + (f" and {more} more" if more > 0 else "")
+        more = len(stale) - _NAMED
+        named = ", ".join(stale[:_NAMED]) + (f" and {more} more" if more > 0 else "")
         of = f"{len(stale)} of the {len(self.seen)} files" if len(self.seen) > 1 else "the one file"
         verb = "differs" if len(stale) == 1 else "differ"
-        unchecked = f" (the ones past the first {MAX_COMPARED >> 20} MiB were not compared)" if self.incomplete else ""
+        unchecked = f" (the ones past the first {_MAX_COMPARED >> 20} MiB were not compared)" if self.incomplete else ""
         return (
             f"the rollup is stale: {of} it shows whole {verb} from the disk{unchecked}: {named}. The model "
             "would see them as they were, and an answer that rewrites one whole would undo the edits since; "
@@ -62,13 +62,13 @@ class Freshness:
 
 
 def check_freshness(
-    root: Path, rollup: str, listed: Collection[str] | None = None, budget: int = MAX_COMPARED
-) -> Freshness:
+    root: Path, rollup: str, listed: Collection[str] | None = None, budget: int = _MAX_COMPARED
+) -> _Freshness:
     """Compare each whole-file section of `rollup` with the file it names under `root`; with `listed`
     (what git lists: the files a rollup may hold), only the sections of those files. A header forged in
     a file's content may name anything: an ignored `.env` is then neither read nor named."""
     data = rollup.encode("utf-8", "surrogateescape")
-    found = Freshness()
+    found = _Freshness()
     left = budget
     pos = 0
     with Tree(root) as tree:

@@ -1,6 +1,6 @@
 """The tree-sitter engine of the outline: one table of node types per language, and the walk it drives.
 
-Per language, a `Grammar` says which node types are definitions, which of those hold members that
+Per language, a `_Grammar` says which node types are definitions, which of those hold members that
 are listed one level deeper (classes, interfaces, impls, namespaces), which nodes wrap one definition
 and lend it their start (decorators, `export`, `template <...>`), and which are transparent groups
 whose children stand at the same level (`#ifdef` include guards, `extern "C" {`, Go's `type (...)`,
@@ -29,10 +29,10 @@ from code_commit.rollup.definitions import MAX_DEPTH, MAX_ENTRIES, Entry, one_li
 if TYPE_CHECKING:
     from tree_sitter import Node, Parser
 
-MAX_GROUP_NESTING = 32  # #ifdef inside #ifdef inside ...: bounds the walk's recursion
+_MAX_GROUP_NESTING = 32  # #ifdef inside #ifdef inside ...: bounds the walk's recursion
 # More than this share of the top level in ERROR: a dialect or a template the grammar does not know;
 # the plain engine says more.
-MAX_ERROR_SHARE = 0.5
+_MAX_ERROR_SHARE = 0.5
 
 
 def _words(*texts: str) -> frozenset[str]:
@@ -40,7 +40,7 @@ def _words(*texts: str) -> frozenset[str]:
 
 
 @dataclass(frozen=True)
-class Grammar:
+class _Grammar:
     module: str  # the grammar package's module
     function: str  # its function that returns the language
     defs: frozenset[str]  # nodes shown as definitions
@@ -60,7 +60,7 @@ _C_DEFS = _words(
 )
 _JS_DEFS = _words("function_declaration generator_function_declaration class_declaration method_definition")
 _JS_HOLDERS = _words("lexical_declaration variable_declaration expression_statement")
-_TS = Grammar(
+_TS = _Grammar(
     "tree_sitter_typescript",
     "language_typescript",
     defs=_JS_DEFS
@@ -77,8 +77,8 @@ _TS = Grammar(
     holders=_JS_HOLDERS,
 )
 
-GRAMMARS: dict[str, Grammar] = {
-    "python": Grammar(
+GRAMMARS: dict[str, _Grammar] = {
+    "python": _Grammar(
         "tree_sitter_python",
         "language",
         defs=_words("function_definition class_definition"),
@@ -86,7 +86,7 @@ GRAMMARS: dict[str, Grammar] = {
         wrappers=_words("decorated_definition"),
         bodies=_words("block"),
     ),
-    "javascript": Grammar(
+    "javascript": _Grammar(
         "tree_sitter_javascript",
         "language",
         defs=_JS_DEFS,
@@ -96,8 +96,8 @@ GRAMMARS: dict[str, Grammar] = {
         holders=_JS_HOLDERS,
     ),
     "typescript": _TS,
-    "tsx": Grammar(**{**_TS.__dict__, "function": "language_tsx"}),
-    "java": Grammar(
+    "tsx": _Grammar(**{**_TS.__dict__, "function": "language_tsx"}),
+    "java": _Grammar(
         "tree_sitter_java",
         "language",
         defs=_words(
@@ -111,14 +111,14 @@ GRAMMARS: dict[str, Grammar] = {
         groups=_words("ERROR enum_body_declarations"),
         bodies=_words("class_body interface_body enum_body annotation_type_body block constructor_body"),
     ),
-    "c": Grammar(
+    "c": _Grammar(
         "tree_sitter_c",
         "language",
         defs=_C_DEFS | _words("declaration"),  # a declaration only when it declares a function
         groups=_C_GROUPS,
         bodies=_words("compound_statement field_declaration_list enumerator_list"),
     ),
-    "cpp": Grammar(
+    "cpp": _Grammar(
         "tree_sitter_cpp",
         "language",
         defs=_C_DEFS
@@ -129,7 +129,7 @@ GRAMMARS: dict[str, Grammar] = {
         groups=_C_GROUPS,
         bodies=_words("compound_statement field_declaration_list enumerator_list declaration_list"),
     ),
-    "rust": Grammar(
+    "rust": _Grammar(
         "tree_sitter_rust",
         "language",
         defs=_words(
@@ -139,7 +139,7 @@ GRAMMARS: dict[str, Grammar] = {
         containers=_words("trait_item impl_item mod_item"),
         bodies=_words("block declaration_list field_declaration_list enum_variant_list {"),  # {: macro_rules!
     ),
-    "go": Grammar(
+    "go": _Grammar(
         "tree_sitter_go",
         "language",
         defs=_words("function_declaration method_declaration type_spec type_alias method_elem"),
@@ -188,7 +188,7 @@ def tree_sitter_outline(language: str, data: bytes) -> list[Entry] | None:
     if parser is None:
         return None
     root = parser.parse(data).root_node
-    if root.has_error and _error_share(root) > MAX_ERROR_SHARE:
+    if root.has_error and _error_share(root) > _MAX_ERROR_SHARE:
         return None
     entries: list[Entry] = []
     for entry in _walk(root, GRAMMARS[language], data, 0, 0):
@@ -198,8 +198,8 @@ def tree_sitter_outline(language: str, data: bytes) -> list[Entry] | None:
     return entries
 
 
-def _walk(node: Node, grammar: Grammar, data: bytes, depth: int, nesting: int) -> Iterator[Entry]:
-    if depth > MAX_DEPTH or nesting > MAX_GROUP_NESTING:
+def _walk(node: Node, grammar: _Grammar, data: bytes, depth: int, nesting: int) -> Iterator[Entry]:
+    if depth > MAX_DEPTH or nesting > _MAX_GROUP_NESTING:
         return
     for child in node.named_children:
         kind = child.type
@@ -228,7 +228,7 @@ def _walk(node: Node, grammar: Grammar, data: bytes, depth: int, nesting: int) -
                 yield _entry(child, held, grammar, data, depth, _held_name(child))
 
 
-def _definition(node: Node, grammar: Grammar, data: bytes, depth: int, nesting: int, start: Node) -> Iterator[Entry]:
+def _definition(node: Node, grammar: _Grammar, data: bytes, depth: int, nesting: int, start: Node) -> Iterator[Entry]:
     yield _entry(start, node, grammar, data, depth, _name(node))
     if node.type in grammar.containers:
         body = _find_body(node, grammar)
@@ -238,7 +238,7 @@ def _definition(node: Node, grammar: Grammar, data: bytes, depth: int, nesting: 
             yield from _walk(body, grammar, data, depth + 1, nesting)
 
 
-def _entry(start: Node, node: Node, grammar: Grammar, data: bytes, depth: int, name: str) -> Entry:
+def _entry(start: Node, node: Node, grammar: _Grammar, data: bytes, depth: int, name: str) -> Entry:
     body = _find_body(node, grammar)
     end = body.start_byte if body is not None else node.end_byte
     for child in node.children:  # `def f():  # why`: a comment before the body is not the signature
@@ -274,7 +274,7 @@ def _held_name(node: Node) -> str:
     return ""
 
 
-def _find_body(node: Node, grammar: Grammar) -> Node | None:
+def _find_body(node: Node, grammar: _Grammar) -> Node | None:
     """Where the definition's body starts: the `body` field, else the first node of a body type found
     breadth-first, at most three levels down (`typedef struct {...} x`, Go's `type T struct {...}`)."""
     body = node.child_by_field_name("body")
@@ -296,7 +296,7 @@ def _find_body(node: Node, grammar: Grammar) -> Node | None:
     return None
 
 
-def _wrapped_definition(node: Node, grammar: Grammar) -> Node | None:
+def _wrapped_definition(node: Node, grammar: _Grammar) -> Node | None:
     found = node.child_by_field_name("definition") or node.child_by_field_name("declaration")
     if found is not None:
         return found if found.type in grammar.defs or found.type in grammar.holders else None

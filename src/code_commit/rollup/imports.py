@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from functools import cached_property
 
 MAX_IMPORT_BYTES = 256 * 1024
-MAX_IMPORTS = 32
+_MAX_IMPORTS = 32
 
 _PY_FROM = re.compile(r"^[ \t]*from[ \t]+(\.*)([\w.]*)[ \t]+import[ \t]+\(?([^)#\n]*)", re.MULTILINE)
 _PY_IMPORT = re.compile(r"^[ \t]*import[ \t]+([\w.]+(?:[ \t]*,[ \t]*[\w.]+)*)", re.MULTILINE)
@@ -117,7 +117,7 @@ def imported(path: str, data: bytes, project: Project) -> list[str]:
         found = sorted(p for p in project.tracked if posixpath.dirname(p) == folder and p.endswith(".go"))
     else:
         found = []
-    return list(dict.fromkeys(p for p in found if p != path))[:MAX_IMPORTS]
+    return list(dict.fromkeys(p for p in found if p != path))[:_MAX_IMPORTS]
 
 
 def _python(text: str, folder: str, project: Project) -> list[str]:

@@ -19,9 +19,9 @@ from code_commit.credentials import KEY_FILES
 from code_commit.errors import SetupError
 from code_commit.git.env import GIT_TIMEOUT, run_git
 
-EXCLUDED_DIR = CONFIG_DIR.encode()
+_EXCLUDED_DIR = CONFIG_DIR.encode()
 # What code-commit writes in agent-config/: a nested folder that holds one of them is a project's.
-TOOL_FILES = frozenset(name.encode() for name in (*KEY_FILES.values(), CONFIG_FILE, QUERY_NAME, ROLLUP_NAME, LOGS_DIR))
+_TOOL_FILES = frozenset(name.encode() for name in (*KEY_FILES.values(), CONFIG_FILE, QUERY_NAME, ROLLUP_NAME, LOGS_DIR))
 
 
 @dataclass(frozen=True)
@@ -76,13 +76,13 @@ def tool_dirs(paths: list[bytes]) -> set[bytes]:
     for path in paths:
         parts = path.split(b"/")
         for i, part in enumerate(parts[1:-1], start=1):
-            if part == EXCLUDED_DIR and parts[i + 1] in TOOL_FILES:
+            if part == _EXCLUDED_DIR and parts[i + 1] in _TOOL_FILES:
                 found.add(b"/".join(parts[: i + 1]) + b"/")
     return found
 
 
 def excluded_dir(path: bytes, tools: set[bytes]) -> bool:
     """Under the root's agent-config/, or a nested project's (`sub/agent-config/anthropic-api-key`)."""
-    if path == EXCLUDED_DIR or path.startswith(EXCLUDED_DIR + b"/"):
+    if path == _EXCLUDED_DIR or path.startswith(_EXCLUDED_DIR + b"/"):
         return True
-    return bool(tools) and b"/" + EXCLUDED_DIR + b"/" in path and any(path.startswith(tool) for tool in tools)
+    return bool(tools) and b"/" + _EXCLUDED_DIR + b"/" in path and any(path.startswith(tool) for tool in tools)

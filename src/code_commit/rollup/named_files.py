@@ -84,7 +84,7 @@ _HAS_EXT = re.compile(r"\.[A-Za-z][A-Za-z0-9+_-]{0,9}$")
 
 
 @dataclass(frozen=True)
-class Hit:
+class _Hit:
     path: str  # project-relative, tracked
     line: int | None
 
@@ -119,7 +119,7 @@ def _mentions(output: str) -> Iterator[_Mention]:
                     return
 
 
-def normalise(raw: str, roots: tuple[str, ...]) -> str | None:
+def _normalise(raw: str, roots: tuple[str, ...]) -> str | None:
     """A project-relative POSIX path, or None when it lies outside the project (system headers, /rustc/...)."""
     path = unquote(raw.removeprefix("file://")) if raw.startswith("file://") else raw
     while path.startswith("//"):
@@ -138,14 +138,14 @@ def normalise(raw: str, roots: tuple[str, ...]) -> str | None:
     return path
 
 
-def named_files(output: str, roots: tuple[str, ...], project: Project) -> list[Hit]:
+def named_files(output: str, roots: tuple[str, ...], project: Project) -> list[_Hit]:
     """The tracked files `output` names, each once, in the order of its first mention. `roots`: the
     project's absolute path as the build may have printed it (as given, and with symlinks resolved)."""
-    seen: dict[str, Hit] = {}
+    seen: dict[str, _Hit] = {}
     for mention in _mentions(output):
         path = _resolve(mention, roots, project)
         if path is not None and path not in seen:
-            seen[path] = Hit(path, mention.line)
+            seen[path] = _Hit(path, mention.line)
     return list(seen.values())
 
 
@@ -156,7 +156,7 @@ def _resolve(mention: _Mention, roots: tuple[str, ...], project: Project) -> str
         return stems[0] if len(stems) == 1 else None
     if not (_HAS_EXT.search(name) or name in _EXTENSIONLESS):
         return None
-    path = normalise(mention.path, roots)
+    path = _normalise(mention.path, roots)
     if path is None:
         return None
     if mention.jvm_class is not None:  # com.acme.SquareTest + SquareTest.java -> .../com/acme/SquareTest.java

@@ -41,7 +41,7 @@ class Outline:
         return frozenset(entry.name for entry in self.entries if entry.name)
 
 
-def language_of(path: str) -> str | None:
+def _language_of(path: str) -> str | None:
     name = path.rsplit("/", 1)[-1].lower()
     return LANGUAGES.get("." + name.rsplit(".", 1)[-1]) if "." in name else None
 
@@ -49,7 +49,7 @@ def language_of(path: str) -> str | None:
 def outline(path: str, data: bytes) -> Outline:
     """The outline of `data`, the content of the file at `path` (its extension picks the grammar)."""
     data = data[:MAX_OUTLINE_BYTES]
-    language = language_of(path)
+    language = _language_of(path)
     if language is not None:
         entries = tree_sitter_outline(language, data)
         if entries is not None:

@@ -18,7 +18,7 @@ import re
 
 from code_commit.rollup.definitions import MAX_ENTRIES, Entry, one_line
 
-PLAIN_JOIN_LINES = 6
+_PLAIN_JOIN_LINES = 6
 MAX_LINE = 1000  # characters: a longer line is no definition worth a line, and bounds the regex work
 
 _DEF_WORDS = (
@@ -70,7 +70,7 @@ def plain_outline(data: bytes) -> list[Entry]:
                 continue
         signature = line.strip()
         last = number
-        while _open_brackets(signature) > 0 and last + 1 < len(lines) and last - number < PLAIN_JOIN_LINES:
+        while _open_brackets(signature) > 0 and last + 1 < len(lines) and last - number < _PLAIN_JOIN_LINES:
             last += 1
             signature += " " + lines[last].strip()[:MAX_LINE]
         signature = _cut(signature)

@@ -45,7 +45,7 @@ if TYPE_CHECKING:
 
 HOLDS_SECRET = "holds a secret: an API key or a secret variable's value"
 KEEP_IN_MEMORY = 64 * 2**20
-NOT_TRACKED = "not tracked by git"
+_NOT_TRACKED = "not tracked by git"
 OUTLINED_KINDS = (Kind.SOURCE, Kind.TEST)
 # O_NOFOLLOW: a symlink swapped in after the lstat is refused, not followed.
 # O_NONBLOCK: a FIFO swapped in after the lstat cannot hang the run.
@@ -98,7 +98,7 @@ def judge(
         forced = included[name] is not None
         reason = "rollup_exclude" if excluded[name] is not None else None
         if reason is None and not forced:  # untracked build output, a stray .env: by name only, never read
-            reason = NOT_TRACKED if path in untracked else excluded_by_name(name)
+            reason = _NOT_TRACKED if path in untracked else excluded_by_name(name)
         if reason is not None:
             with contextlib.suppress(OSError):
                 st = os.stat(path, dir_fd=root_fd, follow_symlinks=False)

@@ -34,15 +34,15 @@ from code_commit.rollup.imports import GENERIC_STEMS, Project, imported, subject
 from code_commit.rollup.outline import Outline, outline
 from code_commit.rollup.rules import CODE_SUFFIXES
 
-MAX_QUERY = 8192
-MAX_SCORED = 256 * 1024
-MAX_OUTLINED = 300
-TOP_USES = 8
-NAMED = 100.0
-DEFINES = 20.0
-DEFINES_WORD = 5.0
-PATH_WORD = 5.0
-STRONG = DEFINES_WORD * 2  # a named path or identifier, not a plain word alone
+_MAX_QUERY = 8192
+_MAX_SCORED = 256 * 1024
+_MAX_OUTLINED = 300
+_TOP_USES = 8
+_NAMED = 100.0
+_DEFINES = 20.0
+_DEFINES_WORD = 5.0
+_PATH_WORD = 5.0
+_STRONG = _DEFINES_WORD * 2  # a named path or identifier, not a plain word alone
 K1, B = 1.2, 0.75
 
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]{2,}")
@@ -66,11 +66,11 @@ class Query:
 
     @classmethod
     def parse(cls, text: str) -> Query:
-        text = text[:MAX_QUERY]
+        text = text[:_MAX_QUERY]
         words = [w for w in _WORD.findall(text) if w.lower() not in _STOP]
         identifiers = frozenset(w for w in words if _code_shaped(w))
         plain = frozenset(w.lower() for w in words if w not in identifiers)
-        parts = Counter(p for w in words for p in split_identifier(w) if p not in _STOP)
+        parts = Counter(p for w in words for p in _split_identifier(w) if p not in _STOP)
         paths = frozenset(p.strip("./") for p in _PATHLIKE.findall(text) if p.strip("./"))
         return cls(identifiers, plain, parts, paths)
 
@@ -80,15 +80,15 @@ class Query:
 
 
 @dataclass
-class Relevance:
+class _Relevance:
     score: float = 0.0
     strong: bool = False
     reasons: list[str] = field(default_factory=list)
-    top: bool = False  # among the TOP_USES files that use the query's words most
+    top: bool = False  # among the _TOP_USES files that use the query's words most
     outline: Outline | None = None  # the whole file's outline, when its definitions were scored: made once
 
 
-def split_identifier(word: str) -> list[str]:
+def _split_identifier(word: str) -> list[str]:
     """TTLCache -> [ttl, cache]; max_size -> [max, size]; HTTPServer2 -> [http, server2]."""
     return [p.lower() for chunk in word.split("_") for p in _PARTS.findall(chunk) if len(p) > 1]
 
@@ -97,9 +97,9 @@ def _code_shaped(word: str) -> bool:
     return "_" in word.strip("_") or any(c.isdigit() for c in word) or any(c.isupper() for c in word[1:])
 
 
-def relevance(query: Query, files: Mapping[str, bytes | None], tracked: frozenset[str]) -> dict[str, Relevance]:
+def relevance(query: Query, files: Mapping[str, bytes | None], tracked: frozenset[str]) -> dict[str, _Relevance]:
     """Each file's relevance to `query`. `files`: path -> its bytes (None: not read; scored by its path)."""
-    scores = {path: Relevance() for path in files}
+    scores = {path: _Relevance() for path in files}
     if query.empty:
         return scores
     counts = {path: _identifier_parts(data) for path, data in files.items() if data is not None}
@@ -113,7 +113,7 @@ def relevance(query: Query, files: Mapping[str, bytes | None], tracked: frozense
         if data is None:
             continue
         names_one = any(word.encode() in data for word in query.identifiers) or _holds_a_word(data, query.words)
-        if outlined < MAX_OUTLINED and _is_code(path) and names_one:
+        if outlined < _MAX_OUTLINED and _is_code(path) and names_one:
             outlined += 1
             _score_definitions(query, path, data, found)
         bm25 = _bm25(query.parts, counts[path], average, frequency, len(counts))
@@ -123,7 +123,7 @@ def relevance(query: Query, files: Mapping[str, bytes | None], tracked: frozense
             found.reasons.append(f"uses {', '.join(used)}")
     _hop(scores, files, tracked)
     ranked = sorted((r.score, path) for path, r in scores.items() if not r.strong and r.score > 0)
-    for _, path in ranked[::-1][:TOP_USES]:
+    for _, path in ranked[::-1][:_TOP_USES]:
         scores[path].top = True
     return scores
 
@@ -134,42 +134,42 @@ def _is_code(path: str) -> bool:
 
 
 def _holds_a_word(data: bytes, words: frozenset[str]) -> bool:
-    lower = data[:MAX_SCORED].lower()
+    lower = data[:_MAX_SCORED].lower()
     return any(word.encode() in lower for word in words)
 
 
 def _identifier_parts(data: bytes) -> Counter[str]:
-    text = data[:MAX_SCORED].decode("utf-8", "replace")
-    return Counter(part for word in _WORD.findall(text) for part in split_identifier(word))
+    text = data[:_MAX_SCORED].decode("utf-8", "replace")
+    return Counter(part for word in _WORD.findall(text) for part in _split_identifier(word))
 
 
-def _score_path(query: Query, path: str, found: Relevance) -> None:
+def _score_path(query: Query, path: str, found: _Relevance) -> None:
     name = posixpath.basename(path)
     stem = name.split(".", 1)[0]
     named = any(path == p or path.endswith("/" + p) or name == p for p in query.paths)
     if named or (stem in query.identifiers and stem.lower() not in GENERIC_STEMS and len(stem) > 3):
-        found.score += NAMED
+        found.score += _NAMED
         found.strong = True
         found.reasons.append("named in the query")
     folders = {part.lower() for part in re.split(r"[/._-]", path) if part}
     if folders & (query.words | {w.lower() for w in query.identifiers} | set(query.parts)):
-        found.score += PATH_WORD
+        found.score += _PATH_WORD
         found.reasons.append("its path has a word of the query")
 
 
-def _score_definitions(query: Query, path: str, data: bytes, found: Relevance) -> None:
-    shape = outline(path, data[:MAX_SCORED])
-    if len(data) <= MAX_SCORED:  # the outline of all of it: the rollup shows this one, if any
+def _score_definitions(query: Query, path: str, data: bytes, found: _Relevance) -> None:
+    shape = outline(path, data[:_MAX_SCORED])
+    if len(data) <= _MAX_SCORED:  # the outline of all of it: the rollup shows this one, if any
         found.outline = shape
     names = shape.names
     defined = sorted(query.identifiers & names)
     words = sorted(query.words & {n.lower() for n in names})
     if defined:
-        found.score += DEFINES * len(defined)
+        found.score += _DEFINES * len(defined)
         found.strong = True
         found.reasons.append("defines " + ", ".join(defined[:5]))
     if words:
-        found.score += DEFINES_WORD * len(words)
+        found.score += _DEFINES_WORD * len(words)
         found.reasons.append("defines " + ", ".join(words[:5]))
 
 
@@ -184,7 +184,7 @@ def _bm25(parts: Counter[str], counts: Counter[str], average: float, frequency: 
     return score
 
 
-def _hop(scores: dict[str, Relevance], files: Mapping[str, bytes | None], tracked: frozenset[str]) -> None:
+def _hop(scores: dict[str, _Relevance], files: Mapping[str, bytes | None], tracked: frozenset[str]) -> None:
     """A strong file's imports, its test or subject, and its header or source share half its score."""
     project = Project(tracked)
     strong = sorted((path for path, r in scores.items() if r.strong), key=lambda p: -scores[p].score)
@@ -201,7 +201,7 @@ def _hop(scores: dict[str, Relevance], files: Mapping[str, bytes | None], tracke
             theirs.reasons.append(f"goes with {path}")
 
 
-def _pairs(scores: Mapping[str, Relevance]) -> dict[str, list[str]]:
+def _pairs(scores: Mapping[str, _Relevance]) -> dict[str, list[str]]:
     """A test and its subject, a header and its source: paths that share a subject key."""
     groups: dict[str, list[str]] = {}
     for path in scores:

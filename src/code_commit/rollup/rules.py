@@ -32,17 +32,17 @@ from __future__ import annotations
 import enum
 import re
 
-LOCK_FILES = frozenset(
+_LOCK_FILES = frozenset(
     """uv.lock poetry.lock Pipfile.lock pdm.lock pixi.lock conda-lock.yml package-lock.json npm-shrinkwrap.json
     yarn.lock pnpm-lock.yaml bun.lockb bun.lock deno.lock Cargo.lock go.sum go.work.sum Gemfile.lock
     composer.lock mix.lock flake.lock Package.resolved Podfile.lock pubspec.lock gradle.lockfile
     packages.lock.json paket.lock cabal.project.freeze stack.yaml.lock MODULE.bazel.lock""".split()
 )
-IMAGE_SUFFIXES = frozenset(
+_IMAGE_SUFFIXES = frozenset(
     ".png .jpg .jpeg .gif .bmp .ico .icns .webp .avif .heic .tif .tiff .psd .xcf .svg .eps".split()
 )
-TRANSLATION_SUFFIXES = frozenset(".po .pot .mo .xlf .xliff".split())
-MINIFIED_SUFFIXES = frozenset(".min.js .min.mjs .min.css .js.map .css.map".split())
+_TRANSLATION_SUFFIXES = frozenset(".po .pot .mo .xlf .xliff".split())
+_MINIFIED_SUFFIXES = frozenset(".min.js .min.mjs .min.css .js.map .css.map".split())
 
 CODE_SUFFIXES = frozenset(
     """.py .pyi .pyx .pxd .js .mjs .cjs .jsx .ts .mts .cts .tsx .vue .svelte .rs .go .c .h .cc .cpp .cxx
@@ -50,43 +50,43 @@ CODE_SUFFIXES = frozenset(
     .r .jl .ex .exs .erl .hrl .hs .ml .mli .clj .cljs .dart .zig .nim .sh .bash .zsh .fish .ps1 .bat
     .sql .proto .graphql .css .scss .sass .less .html .htm .cmake .mk .tf .nix .el .vim""".split()
 )
-DOC_SUFFIXES = frozenset(".md .markdown .rst .txt .adoc .asciidoc .org .tex".split())
-DOC_NAMES = frozenset(
+_DOC_SUFFIXES = frozenset(".md .markdown .rst .txt .adoc .asciidoc .org .tex".split())
+_DOC_NAMES = frozenset(
     "readme license licence copying notice authors contributors changelog changes history news".split()
 )
-DATA_SUFFIXES = frozenset(
+_DATA_SUFFIXES = frozenset(
     """.json .jsonl .ndjson .json5 .yaml .yml .toml .csv .tsv .xml .ini .cfg .conf .dat .txt .ics .vcf
     .eml .parquet .arrow .npy .pkl .pickle .db .sqlite""".split()
 )
 # Files that say how the project builds: source, whatever their format.
-MANIFESTS = frozenset(
+_MANIFESTS = frozenset(
     """pyproject.toml setup.cfg tox.ini pytest.ini Pipfile package.json tsconfig.json deno.json Cargo.toml
     go.mod go.work Gemfile composer.json pom.xml build.gradle build.gradle.kts settings.gradle
     CMakeLists.txt meson.build meson_options.txt meson.options Makefile GNUmakefile makefile Makefile.am
     configure.ac Dockerfile pubspec.yaml mix.exs BUILD BUILD.bazel WORKSPACE MODULE.bazel""".split()
 )
-TEST_DIRS = frozenset(
+_TEST_DIRS = frozenset(
     "test tests testing __tests__ spec specs testdata test_data test-data e2e fixtures fuzz fuzzing".split()
 )
 # Inputs to a fuzzer or a test, whatever their names: never source, even code-looking files.
-CORPUS_DIRS = frozenset("corpus corpora fuzz_corpus fuzz-corpus".split())
-DOC_DIRS = frozenset({"docs", "doc", "documentation"})
+_CORPUS_DIRS = frozenset("corpus corpora fuzz_corpus fuzz-corpus".split())
+_DOC_DIRS = frozenset({"docs", "doc", "documentation"})
 # LICENSE, LICENSE-MIT, license_apache, COPYING-LGPL, README-dev: the name, then a variant after - or _.
-_DOC_NAME = re.compile(r"(?:" + "|".join(sorted(DOC_NAMES)) + r")(?:[-_].*)?$")
+_DOC_NAME = re.compile(r"(?:" + "|".join(sorted(_DOC_NAMES)) + r")(?:[-_].*)?$")
 _TEST_NAME = re.compile(r"(^test_.*|.*_test\.[^.]+|.*\.(test|spec)\.[^.]+|^conftest\.py)$")
 
 # A generated file says so near its top; only the first bytes are searched.
 # The marker must stand in a comment line, so code or prose that merely names it is not caught, and
 # "do not edit" counts only beside "generated" ("# DO NOT EDIT THIS LINE MANUALLY" is a hand-kept file).
-GENERATED_MARKERS = re.compile(
+_GENERATED_MARKERS = re.compile(
     rb"^[ \t]*(?:#|//|/\*|\*|<!--|--|;|%).*"
     rb"(?:@generated\b|(?i:generated).*(?i:do not edit)|(?i:do not edit).*(?i:generated))",
     re.MULTILINE,
 )
-GENERATED_WINDOW = 1024
-# Minified or machine-written: lines this long on average in a file of at least MIN_LONG_LINES_FILE bytes.
-LONG_LINE_MEAN = 300
-MIN_LONG_LINES_FILE = 2048
+_GENERATED_WINDOW = 1024
+# Minified or machine-written: lines this long on average in a file of at least _MIN_LONG_LINES_FILE bytes.
+_LONG_LINE_MEAN = 300
+_MIN_LONG_LINES_FILE = 2048
 
 
 class Kind(enum.IntEnum):
@@ -117,28 +117,28 @@ def kind_of(path: str) -> Kind:
     name = parts[-1]
     folders = [p.lower() for p in parts[:-1]]
     suffix, _ = _suffixes(name)
-    if name in MANIFESTS:
+    if name in _MANIFESTS:
         return Kind.SOURCE
-    if any(f in CORPUS_DIRS for f in folders):
+    if any(f in _CORPUS_DIRS for f in folders):
         return Kind.DATA
-    in_tests = any(f in TEST_DIRS for f in folders)
+    in_tests = any(f in _TEST_DIRS for f in folders)
     if in_tests or _TEST_NAME.match(name):
         if suffix in CODE_SUFFIXES:
             return Kind.TEST
         if in_tests:
             return Kind.DOCS if suffix in (".md", ".rst") else Kind.DATA
-    if any(f in DOC_DIRS for f in folders):
+    if any(f in _DOC_DIRS for f in folders):
         return Kind.DOCS
     if suffix in CODE_SUFFIXES:
         return Kind.SOURCE
     stem = name.lower().split(".", 1)[0]
-    if _DOC_NAME.match(stem) or (suffix in DOC_SUFFIXES and not stem.startswith("requirements")):
+    if _DOC_NAME.match(stem) or (suffix in _DOC_SUFFIXES and not stem.startswith("requirements")):
         return Kind.DOCS
     if stem.startswith("requirements"):
         return Kind.SOURCE
     if name.startswith(".") or any(f.startswith(".") for f in folders):
         return Kind.CONFIG
-    if suffix in DATA_SUFFIXES:
+    if suffix in _DATA_SUFFIXES:
         return Kind.CONFIG if len(parts) == 1 else Kind.DATA
     return Kind.SOURCE
 
@@ -146,14 +146,14 @@ def kind_of(path: str) -> Kind:
 def excluded_by_name(path: str) -> str | None:
     """Why a file is left out by default from its path alone, or None."""
     name = path.rsplit("/", 1)[-1]
-    if name in LOCK_FILES:
+    if name in _LOCK_FILES:
         return "lock file"
     suffix, double = _suffixes(name)
-    if suffix in IMAGE_SUFFIXES:
+    if suffix in _IMAGE_SUFFIXES:
         return "image"
-    if suffix in TRANSLATION_SUFFIXES:
+    if suffix in _TRANSLATION_SUFFIXES:
         return "translation catalog"
-    if double in MINIFIED_SUFFIXES or suffix == ".map":
+    if double in _MINIFIED_SUFFIXES or suffix == ".map":
         return "minified or source map"
     return None
 
@@ -161,10 +161,10 @@ def excluded_by_name(path: str) -> str | None:
 def excluded_by_content(data: bytes, kind: Kind) -> str | None:
     """Why a file is left out by default from its bytes, or None. Docs are never judged by line
     length: a Markdown paragraph may be written on one line."""
-    if GENERATED_MARKERS.search(data, 0, GENERATED_WINDOW):
+    if _GENERATED_MARKERS.search(data, 0, _GENERATED_WINDOW):
         return "generated"
-    if kind is not Kind.DOCS and len(data) >= MIN_LONG_LINES_FILE:
+    if kind is not Kind.DOCS and len(data) >= _MIN_LONG_LINES_FILE:
         lines = data.count(b"\n") + (0 if data.endswith(b"\n") else 1)
-        if len(data) / lines > LONG_LINE_MEAN:
+        if len(data) / lines > _LONG_LINE_MEAN:
             return "minified or machine-written (very long lines)"
     return None

@@ -21,17 +21,17 @@ from code_commit.rollup.outline import Outline, outline
 from code_commit.rollup.reading import OUTLINED_KINDS, Candidate, holds_secret, read_head
 from code_commit.rollup.rules import Kind
 
-# Configuration, docs and data take at most CONTEXT_SHARE of the bytes source and tests take, or whatever brings the
-# rollup up to SMALL_ROLLUP bytes: a small project's README costs little and says much.
-CONTEXT_SHARE = 0.15
-SMALL_ROLLUP = 16 * 1024
-OVER_BUDGET = "over the token budget"
-OVER_SHARE = "config, docs and data over their share"
+# Configuration, docs and data take at most _CONTEXT_SHARE of the bytes source and tests take, or whatever brings the
+# rollup up to _SMALL_ROLLUP bytes: a small project's README costs little and says much.
+_CONTEXT_SHARE = 0.15
+_SMALL_ROLLUP = 16 * 1024
+_OVER_BUDGET = "over the token budget"
+_OVER_SHARE = "config, docs and data over their share"
 # When not every file fits whole, this share of the budget is kept for the outlines of the source and
 # test files that do not (more when the whole files leave more).
-OUTLINE_SHARE = 0.2
-RELEVANT_SHOWN = 3  # the files relevant to the query that `code-commit rollup` names, with why
-FIRST_LINES = 8  # every outlined file's first share: so many top-level definitions, before any grows
+_OUTLINE_SHARE = 0.2
+_RELEVANT_SHOWN = 3  # the files relevant to the query that `code-commit rollup` names, with why
+_FIRST_LINES = 8  # every outlined file's first share: so many top-level definitions, before any grows
 
 
 @dataclass(frozen=True)
@@ -58,7 +58,7 @@ def rank(candidates: list[Candidate], query: str | None, tracked: frozenset[str]
         found = scores.get(candidate.path.decode())
         candidate.shape = None if found is None else found.outline
     strongest = sorted((p for p, r in scores.items() if r.strong), key=lambda p: (-scores[p].score, p))
-    result.relevant = [f"{path} ({'; '.join(scores[path].reasons)})" for path in strongest[:RELEVANT_SHOWN]]
+    result.relevant = [f"{path} ({'; '.join(scores[path].reasons)})" for path in strongest[:_RELEVANT_SHOWN]]
 
     def key(candidate: Candidate) -> tuple[bool, int, float, Kind, int, bytes]:
         found = scores.get(candidate.path.decode())
@@ -79,11 +79,11 @@ def rank(candidates: list[Candidate], query: str | None, tracked: frozenset[str]
 def choose(ranked: list[Candidate], budget: int, result: Rollup) -> tuple[list[Candidate], list[Candidate], float]:
     """What fits whole, in path order; the source and test files that do not, in rank order, for their
     outlines; and the room left for those. Config, docs and data take at most their share of what source
-    and tests take. When not everything fits, OUTLINE_SHARE of the budget is kept for the outlines."""
+    and tests take. When not everything fits, _OUTLINE_SHARE of the budget is kept for the outlines."""
     room = budget * CHARS_PER_TOKEN_HIGH_ESTIMATE if budget else float("inf")
     everything = sum(c.cost for c in ranked if c.too_big is None)
     fits = everything <= room and all(c.too_big is None for c in ranked)
-    whole_room = room if fits else room * (1 - OUTLINE_SHARE)
+    whole_room = room if fits else room * (1 - _OUTLINE_SHARE)
     chosen: list[Candidate] = []
     pending: list[Candidate] = []
     code = context = used = 0
@@ -93,9 +93,9 @@ def choose(ranked: list[Candidate], budget: int, result: Rollup) -> tuple[list[C
             if candidate.kind in OUTLINED_KINDS:
                 pending.append(candidate)
             else:
-                result.left_out.append(LeftOut(candidate.path.decode(), OVER_BUDGET, candidate.size))
-        elif context_file and context + candidate.cost > max(code * CONTEXT_SHARE, SMALL_ROLLUP - code):
-            result.left_out.append(LeftOut(candidate.path.decode(), OVER_SHARE, candidate.size))
+                result.left_out.append(LeftOut(candidate.path.decode(), _OVER_BUDGET, candidate.size))
+        elif context_file and context + candidate.cost > max(code * _CONTEXT_SHARE, _SMALL_ROLLUP - code):
+            result.left_out.append(LeftOut(candidate.path.decode(), _OVER_SHARE, candidate.size))
         else:
             chosen.append(candidate)
             used += candidate.cost
@@ -117,7 +117,7 @@ def outline_pending(
     room -= len(OUTLINES_LABEL)
     for candidate in pending:
         name = candidate.path.decode()
-        why = candidate.too_big or OVER_BUDGET
+        why = candidate.too_big or _OVER_BUDGET
         size = None if candidate.too_big else candidate.size  # an oversized file's reason says its size
         if room < len(OUTLINE_HEADER % (candidate.path, b"")):  # no file is parsed once nothing can fit
             result.left_out.append(LeftOut(name, why, size))
@@ -130,7 +130,7 @@ def outline_pending(
         lines = data.count(b"\n") + (0 if data.endswith(b"\n") else 1)
         of = f"{lines:,} lines" if len(data) >= candidate.size else f"its first {size_text(len(data))}"
         of += f"; {why}" if candidate.too_big else f", {size_text(candidate.size)}; {why}"
-        text = _outline_text(candidate.path, shape, of, room, FIRST_LINES)
+        text = _outline_text(candidate.path, shape, of, room, _FIRST_LINES)
         if text is None:
             result.left_out.append(LeftOut(name, why, size))
             continue

@@ -29,12 +29,12 @@ from code_commit.rollup.listing import ask_git, list_files
 from code_commit.rollup.reading import HOLDS_SECRET, OPEN_FLAGS, Candidate, Omitted, holds_secret, judge, read_content
 from code_commit.rollup.selection import Outlined, choose, outline_pending, rank
 
-DEFAULT_OUTPUT = ROLLUP_FILE
+_DEFAULT_OUTPUT = ROLLUP_FILE
 DEFAULT_MAX_FILE_SIZE = Settings().rollup_max_file_size
 _WRITE_BUFFER = 1 << 20
 
 
-class Reporter(Protocol):
+class _Reporter(Protocol):
     def info(self, text: str) -> None: ...
     def warn(self, text: str) -> None: ...
 
@@ -55,7 +55,7 @@ def write_rollup(
 
     exclude = PathPatterns(settings.rollup_exclude, "rollup_exclude")
     include = PathPatterns(settings.rollup_include, "rollup_include")
-    target = root / (output if output is not None else DEFAULT_OUTPUT)
+    target = root / (output if output is not None else _DEFAULT_OUTPUT)
     listing = list_files(root)  # before creating anything, so a non-repository leaves no trace
     paths = listing.paths
     _check_output(root, target, given=output is not None)
@@ -70,7 +70,7 @@ def write_rollup(
         raise SetupError(f"cannot create {target.parent}: {exc.strerror}") from exc
     if own is not None:  # an output inside the tree must not roll itself up on the next run
         paths = [p for p in paths if p != own]
-    result = Rollup(output if output is not None else Path(DEFAULT_OUTPUT))
+    result = Rollup(output if output is not None else Path(_DEFAULT_OUTPUT))
     root_fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
     try:
         untracked = set(listing.untracked)
@@ -88,9 +88,9 @@ def write_rollup(
     return result
 
 
-def command(reporter: Reporter, root: Path, output: Path | None, settings: Settings) -> int:
+def command(reporter: _Reporter, root: Path, output: Path | None, settings: Settings) -> int:
     """`code-commit rollup`: write the rollup, report it on stderr, return the exit code."""
-    query = read_query(root)
+    query = _read_query(root)
     result = write_rollup(root, output, settings, query=query)
     if query is not None:
         first = f": {', '.join(result.relevant)}" if result.relevant else ": none named there is in the project"
@@ -101,7 +101,7 @@ def command(reporter: Reporter, root: Path, output: Path | None, settings: Setti
     return EXIT.OK
 
 
-def read_query(root: Path) -> str | None:
+def _read_query(root: Path) -> str | None:
     """The query's text, when agent-config/query.txt is a readable UTF-8 file; the rollup is written
     without it otherwise (a run checks the query and says what is wrong with it)."""
     try:

@@ -36,12 +36,12 @@ from code_commit.git.layout import find_git_layout, list_tree
 from code_commit.git.objects import blob_id, object_format
 
 STORE = "baselines.json"  # in agent-config/
-KEPT = 16  # baselines kept, the newest
-MAX_STORE_BYTES = 1 << 20
-MAX_HASHED_BYTES = 64 << 20  # of files git shows that differ from the index: past this, no digest
-FORMAT = 1
+_KEPT = 16  # baselines kept, the newest
+_MAX_STORE_BYTES = 1 << 20
+_MAX_HASHED_BYTES = 64 << 20  # of files git shows that differ from the index: past this, no digest
+_FORMAT = 1
 # The settings that change what build.sh sees or may do.
-BUILD_SETTINGS = ("sandbox", "sandbox_network", "sandbox_writable", "sandbox_readable", "build_env", "tests")
+_BUILD_SETTINGS = ("sandbox", "sandbox_network", "sandbox_writable", "sandbox_readable", "build_env", "tests")
 
 
 @dataclass(frozen=True)
@@ -55,7 +55,7 @@ class Baseline:
 
 def tree_state(root: Path, settings: Settings) -> str | None:
     """The digest of what a build of the project sees now; None when git cannot list it, or the
-    files that differ from the index are more than MAX_HASHED_BYTES."""
+    files that differ from the index are more than _MAX_HASHED_BYTES."""
     layout = find_git_layout(root)
     listing = list_tree(root, layout.top)
     if listing.shown is None:
@@ -63,8 +63,8 @@ def tree_state(root: Path, settings: Settings) -> str | None:
     clean = clean_blobs(root, listing.index, layout.prefix)
     fmt = object_format(root)
     digest = hashlib.sha256()
-    digest.update(json.dumps({name: getattr(settings, name) for name in BUILD_SETTINGS}, sort_keys=True).encode())
-    budget = MAX_HASHED_BYTES
+    digest.update(json.dumps({name: getattr(settings, name) for name in _BUILD_SETTINGS}, sort_keys=True).encode())
+    budget = _MAX_HASHED_BYTES
     with Tree(root) as tree:
         for path in sorted(p for p in listing.shown if not p.startswith(CONFIG_DIR + "/")):
             if path in clean:
@@ -95,16 +95,16 @@ def load(root: Path, state: str) -> Baseline | None:
 
 
 def save(root: Path, baseline: Baseline) -> None:
-    """`baseline` first in the store, the older ones of other states after it, KEPT in all."""
-    kept = [baseline, *(b for b in _read(root) if b.state != baseline.state)][:KEPT]
-    document = {"format": FORMAT, "baselines": [asdict(b) for b in kept]}
+    """`baseline` first in the store, the older ones of other states after it, _KEPT in all."""
+    kept = [baseline, *(b for b in _read(root) if b.state != baseline.state)][:_KEPT]
+    document = {"format": _FORMAT, "baselines": [asdict(b) for b in kept]}
     replace_private(_store(root), json.dumps(document, indent=1).encode())
 
 
 def _read(root: Path) -> list[Baseline]:
     try:
-        document = json.loads(read_regular(_store(root), MAX_STORE_BYTES, follow=False))
-        if document.get("format") != FORMAT:
+        document = json.loads(read_regular(_store(root), _MAX_STORE_BYTES, follow=False))
+        if document.get("format") != _FORMAT:
             return []
         return [
             Baseline(

@@ -34,12 +34,12 @@ from code_commit.files.confined import Tree
 from code_commit.llm.prompts import Feedback
 from code_commit.run.revert import Original
 
-ABSENT = "absent"
+_ABSENT = "absent"
 Files = dict[str, str]  # path -> a digest of what it holds
 
 
 @dataclass(frozen=True)
-class NotBuilt:
+class _NotBuilt:
     """Why an applied answer is not built: `what` for the console and run.log, `told` for the model."""
 
     what: str
@@ -67,7 +67,7 @@ class BuiltTrees:
 
     def decide(
         self, plan: Plan, call: int, root: Path, by_builds: Mapping[str, Before], by_answers: Mapping[str, Original]
-    ) -> NotBuilt | None:
+    ) -> _NotBuilt | None:
         """Whether the tree `plan` (just applied) left is not to be built, and why; if it is to be built,
         it is remembered as the tree of this call's build. `by_builds` and `by_answers`: what the
         run's builds and answers found in the files they first changed (BuildWatch's, Originals')."""
@@ -78,16 +78,16 @@ class BuiltTrees:
             self.building(call, now)
             return None
         if not plan.final:
-            return NotBuilt(
+            return _NotBuilt(
                 "the answer has no ^^^ block, so it changed nothing", "held no ^^^ block and changed nothing"
             )
         if not plan.changes:
-            return NotBuilt(
+            return _NotBuilt(
                 "the answer changed nothing: every file it gave already held that content",
                 "changed nothing (every file it gave already held that content)",
             )
         which = "the baseline build, before any answer," if earlier == 0 else f"the build of call {earlier}"
-        return NotBuilt(
+        return _NotBuilt(
             f"the answer left the files as {which} found them, and that build failed",
             f"put the files back as they were when {which} ran (that build failed)",
         )
@@ -110,7 +110,7 @@ class BuiltTrees:
                 try:
                     info = tree.lstat(path)
                     if info is None:
-                        now[path] = ABSENT
+                        now[path] = _ABSENT
                     elif stat.S_ISREG(info.st_mode) and info.st_size <= READ_BYTES:
                         now[path] = _digest(tree.read(path, READ_BYTES + 1))
                     else:
@@ -142,4 +142,4 @@ class BuiltTrees:
 
 
 def _digest(content: bytes | None) -> str:
-    return ABSENT if content is None else hashlib.sha256(content).hexdigest()
+    return _ABSENT if content is None else hashlib.sha256(content).hexdigest()

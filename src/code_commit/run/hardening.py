@@ -9,7 +9,7 @@ import sys
 from collections.abc import Callable, Iterator
 
 PR_SET_DUMPABLE = 4
-PR_GET_DUMPABLE = 3
+_PR_GET_DUMPABLE = 3
 
 
 @contextlib.contextmanager
@@ -20,7 +20,7 @@ def not_dumpable() -> Iterator[None]:
     if prctl is None:
         yield
         return
-    was = prctl(PR_GET_DUMPABLE, 0, 0, 0, 0)
+    was = prctl(_PR_GET_DUMPABLE, 0, 0, 0, 0)
     prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
     try:
         yield

@@ -13,11 +13,11 @@ from pathlib import Path
 from code_commit.config.paths import CONFIG_DIR, LOCK_FILE
 from code_commit.errors import LockHeld, SetupError
 
-LOCK_POLL_SECONDS = 0.2
+_LOCK_POLL_SECONDS = 0.2
 
 
 @dataclass(frozen=True)
-class LockHolder:
+class _LockHolder:
     pid: int | None
     started: str | None  # UTC, ISO 8601
 
@@ -58,7 +58,7 @@ class ProjectLock:
                     fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
                     break
                 except BlockingIOError:
-                    holder = read_holder(path)
+                    holder = _read_holder(path)
                     if time.monotonic() >= deadline:
                         waited = f" after waiting {wait:g} s" if wait else ""
                         raise LockHeld(
@@ -68,7 +68,7 @@ class ProjectLock:
                     if on_wait and not told:
                         on_wait(f"waiting up to {wait:g} s for the lock held by {holder.describe()}")
                         told = True
-                    time.sleep(min(LOCK_POLL_SECONDS, max(deadline - time.monotonic(), 0.0)))
+                    time.sleep(min(_LOCK_POLL_SECONDS, max(deadline - time.monotonic(), 0.0)))
         except BaseException:
             os.close(fd)
             raise
@@ -91,12 +91,12 @@ class ProjectLock:
         self.release()
 
 
-def read_holder(path: Path) -> LockHolder:
+def _read_holder(path: Path) -> _LockHolder:
     """Who holds the lock, as the holder recorded it (it may not have yet)."""
     import json
 
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
-        return LockHolder(int(data["pid"]), str(data["started"]))
+        return _LockHolder(int(data["pid"]), str(data["started"]))
     except (OSError, ValueError, KeyError, TypeError):
-        return LockHolder(None, None)
+        return _LockHolder(None, None)

@@ -56,7 +56,7 @@ class RunOptions:
 
 
 @dataclass
-class LoopState:
+class _LoopState:
     """The loop's working state, apart from the record: the record takes its facts from here when the
     run ends (`into`), however it ends."""
 
@@ -79,14 +79,14 @@ class LoopState:
 
 
 @dataclass(frozen=True)
-class RunContext:
+class _RunContext:
     """What every step of one run shares."""
 
     workspace: Workspace
     orchestrator: Orchestrator
     system: SystemPrompts
     caller: Caller
-    state: LoopState
+    state: _LoopState
 
     @property
     def settings(self) -> Settings:
@@ -134,7 +134,7 @@ def execute(
     served_by = settings.provider if provider is None else str(getattr(provider, "name", type(provider).__name__))
     record.provider, record.model = served_by, settings.model
     record.endpoint_host = endpoint.host if endpoint else None
-    state = LoopState()
+    state = _LoopState()
     try:
         git = orchestrator.prepare(censored=key.censored if key else (), builds=not options.dry_run)
         stale, fresh = stale_rollup(workspace.root, git, workspace.codebase, workspace.query, settings)
@@ -178,14 +178,14 @@ def execute(
             meter = CallMeter(log, console, budget, model=model)
             provider = provider or make_provider(settings, key, meter.hooks(), endpoint, model)
             caller = Caller(provider, model, meter, settings, record, observe)
-            run = RunContext(workspace, orchestrator, system, caller, state)
-            (dry_run if options.dry_run else repair_loop)(run)
+            run = _RunContext(workspace, orchestrator, system, caller, state)
+            (dry_run if options.dry_run else _repair_loop)(run)
     except (CodeCommitError, Stopped) as exc:  # the session has recorded it, if it had begun
         record.ended_by(exc, orchestrator.elapsed())
     return record
 
 
-def repair_loop(run: RunContext) -> None:
+def _repair_loop(run: _RunContext) -> None:
     """Ask; apply the answer, or take its refusal as the next call's feedback; build; and while the
     build fails, ask again with its output, up to `max_repairs` times."""
     settings, console, record, state = run.settings, run.orchestrator.console, run.record, run.state
@@ -194,13 +194,13 @@ def repair_loop(run: RunContext) -> None:
     if run.orchestrator.baseline is not None and run.orchestrator.baseline.exit_code != 0:
         state.trees.building(0, {})  # the tree no answer touched failed: an answer that puts it back is not built
     for call in range(1, calls + 1):
-        completion = run.caller.ask(next_prompt(run), call, calls)
+        completion = run.caller.ask(_next_prompt(run), call, calls)
         try:
-            approved = apply_answer(run, completion, call)
+            approved = _apply_answer(run, completion, call)
         except AnswerRefused as refusal:
             refused(run, refusal, call)
             continue
-        if not_built(run, approved.plan, call):
+        if _not_built(run, approved.plan, call):
             continue
         result = run.orchestrator.build(call)
         counted = run.orchestrator.judge_counts(result, call) if result.passed and settings.tests != "free" else None
@@ -227,7 +227,7 @@ def repair_loop(run: RunContext) -> None:
         console.info(f"the build still fails after {settings.max_repairs} repairs")
 
 
-def not_built(run: RunContext, plan: Plan, call: int) -> bool:
+def _not_built(run: _RunContext, plan: Plan, call: int) -> bool:
     """Whether the tree the applied answer left is not to be built (run/built_trees.py has the rule).
     Then its attempt is used up, counted, and the next prompt says what happened."""
     state, orchestrator = run.state, run.orchestrator
@@ -242,16 +242,16 @@ def not_built(run: RunContext, plan: Plan, call: int) -> bool:
     return True
 
 
-def next_prompt(run: RunContext) -> Prompt:
+def _next_prompt(run: _RunContext) -> Prompt:
     """The initial prompt, or a repair prompt: the feedback, the files earlier answers named as they
     are now (after the build, which may have formatted them), and the failure's files."""
     feedback = run.state.feedback
     if feedback is None:
         return run.initial_prompt()
     workspace, settings = run.workspace, run.settings
-    replacements = current_files(workspace.root, run.state.named, settings.answer_byte_cap)
+    replacements = _current_files(workspace.root, run.state.named, settings.answer_byte_cap)
     spec = repair_prompt(run.system, feedback, workspace.query, workspace.codebase, replacements, settings.prompt_order)
-    context = failure_files(run, replacements, len(spec.render())) if not feedback.refused else {}
+    context = _failure_files(run, replacements, len(spec.render())) if not feedback.refused else {}
     if not context:
         return spec.redacted(run.log.redact)
     return repair_prompt(
@@ -259,7 +259,7 @@ def next_prompt(run: RunContext) -> Prompt:
     ).redacted(run.log.redact)
 
 
-def failure_files(run: RunContext, replacements: Mapping[str, str | None], rest: int) -> dict[str, str]:
+def _failure_files(run: _RunContext, replacements: Mapping[str, str | None], rest: int) -> dict[str, str]:
     """The files the failed build names, and what they import, that the model cannot see whole yet
     (`repair_context = "failure"`), in a share of a prompt whose other sections take `rest` characters."""
     log = run.state.failed_build
@@ -273,7 +273,7 @@ def failure_files(run: RunContext, replacements: Mapping[str, str | None], rest:
     return {f.path: f.text for f in files}
 
 
-def apply_answer(run: RunContext, completion: Completion, call: int) -> Approved:
+def _apply_answer(run: _RunContext, completion: Completion, call: int) -> Approved:
     """One answer: parsed, guarded, reviewed (--review, --diff) and applied all or nothing, its
     originals recorded first. Raises AnswerRefused, with nothing written, if any of it cannot be."""
     orchestrator, state = run.orchestrator, run.state
@@ -302,7 +302,7 @@ def apply_answer(run: RunContext, completion: Completion, call: int) -> Approved
             orchestrator.warn_once(f"call {call}: {warning}", warning)
 
 
-def refused(run: RunContext, refusal: AnswerRefused, call: int) -> None:
+def refused(run: _RunContext, refusal: AnswerRefused, call: int) -> None:
     """A refused answer uses up its call: its reasons are the next call's feedback."""
     run.orchestrator.refuse(refusal, call)
     cap = run.settings.build_output_cap
@@ -317,7 +317,7 @@ def refused(run: RunContext, refusal: AnswerRefused, call: int) -> None:
     )
 
 
-def dry_run(run: RunContext) -> None:
+def dry_run(run: _RunContext) -> None:
     """--dry-run: one model call, then parse and guard; keep the diff of what would change."""
     orchestrator, record = run.orchestrator, run.record
     completion = run.caller.ask(run.initial_prompt(), 1, 1)
@@ -364,7 +364,7 @@ def listed(reasons: Sequence[str], cap: int, separator: str = "") -> str:
     return separator.join(parts)
 
 
-def _applied(run: RunContext, plan: Plan, call: int) -> None:
+def _applied(run: _RunContext, plan: Plan, call: int) -> None:
     state, orchestrator = run.state, run.orchestrator
     # A delete of a file that never existed removed nothing: no FILE REMOVED for it.
     state.named.update(path for path in plan.final if path not in plan.missing_deletes)
@@ -376,11 +376,11 @@ def _applied(run: RunContext, plan: Plan, call: int) -> None:
             state.deletes.discard(change.path)
     written = sum(c.content is not None for c in plan.changes)
     deleted = len(plan.changes) - written
-    if plan.changes:  # an answer that changed nothing is said so in one line (not_built)
+    if plan.changes:  # an answer that changed nothing is said so in one line (_not_built)
         orchestrator.console.info(f"applied: {count(written, 'file')} written, {deleted} deleted")
 
 
-def current_files(root: Path, paths: set[str], cap: int) -> dict[str, str | None]:
+def _current_files(root: Path, paths: set[str], cap: int) -> dict[str, str | None]:
     """What each path holds now, as the repair prompt shows it: the file's current data, not what the
     model wrote (a formatter in build.sh may have changed it). None: there is no regular file there
     now, or only through a symlink, which is never followed. Bytes that are not UTF-8 show as U+FFFD

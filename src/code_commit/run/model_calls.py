@@ -161,7 +161,7 @@ class Caller:
             log.write_shown(call, THINKING, completion.thinking)
         log.write(call, USAGE, _usage_file(record))
         log.event(_usage_line(record))
-        console.info(f"call {call}: {usage_summary(record.usage, record.cost_usd)}, {record.duration_s:.1f} s")
+        console.info(f"call {call}: {_usage_summary(record.usage, record.cost_usd)}, {record.duration_s:.1f} s")
         usage = self.record.usage
         console.spent(usage.all_input_tokens, usage.output_tokens, self.record.cost_usd)
         console.detail(_prose(completion.text))  # -v
@@ -193,7 +193,7 @@ def report_totals(record: RunRecord, log: RunLog, console: Console) -> None:
     """The run's tokens and estimated cost, on the console and in run.log."""
     calls, usage, cost = record.calls, record.usage, record.cost_usd
     if calls:
-        console.info(f"total for {count(len(calls), 'call')}: {usage_summary(usage, cost)}")
+        console.info(f"total for {count(len(calls), 'call')}: {_usage_summary(usage, cost)}")
         log.event(f"run total: calls={len(calls)} {_pairs(_usage_fields(usage, cost))}")
 
 
@@ -234,7 +234,7 @@ def _usage_file(record: CallRecord) -> str:
     return "".join(f"{name}: {value}\n" for name, value in {"call": record.call, **_record_fields(record)}.items())
 
 
-def usage_summary(usage: Usage, cost: float | None) -> str:
+def _usage_summary(usage: Usage, cost: float | None) -> str:
     """For the console: tokens, the cached share of the input, and the estimated cost; tokens the service
     did not count are said to be estimated."""
     money = "cost unknown (no price for this model)" if cost is None else f"~${cost:.4f}"

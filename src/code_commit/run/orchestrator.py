@@ -58,15 +58,15 @@ from code_commit.testguard.files import TestPaths
 from code_commit.testguard.rule import Judged, TestChange, Touched, judge_answer, judge_build
 from code_commit.testguard.runners import is_whole_runner_file
 
-TESTS_CHANGED = "tests_changed"  # the kind of problem of an answer refused for changing the tests
+_TESTS_CHANGED = "tests_changed"  # the kind of problem of an answer refused for changing the tests
 # Files the sandbox binds read-only under protect, at most: bwrap's mounts took 0.13 s for 100 and 0.8 s
 # for 300 on a loaded 2-core machine (their cost grows with their number).
-MAX_READ_ONLY_TESTS = 128
-SHOWN_CHANGES = 10  # changes to the tests named on the console at most (run.log and the record have all)
-NO_CHANGES = Judged(())
+_MAX_READ_ONLY_TESTS = 128
+_SHOWN_CHANGES = 10  # changes to the tests named on the console at most (run.log and the record have all)
+_NO_CHANGES = Judged(())
 
 
-def tests_refusal(change: TestChange) -> str:
+def _tests_refusal(change: TestChange) -> str:
     """Why an answer that changes the tests is refused: for the model (fix the code, or hand the task
     back) and for the user (the setting that lets such a change through)."""
     return (
@@ -392,12 +392,12 @@ class Orchestrator:
             self._existing_tests = tuple(dict.fromkeys([*runners, *tests]))
         present = set(shown)
         chosen = [path for path in self._existing_tests if path in present and path not in self.new_tests]
-        if len(chosen) > MAX_READ_ONLY_TESTS:
+        if len(chosen) > _MAX_READ_ONLY_TESTS:
             self.note_once(
-                f"the sandbox binds {MAX_READ_ONLY_TESTS} of the {len(chosen):,} test and runner files read-only "
+                f"the sandbox binds {_MAX_READ_ONLY_TESTS} of the {len(chosen):,} test and runner files read-only "
                 "(each is a mount); what a build does to the others is seen after it"
             )
-        return chosen[:MAX_READ_ONLY_TESTS]
+        return chosen[:_MAX_READ_ONLY_TESTS]
 
     def _report_changes(self, call: int, watch: BuildWatch) -> None:
         self.record.build_changed = [str(change) for change in watch.net()]
@@ -463,7 +463,7 @@ class Orchestrator:
         for `tests_let_through` once applied; free: nothing is read. `created`: the files this
         command's answers created (a test among them is the model's own, to change as it likes)."""
         if self.settings.tests == "free" or not plan.changes:
-            return NO_CHANGES
+            return _NO_CHANGES
         proposed = {c.path: c.content for c in plan.changes}
         judged = judge_answer(self.root, proposed, {*created, *self.new_tests}, self.test_paths)
         self._unanswered(judged.unanswered, "an answer")
@@ -473,7 +473,7 @@ class Orchestrator:
             self._record_tests(judged.changes, call, "answer", allowed=False)
             if self._log is not None:
                 self.event(call, f"refused: it changes the tests ({count(len(judged.changes), 'change')})")
-            raise AnswerRefused([Problem(TESTS_CHANGED, tests_refusal(c), c.path) for c in judged.changes])
+            raise AnswerRefused([Problem(_TESTS_CHANGED, _tests_refusal(c), c.path) for c in judged.changes])
         if shown:
             self.console.warn(
                 f"the answer changes the tests; tests = report lets it through:{_listing(judged.changes)}"
@@ -541,10 +541,10 @@ def _reader(root: Path, before: Before | None) -> Callable[[], bytes | None]:
 
 
 def _by_folder(changes: Sequence[Change]) -> str:
-    """Changes for the console: each named, up to SHOWN_CHANGES; past that, the rest by top folder
+    """Changes for the console: each named, up to _SHOWN_CHANGES; past that, the rest by top folder
     (a build tree git does not ignore holds hundreds), with a hint that run.log has them all."""
-    shown = ", ".join(str(change) for change in changes[:SHOWN_CHANGES])
-    rest = changes[SHOWN_CHANGES:]
+    shown = ", ".join(str(change) for change in changes[:_SHOWN_CHANGES])
+    rest = changes[_SHOWN_CHANGES:]
     if not rest:
         return shown
     folders: dict[str, int] = {}
@@ -557,7 +557,7 @@ def _by_folder(changes: Sequence[Change]) -> str:
 
 
 def _listing(changes: Sequence[TestChange]) -> str:
-    """Changes to the tests for the console, one a line, up to SHOWN_CHANGES of them."""
-    shown = "".join(f"\n- {change}" for change in changes[:SHOWN_CHANGES])
-    more = len(changes) - SHOWN_CHANGES
+    """Changes to the tests for the console, one a line, up to _SHOWN_CHANGES of them."""
+    shown = "".join(f"\n- {change}" for change in changes[:_SHOWN_CHANGES])
+    more = len(changes) - _SHOWN_CHANGES
     return shown + (f"\n- and {more} more (run.log and the record list them all)" if more > 0 else "")

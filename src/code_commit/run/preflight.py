@@ -20,7 +20,7 @@ from code_commit.rollup.framing import shown_paths
 from code_commit.rollup.freshness import check_freshness
 from code_commit.rollup.writing import write_rollup
 
-NAMED = 3  # untracked files named in the warning; the rest are counted
+_NAMED = 3  # untracked files named in the warning; the rest are counted
 
 
 def untracked_in_rollup(root: Path, listing: TreeListing | None, codebase: str) -> list[str]:
@@ -57,8 +57,8 @@ def _project_file(root: Path, path: str) -> bool:
 def untracked_warning(paths: list[str]) -> str | None:
     if not paths:
         return None
-    named = ", ".join(paths[:NAMED])
-    more = f" and {len(paths) - NAMED} more" if len(paths) > NAMED else ""
+    named = ", ".join(paths[:_NAMED])
+    more = f" and {len(paths) - _NAMED} more" if len(paths) > _NAMED else ""
     files = "file" if len(paths) == 1 else "files"
     return (
         f"the rollup shows {len(paths)} {files} git does not track, which the model will not be allowed to "

@@ -33,15 +33,15 @@ from code_commit.testguard.counts import CountCheck
 if TYPE_CHECKING:  # the diagnosis and its rules are imported where a build is judged, not at start-up
     from code_commit.builds.diagnosis import Diagnosis
 
-FIRST_ERROR = 300  # characters of the first error line the record's `error` quotes
-FIRST_ERRORS = 3  # a failed build's first error lines the console shows
+_FIRST_ERROR = 300  # characters of the first error line the record's `error` quotes
+_FIRST_ERRORS = 3  # a failed build's first error lines the console shows
 RUN = frozenset({"run"})  # `demo` runs the real loop: its record is a run's
 APPLY = frozenset({"apply"})
-CHECK = frozenset({"check"})  # build.sh run as a run runs it, with no model
-EVERY = RUN | APPLY | CHECK
+_CHECK = frozenset({"check"})  # build.sh run as a run runs it, with no model
+_EVERY = RUN | APPLY | _CHECK
 
 
-def fact(default: Any = None, *, shown: frozenset[str] = EVERY) -> Any:
+def fact(default: Any = None, *, shown: frozenset[str] = _EVERY) -> Any:
     """A field of the record: its default (a list or set is copied for each record), and the commands
     whose JSON shows it, under the field's name."""
     metadata = {"shown": shown}
@@ -127,7 +127,7 @@ class RunRecord:
     endpoint_host: str | None = fact(shown=RUN)  # host[:port]; None when no network service was used
     sandbox: str | None = fact()  # what builds run under (Sandbox.describe); None: no build can run
     diagnosis: Diagnosis | None = fact()  # exit 11: what kept the build from running, and the fix
-    ran_tests: RanTests | None = fact(shown=CHECK)  # check: the tests its output says ran (None: none seen)
+    ran_tests: RanTests | None = fact(shown=_CHECK)  # check: the tests its output says ran (None: none seen)
     applied: bool = fact(False, shown=APPLY)  # apply: the answer was applied
     source: str | None = fact(shown=APPLY)  # apply: the answer's file, or "standard input"
     format: str | None = fact(shown=APPLY)  # apply: "caret" or "json" ("auto" if never read)
@@ -187,7 +187,7 @@ class RunRecord:
         counted = self.test_counts
         if build.passed and counted is not None and not counted.passed:
             return f"{what}: build.sh exits 0, but its test runners' own counts are no pass: {counted.reason}"
-        first = first_error(build)
+        first = _first_error(build)
         told = f"; see {build.log_path}" + (f"; first error: {first}" if first else "")
         if unchanged:
             told += f"; {count(unchanged, 'answer')} changed nothing, and went unbuilt"
@@ -219,20 +219,20 @@ class RunRecord:
     def document(self) -> dict[str, Any]:
         """The JSON object: the derived keys, then each field the command shows."""
         derived: dict[str, tuple[frozenset[str], Any]] = {
-            "schema_version": (EVERY, SCHEMA_VERSION),
-            "outcome": (EVERY, self.outcome),
-            "exit_code": (EVERY, self.exit_code),
-            "ok": (EVERY, self.exit_code == EXIT.OK),
-            "error": (EVERY, self.message),
+            "schema_version": (_EVERY, SCHEMA_VERSION),
+            "outcome": (_EVERY, self.outcome),
+            "exit_code": (_EVERY, self.exit_code),
+            "ok": (_EVERY, self.exit_code == EXIT.OK),
+            "error": (_EVERY, self.message),
             "attempts": (RUN, self.attempts),
             "usage": (RUN, self.usage),
             "cost_usd": (RUN, self.cost_usd),
-            "tampered": (EVERY, self.error.paths if isinstance(self.error, BuildTampered) else []),
+            "tampered": (_EVERY, self.error.paths if isinstance(self.error, BuildTampered) else []),
             "needs_human": (RUN | APPLY, self.error.reason if isinstance(self.error, NeedsHuman) else None),
         }
         document = {key: value for key, (shown, value) in derived.items() if self.command in shown}
         for item in dataclasses.fields(self):
-            if self.command in item.metadata.get("shown", EVERY):  # a plain field is every command's
+            if self.command in item.metadata.get("shown", _EVERY):  # a plain field is every command's
                 document[item.name] = getattr(self, item.name)
         rounded: dict[str, Any] = plain(document)  # durations to the millisecond
         return rounded
@@ -251,14 +251,14 @@ class RunRecord:
         return self
 
 
-def first_error(build: BuildResult) -> str | None:
+def _first_error(build: BuildResult) -> str | None:
     """The first line of the build's output shaped like a diagnostic (else mentioning an error), on one
     line and shortened: enough to say what failed without opening the log."""
     kept = build.output.diagnostics if build.output.diagnostics.first else build.output.mentions
     return next((_one_line(line) for _, line in kept.first[:1]), None)
 
 
-def first_errors(build: BuildResult, count: int = FIRST_ERRORS) -> list[str]:
+def first_errors(build: BuildResult, count: int = _FIRST_ERRORS) -> list[str]:
     """The build's first lines shaped like diagnostics, then its first mentioning an error, as the
     repair prompt leads with them, in the output's order, each on one line and shortened: what the
     console shows of a failure."""
@@ -269,7 +269,7 @@ def first_errors(build: BuildResult, count: int = FIRST_ERRORS) -> list[str]:
 
 def _one_line(line: str) -> str:
     text = " ".join(line.split())
-    return text if len(text) <= FIRST_ERROR else text[: FIRST_ERROR - 5] + " [...]"
+    return text if len(text) <= _FIRST_ERROR else text[: _FIRST_ERROR - 5] + " [...]"
 
 
 def plain(value: Any) -> Any:

@@ -22,7 +22,7 @@ from types import FrameType
 from code_commit.config.settings import Settings
 from code_commit.errors import Interrupted, RunTimeout, Stopped
 
-SIGNALS = (signal.SIGINT, signal.SIGTERM)
+_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
 
 @dataclass(frozen=True)
@@ -82,7 +82,7 @@ def watch(limit: TimeLimit) -> Iterator[None]:
         yield
         return
     state = _Watch(limit)
-    previous = {sig: signal.signal(sig, state.on_signal) for sig in (*SIGNALS, signal.SIGALRM)}
+    previous = {sig: signal.signal(sig, state.on_signal) for sig in (*_SIGNALS, signal.SIGALRM)}
     _active = state
     try:
         if limit.seconds is not None:

@@ -154,7 +154,7 @@ def _read_input(root: Path, name: str, fix: str, problems: list[str]) -> str | N
     return text
 
 
-IGNORE_FIX = "add a line /agent-config so that keys and logs under agent-config/ are never committed"
+_IGNORE_FIX = "add a line /agent-config so that keys and logs under agent-config/ are never committed"
 
 
 def _written_paths() -> list[str]:
@@ -177,7 +177,7 @@ def gitignore_problems(root: Path) -> list[str]:
     must be a file git reads, with a /agent-config line, and git itself must say that it ignores
     each kind of file code-commit writes there (`git check-ignore`): no later line, nested rule or
     tracked file may let one be committed."""
-    fix = IGNORE_FIX
+    fix = _IGNORE_FIX
     path = root / ".gitignore"
     try:
         data = read_regular(path, IGNORE_FILE_BYTES, follow=False)  # a FIFO never blocks the check

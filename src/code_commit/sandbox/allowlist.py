@@ -23,7 +23,7 @@ from fnmatch import fnmatchcase
 
 
 @dataclass(frozen=True)
-class Toolchain:
+class _Toolchain:
     name: str
     source: str  # the documentation the entries come from
     variables: tuple[str, ...] = ()
@@ -35,46 +35,46 @@ class Toolchain:
 # What any build needs, whatever its toolchain. Not DISPLAY, DBUS_SESSION_BUS_ADDRESS, SSH_AUTH_SOCK,
 # XDG_RUNTIME_DIR (channels to the user's session and agents), nor XDG_CONFIG_HOME (the user's
 # configuration, credentials included), nor GIT_* (GIT_CONFIG_PARAMETERS carries extra headers).
-BASICS = (
-    Toolchain(
+_BASICS = (
+    _Toolchain(
         "the system",
         "https://pubs.opengroup.org/onlinepubs/9799919799/basedefs/V1_chap08.html",
         ("PATH", "HOME", "USER", "LOGNAME", "SHELL", "LANG", "LANGUAGE", "LC_*", "TERM", "TZ", "TMPDIR"),
     ),
-    Toolchain(
+    _Toolchain(
         "CI systems (GitHub Actions, GitLab CI: CI=true)",
         "https://docs.github.com/en/actions/reference/workflows-and-actions/variables",
         ("CI",),
     ),
-    Toolchain(
+    _Toolchain(
         "reproducible builds",
         "https://reproducible-builds.org/specs/source-date-epoch/",
         ("SOURCE_DATE_EPOCH",),
     ),
-    Toolchain(
+    _Toolchain(
         "the dynamic linker",
         "https://man7.org/linux/man-pages/man8/ld.so.8.html",
         ("LD_LIBRARY_PATH",),  # never LD_PRELOAD, LD_AUDIT: code injected into every program
     ),
-    Toolchain(
+    _Toolchain(
         "TLS certificate authorities (a company's own CA)",
         "https://docs.openssl.org/3.0/man7/openssl-env/",
         ("SSL_CERT_FILE", "SSL_CERT_DIR", "REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE", "NODE_EXTRA_CA_CERTS"),
     ),
-    Toolchain(
+    _Toolchain(
         "git's certificate authorities (no other GIT_*: GIT_CONFIG_PARAMETERS carries http.extraheader)",
         "https://git-scm.com/docs/git-config#Documentation/git-config.txt-httpsslCAInfo",
         ("GIT_SSL_CAINFO", "GIT_SSL_CAPATH"),
     ),
-    Toolchain(
+    _Toolchain(
         "proxies (a proxy's URL with a password is dropped)",
         "https://everything.curl.dev/usingcurl/proxies/env.html",
         ("HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "no_proxy", "all_proxy"),
     ),
 )
 
-TOOLCHAINS = (
-    Toolchain(
+_TOOLCHAINS = (
+    _Toolchain(
         "C and C++ compilers",
         "https://gcc.gnu.org/onlinedocs/gcc/Environment-Variables.html",
         (
@@ -94,13 +94,13 @@ TOOLCHAINS = (
             "CCACHE_DIR",
         ),
     ),
-    Toolchain("make", "https://www.gnu.org/software/make/manual/html_node/Options_002fRecursion.html", ("MAKEFLAGS",)),
-    Toolchain(
+    _Toolchain("make", "https://www.gnu.org/software/make/manual/html_node/Options_002fRecursion.html", ("MAKEFLAGS",)),
+    _Toolchain(
         "CMake",
         "https://cmake.org/cmake/help/latest/manual/cmake-env-variables.7.html",
         ("CMAKE_*",),
     ),
-    Toolchain(
+    _Toolchain(
         "Rust: cargo",
         "https://doc.rust-lang.org/cargo/reference/environment-variables.html",
         ("CARGO_*", "RUSTC", "RUSTC_WRAPPER", "RUSTDOC", "RUSTFLAGS", "RUSTDOCFLAGS", "RUST_BACKTRACE"),
@@ -114,7 +114,7 @@ TOOLCHAINS = (
         ("~/.cargo",),
         ("CARGO_HOME",),
     ),
-    Toolchain(
+    _Toolchain(
         "Rust: rustup",
         "https://rust-lang.github.io/rustup/environment-variables.html",
         ("RUSTUP_*",),
@@ -122,7 +122,7 @@ TOOLCHAINS = (
         ("~/.rustup",),
         ("RUSTUP_HOME",),
     ),
-    Toolchain(
+    _Toolchain(
         "Go",
         "https://pkg.go.dev/cmd/go#hdr-Environment_variables",
         (
@@ -156,7 +156,7 @@ TOOLCHAINS = (
         ("~/go", "~/sdk"),  # GOPATH's default; `go install golang.org/dl/...` toolchains
         ("GOPATH", "GOROOT", "GOMODCACHE", "GOCACHE"),
     ),
-    Toolchain(
+    _Toolchain(
         "Java",
         "https://docs.oracle.com/en/java/javase/21/troubleshoot/environment-variables-and-system-properties.html",
         ("JAVA_HOME", "JAVA_TOOL_OPTIONS", "JDK_JAVA_OPTIONS"),
@@ -164,7 +164,7 @@ TOOLCHAINS = (
         (),
         ("JAVA_HOME",),
     ),
-    Toolchain(
+    _Toolchain(
         "Maven (settings*.xml in ~/.m2 stays hidden: it holds the servers' passwords)",
         "https://maven.apache.org/configure.html",
         ("MAVEN_OPTS", "MAVEN_ARGS", "MAVEN_HOME", "M2_HOME"),
@@ -172,7 +172,7 @@ TOOLCHAINS = (
         ("~/.m2/repository",),
         ("MAVEN_HOME", "M2_HOME"),
     ),
-    Toolchain(
+    _Toolchain(
         "Gradle (never ORG_GRADLE_PROJECT_*: the project's properties, credentials among them)",
         "https://docs.gradle.org/current/userguide/build_environment.html",
         ("GRADLE_USER_HOME", "GRADLE_OPTS", "GRADLE_HOME"),
@@ -180,7 +180,7 @@ TOOLCHAINS = (
         ("~/.gradle/caches", "~/.gradle/wrapper"),
         ("GRADLE_HOME",),
     ),
-    Toolchain(
+    _Toolchain(
         "Python",
         "https://docs.python.org/3/using/cmdline.html#environment-variables",
         ("PYTHON*", "VIRTUAL_ENV"),
@@ -188,7 +188,7 @@ TOOLCHAINS = (
         ("~/.local/bin", "~/.local/lib/python*", "~/.cache/pip"),  # user installs (site.USER_BASE) and pip's cache
         ("VIRTUAL_ENV",),
     ),
-    Toolchain(
+    _Toolchain(
         "pip",
         "https://pip.pypa.io/en/stable/topics/configuration/#environment-variables",
         ("PIP_*",),
@@ -196,7 +196,7 @@ TOOLCHAINS = (
         (),
         ("PIP_CACHE_DIR",),
     ),
-    Toolchain(
+    _Toolchain(
         "uv",
         "https://docs.astral.sh/uv/reference/environment/",
         ("UV_*",),
@@ -204,13 +204,13 @@ TOOLCHAINS = (
         ("~/.local/share/uv",),  # its managed Pythons and tools (the cache is the project's own)
         ("UV_PYTHON_INSTALL_DIR", "UV_TOOL_DIR", "UV_CACHE_DIR"),
     ),
-    Toolchain(
+    _Toolchain(
         "Poetry",
         "https://python-poetry.org/docs/configuration/#using-environment-variables",
         ("POETRY_*",),
         ("POETRY_HTTP_BASIC_*", "POETRY_PYPI_TOKEN_*", "POETRY_CERTIFICATES_*_CLIENT_CERT"),
     ),
-    Toolchain(
+    _Toolchain(
         "pyenv",
         "https://github.com/pyenv/pyenv#environment-variables",
         ("PYENV_*",),
@@ -218,18 +218,18 @@ TOOLCHAINS = (
         ("~/.pyenv",),
         ("PYENV_ROOT",),
     ),
-    Toolchain(
+    _Toolchain(
         "pytest",
         "https://docs.pytest.org/en/stable/reference/reference.html#environment-variables",
         ("PYTEST_ADDOPTS", "PYTEST_PLUGINS", "PYTEST_DISABLE_PLUGIN_AUTOLOAD"),
     ),
-    Toolchain(
+    _Toolchain(
         "Node.js",
         "https://nodejs.org/api/cli.html#environment-variables",
         ("NODE_OPTIONS", "NODE_PATH", "NODE_ENV"),
         ("NODE_AUTH_TOKEN",),
     ),
-    Toolchain(
+    _Toolchain(
         "npm (npm_config_* in either case; the nerf-darted registry keys are its credentials)",
         "https://docs.npmjs.com/cli/v10/using-npm/config#environment-variables",
         ("npm_config_*", "NPM_CONFIG_*"),
@@ -248,8 +248,10 @@ TOOLCHAINS = (
         ("~/.npm",),  # its cache (read-only: npm reads it offline; the network on, the project's own)
         ("npm_config_cache", "NPM_CONFIG_CACHE"),
     ),
-    Toolchain("nvm", "https://github.com/nvm-sh/nvm#install--update-script", ("NVM_*",), (), ("~/.nvm",), ("NVM_DIR",)),
-    Toolchain(
+    _Toolchain(
+        "nvm", "https://github.com/nvm-sh/nvm#install--update-script", ("NVM_*",), (), ("~/.nvm",), ("NVM_DIR",)
+    ),
+    _Toolchain(
         "corepack (pnpm and yarn's own versions)",
         "https://github.com/nodejs/corepack#environment-variables",
         ("COREPACK_*",),
@@ -257,8 +259,8 @@ TOOLCHAINS = (
         ("~/.cache/node/corepack",),
         ("COREPACK_HOME",),
     ),
-    Toolchain("pnpm", "https://pnpm.io/installation", ("PNPM_HOME",), (), ("~/.local/share/pnpm",), ("PNPM_HOME",)),
-    Toolchain(
+    _Toolchain("pnpm", "https://pnpm.io/installation", ("PNPM_HOME",), (), ("~/.local/share/pnpm",), ("PNPM_HOME",)),
+    _Toolchain(
         "yarn",
         "https://yarnpkg.com/configuration/yarnrc",
         ("YARN_*",),
@@ -267,7 +269,7 @@ TOOLCHAINS = (
     ),
 )
 
-TABLE = (*BASICS, *TOOLCHAINS)
+TABLE = (*_BASICS, *_TOOLCHAINS)
 
 
 def allowed(name: str) -> bool:

@@ -19,8 +19,8 @@ import os
 import sys
 import threading
 
-CHUNK = 65536
-BACKLOG = 128
+_CHUNK = 65536
+_BACKLOG = 128
 
 
 def main(argv: list[str]) -> None:
@@ -28,7 +28,7 @@ def main(argv: list[str]) -> None:
     listener = _socket.socket(_socket.AF_INET, _socket.SOCK_STREAM)
     listener.setsockopt(_socket.SOL_SOCKET, _socket.SO_REUSEADDR, 1)
     listener.bind(("127.0.0.1", port))  # before build.sh starts: its first request finds it listening
-    listener.listen(BACKLOG)
+    listener.listen(_BACKLOG)
     child = os.fork()
     if child == 0:  # the bridge: forked again, so that it is no child of build.sh's shell (a `wait` there)
         if os.fork() == 0:
@@ -74,7 +74,7 @@ def _carry(client: _socket.socket, path: str) -> None:
 def _pump(source: _socket.socket, target: _socket.socket) -> None:
     """One direction, until its end: then the other side learns of it (a half close)."""
     try:
-        while data := source.recv(CHUNK):
+        while data := source.recv(_CHUNK):
             target.sendall(data)
     except OSError:
         pass

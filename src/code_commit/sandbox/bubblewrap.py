@@ -37,16 +37,16 @@ if TYPE_CHECKING:  # the proxy (sockets, threads) is imported where a build name
 BUBBLEWRAP = "bubblewrap"
 NONE = "none"
 PROBE_TIMEOUT = 30.0  # seconds; bwrap starts in milliseconds, this only bounds a hung system
-INSTALL_FIX = (
+_INSTALL_FIX = (
     "install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap; Fedora: dnf install bubblewrap; "
     "Arch: pacman -S bubblewrap)"
 )
-USERNS_FIX = (
+_USERNS_FIX = (
     "allow unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1; on Ubuntu 23.10 and "
     "later, an AppArmor profile for bwrap or sysctl kernel.apparmor_restrict_unprivileged_userns=0; in a "
     "container, run it with user namespaces allowed)"
 )
-OFF_FIX = 'or set sandbox = "off" to run builds with your full rights knowingly'
+_OFF_FIX = 'or set sandbox = "off" to run builds with your full rights knowingly'
 
 # The namespaces and mounts every sandboxed build gets (and the probe tries). Taken from Codex CLI's
 # and Claude Code's (sandbox-runtime) bubblewrap pipelines: see docs/architecture.md.
@@ -187,7 +187,7 @@ def choose(mode: str, env: Mapping[str, str] | None = None, root: Path | None = 
         return Sandbox(mode, BUBBLEWRAP, bwrap)
     if mode == "require":
         raise SetupError(f'sandbox = "require", but no working sandbox: {problem}.')
-    return Sandbox(mode, NONE, problem=f"{problem}, {OFF_FIX}")
+    return Sandbox(mode, NONE, problem=f"{problem}, {_OFF_FIX}")
 
 
 def find_bwrap(env: Mapping[str, str]) -> str | None:
@@ -207,7 +207,7 @@ def probe(env: Mapping[str, str]) -> tuple[str | None, str]:
         return None, f"builds are sandboxed only on Linux so far, not on {sys.platform} (macOS is planned)"
     bwrap = find_bwrap(env)
     if bwrap is None:
-        return None, f"bubblewrap (bwrap) is not installed (not on PATH): {INSTALL_FIX}"
+        return None, f"bubblewrap (bwrap) is not installed (not on PATH): {_INSTALL_FIX}"
     try:
         st = os.stat(bwrap)
     except OSError as exc:
@@ -228,12 +228,12 @@ def probe(env: Mapping[str, str]) -> tuple[str | None, str]:
         return None, f"bubblewrap ({bwrap}) could not be run: {exc}"
     if done.returncode != 0:
         said = done.stderr.decode("utf-8", "replace").strip()[-500:] or f"exit code {done.returncode}"
-        return None, f"bubblewrap ({bwrap}) cannot create its sandbox here (bwrap said: {said}): {USERNS_FIX}"
+        return None, f"bubblewrap ({bwrap}) cannot create its sandbox here (bwrap said: {said}): {_USERNS_FIX}"
     _WORKED.add(identity)
     return bwrap, ""
 
 
-def writable_paths(paths: Sequence[str]) -> tuple[Path, ...]:
+def _writable_paths(paths: Sequence[str]) -> tuple[Path, ...]:
     return tuple(Path(os.path.realpath(os.path.expanduser(p))) for p in paths)
 
 
@@ -274,7 +274,7 @@ def policy(
         sandbox.bwrap,
         Path(os.path.realpath(root)),
         network,
-        writable_paths(every),
+        _writable_paths(every),
         _existing_real(protected),
         _existing_real(hidden),
         tuple(Path(os.path.normpath(os.path.expanduser(p))) for p in readable),  # as named: bwrap binds there
@@ -361,8 +361,8 @@ def preview(mode: str, env: Mapping[str, str] | None = None) -> str:
     why = (
         f"builds are sandboxed only on Linux so far, not on {sys.platform}"
         if sys.platform != "linux"
-        else f"bubblewrap (bwrap) is not installed (not on PATH): {INSTALL_FIX}"
+        else f"bubblewrap (bwrap) is not installed (not on PATH): {_INSTALL_FIX}"
     )
     if mode == "require":
         return f"none: a run would stop with exit 2 before any model call: {why}"
-    return f"none: {why}, {OFF_FIX}"
+    return f"none: {why}, {_OFF_FIX}"

@@ -31,13 +31,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 MOUNTINFO = Path("/proc/self/mountinfo")
-OWN = Path("/proc/self/cgroup")
-PID_NAMESPACE = Path("/proc/self/ns/pid")
-PREFIX = "code-commit-"
-SELF = "self"  # the leaf code-commit moves itself into under cgroup v2
-NAME = re.compile(rf"{PREFIX}(\d+)-(\d+)-(\d+|{SELF})")
-SWEEP_ENTRIES = 4096  # entries of a cgroup folder the sweep looks at, at most (a cgroup's own files: ~40)
-UNLIMITED = 1 << 62  # cgroup v1 states "no limit" as the largest page-aligned number; 4 EiB is no limit
+_OWN = Path("/proc/self/cgroup")
+_PID_NAMESPACE = Path("/proc/self/ns/pid")
+_PREFIX = "code-commit-"
+_SELF = "self"  # the leaf code-commit moves itself into under cgroup v2
+NAME = re.compile(rf"{_PREFIX}(\d+)-(\d+)-(\d+|{_SELF})")
+_SWEEP_ENTRIES = 4096  # entries of a cgroup folder the sweep looks at, at most (a cgroup's own files: ~40)
+_UNLIMITED = 1 << 62  # cgroup v1 states "no limit" as the largest page-aligned number; 4 EiB is no limit
 _names = itertools.count()
 _swept: set[Path] = set()
 
@@ -110,7 +110,7 @@ def _locate(
         if relative.startswith(".."):  # mounted from below code-commit's cgroup: not reachable here
             continue
         own = Path(os.path.normpath(point / relative))
-        if own.name.startswith(PREFIX) and own.name.endswith(f"-{SELF}"):
+        if own.name.startswith(_PREFIX) and own.name.endswith(f"-{_SELF}"):
             own = own.parent  # code-commit's own leaf (cgroup v2): the builds go beside it
         return point, own, unified
     return None
@@ -129,7 +129,7 @@ def located(controllers: Sequence[str]) -> list[Hierarchy] | None:
     """The hierarchies holding `controllers` for this process, or None (not Linux, a controller not
     mounted, /proc unreadable)."""
     try:
-        return hierarchies(controllers, MOUNTINFO.read_text(), OWN.read_text())
+        return hierarchies(controllers, MOUNTINFO.read_text(), _OWN.read_text())
     except OSError:
         return None
 
@@ -147,24 +147,24 @@ def caller_memory_limit() -> int | None:
         for name in ("memory.max", "memory.limit_in_bytes"):
             with contextlib.suppress(OSError, ValueError):
                 value = int((folder / name).read_text().strip())
-                if value < UNLIMITED:
+                if value < _UNLIMITED:
                     limits.append(value)
         folder = folder.parent
     return min(limits, default=None)
 
 
 def build_name() -> str:
-    return f"{PREFIX}{_namespace()}-{os.getpid()}-{next(_names)}"
+    return f"{_PREFIX}{_namespace()}-{os.getpid()}-{next(_names)}"
 
 
 def self_name() -> str:
-    return f"{PREFIX}{_namespace()}-{os.getpid()}-{SELF}"
+    return f"{_PREFIX}{_namespace()}-{os.getpid()}-{_SELF}"
 
 
 def _namespace() -> int:
     """The PID namespace's inode: a pid means a process only in its own namespace."""
     try:
-        return PID_NAMESPACE.stat().st_ino
+        return _PID_NAMESPACE.stat().st_ino
     except OSError:
         return 0
 
@@ -204,14 +204,14 @@ def enable_controllers(own: Path, controllers: Sequence[str]) -> bool:
 def sweep(own: Path) -> list[Path]:
     """Remove the cgroups a killed code-commit left in `own`: named as this module names them, in
     this PID namespace, by a process that is gone, holding no process. Once per folder and process;
-    at most SWEEP_ENTRIES entries looked at. Returns those removed."""
+    at most _SWEEP_ENTRIES entries looked at. Returns those removed."""
     if own in _swept:
         return []
     _swept.add(own)
     namespace, removed = _namespace(), []
     try:
         with os.scandir(own) as entries:
-            names = [entry.name for entry in itertools.islice(entries, SWEEP_ENTRIES)]
+            names = [entry.name for entry in itertools.islice(entries, _SWEEP_ENTRIES)]
     except OSError:
         return []
     for name in names:

@@ -28,7 +28,7 @@ from pathlib import Path
 from code_commit.sandbox.allowlist import folder_variables, home_folders
 
 # Folders a home may not be, nor hold: an empty tmpfs there would take the system from the build.
-SYSTEM = tuple(
+_SYSTEM = tuple(
     Path(p) for p in ("/", "/bin", "/dev", "/etc", "/lib", "/lib64", "/nix", "/opt", "/proc", "/run", "/sbin",
                       "/srv", "/sys", "/tmp", "/usr", "/var")
 )  # fmt: skip
@@ -99,7 +99,7 @@ def _inside(path: Path, folders: Sequence[Path]) -> bool:
 
 
 def _holds_system(home: Path) -> bool:
-    return any(home == system or home in system.parents for system in SYSTEM)
+    return any(home == system or home in system.parents for system in _SYSTEM)
 
 
 EVERYTHING_READ_ONLY = HomeView()  # no home emptied: the home read-only, as the rest

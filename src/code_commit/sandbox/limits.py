@@ -1,5 +1,5 @@
 """How many processes, and how much memory, a sandboxed build may take: `build_max_processes` and
-`build_max_memory`; and the build ended as soon as it reaches either (`CapWatch`).
+`build_max_memory`; and the build ended as soon as it reaches either (`_CapWatch`).
 
 A fork bomb or a runaway allocation in the model's code would otherwise take the whole machine,
 code-commit with it. Where code-commit can make a cgroup (its own cgroup writable, with the pids and
@@ -35,7 +35,7 @@ from pathlib import Path
 from code_commit.config.settings import Settings
 from code_commit.sandbox import cgroups
 
-DEFAULT_MEMORY_SHARE = 0.75  # of the caller's memory limit (or the machine's), a build's total by default
+_DEFAULT_MEMORY_SHARE = 0.75  # of the caller's memory limit (or the machine's), a build's total by default
 PROCESSES = "build_max_processes"  # the settings that name each cap, as a result names the one reached
 MEMORY = "build_max_memory"
 REACHED = {  # what reaching each cap means, in words
@@ -45,7 +45,7 @@ REACHED = {  # what reaching each cap means, in words
 
 
 @dataclass(frozen=True)
-class Controller:
+class _Controller:
     """A cgroup controller a cap needs: its files (cgroup v2's, v1's) and the setting it enforces."""
 
     limit: tuple[str, str]  # the file holding the cap
@@ -54,9 +54,9 @@ class Controller:
     setting: str
 
 
-CONTROLLERS = {
-    "pids": Controller(("pids.max", "pids.max"), ("pids.events", "pids.events"), "max", PROCESSES),
-    "memory": Controller(
+_CONTROLLERS = {
+    "pids": _Controller(("pids.max", "pids.max"), ("pids.events", "pids.events"), "max", PROCESSES),
+    "memory": _Controller(
         ("memory.max", "memory.limit_in_bytes"), ("memory.events", "memory.oom_control"), "oom_kill", MEMORY
     ),
 }
@@ -105,7 +105,7 @@ class BuildLimits:
         processes = settings.build_max_processes or None
         if settings.build_max_memory is None:
             known = [n for n in (_physical_memory(), cgroups.caller_memory_limit()) if n]
-            return cls(processes, int(min(known) * DEFAULT_MEMORY_SHARE) if known else None)
+            return cls(processes, int(min(known) * _DEFAULT_MEMORY_SHARE) if known else None)
         return cls(processes, settings.build_max_memory * 2**20 or None, memory_set=settings.build_max_memory > 0)
 
 
@@ -113,7 +113,7 @@ NO_LIMITS = BuildLimits(None, None)
 
 
 @dataclass(frozen=True)
-class CapWatch:
+class _CapWatch:
     """The counters of a build's cgroup that say it reached a cap: (events file, counter, setting)."""
 
     events: tuple[tuple[Path, str, str], ...] = ()
@@ -135,11 +135,11 @@ class Confinement:
     """How a build is started under its limits: the command prefix, and what says it reached them."""
 
     prefix: tuple[str, ...] = ()
-    watch: CapWatch = CapWatch()
+    watch: _CapWatch = _CapWatch()
 
 
 # Joins each cgroup whose cgroup.procs file it is given (its pid is the build's once it execs).
-JOIN = 'while [ "$1" != -- ]; do echo $$ > "$1" || exit 126; shift; done; shift; exec "$@"'
+_JOIN = 'while [ "$1" != -- ]; do echo $$ > "$1" || exit 126; shift; done; shift; exec "$@"'
 
 
 @contextlib.contextmanager
@@ -154,20 +154,20 @@ def limited(limits: BuildLimits) -> Iterator[Confinement]:
                 (sys.executable, "-I", "-S", "-c", HELPER, str(processes), str(data), *procs, "--"), watch
             )
         elif procs:
-            yield Confinement(("/bin/sh", "-c", JOIN, "sh", *procs, "--"), watch)
+            yield Confinement(("/bin/sh", "-c", _JOIN, "sh", *procs, "--"), watch)
         else:
             yield Confinement()
 
 
 @contextlib.contextmanager
-def _cgroup(limits: BuildLimits) -> Iterator[tuple[list[str], CapWatch]]:
+def _cgroup(limits: BuildLimits) -> Iterator[tuple[list[str], _CapWatch]]:
     """The cgroup.procs files of a new cgroup holding the limits, one per hierarchy (cgroup v2: one;
     v1: pids and memory), and the watch of their events; none where code-commit cannot make one."""
     made: list[Path] = []
     try:
         procs, watch = _make(limits, made)
     except OSError:
-        procs, watch = [], CapWatch()
+        procs, watch = [], _CapWatch()
         for folder in reversed(made):
             _remove(folder)
         made.clear()
@@ -178,16 +178,16 @@ def _cgroup(limits: BuildLimits) -> Iterator[tuple[list[str], CapWatch]]:
             _remove(folder)
 
 
-def _make(limits: BuildLimits, made: list[Path]) -> tuple[list[str], CapWatch]:
+def _make(limits: BuildLimits, made: list[Path]) -> tuple[list[str], _CapWatch]:
     values = {"pids": limits.processes, "memory": limits.memory}
     wanted = [controller for controller, value in values.items() if value]
     found = cgroups.located(wanted) if wanted else None
     if not found:
-        return [], CapWatch()
+        return [], _CapWatch()
     for hierarchy in found:
         cgroups.sweep(hierarchy.own)
     if not all(_usable(hierarchy) for hierarchy in found):
-        return [], CapWatch()
+        return [], _CapWatch()
     name, procs, events = cgroups.build_name(), [], []
     for hierarchy in found:
         folder = hierarchy.own / name
@@ -195,11 +195,11 @@ def _make(limits: BuildLimits, made: list[Path]) -> tuple[list[str], CapWatch]:
         made.append(folder)
         version = 0 if hierarchy.unified else 1
         for held in hierarchy.controllers:
-            controller = CONTROLLERS[held]
+            controller = _CONTROLLERS[held]
             (folder / controller.limit[version]).write_text(str(values[held]))
             events.append((folder / controller.events[version], controller.counter, controller.setting))
         procs.append(str(folder / "cgroup.procs"))
-    return procs, CapWatch(tuple(sorted(events, key=lambda event: event[2] != PROCESSES)))
+    return procs, _CapWatch(tuple(sorted(events, key=lambda event: event[2] != PROCESSES)))
 
 
 def _usable(hierarchy: cgroups.Hierarchy) -> bool:

@@ -34,19 +34,19 @@ from urllib.parse import urlsplit
 
 from code_commit.config.sandbox_network import LOCALHOST, NetworkAccess, canonical_host, registry_of
 
-PROXY_PORT = 3128  # inside the sandbox, on its own loopback: below the ephemeral ports a build's sockets get
+_PROXY_PORT = 3128  # inside the sandbox, on its own loopback: below the ephemeral ports a build's sockets get
 SANDBOX_SOCKET = Path("/tmp/.code-commit-proxy.sock")  # where the proxy's socket is bound in the sandbox
-MAX_CONNECTIONS = 128  # npm opens up to 15 an origin (maxsockets), pip and cargo a few
-MAX_HEADER_BYTES = 32 << 10  # a request's line and headers: a registry client's are under 1 KiB
-IDLE_SECONDS = 120.0  # without a byte either way (pip gives up after 15 s, cargo after 30 s)
-CONNECT_SECONDS = 30.0
-MAX_REFUSALS = 100  # distinct host:port refusals remembered; the rest are counted
-CHUNK = 64 << 10
-SOCKET_PATH_MAX = 100  # a Unix socket's path is at most 107 bytes
+_MAX_CONNECTIONS = 128  # npm opens up to 15 an origin (maxsockets), pip and cargo a few
+_MAX_HEADER_BYTES = 32 << 10  # a request's line and headers: a registry client's are under 1 KiB
+_IDLE_SECONDS = 120.0  # without a byte either way (pip gives up after 15 s, cargo after 30 s)
+_CONNECT_SECONDS = 30.0
+_MAX_REFUSALS = 100  # distinct host:port refusals remembered; the rest are counted
+_CHUNK = 64 << 10
+_SOCKET_PATH_MAX = 100  # a Unix socket's path is at most 107 bytes
 _HOST = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-:[]_")
 
-Address = ipaddress.IPv4Address | ipaddress.IPv6Address
-Resolver = Callable[[str, int], Sequence[str]]
+_Address = ipaddress.IPv4Address | ipaddress.IPv6Address
+_Resolver = Callable[[str, int], Sequence[str]]
 
 
 @dataclass(frozen=True)
@@ -99,10 +99,10 @@ class Proxy:
         access: NetworkAccess,
         folder: Path,
         *,
-        max_connections: int = MAX_CONNECTIONS,
-        max_header_bytes: int = MAX_HEADER_BYTES,
-        idle_seconds: float = IDLE_SECONDS,
-        resolver: Resolver = resolve,
+        max_connections: int = _MAX_CONNECTIONS,
+        max_header_bytes: int = _MAX_HEADER_BYTES,
+        idle_seconds: float = _IDLE_SECONDS,
+        resolver: _Resolver = resolve,
     ) -> None:
         self.access = access
         self.socket_path = folder / "proxy.sock"
@@ -111,8 +111,8 @@ class Proxy:
         self.idle_seconds = idle_seconds
         self.resolver = resolver
         self.refusals: list[Refusal] = []
-        self.refused = 0  # every refusal, those beyond MAX_REFUSALS included
-        self.turned_away = 0  # connections answered 503: MAX_CONNECTIONS were open
+        self.refused = 0  # every refusal, those beyond _MAX_REFUSALS included
+        self.turned_away = 0  # connections answered 503: _MAX_CONNECTIONS were open
         self._lock = threading.Lock()
         self._open: set[socket.socket] = set()  # every socket a connection holds, to end them at close
         self._active = 0
@@ -200,7 +200,7 @@ class Proxy:
         with self._lock:
             self.refused += 1
             known = any((r.host, r.port) == (refusal.host, refusal.port) for r in self.refusals)
-            if not known and len(self.refusals) < MAX_REFUSALS:
+            if not known and len(self.refusals) < _MAX_REFUSALS:
                 self.refusals.append(refusal)
 
     def _read_head(self, client: socket.socket) -> tuple[bytes, bytes]:
@@ -268,12 +268,12 @@ class Proxy:
         error: OSError | None = None
         for address in allowed:
             try:
-                return socket.create_connection((str(address), port), timeout=CONNECT_SECONDS)
+                return socket.create_connection((str(address), port), timeout=_CONNECT_SECONDS)
             except OSError as exc:
                 error = exc
         raise _Answer(502, f"{_shown(host, port)} could not be reached: {error}")
 
-    def _reachable(self, address: Address, pattern: str) -> bool:
+    def _reachable(self, address: _Address, pattern: str) -> bool:
         """A public address; else one an entry names, or loopback for an entry of `localhost`."""
         if address.is_global and not address.is_multicast:
             return True
@@ -328,7 +328,7 @@ def _relay(client: socket.socket, upstream: socket.socket, idle: float) -> None:
             for key, _ in events:
                 source, target = key.fileobj, key.data
                 assert isinstance(source, socket.socket)
-                data = source.recv(CHUNK)
+                data = source.recv(_CHUNK)
                 if data:
                     target.sendall(data)
                     continue
@@ -341,7 +341,7 @@ def _relay(client: socket.socket, upstream: socket.socket, idle: float) -> None:
 def serving(access: NetworkAccess) -> Iterator[Proxy]:
     """The proxy for one build, in a private folder made for it; gone when the block ends."""
     base = tempfile.gettempdir()
-    if len(base) > SOCKET_PATH_MAX - 40:
+    if len(base) > _SOCKET_PATH_MAX - 40:
         base = "/tmp"
     folder = Path(tempfile.mkdtemp(prefix="code-commit-proxy-", dir=base))  # 0700
     try:
@@ -361,13 +361,13 @@ def serving(access: NetworkAccess) -> Iterator[Proxy]:
 # NODE_USE_ENV_PROXY (Node 24); Maven reads none of them: its transport takes Java's proxy
 # properties once aether.connector.http.useSystemProperties says so, which MAVEN_OPTS gives it.
 def proxy_env(access: NetworkAccess, maven_opts: str = "") -> list[tuple[str, str]]:
-    url = f"http://127.0.0.1:{PROXY_PORT}"
+    url = f"http://127.0.0.1:{_PROXY_PORT}"
     own = [name for name in (LOCALHOST, "127.0.0.1", "::1") if not access.names_loopback(name)]
     no_proxy = ",".join(own)
     java_no_proxy = "|".join(own)
     java = (
-        f"-Dhttp.proxyHost=127.0.0.1 -Dhttp.proxyPort={PROXY_PORT} -Dhttps.proxyHost=127.0.0.1 "
-        f"-Dhttps.proxyPort={PROXY_PORT} -Dhttp.nonProxyHosts={java_no_proxy} "
+        f"-Dhttp.proxyHost=127.0.0.1 -Dhttp.proxyPort={_PROXY_PORT} -Dhttps.proxyHost=127.0.0.1 "
+        f"-Dhttps.proxyPort={_PROXY_PORT} -Dhttp.nonProxyHosts={java_no_proxy} "
         "-Daether.connector.http.useSystemProperties=true"
     )
     return [
@@ -387,7 +387,7 @@ def proxy_env(access: NetworkAccess, maven_opts: str = "") -> list[tuple[str, st
 def bridge_command(command: Sequence[str]) -> list[str]:
     """`command` run behind the bridge, by this interpreter itself (not a virtualenv's link to it)."""
     source = Path(__file__).with_name("bridge.py").read_text(encoding="utf-8")
-    return [interpreter(), "-I", "-S", "-c", source, str(SANDBOX_SOCKET), str(PROXY_PORT), *command]
+    return [interpreter(), "-I", "-S", "-c", source, str(SANDBOX_SOCKET), str(_PROXY_PORT), *command]
 
 
 def interpreter() -> str:

@@ -41,11 +41,11 @@ from pathlib import Path
 
 from code_commit.config.sandbox_writable import PRIVATE_TMP
 
-CACHE_PARENT = ("code-commit", "sandbox")  # under ~/.cache (XDG_CACHE_HOME)
-DIGEST = 16  # hex digits of the project's path's hash in its cache's name
+_CACHE_PARENT = ("code-commit", "sandbox")  # under ~/.cache (XDG_CACHE_HOME)
+_DIGEST = 16  # hex digits of the project's path's hash in its cache's name
 _UNSAFE_NAME = re.compile(r"[^A-Za-z0-9._-]+")
-_CACHE_NAME = re.compile(rf"[A-Za-z0-9._-]{{1,40}}-[0-9a-f]{{{DIGEST}}}")
-PRUNE_LOOK = 1024  # entries of the caches' folder looked at per build, at most
+_CACHE_NAME = re.compile(rf"[A-Za-z0-9._-]{{1,40}}-[0-9a-f]{{{_DIGEST}}}")
+_PRUNE_LOOK = 1024  # entries of the caches' folder looked at per build, at most
 PRUNE_REMOVE = 20_000  # files and folders removed per build, at most: the rest at the next one
 
 
@@ -59,16 +59,16 @@ class Toolchains:
 
 def cache_folder(root: Path, env: Mapping[str, str]) -> Path | None:
     """Where the project's sandbox cache lives: ~/.cache/code-commit/sandbox/<name>-<hash of its path>."""
-    parent = caches_parent(env)
+    parent = _caches_parent(env)
     if parent is None:
         return None
     real = os.path.realpath(root)
     name = _UNSAFE_NAME.sub("-", os.path.basename(real))[:40] or "project"
-    digest = hashlib.sha256(real.encode("utf-8", "surrogateescape")).hexdigest()[:DIGEST]
+    digest = hashlib.sha256(real.encode("utf-8", "surrogateescape")).hexdigest()[:_DIGEST]
     return parent / f"{name}-{digest}"
 
 
-def caches_parent(env: Mapping[str, str]) -> Path | None:
+def _caches_parent(env: Mapping[str, str]) -> Path | None:
     """The folder every project's sandbox cache is in (~/.cache/code-commit/sandbox), if there is a home."""
     base = env.get("XDG_CACHE_HOME", "")
     if not base.startswith("/"):
@@ -76,12 +76,12 @@ def caches_parent(env: Mapping[str, str]) -> Path | None:
         if not home.startswith("/"):
             return None
         base = os.path.join(home, ".cache")
-    return Path(base, *CACHE_PARENT)
+    return Path(base, *_CACHE_PARENT)
 
 
 def cache_parents(env: Mapping[str, str]) -> tuple[Path, ...]:
     """The caches' folder by its real path, to empty in the sandbox: a build sees its own cache only."""
-    parent = caches_parent(env)
+    parent = _caches_parent(env)
     return (Path(os.path.realpath(parent)),) if parent is not None else ()
 
 
@@ -136,7 +136,7 @@ def prune_caches(parent: Path, own: str, keep_days: int, now: float | None = Non
         return []
     try:
         with os.scandir(fd) as entries:
-            names = [entry.name for entry in itertools.islice(entries, PRUNE_LOOK)]
+            names = [entry.name for entry in itertools.islice(entries, _PRUNE_LOOK)]
         budget = [PRUNE_REMOVE]
         removed = []
         for name in names:

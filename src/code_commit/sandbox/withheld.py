@@ -33,14 +33,14 @@ from code_commit.credentials import CHILD_SCRUBBED_ENV, CLOUD_FILE_ENV, cloud_cr
 from code_commit.sandbox.allowlist import allowed
 from code_commit.sandbox.home import EVERYTHING_READ_ONLY, HomeView
 
-SETTINGS_PREFIX = "CODE_COMMIT_"
+_SETTINGS_PREFIX = "CODE_COMMIT_"
 # Variables that hand the build a credential without holding one: an agent that signs or decrypts
 # with the user's keys for whoever asks.
-CREDENTIAL_CHANNELS = ("SSH_AUTH_SOCK", "GPG_AGENT_INFO")
+_CREDENTIAL_CHANNELS = ("SSH_AUTH_SOCK", "GPG_AGENT_INFO")
 
 
 # Variables that name a credential store elsewhere than its default place (KUBECONFIG: a list).
-STORE_VARIABLES = ("KUBECONFIG", "DOCKER_CONFIG", "NPM_CONFIG_USERCONFIG", "npm_config_userconfig", *CLOUD_FILE_ENV)
+_STORE_VARIABLES = ("KUBECONFIG", "DOCKER_CONFIG", "NPM_CONFIG_USERCONFIG", "npm_config_userconfig", *CLOUD_FILE_ENV)
 
 
 @dataclass(frozen=True)
@@ -84,7 +84,7 @@ CREDENTIAL_STORES = (
 
 
 @dataclass(frozen=True)
-class Hidden:
+class _Hidden:
     """What a sandboxed build sees in place of the credential stores that exist (real paths)."""
 
     folders: tuple[Path, ...] = ()  # each an empty tmpfs
@@ -102,11 +102,11 @@ def build_environment(env: Mapping[str, str], passed: Iterable[str] = (), named:
 
 def given(name: str, value: str, passed: frozenset[str] = frozenset(), named: frozenset[str] = frozenset()) -> bool:
     """Whether the build gets the variable."""
-    if name in CHILD_SCRUBBED_ENV or name.startswith(SETTINGS_PREFIX):
+    if name in CHILD_SCRUBBED_ENV or name.startswith(_SETTINGS_PREFIX):
         return False  # never, whatever build_env says (settings refuses such a build_env)
     if name in passed:
         return True
-    if name in named or name in CREDENTIAL_CHANNELS or looks_secret(name) or value_secrets(value):
+    if name in named or name in _CREDENTIAL_CHANNELS or looks_secret(name) or value_secrets(value):
         return False
     return allowed(name)
 
@@ -117,7 +117,7 @@ def hidden_stores(
     home: str | None = None,
     keep: Sequence[Path] = (),
     view: HomeView = EVERYTHING_READ_ONLY,
-) -> Hidden:
+) -> _Hidden:
     """The credential stores that exist, and the `extra` paths (sandbox_hidden), by their real paths,
     but those a `visible` path (sandbox_visible) names, and those holding a `keep` path (the project,
     a writable path: a tmpfs there would hide it from the build). A symlinked store is hidden where
@@ -131,7 +131,7 @@ def hidden_stores(
     folders: dict[Path, None] = {}
     files: dict[Path, str] = {}
     clouds = (Store(glob.escape(str(folder))) for folder in cloud_credential_folders({**os.environ, "HOME": home}))
-    named = (Store(glob.escape(path)) for path in named_stores(os.environ))
+    named = (Store(glob.escape(path)) for path in _named_stores(os.environ))
     stores = (*CREDENTIAL_STORES, *clouds, *named, *(Store(path) for path in extra))
     for store, each in ((store, each) for store in stores for each in dict.fromkeys([home, *map(str, view.homes)])):
         for match in sorted(glob.glob(_expand(store.pattern, glob.escape(each)))):
@@ -146,15 +146,15 @@ def hidden_stores(
     def outside_folders(path: Path) -> bool:  # what a hidden folder holds is hidden with it
         return not any(folder in path.parents for folder in folders)
 
-    return Hidden(
+    return _Hidden(
         tuple(f for f in folders if outside_folders(f)),
         tuple((path, stand_in) for path, stand_in in files.items() if outside_folders(path)),
     )
 
 
-def named_stores(env: Mapping[str, str]) -> list[str]:
-    """The credential files and folders `STORE_VARIABLES` name, wherever they are (absolute paths)."""
-    values = (env.get(name, "") for name in STORE_VARIABLES)
+def _named_stores(env: Mapping[str, str]) -> list[str]:
+    """The credential files and folders `_STORE_VARIABLES` name, wherever they are (absolute paths)."""
+    values = (env.get(name, "") for name in _STORE_VARIABLES)
     return [path for value in values for path in value.split(os.pathsep) if path.startswith("/")]
 
 

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 from code_commit.config.settings import TEST_PATTERNS_MODES
 
-SOURCE = "test_patterns"
+_SOURCE = "test_patterns"
 
 # Folders of tests, at any depth (a pattern with no slash but a trailing one matches a folder anywhere).
 TEST_FOLDERS = (
@@ -47,7 +47,7 @@ TEST_FOLDERS = (
     "**/src/testFixtures/",
 )
 # Files named as tests, wherever they are: the names the runners collect by default.
-TEST_FILES = (
+_TEST_FILES = (
     "test_*.py",
     "*_test.py",
     "tests.py",
@@ -82,7 +82,7 @@ TEST_FILES = (
     "*_unittest.cc",
     "test_*.c",
 )
-DEFAULT_PATTERNS = (*TEST_FOLDERS, *TEST_FILES)
+_DEFAULT_PATTERNS = (*TEST_FOLDERS, *_TEST_FILES)
 _JS = (".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx", ".mts", ".cts")
 
 # The line that starts a source's own tests, by suffix: an attribute or a condition at a line's start.
@@ -98,11 +98,11 @@ _VITEST = b"(import.meta.vitest)"
 _SPACE = re.compile(rb"\s+")
 
 
-def test_pattern_lines(patterns: Sequence[str], mode: str) -> tuple[str, ...]:
+def _test_pattern_lines(patterns: Sequence[str], mode: str) -> tuple[str, ...]:
     """The patterns in force: the defaults then the user's, or the user's alone."""
     if mode not in TEST_PATTERNS_MODES:
         raise ValueError(f"test_patterns_mode must be one of {', '.join(TEST_PATTERNS_MODES)}, not {mode!r}")
-    return tuple(patterns) if mode == "replace" else (*DEFAULT_PATTERNS, *patterns)
+    return tuple(patterns) if mode == "replace" else (*_DEFAULT_PATTERNS, *patterns)
 
 
 class TestPaths:
@@ -113,9 +113,9 @@ class TestPaths:
     def __init__(self, patterns: Sequence[str] = (), mode: str = "extend") -> None:
         from code_commit.git.ignore import PathPatterns  # git is asked only when there are paths
 
-        self.lines = test_pattern_lines(patterns, mode)
-        self.defaults = 0 if mode == "replace" else len(DEFAULT_PATTERNS)
-        self._patterns = PathPatterns(self.lines, SOURCE)
+        self.lines = _test_pattern_lines(patterns, mode)
+        self.defaults = 0 if mode == "replace" else len(_DEFAULT_PATTERNS)
+        self._patterns = PathPatterns(self.lines, _SOURCE)
 
     def check(self, paths: Iterable[str]) -> dict[str, str | None]:
         """For each path, the pattern that makes it a test ("tests/ (default)", "qa/** (test_patterns)"),
@@ -125,7 +125,7 @@ class TestPaths:
         return {path: None if m is None else self._named(m.line, m.pattern) for path, m in found.items()}
 
     def _named(self, line: int, pattern: str) -> str:
-        return f"{pattern} ({'default' if line <= self.defaults else SOURCE})"
+        return f"{pattern} ({'default' if line <= self.defaults else _SOURCE})"
 
 
 def named_as_test(path: str) -> bool:
@@ -133,13 +133,13 @@ def named_as_test(path: str) -> bool:
     JavaScript in a `__tests__` folder, which Jest collects whatever its name: test code, as opposed
     to the data a test folder also holds (fixtures, snapshots, and what tools write there)."""
     name = path.rsplit("/", 1)[-1]
-    if any(fnmatch.fnmatchcase(name, pattern) for pattern in TEST_FILES):
+    if any(fnmatch.fnmatchcase(name, pattern) for pattern in _TEST_FILES):
         return True
     return "__tests__" in path.split("/")[:-1] and name.endswith(_JS)
 
 
 @dataclass(frozen=True)
-class InSource:
+class _InSource:
     """A source file's own tests: each item's text, its layout aside (a formatter in build.sh), the
     first starting at `line` (1-based)."""
 
@@ -152,7 +152,7 @@ def may_hold_own_tests(path: str) -> bool:
     return any(path.endswith(suffixes) for suffixes, _ in _IN_SOURCE)
 
 
-def in_source_tests(path: str, content: bytes | None) -> InSource | None:
+def in_source_tests(path: str, content: bytes | None) -> _InSource | None:
     """The items of a source file that are its own tests, if it holds any (see the module's note)."""
     start = next((start for suffixes, start in _IN_SOURCE if path.endswith(suffixes)), None)
     found = None if start is None or content is None else start.search(content)
@@ -162,7 +162,7 @@ def in_source_tests(path: str, content: bytes | None) -> InSource | None:
     if spans is None:  # past parsing: from the first line to the end
         spans = [(found.start(), len(content))]
     items = tuple(_SPACE.sub(b" ", content[a:b]).strip() for a, b in spans)
-    return InSource(content.count(b"\n", 0, spans[0][0]) + 1, items) if spans else None
+    return _InSource(content.count(b"\n", 0, spans[0][0]) + 1, items) if spans else None
 
 
 def _test_items(path: str, content: bytes) -> list[tuple[int, int]] | None:

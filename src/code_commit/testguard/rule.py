@@ -31,9 +31,9 @@ from code_commit.testguard.runners import RunnerPart, Unreadable, entries_for, i
 
 CREATED, CHANGED, DELETED = "created", "changed", "deleted"
 MAX_READ = 4 << 20  # bytes of one file read to judge it (runners.MAX_CONFIG_BYTES is the parsers' own cap)
-MAX_BUILD_FILES = 1_000  # files one build changed that are read, at most
-MAX_BUILD_BYTES = 64 << 20  # bytes read for one build's changes, at most
-PACKAGE_MARKER = "__init__.py"  # in a folder of tests, it changes how pytest imports every module there
+_MAX_BUILD_FILES = 1_000  # files one build changed that are read, at most
+_MAX_BUILD_BYTES = 64 << 20  # bytes read for one build's changes, at most
+_PACKAGE_MARKER = "__init__.py"  # in a folder of tests, it changes how pytest imports every module there
 
 
 @dataclass(frozen=True)
@@ -102,11 +102,11 @@ def _package_marker(root: Path, path: str) -> bool:
     """A new `__init__.py` in a folder of tests that already holds files: it changes how pytest
     imports each of them (rootdir-relative package names, `conftest.py` scope)."""
     folder, _, name = path.rpartition("/")
-    if name != PACKAGE_MARKER:
+    if name != _PACKAGE_MARKER:
         return False
     try:
         with os.scandir(root / folder if folder else root) as entries:
-            return any(entry.name != PACKAGE_MARKER for entry in entries)
+            return any(entry.name != _PACKAGE_MARKER for entry in entries)
     except OSError:
         return False
 
@@ -160,9 +160,9 @@ class Touched:
 # (a generated Makefile, CTestTestfile.cmake) is the tool's output, but what a runner finds by walking
 # the tree (a conftest.py, a test module) still counts: a marker there is no runner's rule, and the
 # model's code could write one.
-PACKAGE_FOLDER = "node_modules"
-PACKAGE_TREES = ("pyvenv.cfg",)
-BUILD_TREES = ("CMakeCache.txt", "CACHEDIR.TAG", "meson-private")
+_PACKAGE_FOLDER = "node_modules"
+_PACKAGE_TREES = ("pyvenv.cfg",)
+_BUILD_TREES = ("CMakeCache.txt", "CACHEDIR.TAG", "meson-private")
 
 
 class _ToolTrees:
@@ -192,11 +192,11 @@ def _reads(path: str) -> bool:
 def _tool_output(path: str, trees: _ToolTrees) -> bool:
     """A file a build created in a tree of installed packages, or in a build tree where no runner
     finds it by walking the tree."""
-    if PACKAGE_FOLDER in path.split("/")[:-1] or trees.holds(path, PACKAGE_TREES):
+    if _PACKAGE_FOLDER in path.split("/")[:-1] or trees.holds(path, _PACKAGE_TREES):
         return True
     if named_as_test(path) or any(entry.discovered for entry in entries_for(path)):
         return False
-    return trees.holds(path, BUILD_TREES)
+    return trees.holds(path, _BUILD_TREES)
 
 
 def _created_test_code(root: Path, path: str) -> TestChange | None:
@@ -213,7 +213,7 @@ def judge_build(root: Path, touched: Sequence[Touched], new: Collection[str], pa
     runner's configuration created, changed or deleted counts; test code a runner collects by its
     name created counts. `new`: the files the run made (its answers' new tests, the test data its
     builds wrote, which a later build may write again), judged when they were made. Bounded:
-    MAX_BUILD_FILES files and MAX_BUILD_BYTES read at most; a runner's file past that counts."""
+    _MAX_BUILD_FILES files and _MAX_BUILD_BYTES read at most; a runner's file past that counts."""
     tests, unanswered = _tests(paths, (item.path for item in touched))
     changes: list[TestChange] = []
     unread = spent = read = 0
@@ -227,7 +227,7 @@ def judge_build(root: Path, touched: Sequence[Touched], new: Collection[str], pa
             if path in tests and item.existed:
                 found = TestChange(path, CHANGED if item.exists else DELETED, "a test file")
             elif _reads(path):
-                if spent >= MAX_BUILD_BYTES or read >= MAX_BUILD_FILES:
+                if spent >= _MAX_BUILD_BYTES or read >= _MAX_BUILD_FILES:
                     unread += 1
                     if is_runner_file(path):
                         found = TestChange(path, CHANGED, "a file test runners read, past checking (the read budget)")

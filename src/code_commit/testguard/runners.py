@@ -29,11 +29,11 @@ from typing import Any
 
 from code_commit.testguard.files import TEST_FOLDERS, named_as_test
 
-MAX_CONFIG_BYTES = 4 << 20  # a configuration file read past this is unreadable: no runner's is that large
-MAKE_VARIABLE_DEPTH = 4  # variables a test rule refers to, followed this many references deep
+_MAX_CONFIG_BYTES = 4 << 20  # a configuration file read past this is unreadable: no runner's is that large
+_MAKE_VARIABLE_DEPTH = 4  # variables a test rule refers to, followed this many references deep
 
-Part = object  # a runner's part of a file, as a value that compares equal when the settings are equal
-Reader = Callable[[bytes], Part | None]  # None: the file holds nothing of the runner's
+_Part = object  # a runner's part of a file, as a value that compares equal when the settings are equal
+_Reader = Callable[[bytes], _Part | None]  # None: the file holds nothing of the runner's
 
 
 class Unreadable(ValueError):
@@ -45,7 +45,7 @@ class Entry:
     runner: str
     names: tuple[str, ...]  # name patterns (fnmatch, case-sensitive), or path endings holding a slash
     part: str  # what of the file is the runner's, in words
-    read: Reader
+    read: _Reader
     source: str  # where the runner documents that it reads this
     # The runner finds the file by walking the tree (pytest's conftest.py, Jest's config), as opposed
     # to reading it where the build points the tool (a Makefile, CMake's files, Cargo.toml).
@@ -61,15 +61,15 @@ class Entry:
 
 
 def _text(data: bytes) -> str:
-    if len(data) > MAX_CONFIG_BYTES:
-        raise Unreadable(f"over {MAX_CONFIG_BYTES >> 20} MiB")
+    if len(data) > _MAX_CONFIG_BYTES:
+        raise Unreadable(f"over {_MAX_CONFIG_BYTES >> 20} MiB")
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise Unreadable(f"not UTF-8 ({exc.reason})") from exc
 
 
-def whole(data: bytes) -> Part:
+def whole(data: bytes) -> _Part:
     return data
 
 
@@ -88,11 +88,11 @@ def _dig(value: Any, keys: tuple[str, ...]) -> Any:
     return value
 
 
-def toml_keys(*paths: str) -> Reader:
+def _toml_keys(*paths: str) -> _Reader:
     """The values at these dotted key paths of a TOML file (`tool.pytest`)."""
     keys = [tuple(path.split(".")) for path in paths]
 
-    def read(data: bytes) -> Part | None:
+    def read(data: bytes) -> _Part | None:
         document = _toml(data)
         found = {".".join(key): value for key in keys if (value := _dig(document, key)) is not None}
         return found or None
@@ -100,7 +100,7 @@ def toml_keys(*paths: str) -> Reader:
     return read
 
 
-def cargo(data: bytes) -> Part | None:
+def cargo(data: bytes) -> _Part | None:
     """Cargo.toml's test targets and switches: `[[test]]`, `[lib]`'s and each `[[bin]]`'s `test`,
     `doctest` and `harness`, `[profile.test]`, `package.autotests`."""
     document = _toml(data)
@@ -121,10 +121,10 @@ def cargo(data: bytes) -> Part | None:
     return found or None
 
 
-def ini_sections(*names: str) -> Reader:
+def _ini_sections(*names: str) -> _Reader:
     """These sections of an INI file; a name ending in `*` takes every section it begins."""
 
-    def read(data: bytes) -> Part | None:
+    def read(data: bytes) -> _Part | None:
         parser = configparser.RawConfigParser(strict=False, interpolation=None)
         try:
             parser.read_string(_text(data))
@@ -140,7 +140,7 @@ def ini_sections(*names: str) -> Reader:
     return read
 
 
-def package_json(data: bytes) -> Part | None:
+def _package_json(data: bytes) -> _Part | None:
     """package.json's test scripts (`test*`, and the `pretest*`/`posttest*` npm runs around them) and
     the runners' own keys."""
     try:
@@ -169,7 +169,7 @@ def _local(tag: str) -> str:
     return tag.rsplit("}", 1)[-1]
 
 
-def pom(data: bytes) -> Part | None:
+def pom(data: bytes) -> _Part | None:
     """pom.xml's Surefire and Failsafe plugins (wherever declared: build, pluginManagement, profiles),
     the properties they read (`skipTests`, `maven.test.*`...), and the test source folders. Read with
     expat (xml.etree), which expands character references and CDATA as Maven does and refuses entity
@@ -245,7 +245,7 @@ def _uncomment(line: str) -> str:
     return "".join(out).rstrip()
 
 
-def make_test_rules(data: bytes) -> Part | None:
+def _make_test_rules(data: bytes) -> _Part | None:
     """The rules that run or build the tests: the conventional test targets, the rules whose
     prerequisites are tests (`runner: tests/runner.c`), the phony targets those depend on, the special
     targets that change whether a failure counts (`.IGNORE`), and every variable they refer to, with
@@ -305,7 +305,7 @@ def make_test_rules(data: bytes) -> Part | None:
             found.append(("rule", name, body))
             referenced.update(_MAKE_REFERENCE.findall(body))
     seen: set[str] = set()
-    for _ in range(MAKE_VARIABLE_DEPTH):
+    for _ in range(_MAKE_VARIABLE_DEPTH):
         batch = sorted(name for name in referenced - seen if name in variables)
         seen |= referenced
         for name in batch:
@@ -418,7 +418,7 @@ def _cmake_arguments(text: str, i: int) -> tuple[list[str], int]:
     return args, n
 
 
-def cmake_tests(data: bytes) -> Part | None:
+def _cmake_tests(data: bytes) -> _Part | None:
     """CMake's test commands (`add_test`, `set_tests_properties` (WILL_FAIL), `set_property(TEST ...)`,
     `enable_testing`, `include(CTest)`, `add_subdirectory` of a test folder) and the commands that
     build the targets the tests run or that compile test sources."""
@@ -443,27 +443,27 @@ def cmake_tests(data: bytes) -> Part | None:
 
 # --- the table ---------------------------------------------------------------------------------
 
-TABLE_FILE = Path(__file__).with_name("runners.toml")  # the table, as data with its sources
-READERS: dict[str, Reader] = {
+_TABLE_FILE = Path(__file__).with_name("runners.toml")  # the table, as data with its sources
+_READERS: dict[str, _Reader] = {
     "whole": whole,
-    "package_json": package_json,
+    "package_json": _package_json,
     "pom": pom,
-    "make": make_test_rules,
-    "cmake": cmake_tests,
+    "make": _make_test_rules,
+    "cmake": _cmake_tests,
     "cargo": cargo,
 }
 
 
-def _reader(spec: str) -> Reader:
+def _reader(spec: str) -> _Reader:
     kind, _, args = spec.partition(":")
     if kind == "toml":
-        return toml_keys(*args.split(","))
+        return _toml_keys(*args.split(","))
     if kind == "ini":
-        return ini_sections(*args.split(","))
-    return READERS[spec]
+        return _ini_sections(*args.split(","))
+    return _READERS[spec]
 
 
-def load_table(path: Path = TABLE_FILE) -> tuple[Entry, ...]:
+def _load_table(path: Path = _TABLE_FILE) -> tuple[Entry, ...]:
     """The runners' table from runners.toml (read once, at import)."""
     rows = tomllib.loads(path.read_text(encoding="utf-8"))["runner"]
     return tuple(
@@ -479,7 +479,7 @@ def load_table(path: Path = TABLE_FILE) -> tuple[Entry, ...]:
     )
 
 
-TABLE = load_table()
+TABLE = _load_table()
 
 
 def entries_for(path: str) -> list[Entry]:
@@ -490,7 +490,7 @@ def entries_for(path: str) -> list[Entry]:
 class RunnerPart:
     """What a file says to the runners, by entry: the runner, the part read, its value (None: nothing)."""
 
-    values: tuple[tuple[Entry, Part | None], ...]
+    values: tuple[tuple[Entry, _Part | None], ...]
 
     @property
     def runners(self) -> str:

@@ -38,16 +38,16 @@ COMPARED_LINES = 40  # lines of the search text compared with a window of the fi
 COMPARED_CHARS = 200  # characters of a line compared
 CANDIDATES = 20  # the windows most lines vote for, scored
 SAMPLED = 200  # windows spread evenly over the file, scored too
-VOTE_BUDGET = 20_000  # votes cast at most (the rarest lines and words first)
+_VOTE_BUDGET = 20_000  # votes cast at most (the rarest lines and words first)
 MAX_LOCATIONS_SHOWN = 20  # an ambiguous search text's locations named in the message (all are in the data)
-MAX_EXTRA_CONTEXT = 100  # lines added around a location, at most, when looking for a unique window
+_MAX_EXTRA_CONTEXT = 100  # lines added around a location, at most, when looking for a unique window
 UNIQUE_WINDOW_WORK = 500_000  # windows of the file hashed at most when looking for them (see unique_around)
 # The advice on an ambiguous search text (unique windows, min_context) hashes every line of the file,
 # a step of a Python loop each: a file over this many lines gets none (500,000 lines took seconds).
 ADVICE_LINES = 100_000
 # A no-match's candidate windows come from lines equal to the search text's, and from lines sharing
 # words with them, which costs a regex per line: a file over this many lines gets the first only.
-WORD_VOTE_LINES = 100_000
+_WORD_VOTE_LINES = 100_000
 # The failing search texts of an answer whose report includes the parts that cost more than the
 # matching itself: a no-match's closest lines, an ambiguous match's unique windows and min_context.
 EXPLAINED_FAILURES = 3
@@ -371,7 +371,7 @@ def ambiguous(
         core_at = None  # too many to compare window by window: unique_around counts every window
     # Not capped at min_context: a window of that size may have to grow past blank lines at its ends.
     blank = [not k for k in keys]
-    around = windows.unique_around(places[:MAX_LOCATIONS_SHOWN], n, n + MAX_EXTRA_CONTEXT, blank, core_at)
+    around = windows.unique_around(places[:MAX_LOCATIONS_SHOWN], n, n + _MAX_EXTRA_CONTEXT, blank, core_at)
     return AmbiguousMatch(stage, locations, around, windows.min_context())
 
 
@@ -473,10 +473,10 @@ def _candidate_starts(keys: list[str], compared: list[str], count: int, work: Wo
         weight.append(1 / len(words) if words else 0.0)
     line_hits: dict[str, list[int]] = {}
     word_hits: dict[str, list[int]] = {}
-    if len(keys) > WORD_VOTE_LINES:  # equal lines only, each found at C speed; one too common never votes
+    if len(keys) > _WORD_VOTE_LINES:  # equal lines only, each found at C speed; one too common never votes
         words_wanted.clear()
         for line, offsets in lines_wanted.items():
-            if keys.count(line) * len(offsets) <= VOTE_BUDGET:
+            if keys.count(line) * len(offsets) <= _VOTE_BUDGET:
                 line_hits[line] = occurrences(keys, [line], Work())
     work.word_scanned += len(keys) if words_wanted else 0
     for index, key in enumerate(keys if words_wanted else ()):
@@ -489,7 +489,7 @@ def _candidate_starts(keys: list[str], compared: list[str], count: int, work: Wo
     anchors += [(hits, words_wanted[word], weight) for word, hits in word_hits.items()]
     anchors.sort(key=lambda anchor: len(anchor[0]) * len(anchor[1]))
     votes: defaultdict[int, float] = defaultdict(float)  # a window's start -> its weighted votes
-    budget = VOTE_BUDGET
+    budget = _VOTE_BUDGET
     for hits, offsets, weights in anchors:
         budget -= len(hits) * len(offsets)
         if budget < 0:

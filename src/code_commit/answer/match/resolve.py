@@ -70,7 +70,7 @@ DIFF_WORK_PER_LINE = 500
 
 
 @dataclass(frozen=True)
-class Resolution:
+class _Resolution:
     """Where a search text was found and what the file becomes."""
 
     text: str
@@ -78,7 +78,7 @@ class Resolution:
     stage: str
 
 
-def resolve(text: str, search: str, replace: str, explain: bool = True, work: Work | None = None) -> Resolution:
+def resolve(text: str, search: str, replace: str, explain: bool = True, work: Work | None = None) -> _Resolution:
     """Replace the one place `search` matches in `text`; raise a `mismatch.MatchFailure` if there is
     not exactly one. The work it does is added to `work`, if given.
 
@@ -99,7 +99,7 @@ def resolve(text: str, search: str, replace: str, explain: bool = True, work: Wo
     return dataclasses.replace(result, text=bom + result.text) if bom else result
 
 
-def _resolve(text: str, search: str, replace: str, explain: bool, work: Work) -> Resolution:
+def _resolve(text: str, search: str, replace: str, explain: bool, work: Work) -> _Resolution:
     file_lines = split_lines(text)
     search_lines = split_lines(search)
     replace_lines = split_lines(replace)
@@ -133,7 +133,7 @@ def _resolve(text: str, search: str, replace: str, explain: bool, work: Work) ->
     while left_trail and stop < len(file_lines) and is_blank(file_lines[stop]):
         stop, left_trail = stop + 1, left_trail - 1
     new_lines = _splice(file_lines, hit, stop, search_lines, (left_lead, left_trail), replace_lines, stage)
-    return Resolution("".join(new_lines), Lines(hit.start + 1, stop), stage)
+    return _Resolution("".join(new_lines), Lines(hit.start + 1, stop), stage)
 
 
 # --- splicing ---

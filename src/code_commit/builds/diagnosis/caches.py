@@ -22,7 +22,7 @@ from code_commit.sandbox.withheld import CREDENTIAL_STORES
 
 
 @dataclass(frozen=True)
-class ToolCache:
+class _ToolCache:
     """One tool's cache: its default folder under the home folder, the variable that moves it (and
     the folder's place under that variable's value), build.sh's words that run the tool, and the
     tool's own documentation of the folder."""
@@ -35,31 +35,31 @@ class ToolCache:
     source: str
 
 
-CACHES = (
-    ToolCache("uv", "~/.cache/uv", "UV_CACHE_DIR", "", ("uv", "uvx"), "https://docs.astral.sh/uv/concepts/cache/"),
-    ToolCache("pip", "~/.cache/pip", "PIP_CACHE_DIR", "", ("pip", "pip3"), "https://pip.pypa.io/en/stable/topics/caching/"),
-    ToolCache("npm", "~/.npm", "npm_config_cache", "", ("npm", "npx"), "https://docs.npmjs.com/cli/configuring-npm/folders#cache"),
-    ToolCache("npm", None, "NPM_CONFIG_CACHE", "", ("npm", "npx"), "https://docs.npmjs.com/cli/using-npm/config#cache"),
-    ToolCache("pnpm", "~/.local/share/pnpm/store", "npm_config_store_dir", "", ("pnpm",), "https://pnpm.io/npmrc#store-dir"),
-    ToolCache("pnpm", "~/.cache/pnpm", None, "", ("pnpm",), "https://pnpm.io/npmrc#cache-dir"),
-    ToolCache("yarn", "~/.yarn/berry/cache", "YARN_GLOBAL_FOLDER", "cache", ("yarn",), "https://yarnpkg.com/configuration/yarnrc#globalFolder"),
-    ToolCache("yarn", "~/.cache/yarn", "YARN_CACHE_FOLDER", "", ("yarn",), "https://classic.yarnpkg.com/en/docs/cli/cache"),
-    ToolCache("corepack", "~/.cache/node/corepack", "COREPACK_HOME", "", ("corepack", "pnpm", "yarn"), "https://github.com/nodejs/corepack#environment-variables"),
-    ToolCache("cargo", "~/.cargo/registry", "CARGO_HOME", "registry", ("cargo",), "https://doc.rust-lang.org/cargo/guide/cargo-home.html"),
-    ToolCache("cargo", "~/.cargo/git", "CARGO_HOME", "git", ("cargo",), "https://doc.rust-lang.org/cargo/guide/cargo-home.html"),
-    ToolCache("cargo", None, "CARGO_TARGET_DIR", "", ("cargo",), "https://doc.rust-lang.org/cargo/reference/config.html#buildtarget-dir"),
-    ToolCache("go", "~/.cache/go-build", "GOCACHE", "", ("go",), "https://pkg.go.dev/cmd/go#hdr-Build_and_test_caching"),
-    ToolCache("go", "~/go/pkg/mod", "GOMODCACHE", "", ("go",), "https://go.dev/ref/mod#module-cache"),
-    ToolCache("maven", "~/.m2/repository", None, "", ("mvn", "mvnw"), "https://maven.apache.org/guides/introduction/introduction-to-repositories.html"),
-    ToolCache("gradle", "~/.gradle/caches", "GRADLE_USER_HOME", "caches", ("gradle", "gradlew"), "https://docs.gradle.org/current/userguide/directory_layout.html"),
-    ToolCache("ccache", "~/.cache/ccache", "CCACHE_DIR", "", ("ccache", "cmake", "make"), "https://ccache.dev/manual/latest.html#_location_of_the_cache"),
-    ToolCache("sccache", "~/.cache/sccache", "SCCACHE_DIR", "", ("sccache", "cargo"), "https://github.com/mozilla/sccache/blob/main/docs/Configuration.md"),
-    ToolCache("pre-commit", "~/.cache/pre-commit", "PRE_COMMIT_HOME", "", ("pre-commit",), "https://pre-commit.com/#managing-ci-caches"),
+_CACHES = (
+    _ToolCache("uv", "~/.cache/uv", "UV_CACHE_DIR", "", ("uv", "uvx"), "https://docs.astral.sh/uv/concepts/cache/"),
+    _ToolCache("pip", "~/.cache/pip", "PIP_CACHE_DIR", "", ("pip", "pip3"), "https://pip.pypa.io/en/stable/topics/caching/"),
+    _ToolCache("npm", "~/.npm", "npm_config_cache", "", ("npm", "npx"), "https://docs.npmjs.com/cli/configuring-npm/folders#cache"),
+    _ToolCache("npm", None, "NPM_CONFIG_CACHE", "", ("npm", "npx"), "https://docs.npmjs.com/cli/using-npm/config#cache"),
+    _ToolCache("pnpm", "~/.local/share/pnpm/store", "npm_config_store_dir", "", ("pnpm",), "https://pnpm.io/npmrc#store-dir"),
+    _ToolCache("pnpm", "~/.cache/pnpm", None, "", ("pnpm",), "https://pnpm.io/npmrc#cache-dir"),
+    _ToolCache("yarn", "~/.yarn/berry/cache", "YARN_GLOBAL_FOLDER", "cache", ("yarn",), "https://yarnpkg.com/configuration/yarnrc#globalFolder"),
+    _ToolCache("yarn", "~/.cache/yarn", "YARN_CACHE_FOLDER", "", ("yarn",), "https://classic.yarnpkg.com/en/docs/cli/cache"),
+    _ToolCache("corepack", "~/.cache/node/corepack", "COREPACK_HOME", "", ("corepack", "pnpm", "yarn"), "https://github.com/nodejs/corepack#environment-variables"),
+    _ToolCache("cargo", "~/.cargo/registry", "CARGO_HOME", "registry", ("cargo",), "https://doc.rust-lang.org/cargo/guide/cargo-home.html"),
+    _ToolCache("cargo", "~/.cargo/git", "CARGO_HOME", "git", ("cargo",), "https://doc.rust-lang.org/cargo/guide/cargo-home.html"),
+    _ToolCache("cargo", None, "CARGO_TARGET_DIR", "", ("cargo",), "https://doc.rust-lang.org/cargo/reference/config.html#buildtarget-dir"),
+    _ToolCache("go", "~/.cache/go-build", "GOCACHE", "", ("go",), "https://pkg.go.dev/cmd/go#hdr-Build_and_test_caching"),
+    _ToolCache("go", "~/go/pkg/mod", "GOMODCACHE", "", ("go",), "https://go.dev/ref/mod#module-cache"),
+    _ToolCache("maven", "~/.m2/repository", None, "", ("mvn", "mvnw"), "https://maven.apache.org/guides/introduction/introduction-to-repositories.html"),
+    _ToolCache("gradle", "~/.gradle/caches", "GRADLE_USER_HOME", "caches", ("gradle", "gradlew"), "https://docs.gradle.org/current/userguide/directory_layout.html"),
+    _ToolCache("ccache", "~/.cache/ccache", "CCACHE_DIR", "", ("ccache", "cmake", "make"), "https://ccache.dev/manual/latest.html#_location_of_the_cache"),
+    _ToolCache("sccache", "~/.cache/sccache", "SCCACHE_DIR", "", ("sccache", "cargo"), "https://github.com/mozilla/sccache/blob/main/docs/Configuration.md"),
+    _ToolCache("pre-commit", "~/.cache/pre-commit", "PRE_COMMIT_HOME", "", ("pre-commit",), "https://pre-commit.com/#managing-ci-caches"),
 )  # fmt: skip
 
 # Under the home folder, folders whose contents run or configure what the user runs: never writable.
 # (Files directly in the home folder, its shells' start-up files among them, never are either.)
-RUNS_OR_CONFIGURES = (
+_RUNS_OR_CONFIGURES = (
     "~/.config",
     "~/.local/bin",
     "~/.local/share/applications",
@@ -79,18 +79,18 @@ RUNS_OR_CONFIGURES = (
 
 
 @dataclass(frozen=True)
-class Cache:
+class _Cache:
     """A tool cache a path is in: the table's row, and the folder, where it is on this host."""
 
-    entry: ToolCache
+    entry: _ToolCache
     folder: Path
 
 
-def cache_of(path: Path, view: View) -> Cache | None:
+def _cache_of(path: Path, view: View) -> _Cache | None:
     """The tool cache `path` is in (the deepest folder among those the table names), or None."""
     env = view.host.env
-    found: list[Cache] = []
-    for entry in CACHES:
+    found: list[_Cache] = []
+    for entry in _CACHES:
         value = env.get(entry.variable, "") if entry.variable else ""
         if value.startswith("/"):
             folder: Path | None = Path(value) / entry.below if entry.below else Path(value)
@@ -101,14 +101,14 @@ def cache_of(path: Path, view: View) -> Cache | None:
         if folder is not None:
             for seen in {folder, Path(view.host.real(str(folder)))}:
                 if under(path, (seen,)):
-                    found.append(Cache(entry, seen))
+                    found.append(_Cache(entry, seen))
     return max(found, key=lambda cache: len(cache.folder.parts), default=None)
 
 
-def the_tools(path: Path, view: View) -> Cache | None:
+def the_tools(path: Path, view: View) -> _Cache | None:
     """The cache `path` is in, when each fact holds on the host: the table names it, build.sh runs
     its tool, and the folder exists. Else None: the line alone proves nothing."""
-    cache = cache_of(path, view)
+    cache = _cache_of(path, view)
     if cache is None or not view.named_in_build_sh(cache.entry.commands):
         return None
     return cache if view.host.exists(str(cache.folder)) else None
@@ -127,7 +127,7 @@ def widening_problem(
         if entry.startswith("/") and (under(folder, (Path(entry),)) or under(Path(entry), (folder,))):
             return f"it is on PATH ({entry}): a program planted there would run as you"
     if home is not None:
-        named = [home / place.removeprefix("~/") for place in RUNS_OR_CONFIGURES]
+        named = [home / place.removeprefix("~/") for place in _RUNS_OR_CONFIGURES]
         named += [home / store.pattern.removeprefix("~/").split("*")[0] for store in CREDENTIAL_STORES]
         config = env.get("XDG_CONFIG_HOME", "")
         named += [Path(config)] if config.startswith("/") else []
@@ -142,5 +142,5 @@ def widening_problem(
 def _not_a_cache_name(folder: Path) -> bool:
     """A name in the home folder that is no tool's cache folder: only the table's folders are."""
     return not any(
-        entry.folder is not None and entry.folder.removeprefix("~/").split("/")[0] == folder.name for entry in CACHES
+        entry.folder is not None and entry.folder.removeprefix("~/").split("/")[0] == folder.name for entry in _CACHES
     )

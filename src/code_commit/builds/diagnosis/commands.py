@@ -27,7 +27,7 @@ from code_commit.builds.diagnosis.facts import (
 from code_commit.config.sandbox_writable import PRIVATE_TMP
 
 # Where installers put programs that a PATH without them (cron's, a CI runner's) misses.
-ELSEWHERE = (
+_ELSEWHERE = (
     "~/.local/bin",
     "~/.cargo/bin",
     "~/bin",
@@ -42,10 +42,10 @@ ELSEWHERE = (
     "/usr/local/bin",
     "/snap/bin",
 )
-NVM_VERSIONS = "~/.nvm/versions/node"  # nvm's node versions, each with its bin/
-PACKAGE_JSON_BYTES = 256 << 10
+_NVM_VERSIONS = "~/.nvm/versions/node"  # nvm's node versions, each with its bin/
+_PACKAGE_JSON_BYTES = 256 << 10
 # The lock file that says which package manager installs node_modules/, and its install command.
-NODE_INSTALLS = (
+_NODE_INSTALLS = (
     ("pnpm-lock.yaml", "pnpm install --frozen-lockfile"),
     ("yarn.lock", "yarn install --frozen-lockfile"),
     ("package-lock.json", "npm ci"),
@@ -53,7 +53,7 @@ NODE_INSTALLS = (
 )
 # Python's word for a module it could not import: a generated one (a version file) a clone lacks?
 _NO_MODULE = re.compile(r"ModuleNotFoundError: No module named '(?P<module>[\w.]+)'")
-PACKAGE_ROOTS = ("", "src/")  # where a project's packages are: flat, or the src layout
+_PACKAGE_ROOTS = ("", "src/")  # where a project's packages are: flat, or the src layout
 # build.sh sourcing a virtualenv's activate script that is not there (dash, then bash).
 _NO_ACTIVATE = re.compile(
     r"^(?P<shell>[^\s:][^:\n]*?): (?:line )?\d+: (?:\.|source): (?:cannot open |can't open )?"
@@ -116,16 +116,16 @@ def _off_path(command: str, view: View, line: str) -> Diagnosis:
     PATH without ~/.cargo/bin, as cron's), or nowhere."""
     host = view.host
     path = host.env.get("PATH", os.defpath)
-    places = [str(view.absolute(place)) if place.startswith("~/") else place for place in ELSEWHERE]
+    places = [str(view.absolute(place)) if place.startswith("~/") else place for place in _ELSEWHERE]
     if view.home is not None:
-        places += host.glob(str(view.home / NVM_VERSIONS.removeprefix("~/") / "*" / "bin"))
+        places += host.glob(str(view.home / _NVM_VERSIONS.removeprefix("~/") / "*" / "bin"))
     where = host.which(command, os.pathsep.join(places))
     if where is None:
         return Diagnosis(
             MISSING,
             command,
             f"build.sh runs {command}, which is installed nowhere the build or code-commit looked (its PATH is "
-            f"{path}; nor {', '.join(ELSEWHERE[:4])}, nvm's): no change to the code can make it run",
+            f"{path}; nor {', '.join(_ELSEWHERE[:4])}, nvm's): no change to the code can make it run",
             f"install {command} before the run (build.sh runs with no network), where the PATH code-commit runs with "
             "finds it; or change build.sh",
             evidence(line),
@@ -147,7 +147,7 @@ def _no_node_modules(command: str, view: View, line: str) -> Diagnosis | None:
     node_modules/ in the project: a fresh clone, never installed."""
     host = view.host
     try:
-        package = json.loads(host.read("package.json")[:PACKAGE_JSON_BYTES] or "{}")
+        package = json.loads(host.read("package.json")[:_PACKAGE_JSON_BYTES] or "{}")
     except ValueError:
         return None
     scripts = package.get("scripts") if isinstance(package, dict) else None
@@ -155,7 +155,7 @@ def _no_node_modules(command: str, view: View, line: str) -> Diagnosis | None:
         return None
     if not any(isinstance(text, str) and names_command(text, command) for text in scripts.values()):
         return None
-    install = next((step for lock, step in NODE_INSTALLS if host.exists(str(host.root / lock))), "npm install")
+    install = next((step for lock, step in _NODE_INSTALLS if host.exists(str(host.root / lock))), "npm install")
     return Diagnosis(
         MISSING,
         "node_modules",
@@ -177,7 +177,7 @@ def generated_missing(lines: list[str], view: View) -> Iterator[tuple[int, Diagn
         if match is None or "." not in match.group("module"):
             continue
         *package, name = match.group("module").split(".")
-        for top in PACKAGE_ROOTS:
+        for top in _PACKAGE_ROOTS:
             relative = f"{top}{'/'.join(package)}/{name}.py"
             folder = host.root / top / "/".join(package)
             package_there = host.exists(str(folder / "__init__.py"))

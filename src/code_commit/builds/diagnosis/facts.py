@@ -31,7 +31,7 @@ TOOL_STATE = "tool_state"  # a toolchain's own state outside the project disagre
 NAMESPACES = "namespaces"  # the build starts a sandbox or container of its own, which cannot nest here
 
 CONFIG = f"{CONFIG_DIR}/{CONFIG_FILE}"
-MAX_EVIDENCE = 300  # characters of the quoted line
+_MAX_EVIDENCE = 300  # characters of the quoted line
 WRITABLE = "writable"  # a place the build may write
 # A path on a line: quoted ('', ‘’, "", ``) or bare, absolute or from ~.
 PATH_IN_LINE = re.compile(r"""[`'"‘](?P<quoted>~?/[^`'"’\n]+)[`'"’]|(?<![\w.~/*-])(?P<bare>~?/[^\s'"`’:,;()\[\]]+)""")
@@ -189,4 +189,4 @@ def under(path: Path, places: Sequence[Path]) -> bool:
 
 def evidence(line: str) -> str:
     line = line.strip()
-    return line if len(line) <= MAX_EVIDENCE else line[: MAX_EVIDENCE - 5] + " [...]"
+    return line if len(line) <= _MAX_EVIDENCE else line[: _MAX_EVIDENCE - 5] + " [...]"

@@ -31,7 +31,7 @@ _REFUSED = re.compile(
     r"|unshare: (?:unshare failed|cannot change root filesystem propagation|write failed /proc/self/uid_map)[^\n]*"
     r"|(?:podman|buildah)[^\n]*(?:cannot clone|newuidmap|user namespaces? (?:are|is) not enabled)[^\n]*"
 )
-SANDBOX_OFF = 'sandbox = "off"'
+_SANDBOX_OFF = 'sandbox = "off"'
 
 
 def nested(lines: list[str], view: View) -> Iterator[tuple[int, Diagnosis]]:
@@ -55,7 +55,7 @@ def _diagnosis(refused: str, as_root: bool, line: str) -> Diagnosis:
         f"sandbox none can be made (code-commit's own probe there: {refused})"
     )
     off = (
-        f"set {SANDBOX_OFF} in {CONFIG} to run this project's builds unsandboxed, with your full rights: "
+        f"set {_SANDBOX_OFF} in {CONFIG} to run this project's builds unsandboxed, with your full rights: "
         "the model's code then runs as you, so only where you review each change (--review)"
     )
     if as_root:

@@ -31,14 +31,14 @@ from code_commit.sandbox.proxy import Refusal
 
 MAX_LINES = 20_000  # lines of output looked at, at most
 MAX_LINE = 2000  # characters of a line looked at
-LOOK_BACK = 4  # lines before a read-only error that may name its path (cargo's "Caused by:" chains)
-LOOK_AHEAD = 2  # indented lines after it that may (uv wraps `at path` onto the next one)
-NETWORK_ON = "sandbox_network = true"
-NETWORK_RISK = "which lets the build, the model's code, reach any host"
+_LOOK_BACK = 4  # lines before a read-only error that may name its path (cargo's "Caused by:" chains)
+_LOOK_AHEAD = 2  # indented lines after it that may (uv wraps `at path` onto the next one)
+_NETWORK_ON = "sandbox_network = true"
+_NETWORK_RISK = "which lets the build, the model's code, reach any host"
 # Variables naming a cache code-commit gives sandboxed builds itself when they are unset
 # (sandbox/toolchains.py), with the tool and whether it must always write its cache (npm need not:
 # it reads a read-only cache).
-OWN_CACHE_VARS: dict[str, tuple[str, bool]] = {
+_OWN_CACHE_VARS: dict[str, tuple[str, bool]] = {
     "UV_CACHE_DIR": ("uv", True),
     "GOCACHE": ("Go", True),
     "npm_config_cache": ("npm", False),
@@ -100,7 +100,7 @@ _RUNS = {
 }
 
 
-Rule = Callable[[list[str], View], Iterator[tuple[int, Diagnosis]]]  # a rule: its first hit, if any, with its line
+_Rule = Callable[[list[str], View], Iterator[tuple[int, Diagnosis]]]  # a rule: its first hit, if any, with its line
 
 
 def diagnose(
@@ -159,10 +159,10 @@ def _paths_near(lines: list[str], index: int) -> list[str]:
     `symlink 'target' -> 'link'` fail on the second), then on the lines just before it."""
     relative = _relative_path(lines[index])
     paths = [relative] if relative else []
-    for at in range(index + 1, min(index + 1 + LOOK_AHEAD, len(lines))):  # a path wrapped onto the next line
+    for at in range(index + 1, min(index + 1 + _LOOK_AHEAD, len(lines))):  # a path wrapped onto the next line
         if lines[at][:1].isspace() and (wrapped := PATH_IN_LINE.match(lines[at].strip())):
             paths.append(wrapped.group("quoted") or wrapped.group("bare"))
-    for at in range(index, max(index - LOOK_BACK, 0) - 1, -1):
+    for at in range(index, max(index - _LOOK_BACK, 0) - 1, -1):
         if at != index and (_NOISE.search(lines[at]) or _READ_ONLY_WORDS.search(lines[at])):
             break  # another error's line: its paths are its own
         found = [match.group("quoted") or match.group("bare") for match in PATH_IN_LINE.finditer(lines[at])]
@@ -209,20 +209,20 @@ def _read_only_remedy(path: Path, view: View, line: str, output: str) -> Diagnos
         return None
     env = view.host.env
     variable = cache.entry.variable or ""
-    tool = OWN_CACHE_VARS[variable][0] if variable in OWN_CACHE_VARS else cache.entry.tool
+    tool = _OWN_CACHE_VARS[variable][0] if variable in _OWN_CACHE_VARS else cache.entry.tool
     folder = view.shown(cache.folder)
     moved = env.get(variable, "").startswith("/")
 
     def found(cause: str, fix: str) -> Diagnosis:
         return Diagnosis(READ_ONLY, folder, cause, fix, evidence(line))
 
-    if variable in OWN_CACHE_VARS and moved:
+    if variable in _OWN_CACHE_VARS and moved:
         return found(
             f"{tool} could not write its cache {folder} ({variable}), read-only in the sandbox",
             f"unset {variable} for code-commit's builds: code-commit then gives sandboxed builds a {tool} cache of "
             "their own for this project",
         )
-    if variable in OWN_CACHE_VARS and OWN_CACHE_VARS[variable][1]:
+    if variable in _OWN_CACHE_VARS and _OWN_CACHE_VARS[variable][1]:
         return found(
             f"{tool} could not write its cache {folder}, which is read-only in the sandbox",
             f"give the build a cache it may write: {variable}=/tmp/{cache.folder.name} in code-commit's environment "
@@ -277,7 +277,7 @@ _STEP_OUTSIDE = {
     "npm": (
         "npm could not write its cache {folder}, read-only in the sandbox",
         "run `npm ci` in the project once, outside the sandbox, so node_modules/ and the cache have every "
-        f"package (with {NETWORK_ON}, code-commit gives npm a cache of its own)",
+        f"package (with {_NETWORK_ON}, code-commit gives npm a cache of its own)",
     ),
     "maven": (
         "Maven could not write its repository ({folder}), read-only in the sandbox: it looks online for what "
@@ -301,7 +301,7 @@ def _network(lines: list[str], view: View) -> Iterator[tuple[int, Diagnosis]]:
             continue
         what = None
         if _NETWORK.search(line):
-            named = next(filter(None, map(_HOST_NAME.search, lines[index : index + LOOK_BACK + 1])), None)
+            named = next(filter(None, map(_HOST_NAME.search, lines[index : index + _LOOK_BACK + 1])), None)
             what = named.group("host") if named else None
         elif match := _offline_miss(line, output):
             what = match.group("what")
@@ -314,7 +314,7 @@ def _network(lines: list[str], view: View) -> Iterator[tuple[int, Diagnosis]]:
         cause = f"{tool} needed the network{f' ({what})' if what else ''}, and the sandbox runs builds without one"
         fix = step
         if network_helps and _DOWNLOADS.search(view.host.build_script):
-            fix += f"; or set {NETWORK_ON} in {CONFIG}, {NETWORK_RISK}"
+            fix += f"; or set {_NETWORK_ON} in {CONFIG}, {_NETWORK_RISK}"
         yield index, Diagnosis(NETWORK, subject, cause, fix, evidence(line))
         return
 
@@ -433,7 +433,7 @@ __all__ = ["Diagnosis", "Host", "diagnose"]
 # Every rule of the output, and whether it holds for a build run without the sandbox, where only what
 # the setup lacks (a program, an interpreter, a dependency) can be found. The earliest evidence in the
 # output wins; on one line, the rule listed first. A new cause is one rule here, in its module.
-RULES: tuple[tuple[Rule, bool], ...] = (
+RULES: tuple[tuple[_Rule, bool], ...] = (
     (not_found, True),
     (generated_missing, True),
     (_read_only, False),

@@ -23,14 +23,14 @@ from code_commit.errors import SetupError
 from code_commit.events.kinds import Observer, ignore
 from code_commit.git.env import distrust, find_program, run_git
 
-HERE = Path(__file__).resolve().parent
-PROJECT = HERE / "project"
-ANSWERS = HERE / "answers"
+_HERE = Path(__file__).resolve().parent
+PROJECT = _HERE / "project"
+_ANSWERS = _HERE / "answers"
 MODEL = "scripted-demo-model"
-PACE_SECONDS = 0.6  # how long each answer takes to stream in, on a terminal only
-GIT_IDENTITY = ("-c", "user.name=code-commit demo", "-c", "user.email=demo@example.invalid")
+_PACE_SECONDS = 0.6  # how long each answer takes to stream in, on a terminal only
+_GIT_IDENTITY = ("-c", "user.name=code-commit demo", "-c", "user.email=demo@example.invalid")
 # A user's global commit hooks or signing setup must not stop the demo's one commit.
-NO_HOOKS = ("-c", "core.hooksPath=/dev/null", "-c", "commit.gpgsign=false")
+_NO_HOOKS = ("-c", "core.hooksPath=/dev/null", "-c", "commit.gpgsign=false")
 
 
 if TYPE_CHECKING:
@@ -55,8 +55,8 @@ def run_demo(
     from code_commit.run.signals import TimeLimit
     from code_commit.run.workspace import open_workspace
 
-    answers = [p.read_text(encoding="utf-8") for p in sorted(ANSWERS.glob("*.txt"))]
-    provider = ScriptedProvider(answers, pace=PACE_SECONDS if console.live_view else 0.0)
+    answers = [p.read_text(encoding="utf-8") for p in sorted(_ANSWERS.glob("*.txt"))]
+    provider = ScriptedProvider(answers, pace=_PACE_SECONDS if console.live_view else 0.0)
     settings = Settings(model=MODEL, diff=not console.quiet)  # the diffs show the repair; -q: only problems
     outcome = execute(
         open_workspace(root), None, settings, console, TimeLimit.of(settings), provider=provider, observe=observe
@@ -126,7 +126,7 @@ def prepare(target: Path | None) -> Path:
     os.chmod(root / "codeRollup.sh", 0o755)
     _git(root, "init", "-q")
     _git(root, "add", "-A")
-    _git(root, *GIT_IDENTITY, *NO_HOOKS, "commit", "-qm", "The demo project, tests failing")
+    _git(root, *_GIT_IDENTITY, *_NO_HOOKS, "commit", "-qm", "The demo project, tests failing")
 
     from code_commit.rollup.writing import write_rollup
 

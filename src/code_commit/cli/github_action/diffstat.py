@@ -16,7 +16,7 @@ from code_commit.files.setup_files import NotRegularFile, TooLarge, read_regular
 from code_commit.git.diff import git_hunks
 from code_commit.git.env import git_failure, run_git
 
-MOST_BYTES = 1 << 20
+_MOST_BYTES = 1 << 20
 
 
 def file_stats(project: Path, paths: Sequence[str]) -> list[FileStat]:
@@ -46,7 +46,7 @@ def _at_head(project: Path, path: str) -> bytes | str | None:
         size = run_git(project, "cat-file", "-s", f"HEAD:{path}")
         if size.returncode != 0:
             return None  # not in HEAD: a new file
-        if int(size.stdout.strip() or 0) > MOST_BYTES:
+        if int(size.stdout.strip() or 0) > _MOST_BYTES:
             return "too large to count"
         done = run_git(project, "cat-file", "blob", f"HEAD:{path}")
     except (OSError, subprocess.SubprocessError, ValueError):
@@ -58,7 +58,7 @@ def _on_disk(path: Path) -> bytes | str | None:
     """The file now; None when it is gone; a reason when it cannot be counted. A symlink is not
     followed: the model's change may point one anywhere."""
     try:
-        return read_regular(path, MOST_BYTES, follow=False)
+        return read_regular(path, _MOST_BYTES, follow=False)
     except FileNotFoundError:
         return None
     except TooLarge:

@@ -23,8 +23,8 @@ from code_commit.exits import EXIT, outcome_name, outcome_names
 from code_commit.schemas import SCHEMA_VERSION
 
 RECORD_FILE = "record.json"  # code-commit's stdout, in the action's folder
-RAN_FILE = "ran.json"  # the run step's facts: the exit code, the project, the setup problem
-RECORD_BYTES = 32 << 20  # a record is a few kilobytes; more is read as no record
+_RAN_FILE = "ran.json"  # the run step's facts: the exit code, the project, the setup problem
+_RECORD_BYTES = 32 << 20  # a record is a few kilobytes; more is read as no record
 NOT_RUN = "code-commit did not run: an earlier step of the action failed (its log says why)"
 
 
@@ -38,12 +38,12 @@ class Ran:
 
     def save(self, folder: Path) -> None:
         text = json.dumps({"exit_code": self.exit_code, "project": self.project, "problem": self.problem})
-        (folder / RAN_FILE).write_text(text + "\n", encoding="utf-8")
+        (folder / _RAN_FILE).write_text(text + "\n", encoding="utf-8")
 
     @classmethod
     def load(cls, folder: Path | None) -> Ran:
         try:
-            data = json.loads((folder / RAN_FILE).read_text(encoding="utf-8")) if folder else None
+            data = json.loads((folder / _RAN_FILE).read_text(encoding="utf-8")) if folder else None
         except (OSError, ValueError):
             data = None
         if not isinstance(data, dict) or type(data.get("exit_code")) is not int:
@@ -140,8 +140,8 @@ def _load_record(folder: Path | None) -> tuple[dict[str, Any] | None, Path | Non
     path = folder / RECORD_FILE
     try:
         with open(path, "rb") as file:
-            data = file.read(RECORD_BYTES + 1)
-        record = json.loads(data) if len(data) <= RECORD_BYTES else None
+            data = file.read(_RECORD_BYTES + 1)
+        record = json.loads(data) if len(data) <= _RECORD_BYTES else None
     except (OSError, ValueError):
         return None, None
     return (record, path) if isinstance(record, dict) else (None, None)

@@ -18,19 +18,19 @@ from code_commit.credentials import CLOUD_PROVIDERS, KEY_ENV
 
 # The inputs that are code-commit settings with a flag of a run, by the setting's name: the input is
 # the name with dashes (`max-cost`), the flag the setting's own (`--max-cost`).
-SETTING_INPUTS = ("provider", "model", "max_cost", "tests", "sandbox", "timeout")
+_SETTING_INPUTS = ("provider", "model", "max_cost", "tests", "sandbox", "timeout")
 # Every input action.yml declares, in its order (tests/action checks the two agree).
 INPUTS = (
     "query",
     "query-file",
-    *(name.replace("_", "-") for name in SETTING_INPUTS),
+    *(name.replace("_", "-") for name in _SETTING_INPUTS),
     "api-key",
     "args",
     "working-directory",
     "install",
     "artifact-name",
 )
-JSON_FLAG = "--json"  # the record on stdout: what the action reads
+_JSON_FLAG = "--json"  # the record on stdout: what the action reads
 # What one step of the action tells the next, beside the inputs (action.yml's `env:` sets them).
 FOLDER_VARIABLE = "ACTION_FOLDER"  # the action's own folder under RUNNER_TEMP (the install step makes it)
 PROGRAM_VARIABLE = "ACTION_PROGRAM"  # the code-commit the install step installed or found
@@ -72,7 +72,7 @@ class ActionInputs:
             raise ActionSetupError(f"the `install` input is `true` or `false`, not {install!r}")
         settings = tuple(
             (name, given(name.replace("_", "-")).strip())
-            for name in SETTING_INPUTS
+            for name in _SETTING_INPUTS
             if given(name.replace("_", "-")).strip()
         )
         return cls(
@@ -99,13 +99,13 @@ class ActionInputs:
 def command(program: str, inputs: ActionInputs) -> list[str]:
     """code-commit's argv: the record as JSON, each setting input as its flag, then `args`. A flag
     given both ways is an error rather than a silent winner."""
-    own = {flag_name(name): name.replace("_", "-") for name in SETTING_INPUTS}
+    own = {flag_name(name): name.replace("_", "-") for name in _SETTING_INPUTS}
     for arg in inputs.args:
         flag = arg.split("=", 1)[0]
         if flag in own:
             raise ActionSetupError(f"`args` gives {flag}: give it as the `{own[flag]}` input instead")
     flags = [part for name, value in inputs.settings for part in (flag_name(name), value)]
-    return [program, JSON_FLAG, *flags, *inputs.args]
+    return [program, _JSON_FLAG, *flags, *inputs.args]
 
 
 def child_environment(env: Mapping[str, str], inputs: ActionInputs) -> dict[str, str]:

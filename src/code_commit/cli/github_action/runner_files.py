@@ -23,11 +23,11 @@ from pathlib import Path
 from typing import BinaryIO
 
 
-def new_delimiter() -> str:
+def _new_delimiter() -> str:
     return f"ghadelimiter_{uuid.uuid4()}"
 
 
-def encode_outputs(values: Mapping[str, str], delimiter: Callable[[], str] = new_delimiter) -> str:
+def encode_outputs(values: Mapping[str, str], delimiter: Callable[[], str] = _new_delimiter) -> str:
     """The GITHUB_OUTPUT text that sets each output to its value exactly."""
     parts = []
     for name, value in values.items():
@@ -45,14 +45,14 @@ def write_outputs(path: str | Path, values: Mapping[str, str]) -> None:
         file.write(encode_outputs(values))
 
 
-def escape_data(text: str) -> str:
+def _escape_data(text: str) -> str:
     """A workflow command's message as the toolkit escapes it: no line break can end the command."""
     return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
 
 
 def command(name: str, message: str, out: Callable[[str], object] | None = None) -> None:
     """`::name::message` on standard output (`error`, `warning`, `notice`, `add-mask`)."""
-    (out or sys.stdout.write)(f"::{name}::{escape_data(message)}\n")
+    (out or sys.stdout.write)(f"::{name}::{_escape_data(message)}\n")
     sys.stdout.flush()
 
 

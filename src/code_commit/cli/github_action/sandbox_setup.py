@@ -31,8 +31,8 @@ from code_commit.sandbox.bubblewrap import find_bwrap, probe
 
 PROFILE_NAME = "code-commit-bwrap"
 PROFILES = Path("/etc/apparmor.d")
-RESTRICTION = Path("/proc/sys/kernel/apparmor_restrict_unprivileged_userns")
-APT_ENV = {"DEBIAN_FRONTEND": "noninteractive"}
+_RESTRICTION = Path("/proc/sys/kernel/apparmor_restrict_unprivileged_userns")
+_APT_ENV = {"DEBIAN_FRONTEND": "noninteractive"}
 
 
 def profile_text(bwrap: str) -> str:
@@ -61,40 +61,42 @@ class Host(Protocol):
 
 
 @dataclass(frozen=True)
-class Result:
+class _Result:
     works: bool
     lines: tuple[str, ...]  # what was done and found, for the log
 
 
-def set_up(mode: str, host: Host) -> Result:
+def set_up(mode: str, host: Host) -> _Result:
     if mode == "off":
-        return Result(False, ('sandbox = "off": builds run unsandboxed, bubblewrap is not needed',))
+        return _Result(False, ('sandbox = "off": builds run unsandboxed, bubblewrap is not needed',))
     done: list[str] = []
     if host.bwrap() is None:
         done.append("installing bubblewrap (apt-get)")
-        if host.run(["apt-get", "update", "-q"], APT_ENV) or host.run(
-            ["apt-get", "install", "-y", "-q", "bubblewrap"], APT_ENV
+        if host.run(["apt-get", "update", "-q"], _APT_ENV) or host.run(
+            ["apt-get", "install", "-y", "-q", "bubblewrap"], _APT_ENV
         ):
-            return Result(False, (*done, "apt-get could not install bubblewrap"))
+            return _Result(False, (*done, "apt-get could not install bubblewrap"))
     bwrap, problem = host.probe()
     if bwrap is not None:
-        return Result(True, (*done, f"bubblewrap works here ({bwrap})"))
+        return _Result(True, (*done, f"bubblewrap works here ({bwrap})"))
     path = host.bwrap()
     if path is None:
-        return Result(False, (*done, problem))
+        return _Result(False, (*done, problem))
     if not host.restricted():
-        return Result(False, (*done, problem, "AppArmor does not restrict user namespaces here: no profile would help"))
+        return _Result(
+            False, (*done, problem, "AppArmor does not restrict user namespaces here: no profile would help")
+        )
     attached = host.attached_profiles(path)
     if attached:
-        return Result(False, (*done, problem, f"left alone: {', '.join(attached)} already attaches to {path}"))
+        return _Result(False, (*done, problem, f"left alone: {', '.join(attached)} already attaches to {path}"))
     target = PROFILES / PROFILE_NAME
     done.append(f"adding the AppArmor profile {target}: {path} may create user namespaces")
     if host.write_root_file(target, profile_text(path)) or host.run(["apparmor_parser", "-r", str(target)]):
-        return Result(False, (*done, "the profile could not be installed and loaded"))
+        return _Result(False, (*done, "the profile could not be installed and loaded"))
     bwrap, problem = host.probe()
     if bwrap is None:
-        return Result(False, (*done, f"the profile is loaded, but bubblewrap still fails: {problem}"))
-    return Result(True, (*done, f"bubblewrap works here ({bwrap})"))
+        return _Result(False, (*done, f"the profile is loaded, but bubblewrap still fails: {problem}"))
+    return _Result(True, (*done, f"bubblewrap works here ({bwrap})"))
 
 
 class Runner:
@@ -112,7 +114,7 @@ class Runner:
 
     def restricted(self) -> bool:
         try:
-            return RESTRICTION.read_text().strip() == "1"
+            return _RESTRICTION.read_text().strip() == "1"
         except OSError:
             return False
 

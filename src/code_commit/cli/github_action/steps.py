@@ -46,7 +46,7 @@ from code_commit.credentials import CLOUD_PROVIDERS
 from code_commit.exits import EXIT
 from code_commit.files.setup_files import INPUT_BYTES, read_regular
 
-ROLLUP_SCRIPT = "codeRollup.sh"  # the project's own, which init writes; else `code-commit rollup`
+_ROLLUP_SCRIPT = "codeRollup.sh"  # the project's own, which init writes; else `code-commit rollup`
 OUTPUTS = ("outcome", "exit-code", "record", "cost", "changed-files")  # action.yml's outputs, from `report`
 
 
@@ -157,8 +157,8 @@ def _write_query(project: Path, inputs: ActionInputs) -> None:
 
 
 def _rollup_command(project: Path, program: str) -> list[str]:
-    script = project / ROLLUP_SCRIPT
-    return [f"./{ROLLUP_SCRIPT}"] if script.is_file() and os.access(script, os.X_OK) else [program, "rollup"]
+    script = project / _ROLLUP_SCRIPT
+    return [f"./{_ROLLUP_SCRIPT}"] if script.is_file() and os.access(script, os.X_OK) else [program, "rollup"]
 
 
 def _relayed(

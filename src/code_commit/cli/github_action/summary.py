@@ -19,7 +19,7 @@ from code_commit.cli.github_action.facts import Facts
 from code_commit.exits import BY_CODE
 
 MOST_FILES = 50  # file rows shown; the rest are counted
-MOST_TEXT = 2000  # characters of the record's error shown
+_MOST_TEXT = 2000  # characters of the record's error shown
 _PLAIN = re.compile(r"[A-Za-z0-9 ]")
 
 
@@ -40,7 +40,7 @@ def inline(text: str, limit: int = 200) -> str:
     )
 
 
-def block(text: str, limit: int = MOST_TEXT) -> str:
+def block(text: str, limit: int = _MOST_TEXT) -> str:
     """Hostile text as a preformatted HTML block."""
     cut = text[:limit] + ("\n[...]" if len(text) > limit else "")
     escaped = cut.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
