@@ -21,6 +21,7 @@ WRONG = "^^^app.txt\nstill wrong\n^^^end\n"
 def test_a_repaired_run_streams_each_call_answer_and_build_and_ends_as_its_record(
     project: Project, api: FakeAPI, cli, tmp_path: Path
 ) -> None:
+    project.forget_baseline()
     api.reply(WRONG)
     api.reply(FIX)
     stream = tmp_path / "events.jsonl"
@@ -53,6 +54,7 @@ def test_a_repaired_run_streams_each_call_answer_and_build_and_ends_as_its_recor
 def test_a_refused_answer_streams_its_problems_as_the_record_states_them(
     project: Project, api: FakeAPI, cli, tmp_path: Path
 ) -> None:
+    project.forget_baseline()
     for _ in range(4):
         api.reply("^^^.git/config\n[core]\n^^^end\n")
     stream = tmp_path / "events.jsonl"

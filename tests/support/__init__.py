@@ -9,6 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from code_commit.config.paths import CONFIG_DIR
+from code_commit.run.baseline import STORE
+
 TEST_KEY = "sk-ant-test-0123456789abcdef-TESTKEY-Zq"
 
 
@@ -45,6 +48,10 @@ class Project:
     def commit_all(self) -> None:
         git(self.root, "add", "-A")
         git(self.root, "commit", "-qm", "snapshot")
+
+    def forget_baseline(self) -> None:
+        """As if `check` never ran: the next run builds the tree first, its baseline (00-build.txt)."""
+        (self.root / CONFIG_DIR / STORE).unlink()
 
     def run_dirs(self) -> list[Path]:
         logs = self.root / "agent-config" / "logs"
