@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 import textwrap
@@ -190,7 +191,7 @@ def test_output_a_child_writes_during_the_grace_period_is_kept(tmp_path: Path) -
     # The child waits for build.sh to exit, then writes: the linger grace exists for this output.
     parent_gone = "while kill -0 $PARENT 2>/dev/null; do sleep 0.01; done"
     make_build(tmp_path, f"PARENT=$$ sh -c '{parent_gone}; echo late line; exec sleep 600' &\nexit 0\n")
-    result = finishes(lambda: build(tmp_path))
+    result = finishes(lambda: run_build(tmp_path, tmp_path / "build.txt", Redactor(), 30, linger=1.0))
     assert result.passed
     assert "late line" in (tmp_path / "build.txt").read_text()
 
@@ -317,3 +318,28 @@ def test_output_without_newlines_still_compacts(tmp_path: Path) -> None:
     text = output_for_prompt(result.output, cap=2000)
     assert len(text) < 4000
     assert "left out" in text and "exited with code 1" in text
+
+
+def test_a_stop_that_comes_as_the_build_starts_still_kills_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The signal lands in the instant between build.sh's start and the runner taking charge of its
+    # process group (here: as _start returns); the build must die with the run all the same.
+    from code_commit.builds import runner
+    from code_commit.errors import Interrupted
+    from code_commit.run import signals
+
+    make_build(tmp_path, "sleep 600\n")
+    started: list[subprocess.Popen[bytes]] = []
+    real_start = runner._start
+
+    def start_then_signal(*args, **kwargs):
+        process = real_start(*args, **kwargs)
+        started.append(process)
+        os.kill(os.getpid(), signal.SIGTERM)  # delivered at once, before the return
+        return process
+
+    monkeypatch.setattr(runner, "_start", start_then_signal)
+    with pytest.raises(Interrupted), signals.watch(signals.TimeLimit(None, "--timeout")):
+        build(tmp_path)
+    (process,) = started
+    assert process.returncode is not None and is_dead(process.pid), "the build outlived the stop"
+    assert "build.sh was stopped: interrupted by SIGTERM" in (tmp_path / "build.txt").read_text()

@@ -34,6 +34,7 @@ from code_commit.git.env import forget_resolved_paths
 from code_commit.sandbox.bubblewrap import SandboxPolicy, wrap
 from code_commit.sandbox.limits import REACHED, Confinement, limited
 from code_commit.sandbox.withheld import build_environment
+from code_commit.stops import shielded
 
 if TYPE_CHECKING:  # the diagnosis and its rules are imported where a build is judged, not at start-up
     from code_commit.builds.diagnosis import Diagnosis
@@ -210,26 +211,20 @@ def _run_build(
     deadline = started + timeout
     sink = OutputLog(log_path, redact, on_output, log_cap)
     kind = "none" if sandbox is None else "bubblewrap"
-    try:
-        process = _start(root, env, sandbox, confined.prefix)
-    except OSError as exc:  # a build that cannot start at all is a failed build, as in a shell
-        code, why = _why_not_started(root, exc)
-        if sandbox is not None:
-            why = f"bubblewrap ({sandbox.bwrap}) could not be started: {exc.strerror or exc}"
-        duration = time.monotonic() - started
-        result = BuildResult(code, False, duration, BuildOutput(log_path), timeout, start_error=why, sandbox=kind)
-        sink.write(f"code-commit could not start build.sh: {why}\n".encode())
-        sink.close(f"--- {result.describe()} ---\n")
-        return dataclasses.replace(result, output=sink.output)
-    except BaseException:
-        sink.close("")
-        raise
-    assert process.stdout is not None
+    process: subprocess.Popen[bytes] | None = None
     timed_out = lingered = False
     cap: str | None = None
     next_cap_check = 0.0
     head = b""  # the output's start, to tell bwrap's report of an exec failure from a build's output
     try:
+        # A stop (a signal, the time limit) that comes while build.sh starts is raised only once the
+        # finally below has its process group to kill: else a build could outlive the run.
+        with shielded():
+            try:
+                process = _start(root, env, sandbox, confined.prefix)
+            except OSError as exc:
+                return _not_started(root, exc, sink, log_path, sandbox, time.monotonic() - started, timeout)
+        assert process.stdout is not None
         with selectors.DefaultSelector() as selector:
             selector.register(process.stdout, selectors.EVENT_READ)
             linger_until: float | None = None  # set once build.sh itself has exited
@@ -257,12 +252,16 @@ def _run_build(
                     head += chunk[:513]
                 sink.write(chunk)
     except BaseException as exc:
-        sink.close(f"\n--- build.sh was stopped: {exc or type(exc).__name__}; its process group was killed ---\n")
+        stopped = f"\n--- build.sh was stopped: {exc or type(exc).__name__}; its process group was killed ---\n"
+        sink.close(stopped if process is not None else "")
         raise
     finally:
-        _kill_group(process)
-        process.stdout.close()
-        exit_code = process.wait()
+        if process is not None:
+            _kill_group(process)
+            assert process.stdout is not None
+            process.stdout.close()
+            process.wait()
+    exit_code = process.returncode
     duration = time.monotonic() - started
     sink.flush()
     if not timed_out:  # an OOM kill that ended build.sh itself, or a cap reached as it ended
@@ -288,6 +287,26 @@ def _run_build(
         else ""
     )
     sink.close(f"\n{note}--- {result.describe()} ---\n")
+    return dataclasses.replace(result, output=sink.output)
+
+
+def _not_started(
+    root: Path,
+    exc: OSError,
+    sink: OutputLog,
+    log_path: Path,
+    sandbox: SandboxPolicy | None,
+    duration: float,
+    timeout: float,
+) -> BuildResult:
+    """A build that cannot start at all is a failed build, as in a shell, and its log says why."""
+    code, why = _why_not_started(root, exc)
+    if sandbox is not None:
+        why = f"bubblewrap ({sandbox.bwrap}) could not be started: {exc.strerror or exc}"
+    kind = "none" if sandbox is None else "bubblewrap"
+    result = BuildResult(code, False, duration, BuildOutput(log_path), timeout, start_error=why, sandbox=kind)
+    sink.write(f"code-commit could not start build.sh: {why}\n".encode())
+    sink.close(f"--- {result.describe()} ---\n")
     return dataclasses.replace(result, output=sink.output)
 
 

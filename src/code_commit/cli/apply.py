@@ -17,6 +17,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from code_commit import stops
 from code_commit.answer.formats import AUTO, recognised
 from code_commit.answer.formats import FORMATS as ANSWER_FORMATS
 from code_commit.answer.plan import AnswerRefused, Plan, Problem
@@ -116,7 +117,7 @@ def _apply(orchestrator: Orchestrator, text: str, fmt: str, build: bool) -> None
     if plan is not None:
         orchestrator.warn_whole_over_dirty(plan.plan, 1)
         try:
-            with signals.shielded():  # applied and recorded as applied: one step
+            with stops.shielded():  # applied and recorded as applied: one step
                 orchestrator.apply(plan.plan, 1)
                 orchestrator.tests_let_through(plan.judged, plan.plan, 1)
         except AnswerRefused as failure:

@@ -15,6 +15,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from code_commit import stops
 from code_commit.answer.accept import accept_answer
 from code_commit.answer.plan import AnswerRefused, Plan
 from code_commit.builds.changes import Before
@@ -38,7 +39,6 @@ from code_commit.review.diffs import change_diff, patch_of, plan_changes_on_disk
 from code_commit.review.interactive import Approved, approve
 from code_commit.rollup.failure_context import context_cap, failure_context, read_build_log
 from code_commit.rollup.framing import shown_paths
-from code_commit.run import signals
 from code_commit.run.built_trees import BuiltTrees
 from code_commit.run.model_calls import Caller, CallMeter, check_fits, report_totals, with_server_context
 from code_commit.run.orchestrator import Orchestrator
@@ -287,7 +287,7 @@ def _apply_answer(run: _RunContext, completion: Completion, call: int) -> Approv
         approved = approve(root, plan, call, settings, run.log, orchestrator.console)
         if approved.plan is not plan:  # what the supervisor kept of it: its own changes to the tests
             judged = orchestrator.judge_tests(approved.plan, call, created, shown=False)
-        with signals.shielded():  # the originals, the apply and their record: one step a stop cannot split
+        with stops.shielded():  # the originals, the apply and their record: one step a stop cannot split
             recorded = state.originals.remember(root, approved.plan)
             try:
                 orchestrator.apply(approved.plan, call)

@@ -16,6 +16,7 @@ from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from code_commit import stops
 from code_commit.answer.plan import AnswerRefused, Plan, Problem
 from code_commit.apply.aside import held_aside
 from code_commit.apply.transaction import apply_plan
@@ -46,7 +47,7 @@ from code_commit.logs.run_folder import (
     SUMMARY_FILE,
 )
 from code_commit.logs.run_log import RunLog, internal_error
-from code_commit.run import emitted, signals
+from code_commit.run import emitted
 from code_commit.run.baseline import Baseline, load, save, taken_now, tree_state
 from code_commit.run.record import RunRecord, SavedWork, TestsChange
 from code_commit.run.session import Session, session
@@ -180,7 +181,7 @@ class Orchestrator:
     def apply(self, plan: Plan, call: int) -> None:
         """All of `plan` or none of it (AnswerRefused: it failed and everything was put back), under
         a shield: a stop that comes meanwhile waits until the apply is complete or rolled back."""
-        with signals.shielded():
+        with stops.shielded():
             self._save_work(plan, call)
             apply_plan(self.root, plan, self.log.path(call, JOURNAL))
             self.work.wrote(plan)

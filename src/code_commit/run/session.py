@@ -17,6 +17,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from code_commit import stops
 from code_commit.apply.journal import recover
 from code_commit.config.paths import CONFIG_DIR, LOGS_DIR
 from code_commit.config.redaction import Redactor, redacted_logging
@@ -77,7 +78,7 @@ def session(
             current.error = internal_error(exc, log.folder, redact)
             raise current.error from exc
         finally:
-            with signals.shielded(final=True):
+            with stops.shielded(final=True):
                 try:
                     end(current)
                 except Exception as exc:  # the record is lost (a full disk): not a clean ending

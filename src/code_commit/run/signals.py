@@ -5,9 +5,8 @@ While `watch()` is active, those signals raise a `Stopped` (errors.py: `Interrup
 it is blocked: waiting for the model, for build.sh (whose process group `runner.run_build` then
 kills) or for the lock.
 
-Code that must not be cut in half (applying an answer, reverting the tree, writing the
-summary) runs under `shielded()`: a stop that arrives meanwhile waits until the block is done.
-Outside `watch()` (a part used on its own, a test), `shielded()` does nothing.
+Code that must not be cut in half runs under `stops.shielded()`: a stop that arrives meanwhile
+waits until the block is done.
 """
 
 from __future__ import annotations
@@ -15,12 +14,13 @@ from __future__ import annotations
 import contextlib
 import signal
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from types import FrameType
 
 from code_commit.config.settings import Settings
-from code_commit.errors import Interrupted, RunTimeout, Stopped
+from code_commit.errors import Interrupted, RunTimeout
+from code_commit.stops import deliver, watched, watching
 
 _SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
@@ -51,67 +51,32 @@ class TimeLimit:
         return f"no terminal (cron, CI): the run's time limit is {self.seconds:g} s ({self.source})"
 
 
-@dataclass
-class _Watch:
-    limit: TimeLimit
-    shield_depth: int = 0
-    pending: Stopped | None = None
-
-    def on_signal(self, signum: int, frame: FrameType | None) -> None:
+def _on_signal(limit: TimeLimit) -> Callable[[int, FrameType | None], None]:
+    def stop(signum: int, frame: FrameType | None) -> None:
         if signum == signal.SIGALRM:
-            limit = self.limit
-            stop: Stopped = RunTimeout(f"the run's time limit of {limit.seconds:g} s was reached ({limit.source})")
+            deliver(RunTimeout(f"the run's time limit of {limit.seconds:g} s was reached ({limit.source})"))
         else:
-            stop = Interrupted(f"interrupted by {signal.Signals(signum).name}")
-        if self.shield_depth:
-            self.pending = self.pending or stop
-            return
-        raise stop
+            deliver(Interrupted(f"interrupted by {signal.Signals(signum).name}"))
 
-
-_active: _Watch | None = None
+    return stop
 
 
 @contextlib.contextmanager
 def watch(limit: TimeLimit) -> Iterator[None]:
     """Turn SIGINT, SIGTERM and, after the limit's seconds, SIGALRM into a `Stopped` until the block ends."""
-    global _active
     # Signal handlers are main-thread only. Inside another watch, its timer already runs: the run's
     # limit counts from the outer one (the CLI starts it before it reads the setup files).
-    if threading.current_thread() is not threading.main_thread() or _active is not None:
+    if threading.current_thread() is not threading.main_thread() or watching():
         yield
         return
-    state = _Watch(limit)
-    previous = {sig: signal.signal(sig, state.on_signal) for sig in (*_SIGNALS, signal.SIGALRM)}
-    _active = state
+    handler = _on_signal(limit)
+    previous = {sig: signal.signal(sig, handler) for sig in (*_SIGNALS, signal.SIGALRM)}
     try:
-        if limit.seconds is not None:
-            signal.setitimer(signal.ITIMER_REAL, limit.seconds)
-        yield
+        with watched():
+            if limit.seconds is not None:
+                signal.setitimer(signal.ITIMER_REAL, limit.seconds)
+            yield
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
-        _active = None
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
-
-
-@contextlib.contextmanager
-def shielded(final: bool = False) -> Iterator[None]:
-    """Hold back stops until the block is done; then raise the first one that came.
-
-    `final`: the block ends the run anyway (the summary, the revert), so a stop that came during
-    it is dropped rather than raised: the run's record is already written and must stay true.
-    """
-    state = _active
-    if state is None:
-        yield
-        return
-    state.shield_depth += 1
-    try:
-        yield
-    finally:
-        state.shield_depth -= 1
-        if state.shield_depth == 0 and state.pending is not None:
-            stop, state.pending = state.pending, None
-            if not final:
-                raise stop
+        for sig, handler_before in previous.items():
+            signal.signal(sig, handler_before)
