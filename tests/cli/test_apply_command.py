@@ -395,8 +395,9 @@ def test_setting_flags_before_apply_take_effect(big: Project, cli) -> None:
 
 
 def test_the_time_limit_ends_apply_with_exit_5(big: Project, cli) -> None:
-    big.build_script("sleep 30\n")
-    result = cli("--timeout", "3", "apply", "--build", "-", input=EDIT)
+    # The timer's SIGALRM, sent by the build to the in-process CLI: the limit strikes mid-build, at once.
+    big.build_script("kill -ALRM $PPID\nsleep 30\n")
+    result = cli("--timeout", "600", "--sandbox", "off", "apply", "--build", "-", input=EDIT)
     assert result.exit_code == 5
     assert "time limit" in result.stderr
     assert "return -7" in big.read("big.py"), "the apply itself was complete before the build began"

@@ -663,7 +663,10 @@ def test_extra_writable_paths_are_writable_in_the_sandbox(tmp_path: Path, outsid
 
 def test_the_time_limit_kills_a_sandboxed_build_and_everything_it_started(project: Project, api: FakeAPI, cli) -> None:
     marker = f"600.{uuid.uuid4().int % 10**8}"
-    project.build_script(f"setsid sleep {marker} &\nsleep {marker} &\necho started\nsleep {marker}\n")
+    # The baseline fails at once; the build after the answer is the one the limit kills.
+    project.build_script(
+        f"test -f fixed.txt || exit 1\nsetsid sleep {marker} &\nsleep {marker} &\necho started\nsleep {marker}\n"
+    )
     project.commit_all()
     api.reply(FIX)
     result = cli("--build-timeout", "3", "--json", env={"CODE_COMMIT_MAX_REPAIRS": "0"})
