@@ -74,7 +74,7 @@ def run(
 
 
 def smallest() -> list[Row]:
-    return run(0, files=100, scale=0.2, modules=30, budgets=(2_000,))
+    return run(0, files=100, scale=0.05, modules=30, budgets=(2_000,))
 
 
 def _included(root: Path, result: Rollup) -> None:
