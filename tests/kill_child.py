@@ -4,8 +4,10 @@ Started once per test module, this script imports the apply path (never the mode
 reads one JSON command per line on stdin and forks a fresh process for each, so every
 repetition is a real process killed by a real SIGKILL without paying for interpreter start-up.
 
-A command: {"mode": "apply" | "recover", "root": ..., "changes": [...], "journal": ...,
-"stop_at": n, "pause": bool, "stop_at_any": [[kind before, kind, n, pause], ...]}. The forked
+A command: {"mode": "apply" | "recover", "root": ..., "changes_file": ..., "journal": ...,
+"stop_at": n, "pause": bool, "stop_at_any": [[kind before, kind, n, pause], ...]}. The changes
+(a JSON list of {"path", "content"}) are read from their file once, by this process, before it
+forks: the answer is 0.9 MB of JSON, which every command would otherwise carry. The forked
 process counts the disk-changing calls (`tree.SYSCALLS`) and says "stop <kind before> <kind> <n>"
 before call number `stop_at`, or before the first call of `stop_at_any` it reaches: the n-th call
 of `kind` that follows one of `kind before` ("-" for none: the first call). With `pause` it then
@@ -19,6 +21,7 @@ would), and this is about process death, not about the disk.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sys
@@ -64,14 +67,25 @@ def instrument(command: dict, pause_fd: int) -> list[str]:
     return calls
 
 
+_PLANS: dict[str, Plan] = {}  # changes file -> its plan
+
+
+def plan_of(command: dict) -> Plan:
+    path = command["changes_file"]
+    if path not in _PLANS:
+        changes = json.loads(Path(path).read_text(encoding="utf-8"))
+        _PLANS[path] = Plan(
+            {}, tuple(Change(c["path"], None if c["content"] is None else c["content"].encode()) for c in changes)
+        )
+    return _PLANS[path]
+
+
 def run(command: dict, pause_fd: int) -> None:
+    plan = plan_of(command) if command["mode"] == "apply" else None  # before any call is counted
     calls = instrument(command, pause_fd)
     root = Path(command["root"])
-    if command["mode"] == "apply":
-        changes = tuple(
-            Change(c["path"], None if c["content"] is None else c["content"].encode()) for c in command["changes"]
-        )
-        apply_plan(root, Plan({}, changes), Path(command["journal"]))
+    if plan is not None:
+        apply_plan(root, plan, Path(command["journal"]))
     else:
         recover(root)
     say(f"finished {len(calls)} {','.join(calls)}")
@@ -80,6 +94,9 @@ def run(command: dict, pause_fd: int) -> None:
 def main() -> None:
     for line in sys.stdin:
         command = json.loads(line)
+        if command["mode"] == "apply":
+            with contextlib.suppress(Exception):  # a failure is the forked process's to report
+                plan_of(command)  # read here, once: every forked process inherits it
         pause_read, pause_write = os.pipe()
         start_read, start_write = os.pipe()
         pid = os.fork()

@@ -156,12 +156,20 @@ def case_root(factory: pytest.TempPathFactory, template: Path) -> Path:
     return root
 
 
-def apply_command(root: Path, answer: Answer, stop_at: int, pause: bool) -> dict:
+@pytest.fixture(scope="module")
+def changes_file(tmp_path_factory: pytest.TempPathFactory, answer: Answer) -> Path:
+    """The answer's changes as the fork server reads them: once, not in each of 30 commands."""
+    path = tmp_path_factory.mktemp("answer") / "changes.json"
+    path.write_text(json.dumps(answer.changes()), encoding="utf-8")
+    return path
+
+
+def apply_command(root: Path, changes_file: Path, stop_at: int, pause: bool) -> dict:
     journal = root / "agent-config" / "logs" / "run" / "01-journal"
     return {
         "mode": "apply",
         "root": str(root),
-        "changes": answer.changes(),
+        "changes_file": str(changes_file),
         "journal": str(journal),
         "stop_at": stop_at,
         "pause": pause,
@@ -267,7 +275,7 @@ def aims(calls: Sequence[str]) -> dict[Aim, int]:
 
 
 def test_kill_at_every_kind_of_step_then_recover(
-    child: Child, answer: Answer, template: Path, tmp_path_factory: pytest.TempPathFactory
+    child: Child, answer: Answer, changes_file: Path, template: Path, tmp_path_factory: pytest.TempPathFactory
 ) -> None:
     before = files(template)
     after = (
@@ -276,7 +284,7 @@ def test_kill_at_every_kind_of_step_then_recover(
         | {p: v for p, v in before.items() if v == "dir" and p.startswith("src/")}
     )
     probe = case_root(tmp_path_factory, template)
-    calls = finished_calls(child.run(apply_command(probe, answer, stop_at=-1, pause=False), kill=False))
+    calls = finished_calls(child.run(apply_command(probe, changes_file, stop_at=-1, pause=False), kill=False))
     assert files(probe) == after, "the answer applies whole when nobody kills it"
     assert len(calls) > 500, "a large answer: many points to be killed at"
     assert set(calls) == set(CALLS) - {"rmdir"}, "every kind of disk call but rmdir (only an undo removes a folder)"
@@ -291,7 +299,7 @@ def test_kill_at_every_kind_of_step_then_recover(
     for stop_at, exact in points:
         case = f"killed at step {stop_at} ({calls[stop_at]}, {'exact' if exact else 'unsynchronised'})"
         root = case_root(tmp_path_factory, template)
-        lines = child.run(apply_command(root, answer, stop_at, pause=exact), kill=True)
+        lines = child.run(apply_command(root, changes_file, stop_at, pause=exact), kill=True)
         assert any(line.startswith("stop") for line in lines), (case, lines)
         assert not any(line.startswith("error") for line in lines), (case, lines)
         check_each_file_whole(root, answer)
