@@ -22,6 +22,7 @@ ScriptHandler, FileCommandManager, ActionCommandManager):
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import subprocess
@@ -46,6 +47,7 @@ SANDBOX_STEP = "Install bubblewrap"
 UPLOAD_STEP = "Upload the run folder"
 
 
+@functools.cache  # a fact of the machine: probed (a bwrap process) once a test process, not at each use
 def bwrap_works() -> bool:
     from code_commit.sandbox.bubblewrap import probe
 
