@@ -96,10 +96,11 @@ def _one_commands_distrust(monkeypatch: pytest.MonkeyPatch) -> None:
     """The folders no program is looked up in start empty for each test, as for each code-commit
     process: a test process runs hundreds of commands, and the set would hold every one's project,
     checked against every PATH entry at every git call."""
-    from code_commit.git import env
+    from code_commit.git import env, ignore
 
     monkeypatch.setattr(env, "_DISTRUSTED", set())
     monkeypatch.setattr(env, "_TRUSTED_PATHS", {})
+    monkeypatch.setattr(ignore, "_PATTERN_VERDICTS", {})  # git's verdicts on patterns, kept a process
 
 
 @pytest.fixture(autouse=True)

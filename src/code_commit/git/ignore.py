@@ -41,6 +41,9 @@ from code_commit.git.layout import find_git_layout
 GITIGNORE = ".gitignore"
 _INFO_EXCLUDE = ".git/info/exclude"  # how a reason names the repository's info/exclude, wherever it is
 _BOM = b"\xef\xbb\xbf"
+# PathPatterns' verdicts, by the patterns' source and lines, then by path; bounded in entries.
+_PATTERN_VERDICTS: dict[tuple[str, tuple[str, ...]], dict[str, IgnoreMatch | None]] = {}
+_MAX_PATTERN_VERDICTS = 100_000
 # git's wildmatch character classes: any other [:name:] makes a pattern that never matches.
 _CLASSES = frozenset(b"alnum alpha blank cntrl digit graph lower print punct space upper xdigit".split())
 
@@ -280,12 +283,18 @@ class PathPatterns:
             raise ValueError("; ".join(problems))
 
     def check(self, paths: Iterable[str]) -> dict[str, IgnoreMatch | None]:
-        """The pattern that matches each path (relative to the root), or None; at most one git call.
-        Raises GitUnanswered if git cannot say."""
+        """The pattern that matches each path (relative to the root), or None; at most one git call,
+        none for the paths these same patterns were asked about before. Raises GitUnanswered if git
+        cannot say."""
         paths = list(paths)
         if not self._lines or not paths:
             return dict.fromkeys(paths)
-        folded = {path: self._fold(path) for path in paths}
+        # git's answer depends on nothing but the patterns and the name (an empty tree, no other
+        # exclude file): the same question is not asked twice in a process (a run asks at each build).
+        known = _PATTERN_VERDICTS.setdefault((self.source, tuple(self._lines)), {})
+        asked = {path: self._fold(path) for path in paths if path not in known}
+        if not asked:
+            return {path: known[path] for path in paths}
         # A first line of its own: a pattern that starts with a BOM is not read as one.
         exclude = f"# {self.source}\n{''.join(line + chr(10) for line in self._lines)}"
         with throwaway_git_dir(exclude.encode("utf-8", "surrogateescape")) as git_dir:
@@ -293,14 +302,23 @@ class PathPatterns:
             tree.mkdir()
             no_file = git_dir / "no-excludes-file"  # nor the user's own core.excludesFile
             found = check_ignore(
-                tree, folded.values(), git_dir, (f"core.excludesFile={no_file}", "core.ignoreCase=false")
+                tree, asked.values(), git_dir, (f"core.excludesFile={no_file}", "core.ignoreCase=false")
             )
-        return {
+        answered = {
             path: None
             if (match := found[name]) is None
             else IgnoreMatch(self.source, match.line - 1, self._lines[match.line - 2])
-            for path, name in folded.items()
+            for path, name in asked.items()
         }
+        verdicts = {path: answered[path] if path in answered else known[path] for path in paths}
+        if len(known) + len(answered) > _MAX_PATTERN_VERDICTS:
+            known.clear()
+        known.update(answered)
+        return verdicts
+
+    def _named(self, match: IgnoreMatch | None) -> IgnoreMatch | None:
+        """git's match in the throwaway exclude file, as the line of the setting it came from."""
+        return None if match is None else IgnoreMatch(self.source, match.line - 1, self._lines[match.line - 2])
 
 
 class ProtectedPatterns(PathPatterns):
