@@ -15,6 +15,7 @@ offers is what its public names say.
 from __future__ import annotations
 
 import ast
+import functools
 import re
 import sys
 import tomllib
@@ -42,11 +43,11 @@ def package(module: str) -> str:
 def crossings() -> dict[str, dict[str, list[str]]]:
     """package -> its module (below code_commit) -> the names other packages import from it."""
     found: dict[str, dict[str, set[str]]] = defaultdict(lambda: defaultdict(set))
-    for path in sorted(SOURCE.rglob("*.py")):
-        if "__pycache__" in path.parts or DATA in path.parents:
+    for path, tree in python_files().items():
+        if SOURCE not in path.parents:
             continue
         importer = module_name(path)
-        for node in ast.walk(ast.parse(path.read_text())):
+        for node in ast.walk(tree):
             crossing = isinstance(node, ast.ImportFrom) and (node.module or "").startswith("code_commit.")
             if crossing and package(node.module) != package(importer):
                 target = node.module.removeprefix("code_commit.")
@@ -79,7 +80,9 @@ def test_the_packages_public_surface_is_the_pinned_one() -> None:
     )
 
 
+@functools.cache
 def python_files() -> dict[Path, ast.Module]:
+    """Every module of src, tests and bench, parsed once a process (both tests read them)."""
     found = {}
     for base in USERS:
         for path in base.rglob("*.py"):
