@@ -26,16 +26,12 @@ from typing import Any, BinaryIO
 from code_commit.console.output import Console
 from code_commit.errors import SetupError
 from code_commit.events.kinds import Event
-from code_commit.schemas import SCHEMA_VERSION
+from code_commit.schemas import SCHEMA_VERSION, to_the_millisecond
 
 _STDOUT = "-"
 # Held back while a line is written, so that a stop's handler (run/signals.py) cannot raise between
 # two parts of one line; they are delivered as soon as it is whole.
 _HELD = frozenset({signal.SIGINT, signal.SIGTERM, signal.SIGALRM})
-
-
-def within(path: Path, folder: Path) -> bool:
-    return path == folder or folder in path.parents
 
 
 def open_events(target: str, root: Path | None, console: Console) -> EventWriter:
@@ -46,7 +42,7 @@ def open_events(target: str, root: Path | None, console: Console) -> EventWriter
     if target == _STDOUT:
         return EventWriter(sys.stdout.buffer, "standard output", console, owned=False)
     path = Path(os.path.realpath(Path.cwd() / target))
-    if root is not None and within(path, Path(os.path.realpath(root))):
+    if root is not None and path.is_relative_to(os.path.realpath(root)):
         raise SetupError(
             f"--events {target}: the file would be in the project, where a build may write it, git status "
             "shows it and the next rollup would send it to the model, so nothing was done; give a path outside "
@@ -106,10 +102,7 @@ def _censored(value: Any, console: Console) -> Any:
     if isinstance(value, str):
         return console.redact(value)
     if isinstance(value, dict):
-        return {
-            key: round(item, 3) if key.startswith("duration") and isinstance(item, float) else _censored(item, console)
-            for key, item in value.items()
-        }
+        return {key: _censored(to_the_millisecond(key, item), console) for key, item in value.items()}
     if isinstance(value, list | tuple):
         return [_censored(item, console) for item in value]
     return value

@@ -27,7 +27,7 @@ from code_commit.console.plural import count
 from code_commit.errors import BuildTampered, Ending, NeedsHuman, exit_code_for
 from code_commit.exits import EXIT, REFUSED_OUTCOME, outcome_name
 from code_commit.llm.base import Usage
-from code_commit.schemas import SCHEMA_VERSION
+from code_commit.schemas import SCHEMA_VERSION, to_the_millisecond
 from code_commit.testguard.counts import CountCheck
 
 if TYPE_CHECKING:  # the diagnosis and its rules are imported where a build is judged, not at start-up
@@ -280,16 +280,14 @@ def plain(value: Any) -> Any:
             "exit_code": value.exit_code,
             "timed_out": value.timed_out,
             "cap_reached": value.cap_reached,
-            "duration_s": round(value.duration, 3),
+            "duration_s": to_the_millisecond("duration_s", value.duration),
             "log": str(value.log_path),
             "sandbox": value.sandbox,
         }
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         value = dataclasses.asdict(value)
-    if isinstance(value, dict):  # durations only: a cost of $0.0004 must not round to 0
-        return {
-            k: round(v, 3) if k.startswith("duration") and isinstance(v, float) else plain(v) for k, v in value.items()
-        }
+    if isinstance(value, dict):
+        return {k: plain(to_the_millisecond(k, v)) for k, v in value.items()}
     if isinstance(value, set):
         return sorted(value)
     if isinstance(value, list | tuple):
