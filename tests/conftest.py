@@ -58,12 +58,16 @@ GIT_ISOLATION = {
 }
 
 
+def _cleared(name: str) -> bool:
+    """A variable no test sees: a key, an endpoint, a code-commit setting, a cloud's configuration."""
+    return name in KEY_VARS or name.startswith(CLEARED_PREFIXES)
+
+
 @pytest.fixture(autouse=True)
 def _isolated_environment(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory) -> None:
     """No test sees the developer's real keys, endpoints, code-commit settings or git configuration."""
-    for name in list(os.environ):
-        if name in KEY_VARS or name.startswith(CLEARED_PREFIXES):
-            monkeypatch.delenv(name)
+    for name in filter(_cleared, list(os.environ)):
+        monkeypatch.delenv(name)
     # pytest-xdist sets COLUMNS=80 and LINES=24 in its workers: they would win over the size of the
     # terminal a test gives the CLI, and make a run under -n differ from one without.
     monkeypatch.delenv("COLUMNS", raising=False)
@@ -134,7 +138,7 @@ def _project_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
         # As init leaves a project: its last step, `check`, builds it once and stores the baseline, which
         # a run of the same tree takes instead of building first. Its run folder is not kept: tests
         # count the folders their own runs make.
-        env = {k: v for k, v in os.environ.items() if k not in KEY_VARS and not k.startswith(CLEARED_PREFIXES)}
+        env = {k: v for k, v in os.environ.items() if not _cleared(k)}
         checked = subprocess.run([sys.executable, "-m", "code_commit", "check"], cwd=root, env=env, capture_output=True)
         assert checked.returncode == 1 and (root / "agent-config" / "baselines.json").is_file(), checked.stdout
         shutil.rmtree(root / "agent-config" / "logs")

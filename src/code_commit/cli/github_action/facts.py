@@ -14,7 +14,7 @@ import json
 import math
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -83,7 +83,7 @@ class Facts:
     last_build: Mapping[str, Any] | None = None
     model: str | None = None
     schema_version: int | None = None
-    project: Path | None = field(default=None)
+    project: Path | None = None
 
 
 def read_facts(folder: Path | None) -> Facts:
