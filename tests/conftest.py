@@ -231,13 +231,18 @@ def wheel(session_folder: Path) -> Path:
 
 
 @pytest.fixture(scope="session")
-def sandbox_pytest() -> str:
+def sandbox_pytest() -> Iterator[str]:
     """A python with pytest that sandboxed builds can run: a virtualenv outside the host's /tmp (this
-    run's own may be under it, which builds cannot see) with pytest copied in, made once a worker."""
+    run's own may be under it, which builds cannot see) with pytest copied in, made once a worker and
+    removed with it (15 MB a worker, which pytest's own clean-up of its temp folders never sees)."""
     from support.sandbox import outside_tmp
     from venv_copies import install_copies
 
-    venv = outside_tmp("code-commit-pytest-") / "venv"
-    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, capture_output=True)
-    install_copies(venv, "pytest")
-    return str(venv / "bin" / "python")
+    folder = outside_tmp("code-commit-pytest-")
+    try:
+        venv = folder / "venv"
+        subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, capture_output=True)
+        install_copies(venv, "pytest")
+        yield str(venv / "bin" / "python")
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
