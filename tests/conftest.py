@@ -58,16 +58,18 @@ GIT_ISOLATION = {
 }
 
 
-def _cleared(name: str) -> bool:
-    """A variable no test sees: a key, an endpoint, a code-commit setting, a cloud's configuration."""
-    return name in KEY_VARS or name.startswith(CLEARED_PREFIXES)
-
-
 @pytest.fixture(autouse=True)
 def _isolated_environment(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory) -> None:
     """No test sees the developer's real keys, endpoints, code-commit settings or git configuration."""
-    for name in filter(_cleared, list(os.environ)):
-        monkeypatch.delenv(name)
+    _isolate(monkeypatch, tmp_path_factory.getbasetemp())
+
+
+def _isolate(monkeypatch: pytest.MonkeyPatch, basetemp: Path) -> None:
+    """The environment every test and the shared project's template are made in (`basetemp`: the
+    session's temp folder)."""
+    for name in list(os.environ):
+        if name in KEY_VARS or name.startswith(CLEARED_PREFIXES):  # keys, endpoints, settings, clouds
+            monkeypatch.delenv(name)
     # pytest-xdist sets COLUMNS=80 and LINES=24 in its workers: they would win over the size of the
     # terminal a test gives the CLI, and make a run under -n differ from one without.
     monkeypatch.delenv("COLUMNS", raising=False)
@@ -78,7 +80,7 @@ def _isolated_environment(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pyt
         monkeypatch.delenv(name, raising=False)
     # The clouds' credential chains find nothing of the developer's, and never reach past the machine:
     # no instance metadata (169.254.169.254) for AWS, no metadata-server check for Google.
-    cloud = tmp_path_factory.getbasetemp() / "no-cloud-config"
+    cloud = basetemp / "no-cloud-config"
     monkeypatch.setenv("AWS_CONFIG_FILE", str(cloud / "aws-config"))
     monkeypatch.setenv("AWS_SHARED_CREDENTIALS_FILE", str(cloud / "aws-credentials"))
     monkeypatch.setenv("AWS_EC2_METADATA_DISABLED", "true")
@@ -86,9 +88,9 @@ def _isolated_environment(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pyt
     monkeypatch.setenv("NO_GCE_CHECK", "True")
     for name, value in GIT_ISOLATION.items():
         monkeypatch.setenv(name, value)
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path_factory.getbasetemp() / "xdg-config"))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(basetemp / "xdg-config"))
     # Sandboxed builds get a cache folder of the project's own there (sandbox/toolchains.py).
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path_factory.getbasetemp() / "xdg-cache"))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(basetemp / "xdg-cache"))
     # The builds the tests run start pytest from this environment, as a developer's would: without
     # the test extra's plugins (hypothesis, anyio, xdist), which the projects under test never use
     # and which cost each of those pytest starts 2 s of its 2.3.
@@ -131,16 +133,15 @@ def _project_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     proj.write("app.txt", "hello\n")
     proj.build_script("test -f fixed.txt\n")
     with pytest.MonkeyPatch.context() as patch:  # made before any test's own environment is set up
-        for name, value in GIT_ISOLATION.items():
-            patch.setenv(name, value)
+        _isolate(patch, tmp_path_factory.getbasetemp())
+        patch.chdir(root)
         git(root, "init", "-q")
         proj.commit_all()
         # As init leaves a project: its last step, `check`, builds it once and stores the baseline, which
         # a run of the same tree takes instead of building first. Its run folder is not kept: tests
         # count the folders their own runs make.
-        env = {k: v for k, v in os.environ.items() if not _cleared(k)}
-        checked = subprocess.run([sys.executable, "-m", "code_commit", "check"], cwd=root, env=env, capture_output=True)
-        assert checked.returncode == 1 and (root / "agent-config" / "baselines.json").is_file(), checked.stdout
+        checked = CliRunner().invoke(app, ["check"], catch_exceptions=False)
+        assert checked.exit_code == 1 and (root / "agent-config" / "baselines.json").is_file(), checked.output
         shutil.rmtree(root / "agent-config" / "logs")
     return root
 
