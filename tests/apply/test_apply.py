@@ -246,20 +246,14 @@ def commit_step(steps: list[tuple]) -> int:
     return next(i for i, (name, args) in enumerate(steps) if name == "unlink" and str(args[0]).endswith(MANIFEST))
 
 
-def fresh_root(factory: pytest.TempPathFactory, template: Path) -> Path:
-    """A copy of `template`, modes and hard links' contents included."""
+def fresh_root(factory: pytest.TempPathFactory, template: Path, *, linked: bool = False) -> Path:
+    """A copy of `template`, modes and hard links' contents included. `linked`: its folders made
+    again, its files hard links to the template's, for a case whose apply, as every apply, only
+    renames over, links or unlinks a tree file, never writes into one or changes its mode (the case
+    checks that the template is unchanged after it): a third of the cost of a copy."""
     target = factory.mktemp("case")
-    shutil.copytree(template, target, symlinks=True, dirs_exist_ok=True)
-    return target
-
-
-def linked_root(factory: pytest.TempPathFactory, template: Path) -> Path:
-    """`template`'s folders made again, its files hard links to the template's: for a case whose
-    apply, as every apply, only renames over, links or unlinks a tree file, never writes into one or
-    changes its mode (the case checks that the template is unchanged after it). A third of the cost
-    of a copy."""
-    target = factory.mktemp("case")
-    shutil.copytree(template, target, symlinks=True, dirs_exist_ok=True, copy_function=os.link)
+    copy = os.link if linked else shutil.copy2
+    shutil.copytree(template, target, symlinks=True, dirs_exist_ok=True, copy_function=copy)
     return target
 
 
@@ -333,7 +327,7 @@ def test_an_undo_that_fails_leaves_no_temp_file_in_the_tree(
     undos_that_failed = 0
     for first in range(commit + 1):
         for gap in (1, 2, 3, 4, 8, 16):
-            case = linked_root(tmp_path_factory, root)
+            case = fresh_root(tmp_path_factory, root, linked=True)
             with monkeypatch.context() as patch:
                 Faults(fail_at=first, error=errno.EACCES, fail_again_at=first + gap).install(patch)
                 try:

@@ -13,9 +13,12 @@ from pathlib import Path
 
 import pytest
 
+from code_commit.builds import runner
 from code_commit.builds.output import LOG_CAP, output_for_prompt
 from code_commit.builds.runner import run_build
 from code_commit.config.redaction import Redactor
+from code_commit.errors import Interrupted
+from code_commit.run import signals
 
 KEY = "sk-ant-api03-VERYSECRETVALUE-xy"
 
@@ -323,10 +326,6 @@ def test_output_without_newlines_still_compacts(tmp_path: Path) -> None:
 def test_a_stop_that_comes_as_the_build_starts_still_kills_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # The signal lands in the instant between build.sh's start and the runner taking charge of its
     # process group (here: as _start returns); the build must die with the run all the same.
-    from code_commit.builds import runner
-    from code_commit.errors import Interrupted
-    from code_commit.run import signals
-
     make_build(tmp_path, "sleep 600\n")
     started: list[subprocess.Popen[bytes]] = []
     real_start = runner._start

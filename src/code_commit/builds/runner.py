@@ -223,7 +223,7 @@ def _run_build(
             try:
                 process = _start(root, env, sandbox, confined.prefix)
             except OSError as exc:
-                return _not_started(root, exc, sink, log_path, sandbox, time.monotonic() - started, timeout)
+                return _not_started(root, exc, sink, sandbox, kind, time.monotonic() - started, timeout)
         assert process.stdout is not None
         with selectors.DefaultSelector() as selector:
             selector.register(process.stdout, selectors.EVENT_READ)
@@ -294,8 +294,8 @@ def _not_started(
     root: Path,
     exc: OSError,
     sink: OutputLog,
-    log_path: Path,
     sandbox: SandboxPolicy | None,
+    kind: str,
     duration: float,
     timeout: float,
 ) -> BuildResult:
@@ -303,8 +303,7 @@ def _not_started(
     code, why = _why_not_started(root, exc)
     if sandbox is not None:
         why = f"bubblewrap ({sandbox.bwrap}) could not be started: {exc.strerror or exc}"
-    kind = "none" if sandbox is None else "bubblewrap"
-    result = BuildResult(code, False, duration, BuildOutput(log_path), timeout, start_error=why, sandbox=kind)
+    result = BuildResult(code, False, duration, sink.output, timeout, start_error=why, sandbox=kind)
     sink.write(f"code-commit could not start build.sh: {why}\n".encode())
     sink.close(f"--- {result.describe()} ---\n")
     return dataclasses.replace(result, output=sink.output)
